@@ -1,0 +1,632 @@
+"""The startup world: a SimPy model of a year running an AI startup (YC-Bench)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from bizsim.simcore import Calendar, Ledger, Status, World
+from bizsim.simcore.errors import CommandError
+
+from .commands import COMMANDS
+from .config import StartupConfig
+from .generate import make_uid, generate_clients, generate_employees, generate_market, generate_replacement
+from .presets import resolve_config
+from .state import DOMAINS, Client, Employee, Task, q3, q4
+
+__all__ = ["StartupWorld"]
+
+# Same-instant order: payroll, the stop it causes, completions, milestones,
+# the horizon, then the stop that reports what happened at that instant.
+PRIO_PAYROLL = 10
+PRIO_PAYROLL_STOP = 11
+PRIO_COMPLETION = 20
+PRIO_MILESTONE = 40
+PRIO_HORIZON = 50
+PRIO_STOP = 90
+
+_TOP_CONTRIBUTORS = 4
+_ZERO = Decimal(0)
+
+
+class StartupWorld(World):
+    """Run an AI startup for a simulated year (YC-Bench's world and rules).
+
+    Args:
+        config: a preset name (``"default"``, ``"reference"``, ...) or a
+            :class:`StartupConfig`.
+        seed: names the market; employees and clients are the same for
+            every seed, as in the reference.
+        scratchpad: notes carried over from an earlier episode.
+    """
+
+    name = "startup"
+    version = 1
+    commands = COMMANDS
+    advance_command = "sim resume"
+
+    def __init__(self, config: StartupConfig | str = "default", seed: int = 1, *, scratchpad: str = "") -> None:
+        cfg = resolve_config(config)
+        start = datetime.fromisoformat(cfg.start_date).replace(hour=cfg.workday_start_hour)
+        super().__init__(cfg, seed, Calendar(start, cfg.workday_start_hour, cfg.workday_end_hour))
+        self.preset = config if isinstance(config, str) else "custom"
+        self.horizon_us = self.calendar.to_us(start.replace(year=start.year + cfg.horizon_years))
+        self.company_name = cfg.company_name
+        self.company_uid = make_uid(self.seed, "company", 0)
+        self.employees: list[Employee] = generate_employees(cfg)
+        self.clients: list[Client] = generate_clients(cfg)
+        self.clients_by_name = sorted(self.clients, key=lambda c: c.name)
+        self.tasks: list[Task] = generate_market(cfg, self.seed, self.clients)
+        self.market: list[Task] = sorted(self.tasks, key=_market_key)
+        self.active: list[Task] = []
+        self.prestige = {d: Decimal(str(cfg.initial_prestige_level)) for d in DOMAINS}
+        self.ledger = Ledger(cfg.initial_funds_cents)
+        self.scratchpad = scratchpad
+        self._by_uid = {t.uid: t for t in self.tasks}
+        self._by_title: dict[str, list[Task]] = {}
+        for t in self.tasks:
+            self._by_title.setdefault(t.title, []).append(t)
+        self._emp_by_key = {e.name: e for e in self.employees} | {e.uid: e for e in self.employees}
+        self._next_serial = len(self.tasks) + 1
+        self._slot_generation: dict[int, int] = {}
+        self._bot_counter = 0
+        self._flushed_us = 0
+        self._pending_events: list[dict] = []
+        self._stop_scheduled_at: int | None = None
+        self._request: dict | None = None
+        self._eta: dict[str, tuple[int, int]] = {}
+        self.env.process(self._payroll_process())
+        self.env.process(self._horizon_process())
+
+    # ------------------------------------------------------------------
+    # lookups
+    def find_task(self, key: str) -> Task | None:
+        """A task by uuid or title; duplicate titles prefer market, planned, active."""
+        task = self._by_uid.get(key)
+        if task is not None:
+            return task
+        matches = self._by_title.get(key)
+        if not matches:
+            return None
+        if len(matches) == 1:
+            return matches[0]
+        rank = {"market": 0, "planned": 1, "active": 2}
+        return min(matches, key=lambda t: rank.get(t.status, 9))
+
+    def find_employee(self, key: str) -> Employee | None:
+        """An employee by name or uuid."""
+        return self._emp_by_key.get(key)
+
+    @property
+    def funds_cents(self) -> int:
+        """Current funds."""
+        return self.ledger.funds_cents
+
+    @property
+    def monthly_payroll_cents(self) -> int:
+        """The sum of current salaries."""
+        return sum(e.salary_cents for e in self.employees)
+
+    def count(self, status: str) -> int:
+        """How many owned tasks are in a status."""
+        if status == "active":
+            return len(self.active)
+        return sum(1 for t in self.tasks if t.status == status)
+
+    # ------------------------------------------------------------------
+    # work: rates, progress, completion times
+    def effective_rates(self, task: Task) -> dict[str, Decimal]:
+        """Units per business hour per domain: the best four split contributions."""
+        out = {}
+        for d in task.required:
+            contrib = sorted(
+                (e.rates[d] / Decimal(e.active_tasks) for e in task.assignees if e.active_tasks > 0), reverse=True
+            )
+            out[d] = sum(contrib[:_TOP_CONTRIBUTORS], _ZERO)
+        return out
+
+    def _catch_up(self, t_us: int) -> None:
+        """Accrue work and decay trust and prestige up to ``t_us`` (an action time)."""
+        if t_us > self._flushed_us:
+            t0 = self._flushed_us
+            if self.active:
+                cal = self.calendar
+                if self.config.progress_flush == "reference":
+                    hours = cal.flush_hours_between(t0, t_us)
+                else:
+                    hours = cal.business_hours_between(t0, t_us)
+                if hours > 0:
+                    rates = {t.uid: self.effective_rates(t) for t in self.active}
+                    for task in self.active:
+                        r = rates[task.uid]
+                        for d, req in task.required.items():
+                            done = task.completed[d] + r[d] * hours
+                            task.completed[d] = min(done, Decimal(req))
+            days = ((t_us - t0) / 10**6) / 86400.0
+            cfg = self.config
+            if cfg.prestige_decay_per_day > 0 and days > 0:
+                decay = Decimal(str(cfg.prestige_decay_per_day * days))
+                floor = Decimal(str(cfg.prestige_min))
+                for d in DOMAINS:
+                    self.prestige[d] = max(floor, self.prestige[d] - decay)
+            if cfg.trust_decay_per_day > 0 and days > 0:
+                decay = Decimal(str(cfg.trust_decay_per_day * days))
+                for c in self.clients:
+                    c.trust = max(_ZERO, c.trust - decay)
+            self._flushed_us = t_us
+        self._now_us = t_us
+
+    def _completion_time(self, task: Task, rates: dict[str, Decimal]) -> int | None:
+        longest = _ZERO
+        for d, req in task.required.items():
+            remaining = Decimal(req) - task.completed[d]
+            if remaining <= 0:
+                continue
+            rate = rates.get(d, _ZERO)
+            if rate <= 0:
+                return None
+            longest = max(longest, remaining / rate)
+        if longest <= 0:
+            return self._now_us
+        return self.calendar.add_business_hours(self._now_us, longest)
+
+    def _milestone_time(self, task: Task, rates: dict[str, Decimal], fraction: float) -> int | None:
+        """When summed progress first reaches ``fraction`` of the summed requirement."""
+        total = sum((Decimal(q) for q in task.required.values()), _ZERO)
+        target = Decimal(str(fraction)) * total
+        done = sum((min(Decimal(task.required[d]), c) for d, c in task.completed.items()), _ZERO)
+        if done >= target:
+            return self._now_us
+        pieces = []
+        for d, req in task.required.items():
+            remaining = Decimal(req) - task.completed[d]
+            rate = rates.get(d, _ZERO)
+            cap = None if remaining > 0 and rate <= 0 else (_ZERO if remaining <= 0 else remaining / rate)
+            pieces.append((rate, cap))
+        h = _ZERO
+        for bp in sorted({cap for _, cap in pieces if cap is not None and cap > 0}):
+            slope = sum((r for r, cap in pieces if cap is not None and cap > h), _ZERO)
+            if slope <= 0:
+                h = bp
+                done = sum((min(Decimal(task.required[d]), task.completed[d] + r * h) for d, (r, _) in zip(task.required, pieces)), _ZERO)
+                continue
+            step = (target - done) / slope
+            if h + step <= bp:
+                return self.calendar.add_business_hours(self._now_us, h + step)
+            done += slope * (bp - h)
+            h = bp
+        slope = sum((r for r, cap in pieces if cap is not None and cap > h), _ZERO)
+        if slope > 0:
+            step = target - done
+            return self.calendar.add_business_hours(self._now_us, h + (step / slope if step > 0 else _ZERO))
+        return self.calendar.add_business_hours(self._now_us, h) if done >= target else None
+
+    def _resolve_etas(self, impacted: list[Task] | None = None) -> None:
+        """Re-solve completion (and milestone) instants after the staffing changed."""
+        tasks = self.active if impacted is None else [t for t in impacted if t.status == "active"]
+        for task in tasks:
+            task.eta_token += 1
+            self._eta.pop(task.uid, None)
+        if not tasks:
+            return
+        for task in tasks:
+            rates = self.effective_rates(task)
+            when = self._completion_time(task, rates)
+            if when is not None:
+                self._schedule(task, when, PRIO_COMPLETION, self._on_completion)
+            for m in sorted(self.config.task_progress_milestones):
+                pct = int(m * 100)
+                if pct <= task.milestone_pct:
+                    continue
+                at = self._milestone_time(task, rates, m)
+                if at is not None:
+                    self._schedule(task, at, PRIO_MILESTONE, self._on_milestone, pct)
+                    break
+
+    def _schedule(self, task: Task, t_us: int, prio: int, handler, extra: int = 0) -> None:
+        if prio == PRIO_COMPLETION:
+            self._eta[task.uid] = (t_us, prio)
+        ev = self.env.fire_at(t_us, prio, (task, task.eta_token, extra, t_us))
+        ev.callbacks.append(handler)
+
+    def next_event_type(self) -> str:
+        """The kind of the earliest pending event (completion, milestone or horizon)."""
+        best = (self.horizon_us, PRIO_HORIZON)
+        for t, prio in self._eta.values():
+            best = min(best, (t, prio))
+        return {PRIO_COMPLETION: "task_completed", PRIO_MILESTONE: "task_half_progress"}.get(best[1], "horizon_end")
+
+    # ------------------------------------------------------------------
+    # processes and event handlers
+    def _payroll_process(self):
+        for t_us in self.calendar.month_starts(0, self.horizon_us):
+            yield self.env.fire_at(t_us, PRIO_PAYROLL)
+            if self.done:
+                return
+            self._catch_up(t_us)
+            for e in self.employees:
+                self.ledger.post(t_us, "monthly_payroll", -e.salary_cents, e.uid)
+            self._note({"type": "monthly_payroll", "funds_after": self.funds_cents}, payroll=True)
+            if self.funds_cents < 0:
+                self._end(Status.BANKRUPT, "funds_negative_after_payroll")
+            self._stop(PRIO_PAYROLL_STOP)
+
+    def _horizon_process(self):
+        yield self.env.fire_at(self.horizon_us, PRIO_HORIZON)
+        if self.done:
+            return
+        self._catch_up(self.horizon_us)
+        self._note({"type": "horizon_end", "reached": True})
+        self._end(Status.HORIZON, "horizon_end")
+        self._stop(PRIO_STOP)
+
+    def _live(self, ev) -> Task | None:
+        task, token, _, t_us = ev.value
+        if self.done or token != task.eta_token or task.status != "active":
+            return None
+        self._catch_up(t_us)
+        return task
+
+    def _on_milestone(self, ev) -> None:
+        task = self._live(ev)
+        if task is None:
+            return
+        pct = ev.value[2]
+        task.milestone_pct = max(task.milestone_pct, pct)
+        self._resolve_etas()
+        self._note({"type": "task_half", "task_id": task.uid, "milestone_pct": pct, "handled": True})
+        self._schedule_stop()
+
+    def _on_completion(self, ev) -> None:
+        task = self._live(ev)
+        if task is None:
+            return
+        event = self._complete(task)
+        self._note(event)
+        if event["bankrupt"]:
+            self._end(Status.BANKRUPT, "funds_negative_after_task_failure")
+            self._stop(PRIO_STOP)
+        else:
+            self._schedule_stop()
+
+    def _complete(self, task: Task) -> dict:
+        """Judge a finished task; pay, penalise, raise salaries, move trust."""
+        cfg, now = self.config, self._now_us
+        for d, req in task.required.items():
+            task.completed[d] = Decimal(req)
+        task.completed_at = now
+        success = now <= task.deadline
+        self._deactivate(task)
+        funds_delta = 0
+        raises = 0
+        if success:
+            task.status, task.success = "completed_success", True
+            funds_delta = task.reward_cents
+            self.ledger.post(now, "task_reward", task.reward_cents, task.uid)
+            cap = Decimal(str(cfg.prestige_max))
+            for d in task.required:
+                self.prestige[d] = min(cap, self.prestige[d] + Decimal(str(float(task.delta))))
+            if task.boost > 0:
+                factor = Decimal(str(float(task.boost)))
+                rate_cap = Decimal(str(cfg.skill_rate_max))
+                for d in task.required:
+                    ranked = sorted(task.assignees, key=lambda e: e.rates[d], reverse=True)
+                    for e in ranked[:_TOP_CONTRIBUTORS]:
+                        e.rates[d] = min(e.rates[d] + e.rates[d] * factor, rate_cap)
+            if cfg.salary_bump_pct > 0:
+                for e in task.assignees:
+                    if e.salary_cents < cfg.salary_max_cents:
+                        bump = int(cfg.tiers[e.tier].midpoint_cents * cfg.salary_bump_pct)
+                        new = min(cfg.salary_max_cents, e.salary_cents + bump)
+                        raises += new - e.salary_cents
+                        e.salary_cents = new
+        else:
+            task.status, task.success = "completed_fail", False
+            penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
+            floor = Decimal(str(cfg.prestige_min))
+            for d in task.required:
+                self.prestige[d] = max(floor, self.prestige[d] - penalty)
+            if cfg.penalty_fail_funds_pct > 0:
+                advertised = task.advertised_reward_cents or task.reward_cents
+                cents = int(advertised * cfg.penalty_fail_funds_pct)
+                funds_delta = -cents
+                category = "task_reward" if cfg.reference_outputs else "task_fail_penalty"
+                self.ledger.post(now, category, -cents, task.uid)
+        trust_delta = self._judge_trust(task.client, success)
+        self._resolve_etas()
+        if cfg.reference_outputs:
+            bump_report = sum(int(e.salary_cents * cfg.salary_bump_pct) for e in task.assignees) if success else 0
+        else:
+            bump_report = raises
+        hours = (task.deadline - now) / 3_600_000_000
+        return {
+            "type": "task_completed",
+            "task_id": task.uid,
+            "task_title": task.title,
+            "client_name": task.client.name,
+            "success": success,
+            "funds_delta": funds_delta,
+            "listed_reward": task.advertised_reward_cents or task.reward_cents,
+            "trust_delta": trust_delta,
+            "deadline_margin": f"{'ahead by' if hours >= 0 else 'late by'} {abs(hours):.0f}h",
+            "employees_assigned": len(task.assignees),
+            "salary_bump_total_cents": bump_report,
+            "bankrupt": self.funds_cents < 0,
+        }
+
+    def _judge_trust(self, client: Client, success: bool) -> float:
+        cfg = self.config
+        old = float(client.trust)
+        if success:
+            gain = cfg.trust_gain_base * ((1 - old / cfg.trust_max) ** cfg.trust_gain_diminishing_power)
+            new = min(cfg.trust_max, old + gain)
+        else:
+            new = max(0.0, old - cfg.trust_fail_penalty)
+        client.trust = Decimal(str(round(new, 3)))
+        erosion = cfg.trust_cross_client_decay
+        if erosion > 0:
+            for other in self.clients:
+                if other is not client:
+                    level = float(other.trust)
+                    if level > 0.0:
+                        other.trust = Decimal(str(round(max(0.0, level - erosion), 3)))
+        return new - old
+
+    # ------------------------------------------------------------------
+    # stops
+    def _note(self, event: dict, payroll: bool = False) -> None:
+        self._pending_events.append(event)
+        self.record_event(event["type"], event)
+        if self._request is not None:
+            self._request["payrolls" if payroll else "events"] += 1
+
+    def _schedule_stop(self) -> None:
+        if self._stop_scheduled_at != self._now_us:
+            self._stop_scheduled_at = self._now_us
+            ev = self.env.fire_at(self._now_us, PRIO_STOP)
+            ev.callbacks.append(self._stop_callback)
+
+    def _stop_callback(self, _ev) -> None:
+        self._stop_scheduled_at = None
+        if self._pending_events:
+            self._stop(PRIO_STOP)
+
+    def _stop(self, priority: int) -> None:
+        """Hand control back to the agent with a ``sim resume`` report."""
+        req = self._request or {"t": self._now_us, "funds": self.funds_cents, "target": None, "payrolls": 0, "events": 0}
+        events, self._pending_events, self._request = self._pending_events, [], None
+        self._quantize()
+        bankrupt = self.funds_cents < 0
+        horizon = self._now_us >= self.horizon_us
+        now = self.now_iso
+        ref = self.config.reference_outputs
+        report = {
+            "ok": True,
+            "old_sim_time": now if ref else self.calendar.iso(req["t"]),
+            "new_sim_time": now,
+            "checkpoint_event_type": req["target"] if ref else (events[-1]["type"] if events else None),
+            "events_processed": req["events"],
+            "payrolls_applied": req["payrolls"],
+            "balance_delta": self.funds_cents - req["funds"],
+            "wake_events": events,
+            "bankrupt": bankrupt,
+            "horizon_reached": horizon,
+            "terminal_reason": "bankruptcy" if bankrupt else ("horizon_end" if horizon else None),
+        }
+        self._deliver_stop(report, priority)
+
+    def _quantize(self) -> None:
+        """Round stored values to the reference's column precision (3 or 4 decimals)."""
+        for c in self.clients:
+            c.trust = q3(c.trust)
+        for d in DOMAINS:
+            self.prestige[d] = q3(self.prestige[d])
+        for e in self.employees:
+            for d in DOMAINS:
+                e.rates[d] = q4(e.rates[d])
+        for t in self.active:
+            for d in t.completed:
+                t.completed[d] = q4(t.completed[d])
+
+    def request_advance(self, *, require_active: bool) -> object:
+        """Start an advance; the returned event fires at the next stop."""
+        if require_active and not self.active:
+            raise CommandError(
+                "No active tasks. Accept and dispatch a task before calling sim resume. "
+                "Use: market browse \u2192 task accept \u2192 task dispatch \u2192 sim resume",
+                "Accept a task, assign employees, dispatch it, then resume.",
+            )
+        self._request = {
+            "t": self._now_us, "funds": self.funds_cents, "target": self.next_event_type(), "payrolls": 0, "events": 0,
+        }
+        return self._await_stop()
+
+    # ------------------------------------------------------------------
+    # task lifecycle (commands validate; these only mutate)
+    def accept(self, task: Task, *, bot: bool = False) -> Task:
+        """Take a market task: trust discount, deadline, scope creep, market refill."""
+        cfg, now = self.config, self._now_us
+        adversarial = task.client.adversarial
+        if not adversarial:
+            cut = cfg.trust_work_reduction_max * (float(task.client.trust) / cfg.trust_max)
+            for d, q in task.required.items():
+                task.required[d] = max(200, int(float(q) * (1 - cut)))
+        longest = max(float(q) for q in task.required.values())
+        days = max(cfg.deadline_min_biz_days, int(longest / cfg.deadline_qty_per_day))
+        hours = Decimal(str(days)) * Decimal(str(cfg.workday_end_hour - cfg.workday_start_hour))
+        task.advertised_reward_cents = task.reward_cents
+        if adversarial:
+            inflation = max(3.0, cfg.scope_creep_max * abs(task.client.loyalty))
+            for _ in range(2 if bot else 1):
+                for d, q in task.required.items():
+                    task.required[d] = int(min(25000, max(200, float(q) * (1 + inflation))))
+        task.status = "planned"
+        task.accepted_at = now
+        task.deadline = self.calendar.add_business_hours(now, hours)
+        self.market.remove(task)
+        if bot:
+            counter, slot = self._bot_counter, None
+            self._bot_counter += 1
+        else:
+            slot = task.market_slot if task.market_slot is not None else 0
+            generation = self._slot_generation.get(slot, 0)
+            self._slot_generation[slot] = generation + 1
+            counter = slot * 1000 + generation
+        fresh = generate_replacement(cfg, self.seed, counter, self._next_serial, task, slot)
+        self._next_serial += 1
+        self._add_market_task(fresh)
+        return fresh
+
+    def _add_market_task(self, task: Task) -> None:
+        from bisect import insort
+
+        self.tasks.append(task)
+        self._by_uid[task.uid] = task
+        self._by_title.setdefault(task.title, []).append(task)
+        insort(self.market, task, key=_market_key)
+
+    def assign(self, task: Task, employees: list[Employee]) -> list[Employee]:
+        """Add employees to a task's team (already assigned ones are skipped)."""
+        added = []
+        for e in employees:
+            if e in task.assignees or e in added:
+                continue
+            added.append(e)
+        task.assignees.extend(added)
+        task.assigned_at.extend([self._now_us] * len(added))
+        if task.status == "active":
+            for e in added:
+                e.active_tasks += 1
+            named = set(employees)
+            self._resolve_etas([t for t in self.active if named.intersection(t.assignees)])
+        return added
+
+    def dispatch(self, task: Task) -> None:
+        """Start work on a planned task."""
+        task.status = "active"
+        self.active.append(task)
+        for e in task.assignees:
+            e.active_tasks += 1
+        team = set(task.assignees)
+        self._resolve_etas([task] + [t for t in self.active if t is not task and team.intersection(t.assignees)])
+
+    def cancel(self, task: Task) -> dict:
+        """Drop a planned or active task: prestige and trust penalties, no cash."""
+        cfg = self.config
+        penalty = Decimal(str(cfg.penalty_cancel_multiplier)) * task.delta
+        old_trust = float(task.client.trust)
+        new_trust = max(0.0, old_trust - cfg.trust_cancel_penalty)
+        task.client.trust = Decimal(str(round(new_trust, 3)))
+        changes = {}
+        floor = Decimal(str(cfg.prestige_min))
+        for d in task.required:
+            old = self.prestige[d]
+            new = max(floor, old - penalty)
+            self.prestige[d] = new
+            changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
+        was_active = task.status == "active"
+        task.status = "cancelled"
+        if was_active:
+            self._deactivate(task)
+            team = set(task.assignees)
+            self._resolve_etas([t for t in self.active if team.intersection(t.assignees)])
+        return {"penalty": float(penalty), "prestige_changes": changes, "trust_delta": new_trust - old_trust}
+
+    def _deactivate(self, task: Task) -> None:
+        self.active.remove(task)
+        task.eta_token += 1
+        self._eta.pop(task.uid, None)
+        for e in task.assignees:
+            e.active_tasks -= 1
+
+    # ------------------------------------------------------------------
+    # state for tests, replay and analysis
+    def snapshot(self) -> dict:
+        """Complete state as JSON-able data."""
+        return {
+            "time": self.now_iso,
+            "status": self.status.value,
+            "funds_cents": self.funds_cents,
+            "ledger": [(e.t_us, e.category, e.amount_cents, e.ref) for e in self.ledger],
+            "prestige": {d: str(v) for d, v in self.prestige.items()},
+            "clients": [(c.name, str(c.trust)) for c in self.clients],
+            "employees": [(e.name, e.salary_cents, {d: str(r) for d, r in e.rates.items()}, e.active_tasks) for e in self.employees],
+            "tasks": [
+                (t.uid, t.title, t.status, t.client.name, t.reward_cents, dict(t.required),
+                 {d: str(c) for d, c in t.completed.items()}, t.accepted_at, t.deadline, t.completed_at,
+                 [e.name for e in t.assignees], t.milestone_pct)
+                for t in self.tasks
+            ],
+            "market": [t.uid for t in self.market],
+            "scratchpad": self.scratchpad,
+        }
+
+    def invariants(self) -> list[str]:
+        """Broken rules, described (empty when the state is sound)."""
+        bad = []
+        cfg = self.config
+        if not self.ledger.balanced():
+            bad.append("funds differ from initial funds plus the ledger")
+        for d, p in self.prestige.items():
+            if not cfg.prestige_min <= p <= cfg.prestige_max:
+                bad.append(f"prestige {d}={p} outside [{cfg.prestige_min}, {cfg.prestige_max}]")
+        for c in self.clients:
+            if not 0 <= c.trust <= cfg.trust_max:
+                bad.append(f"trust {c.name}={c.trust} outside [0, {cfg.trust_max}]")
+        for t in self.tasks:
+            for d, q in t.required.items():
+                if t.completed[d] < 0 or t.completed[d] > q:
+                    bad.append(f"{t.title} {d} completed {t.completed[d]} outside [0, {q}]")
+        for e in self.employees:
+            n = sum(1 for t in self.active if e in t.assignees)
+            if n != e.active_tasks:
+                bad.append(f"{e.name} counts {e.active_tasks} active tasks, holds {n}")
+            if e.salary_cents < 0:
+                bad.append(f"{e.name} salary negative")
+        if len(self.market) != cfg.num_market_tasks:
+            bad.append(f"market holds {len(self.market)} tasks, not {cfg.num_market_tasks}")
+        return bad
+
+    def monthly_figures(self) -> list[dict]:
+        """Revenue, cost, return and ending funds for every month so far."""
+        cal = self.calendar
+        rows: dict[str, dict] = {}
+        start = cal.to_datetime(0)
+        y, m = start.year, start.month
+        now = cal.to_datetime(self._now_us)
+        while (y, m) <= (now.year, now.month):
+            rows[f"{y:04d}-{m:02d}-01"] = {"month_start": f"{y:04d}-{m:02d}-01", "revenue_cents": 0, "cost_cents": 0}
+            y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        for e in self.ledger:
+            dt = cal.to_datetime(e.t_us)
+            row = rows[f"{dt.year:04d}-{dt.month:02d}-01"]
+            if e.amount_cents >= 0:
+                row["revenue_cents"] += e.amount_cents
+            else:
+                row["cost_cents"] -= e.amount_cents
+        funds = self.ledger.initial_cents
+        for row in rows.values():
+            row["return_cents"] = row["revenue_cents"] - row["cost_cents"]
+            funds += row["return_cents"]
+            row["ending_funds_cents"] = funds
+        return list(rows.values())
+
+    def observation(self) -> dict:
+        """The status summary an agent sees each turn."""
+        payroll = self.monthly_payroll_cents
+        return {
+            "sim_time": self.now_iso,
+            "horizon_end": self.calendar.iso(self.horizon_us),
+            "funds_cents": self.funds_cents,
+            "monthly_payroll_cents": payroll,
+            "runway_months": round(self.funds_cents / payroll, 1) if payroll > 0 else None,
+            "employees": len(self.employees),
+            "active_tasks": len(self.active),
+            "planned_tasks": self.count("planned"),
+            "bankrupt": self.funds_cents < 0,
+            "status": self.status.value,
+        }
+
+
+def _market_key(task: Task) -> tuple[int, int]:
+    return (-task.reward_cents, task.serial)

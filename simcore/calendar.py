@@ -1,0 +1,171 @@
+"""Simulated time: exact microsecond clock, business hours, month boundaries.
+
+Time inside a world is an integer count of microseconds since the episode
+start, so that equal instants compare equal and nothing drifts. SimPy's
+``env.now`` carries the same instant in hours (float) for users.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+__all__ = ["Calendar", "US_PER_HOUR", "US_PER_DAY"]
+
+US_PER_SECOND = 1_000_000
+US_PER_HOUR = 3_600 * US_PER_SECOND
+US_PER_DAY = 24 * US_PER_HOUR
+_ONE_US = timedelta(microseconds=1)
+_SECONDS_PER_HOUR = Decimal("3600")
+
+
+class Calendar:
+    """Maps the microsecond clock to dates and does business-hours arithmetic.
+
+    Business hours are ``open_hour``..``close_hour`` on Monday to Friday, with
+    no holidays.
+
+    >>> cal = Calendar(datetime(2025, 1, 1, 9))
+    >>> cal.to_datetime(cal.add_business_hours(0, Decimal("9.5"))).isoformat()
+    '2025-01-02T09:30:00'
+    """
+
+    __slots__ = ("start", "open_hour", "close_hour")
+
+    def __init__(self, start: datetime, open_hour: int = 9, close_hour: int = 18) -> None:
+        if start.tzinfo is not None:
+            start = start.replace(tzinfo=None)
+        if not 0 <= open_hour < close_hour <= 24:
+            raise ValueError(f"business hours {open_hour}-{close_hour} must satisfy 0 <= open < close <= 24")
+        self.start = start
+        self.open_hour = open_hour
+        self.close_hour = close_hour
+
+    # conversions ---------------------------------------------------------
+    def to_datetime(self, t_us: int) -> datetime:
+        """The naive UTC datetime of an instant."""
+        return self.start + timedelta(microseconds=t_us)
+
+    def to_us(self, dt: datetime) -> int:
+        """The instant of a datetime (naive, or aware and then taken as UTC)."""
+        if dt.tzinfo is not None:
+            dt = dt.replace(tzinfo=None)
+        return (dt - self.start) // _ONE_US
+
+    def iso(self, t_us: int) -> str:
+        """ISO-8601 text of an instant, as the reference prints read-back times."""
+        return self.to_datetime(t_us).isoformat()
+
+    @staticmethod
+    def hours(t_us: int) -> float:
+        """An instant or duration in hours."""
+        return t_us / US_PER_HOUR
+
+    # business time --------------------------------------------------------
+    def _open(self, dt: datetime) -> datetime:
+        return dt.replace(hour=self.open_hour, minute=0, second=0, microsecond=0)
+
+    def _close(self, dt: datetime) -> datetime:
+        if self.close_hour == 24:
+            return dt.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+        return dt.replace(hour=self.close_hour, minute=0, second=0, microsecond=0)
+
+    def _next_weekday_open(self, dt: datetime) -> datetime:
+        cur = self._open(dt)
+        while cur.weekday() >= 5:
+            cur = self._open(cur + timedelta(days=1))
+        return cur
+
+    def next_business_instant(self, dt: datetime) -> datetime:
+        """``dt`` if it is inside business hours, else the next opening."""
+        if dt.weekday() >= 5:
+            return self._next_weekday_open(dt)
+        opening, closing = self._open(dt), self._close(dt)
+        if dt < opening:
+            return opening
+        if dt >= closing:
+            return self._next_weekday_open(dt + timedelta(days=1))
+        return dt
+
+    def add_business_hours(self, t_us: int, hours: Decimal) -> int:
+        """The instant after ``hours`` of business time from ``t_us``.
+
+        An amount that exactly fills a day ends at that day's closing time.
+        The arithmetic (Decimal hours, a final float-seconds step rounded to
+        the microsecond) matches the reference so deadlines agree exactly.
+        """
+        if hours < 0:
+            raise ValueError(f"hours(={hours}) must be >= 0")
+        cur = self.next_business_instant(self.to_datetime(t_us))
+        remaining = Decimal(hours)
+        while remaining > 0:
+            closing = self._close(cur)
+            available = Decimal(str((closing - cur).total_seconds())) / _SECONDS_PER_HOUR
+            if remaining <= available:
+                return self.to_us(cur + timedelta(seconds=float(remaining * _SECONDS_PER_HOUR)))
+            remaining -= available
+            cur = self.next_business_instant(closing)
+        return self.to_us(cur)
+
+    def business_hours_between(self, t0_us: int, t1_us: int) -> Decimal:
+        """Business hours elapsed in ``[t0, t1]``, open to close on weekdays."""
+        return self._between(t0_us, t1_us, stretch_to_midnight=False)
+
+    def flush_hours_between(self, t0_us: int, t1_us: int) -> Decimal:
+        """The reference's progress-flush count: days cut at midnight count to 24:00.
+
+        A full weekday inside the interval counts ``24 - open_hour`` hours; only
+        the last, same-day segment is clipped at closing time.
+        """
+        return self._between(t0_us, t1_us, stretch_to_midnight=True)
+
+    def _between(self, t0_us: int, t1_us: int, *, stretch_to_midnight: bool) -> Decimal:
+        if t1_us <= t0_us:
+            return Decimal(0)
+        end = self.to_datetime(t1_us)
+        cur = self.to_datetime(t0_us)
+        total = Decimal(0)
+        while cur < end:
+            midnight = (cur + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+            seg_end = min(midnight, end)
+            if cur.weekday() < 5:
+                lo = max(cur, self._open(cur))
+                # A segment ending at midnight takes its closing time from the next date.
+                hi = min(seg_end, self._close(seg_end if stretch_to_midnight else cur))
+                if hi > lo:
+                    total += Decimal(str((hi - lo).total_seconds())) / _SECONDS_PER_HOUR
+            cur = seg_end
+        return total
+
+    # month boundaries -----------------------------------------------------
+    def first_business_day_of_month(self, year: int, month: int) -> datetime:
+        """Opening time of the first weekday of a month."""
+        day = datetime(year, month, 1, self.open_hour)
+        while day.weekday() >= 5:
+            day += timedelta(days=1)
+        return day
+
+    def month_starts(self, t0_us: int, t1_us: int) -> list[int]:
+        """First-business-day openings ``b`` with ``t0 < b <= t1``.
+
+        Months are visited from ``t0``'s month while the 1st of the month is
+        before ``t1``, so a boundary falling exactly on ``t1`` at the 1st is
+        not produced (the reference's payroll iterator).
+        """
+        if t1_us <= t0_us:
+            return []
+        start, end = self.to_datetime(t0_us), self.to_datetime(t1_us)
+        year, month = start.year, start.month
+        out = []
+        while datetime(year, month, 1, self.open_hour) < end:
+            boundary = self.first_business_day_of_month(year, month)
+            if start < boundary <= end:
+                out.append(self.to_us(boundary))
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        return out
+
+    def next_month_start(self, t_us: int) -> datetime:
+        """First business day of the month after the one holding ``t_us``."""
+        dt = self.to_datetime(t_us)
+        year, month = (dt.year + 1, 1) if dt.month == 12 else (dt.year, dt.month + 1)
+        return self.first_business_day_of_month(year, month)

@@ -1,0 +1,401 @@
+"""Commands, declared once: parser, validation, help text and tool schemas.
+
+A world's command is a plain function ``fn(world, **args) -> dict``
+decorated with :meth:`CommandSet.command`. Its typed, ``Annotated``
+parameters are the single declaration from which the CLI-string parser, the
+JSON argument validation, the help text and the LLM tool schema all come.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from .errors import CommandError
+
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
+
+_MISSING = attrs.NOTHING
+_TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+@attrs.frozen
+class Arg:
+    """Metadata for one command argument, given in ``Annotated[type, Arg(...)]``."""
+
+    help: str
+    flag: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+
+
+@attrs.frozen
+class Param:
+    """One resolved argument of a command."""
+
+    name: str
+    flag: str
+    type: type
+    help: str
+    required: bool
+    default: Any = None
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+
+    def coerce(self, value: Any, command: str) -> Any:
+        """Turn a CLI token or JSON value into this parameter's type, or refuse it."""
+        where = f"{self.flag} of '{command}'"
+        t = self.type
+        if t is bool:
+            if isinstance(value, bool):
+                out: Any = value
+            elif isinstance(value, str) and value.lower() in ("true", "1", "yes"):
+                out = True
+            elif isinstance(value, str) and value.lower() in ("false", "0", "no"):
+                out = False
+            else:
+                raise CommandError(f"{where} expects true or false, got {value!r}.")
+        elif t is int:
+            out = _to_int(value)
+            if out is None:
+                raise CommandError(f"{where} expects an integer, got {value!r}.")
+        elif t is float:
+            out = _to_float(value)
+            if out is None:
+                raise CommandError(f"{where} expects a number, got {value!r}.")
+        else:
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise CommandError(f"{where} expects text, got {value!r}.")
+            out = str(value)
+            if self.max_length is not None and len(out) > self.max_length:
+                raise CommandError(
+                    f"{where} is {len(out)} characters long; the limit is {self.max_length}."
+                )
+        if self.choices is not None and out not in self.choices:
+            raise CommandError(
+                f"{where} must be one of {', '.join(map(str, self.choices))}; got {value!r}."
+            )
+        if self.minimum is not None and out < self.minimum:
+            raise CommandError(f"{where} must be >= {self.minimum:g}; got {out!r}.")
+        if self.maximum is not None and out > self.maximum:
+            raise CommandError(f"{where} must be <= {self.maximum:g}; got {out!r}.")
+        return out
+
+    def json_schema(self) -> dict:
+        """This parameter as a JSON-schema property."""
+        prop: dict = {"type": _TYPE_NAMES[self.type], "description": self.help}
+        if self.choices is not None:
+            prop["enum"] = list(self.choices)
+        if self.minimum is not None:
+            prop["minimum"] = self.minimum
+        if self.maximum is not None:
+            prop["maximum"] = self.maximum
+        if self.max_length is not None:
+            prop["maxLength"] = self.max_length
+        if not self.required and self.default is not None:
+            prop["default"] = self.default
+        return prop
+
+
+def _to_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip().replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def _to_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        out = float(value)
+    elif isinstance(value, str):
+        try:
+            out = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return out if math.isfinite(out) else None
+
+
+@attrs.frozen
+class CommandSpec:
+    """A declared command: name, help, parameters and implementation."""
+
+    name: str
+    help: str
+    params: tuple[Param, ...]
+    func: Callable[..., Any] = attrs.field(eq=False, repr=False)
+    advances: bool = False
+    hidden: bool = False
+
+    @property
+    def tool_name(self) -> str:
+        """The name used for this command as an LLM tool (``task_accept``)."""
+        return self.name.replace(" ", "_").replace("-", "_")
+
+    def usage(self) -> str:
+        """One-line usage, e.g. ``task accept --task-id TASK_ID``."""
+        parts = [self.name]
+        for p in self.params:
+            meta = "" if p.type is bool else " " + p.name.upper()
+            parts.append(f"{p.flag}{meta}" if p.required else f"[{p.flag}{meta}]")
+        return " ".join(parts)
+
+    def help_text(self) -> str:
+        """Usage, summary and one line per argument."""
+        lines = [self.usage(), f"  {self.help}"]
+        for p in self.params:
+            extra = f" (default {p.default})" if not p.required and p.default is not None else ""
+            choices = f" one of {', '.join(map(str, p.choices))}." if p.choices else ""
+            lines.append(f"  {p.flag}: {p.help}{extra}{choices}")
+        return "\n".join(lines)
+
+    def json_schema(self) -> dict:
+        """An OpenAI-style function tool declaration for this command."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.tool_name,
+                "description": self.help,
+                "parameters": {
+                    "type": "object",
+                    "properties": {p.name: p.json_schema() for p in self.params},
+                    "required": [p.name for p in self.params if p.required],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+    def bind_tokens(self, tokens: list[str]) -> dict:
+        """Parse ``--flag value`` tokens into validated keyword arguments."""
+        by_flag = {p.flag: p for p in self.params}
+        given: dict[str, Any] = {}
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            if not tok.startswith("--"):
+                raise CommandError(f"Unexpected argument {tok!r} for '{self.name}'.", self._hint())
+            flag, eq, inline = tok.partition("=")
+            param = by_flag.get(flag)
+            if param is None:
+                raise CommandError(f"No such option {flag} for '{self.name}'.", self._hint())
+            if param.name in given:
+                raise CommandError(f"Option {flag} of '{self.name}' was given twice.", self._hint())
+            if eq:
+                raw: Any = inline
+            elif param.type is bool:
+                raw = True
+            else:
+                if i + 1 >= len(tokens):
+                    raise CommandError(f"Option {flag} of '{self.name}' needs a value.", self._hint())
+                i += 1
+                raw = tokens[i]
+            given[param.name] = param.coerce(raw, self.name)
+            i += 1
+        return self._complete(given)
+
+    def bind_json(self, args: Mapping[str, Any] | None) -> dict:
+        """Validate a JSON argument object (from a tool call) into keyword arguments."""
+        args = dict(args or {})
+        names = {p.name: p for p in self.params}
+        # Tool callers sometimes send flag spellings; accept them.
+        for key in list(args):
+            alias = key.lstrip("-").replace("-", "_")
+            if key not in names and alias in names and alias not in args:
+                args[alias] = args.pop(key)
+        unknown = sorted(set(args) - set(names))
+        if unknown:
+            raise CommandError(f"Unknown argument(s) {', '.join(unknown)} for '{self.name}'.", self._hint())
+        given = {k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None}
+        return self._complete(given)
+
+    def _complete(self, given: dict) -> dict:
+        for p in self.params:
+            if p.name not in given:
+                if p.required:
+                    raise CommandError(f"Missing option {p.flag} for '{self.name}'.", self._hint())
+                given[p.name] = p.default
+        return given
+
+    def to_line(self, kwargs: Mapping[str, Any]) -> str:
+        """The canonical command line for these arguments (defaults omitted)."""
+        parts = [self.name]
+        for p in self.params:
+            value = kwargs.get(p.name, p.default)
+            if value is None or (not p.required and value == p.default):
+                continue
+            if p.type is bool:
+                parts.append(p.flag if value else f"{p.flag}=false")
+            else:
+                parts.append(f"{p.flag} {shlex.quote(str(value))}")
+        return " ".join(parts)
+
+    def _hint(self) -> str:
+        return f"Usage: {self.usage()}"
+
+
+def _params_from_signature(func: Callable, overrides: Mapping[str, Any]) -> tuple[Param, ...]:
+    import inspect
+
+    sig = inspect.signature(func)
+    params = []
+    for i, (name, p) in enumerate(sig.parameters.items()):
+        if i == 0:
+            continue  # the world
+        hint = p.annotation
+        if isinstance(hint, str):
+            # Only argument annotations are evaluated; the world's may name a type
+            # that is not importable here.
+            hint = eval(hint, func.__globals__)  # noqa: S307 - evaluates our own source annotations
+        if typing.get_origin(hint) is not typing.Annotated:
+            raise TypeError(f"argument {name!r} of {func.__name__} needs Annotated[type, Arg(...)]")
+        base, *meta = typing.get_args(hint)
+        arg = next((m for m in meta if isinstance(m, Arg)), None)
+        if arg is None:
+            raise TypeError(f"argument {name!r} of {func.__name__} needs an Arg(...) in Annotated")
+        choices = None
+        origin = typing.get_origin(base)
+        if origin in (typing.Union, types.UnionType):
+            inner = [a for a in typing.get_args(base) if a is not type(None)]
+            base = inner[0]
+            origin = typing.get_origin(base)
+        if origin is Literal:
+            choices = typing.get_args(base)
+            base = type(choices[0])
+        if base not in _TYPE_NAMES:
+            raise TypeError(f"argument {name!r} of {func.__name__} has unsupported type {base!r}")
+        required = p.default is inspect.Parameter.empty
+        params.append(
+            Param(
+                name=name,
+                flag=arg.flag or "--" + name.replace("_", "-"),
+                type=base,
+                help=arg.help,
+                required=required,
+                default=None if required else p.default,
+                choices=overrides.get(name, choices),
+                minimum=arg.minimum,
+                maximum=arg.maximum,
+                max_length=arg.max_length,
+            )
+        )
+    return tuple(params)
+
+
+class CommandSet:
+    """The commands of one world, in declaration order.
+
+    ``programs`` are first words a command line may start with (``yc-bench``)
+    and that the parser drops.
+    """
+
+    def __init__(self, programs: Iterable[str] = ("bizsim",)) -> None:
+        self.programs = tuple(programs)
+        self._specs: dict[str, CommandSpec] = {}
+
+    def command(
+        self,
+        name: str,
+        help: str,
+        *,
+        advances: bool = False,
+        hidden: bool = False,
+        choices: Mapping[str, tuple] | None = None,
+    ) -> Callable[[Callable], Callable]:
+        """Declare ``func`` as the command ``name``."""
+
+        def register(func: Callable) -> Callable:
+            if name in self._specs:
+                raise ValueError(f"command {name!r} is declared twice")
+            spec = CommandSpec(
+                name=name,
+                help=help,
+                params=_params_from_signature(func, choices or {}),
+                func=func,
+                advances=advances,
+                hidden=hidden,
+            )
+            self._specs[name] = spec
+            func.spec = spec  # type: ignore[attr-defined]
+            return func
+
+        return register
+
+    def __getitem__(self, name: str) -> CommandSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise CommandError(f"Unknown command '{name}'.", self.suggest(name)) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __iter__(self):
+        return iter(self._specs.values())
+
+    def visible(self) -> list[CommandSpec]:
+        """The commands an agent is told about."""
+        return [s for s in self._specs.values() if not s.hidden]
+
+    def by_tool_name(self, tool: str) -> CommandSpec:
+        """Look a command up by its tool name (``task_accept``)."""
+        for spec in self._specs.values():
+            if spec.tool_name == tool:
+                return spec
+        raise CommandError(f"Unknown tool '{tool}'.", self.suggest(tool.replace("_", " ")))
+
+    def parse(self, line: str) -> tuple[CommandSpec, dict]:
+        """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
+        if not isinstance(line, str):
+            raise CommandError(f"A command must be text, got {type(line).__name__}.")
+        try:
+            tokens = shlex.split(line)
+        except ValueError as exc:
+            raise CommandError(f"Cannot parse command line: {exc}.", "Check the quotes.") from None
+        if tokens and tokens[0] in self.programs:
+            tokens = tokens[1:]
+        if not tokens:
+            raise CommandError("Empty command.", self.suggest(""))
+        for n in (3, 2, 1):
+            name = " ".join(tokens[:n])
+            spec = self._specs.get(name)
+            if spec is not None and len(tokens) >= n:
+                return spec, spec.bind_tokens(tokens[n:])
+        raise CommandError(f"Unknown command '{' '.join(tokens[:2])}'.", self.suggest(" ".join(tokens[:2])))
+
+    def suggest(self, name: str) -> str:
+        """A hint listing the commands that share a first word with ``name``."""
+        head = name.split(" ")[0] if name else ""
+        near = [s.name for s in self.visible() if head and s.name.split(" ")[0] == head]
+        pool = near or [s.name for s in self.visible()]
+        return "Commands: " + ", ".join(pool) + ". Try 'help'."
+
+    def help_text(self, name: str | None = None) -> str:
+        """Help for one command, or the list of all."""
+        if name:
+            return self[name].help_text()
+        width = max(len(s.name) for s in self.visible())
+        return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())
+
+    def tool_schemas(self) -> list[dict]:
+        """Tool declarations for every visible command."""
+        return [s.json_schema() for s in self.visible()]

@@ -1,0 +1,114 @@
+"""Frozen configs: validation helpers and TOML round trips."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+
+from .errors import ConfigError
+
+__all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range"]
+
+C = TypeVar("C")
+
+
+def in_range(low: float | None = None, high: float | None = None) -> Callable:
+    """An attrs validator: ``low <= value <= high``, with a message naming both."""
+
+    def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+        if value is None:
+            return
+        if (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
+            raise ConfigError(f"{attribute.name}(={value!r}) must lie in {bounds}")
+
+    return check
+
+
+def config_to_dict(config: Any) -> dict:
+    """A config as nested plain data (tuples become lists)."""
+    return attrs.asdict(config, retain_collection_types=False)
+
+
+def deep_merge(base: Mapping, override: Mapping) -> dict:
+    """``override`` laid over ``base``, tables merged key by key."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def config_from_dict(cls: type[C], data: Mapping[str, Any]) -> C:
+    """Build a frozen attrs config from nested data, refusing unknown keys."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{cls.__name__} needs a table, got {type(data).__name__}")
+    fields = {f.name: f for f in attrs.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"unknown {cls.__name__} key(s): {', '.join(unknown)}; known keys: {', '.join(sorted(fields))}"
+        )
+    kwargs = {}
+    for name, value in data.items():
+        ftype = fields[name].type
+        nested = _attrs_class(ftype)
+        if nested is not None and isinstance(value, Mapping):
+            value = config_from_dict(nested, value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[name] = value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ConfigError(f"{cls.__name__}: {exc}") from None
+
+
+def _attrs_class(ftype: Any) -> type | None:
+    if isinstance(ftype, type) and attrs.has(ftype):
+        return ftype
+    if isinstance(ftype, str):
+        return _REGISTRY.get(ftype)
+    return None
+
+
+_REGISTRY: dict[str, type] = {}
+
+
+def nested_config(cls: type[C]) -> type[C]:
+    """Register an attrs class so string annotations can name it as a sub-table."""
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def load_toml(path: str | Path) -> dict:
+    """Read a TOML file into plain data."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {str(p)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(p)!r} is not valid TOML: {exc}") from None
+
+
+def dump_toml(data: Mapping[str, Any]) -> str:
+    """Plain data as TOML text (``None`` values are left out)."""
+    import tomli_w
+
+    return tomli_w.dumps(_drop_none(data))
+
+
+def _drop_none(data: Any) -> Any:
+    if isinstance(data, Mapping):
+        return {k: _drop_none(v) for k, v in data.items() if v is not None}
+    if isinstance(data, (list, tuple)):
+        return [_drop_none(v) for v in data]
+    return data

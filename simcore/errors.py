@@ -1,0 +1,37 @@
+"""The one exception hierarchy of bizsim."""
+
+from __future__ import annotations
+
+__all__ = ["BizSimError", "CommandError", "ConfigError", "ReplayError"]
+
+
+class BizSimError(Exception):
+    """Root of every error bizsim raises on purpose."""
+
+
+class ConfigError(BizSimError, ValueError):
+    """A configuration or preset value breaks a rule."""
+
+
+class ReplayError(BizSimError):
+    """A recorded run cannot be replayed onto this world."""
+
+
+class CommandError(BizSimError):
+    """An agent's command was refused; the world is unchanged.
+
+    Agents never see the exception: the kernel turns it into
+    ``{"error": message, "hint": hint}``.
+    """
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def to_dict(self) -> dict:
+        """The JSON-able form an agent receives."""
+        out: dict = {"error": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        return out

@@ -1,0 +1,198 @@
+"""The base every world builds on: clock, commands, status, trajectory."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, ClassVar
+
+import simpy
+
+from .calendar import Calendar
+from .commands import CommandSet, CommandSpec
+from .env import SimEnvironment
+from .errors import CommandError
+from .streams import RandomStreams
+from .trajectory import Trajectory
+
+__all__ = ["World", "Status", "Agent"]
+
+#: An agent: a function from a world to a SimPy process generator.
+Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
+
+
+class Status(str, enum.Enum):
+    """Where an episode stands."""
+
+    RUNNING = "running"
+    BANKRUPT = "bankrupt"
+    HORIZON = "horizon_reached"
+    COLLAPSED = "collapsed"
+    ERROR = "error"
+
+
+class World:
+    """A simulated business: a SimPy model plus the commands an agent may issue.
+
+    Subclasses set ``name``, ``version``, ``commands`` and ``advance_command``,
+    build their state and processes in ``__init__``, and implement
+    :meth:`snapshot` and :meth:`invariants`.
+
+    Commands run in zero simulated time. Only the advance command moves the
+    clock: it returns a SimPy event that fires at the next stop with the
+    stop's report. An agent is a process that yields that event.
+    """
+
+    name: ClassVar[str] = "world"
+    version: ClassVar[int] = 1
+    commands: ClassVar[CommandSet]
+    advance_command: ClassVar[str]
+
+    def __init__(self, config: Any, seed: int, calendar: Calendar) -> None:
+        self.config = config
+        self.seed = int(seed)
+        self.calendar = calendar
+        self.env = SimEnvironment()
+        self.streams = RandomStreams(self.seed)
+        self.trajectory = Trajectory()
+        self.status = Status.RUNNING
+        self.terminal_detail: str | None = None
+        self.finished = self.env.event()
+        self._now_us = 0
+        self._waiter: simpy.Event | None = None
+
+    # clock ---------------------------------------------------------------
+    @property
+    def now_us(self) -> int:
+        """The current instant in microseconds since the episode start."""
+        return self._now_us
+
+    @property
+    def now_iso(self) -> str:
+        """The current instant as ISO-8601 text."""
+        return self.calendar.iso(self._now_us)
+
+    @property
+    def done(self) -> bool:
+        """True once the episode has ended."""
+        return self.status is not Status.RUNNING
+
+    @property
+    def benchmark_id(self) -> str:
+        """Versioned id, e.g. ``startup-v1``; bumped whenever dynamics change."""
+        return f"{self.name}-v{self.version}"
+
+    # commands -------------------------------------------------------------
+    def execute(self, line: str) -> dict | simpy.Event:
+        """Run a command line; bad input comes back as ``{"error", "hint"}``.
+
+        Returns the result dict, or for the advance command the event to yield.
+        """
+        try:
+            spec, kwargs = self.commands.parse(line)
+        except CommandError as exc:
+            self.trajectory.add(self._now_us, "cmd", "?", {"line": line if isinstance(line, str) else repr(line), "error": exc.to_dict()})
+            return exc.to_dict()
+        return self._invoke(spec, kwargs, raise_errors=False)
+
+    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict | simpy.Event:
+        """Run a command given as a tool call (name and JSON arguments)."""
+        try:
+            spec = self.commands.by_tool_name(tool_name)
+            kwargs = spec.bind_json(arguments)
+        except CommandError as exc:
+            self.trajectory.add(self._now_us, "cmd", "?", {"tool": str(tool_name), "error": exc.to_dict()})
+            return exc.to_dict()
+        return self._invoke(spec, kwargs, raise_errors=False)
+
+    def call(self, name: str, **kwargs: Any) -> Any:
+        """Run a command from Python; a refusal raises :class:`CommandError`."""
+        spec = self.commands[name]
+        return self._invoke(spec, spec.bind_json(kwargs), raise_errors=True)
+
+    def advance(self) -> simpy.Event:
+        """Issue the world's advance command; yield the returned event."""
+        out = self._invoke(self.commands[self.advance_command], {}, raise_errors=False)
+        if isinstance(out, simpy.Event):
+            return out
+        refused = self.env.event()
+        refused.succeed(out)
+        return refused
+
+    def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
+        if self.done:
+            exc = CommandError(f"The episode has ended ({self.status.value}).", "Start a new episode.")
+            self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": exc.to_dict()})
+            if raise_errors:
+                raise exc
+            return exc.to_dict()
+        try:
+            result = spec.func(self, **kwargs)
+        except CommandError as exc:
+            self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": exc.to_dict()})
+            if raise_errors:
+                raise
+            return exc.to_dict()
+        self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "result": None if spec.advances else result})
+        return result
+
+    def command_log(self) -> list[tuple[int, str]]:
+        """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay."""
+        out = []
+        for t, kind, name, data in self.trajectory.records:
+            if kind != "cmd":
+                continue
+            if name == "?":
+                out.append((t, data.get("line") or f"?tool {data.get('tool')}"))
+            else:
+                out.append((t, self.commands[name].to_line(data["args"])))
+        return out
+
+    # stops and the end ---------------------------------------------------
+    def _await_stop(self) -> simpy.Event:
+        """The event the current advance request will get its report on."""
+        if self._waiter is None:
+            self._waiter = self.env.event()
+        return self._waiter
+
+    def _deliver_stop(self, report: dict, priority: int) -> None:
+        """Wake whoever waits on an advance, at the current instant."""
+        waiter, self._waiter = self._waiter, None
+        self.trajectory.add(self._now_us, "stop", self.advance_command, report)
+        if waiter is not None:
+            self.env.succeed_at(waiter, self._now_us, priority, report)
+
+    def _end(self, status: Status, detail: str | None = None) -> None:
+        """Mark the episode terminal and fire :attr:`finished`."""
+        if self.done:
+            return
+        self.status = status
+        self.terminal_detail = detail
+        self.trajectory.add(self._now_us, "event", "episode_end", {"status": status.value, "detail": detail})
+        self.env.succeed_at(self.finished, self._now_us, 1_000_000, status)
+
+    def record_event(self, name: str, data: dict) -> None:
+        """Append a world event to the trajectory."""
+        self.trajectory.add(self._now_us, "event", name, data)
+
+    # running -------------------------------------------------------------
+    def run(self, agent: Agent) -> simpy.Process:
+        """Run ``agent`` as a process until it returns or the episode ends."""
+        proc = self.env.process(agent(self))
+        self.env.run(until=self.env.any_of([proc, self.finished]))
+        if proc.triggered and not proc.ok:
+            raise proc.value
+        return proc
+
+    # to implement ----------------------------------------------------------
+    def snapshot(self) -> dict:
+        """The complete state as JSON-able data (equal states, equal snapshots)."""
+        raise NotImplementedError
+
+    def invariants(self) -> list[str]:
+        """Broken invariants, described; empty when all hold."""
+        return []
+
+    def observation(self) -> dict:
+        """What an agent sees at a decision point without issuing a command."""
+        return {"time": self.now_iso, "status": self.status.value}
