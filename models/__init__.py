@@ -29,7 +29,7 @@ def world_class(name: str) -> type:
 
 def world_presets(name: str) -> list[str]:
     """The preset names a world offers."""
-    module = importlib.import_module(WORLDS[name.partition("-v")[0]][0].partition(":")[0].rsplit(".", 1)[0])
+    module = importlib.import_module(world_class(name).__module__.rsplit(".", 1)[0])
     return list(module.PRESETS)
 
 

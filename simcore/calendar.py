@@ -17,6 +17,7 @@ US_PER_HOUR = 3_600 * US_PER_SECOND
 US_PER_DAY = 24 * US_PER_HOUR
 _ONE_US = timedelta(microseconds=1)
 _SECONDS_PER_HOUR = Decimal("3600")
+_MONDAY = datetime(1970, 1, 5)
 
 
 class Calendar:
@@ -30,7 +31,7 @@ class Calendar:
     '2025-01-02T09:30:00'
     """
 
-    __slots__ = ("start", "open_hour", "close_hour")
+    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us")
 
     def __init__(self, start: datetime, open_hour: int = 9, close_hour: int = 18) -> None:
         if start.tzinfo is not None:
@@ -40,6 +41,9 @@ class Calendar:
         self.start = start
         self.open_hour = open_hour
         self.close_hour = close_hour
+        self._base = (start - _MONDAY) // _ONE_US
+        self._open_us = open_hour * US_PER_HOUR
+        self._close_us = close_hour * US_PER_HOUR
 
     # conversions ---------------------------------------------------------
     def to_datetime(self, t_us: int) -> datetime:
@@ -62,30 +66,28 @@ class Calendar:
         return t_us / US_PER_HOUR
 
     # business time --------------------------------------------------------
-    def _open(self, dt: datetime) -> datetime:
-        return dt.replace(hour=self.open_hour, minute=0, second=0, microsecond=0)
+    # Instants are handled as microseconds since a Monday midnight, so weekday
+    # and time of day are integer arithmetic; only the steps where the
+    # reference converts through float seconds and Decimal do the same here.
+    def _abs(self, t_us: int) -> int:
+        return self._base + t_us
 
-    def _close(self, dt: datetime) -> datetime:
-        if self.close_hour == 24:
-            return dt.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
-        return dt.replace(hour=self.close_hour, minute=0, second=0, microsecond=0)
-
-    def _next_weekday_open(self, dt: datetime) -> datetime:
-        cur = self._open(dt)
-        while cur.weekday() >= 5:
-            cur = self._open(cur + timedelta(days=1))
-        return cur
+    def _next_open(self, a: int) -> int:
+        """The next business instant at or after absolute instant ``a``."""
+        day, tod = divmod(a, US_PER_DAY)
+        wd = day % 7
+        if wd >= 5:
+            return (day + 7 - wd) * US_PER_DAY + self._open_us
+        if tod < self._open_us:
+            return day * US_PER_DAY + self._open_us
+        if tod >= self._close_us:
+            day += 3 if wd == 4 else 1
+            return day * US_PER_DAY + self._open_us
+        return a
 
     def next_business_instant(self, dt: datetime) -> datetime:
         """``dt`` if it is inside business hours, else the next opening."""
-        if dt.weekday() >= 5:
-            return self._next_weekday_open(dt)
-        opening, closing = self._open(dt), self._close(dt)
-        if dt < opening:
-            return opening
-        if dt >= closing:
-            return self._next_weekday_open(dt + timedelta(days=1))
-        return dt
+        return self.to_datetime(self._next_open(self._abs(self.to_us(dt))) - self._base)
 
     def add_business_hours(self, t_us: int, hours: Decimal) -> int:
         """The instant after ``hours`` of business time from ``t_us``.
@@ -96,16 +98,17 @@ class Calendar:
         """
         if hours < 0:
             raise ValueError(f"hours(={hours}) must be >= 0")
-        cur = self.next_business_instant(self.to_datetime(t_us))
+        cur = self._next_open(self._abs(t_us))
         remaining = Decimal(hours)
         while remaining > 0:
-            closing = self._close(cur)
-            available = Decimal(str((closing - cur).total_seconds())) / _SECONDS_PER_HOUR
+            closing = (cur // US_PER_DAY) * US_PER_DAY + self._close_us
+            available = Decimal(str((closing - cur) / US_PER_SECOND)) / _SECONDS_PER_HOUR
             if remaining <= available:
-                return self.to_us(cur + timedelta(seconds=float(remaining * _SECONDS_PER_HOUR)))
+                step = timedelta(seconds=float(remaining * _SECONDS_PER_HOUR)) // _ONE_US
+                return cur + step - self._base
             remaining -= available
-            cur = self.next_business_instant(closing)
-        return self.to_us(cur)
+            cur = self._next_open(closing)
+        return cur - self._base
 
     def business_hours_between(self, t0_us: int, t1_us: int) -> Decimal:
         """Business hours elapsed in ``[t0, t1]``, open to close on weekdays."""
@@ -122,18 +125,19 @@ class Calendar:
     def _between(self, t0_us: int, t1_us: int, *, stretch_to_midnight: bool) -> Decimal:
         if t1_us <= t0_us:
             return Decimal(0)
-        end = self.to_datetime(t1_us)
-        cur = self.to_datetime(t0_us)
+        cur, end = self._abs(t0_us), self._abs(t1_us)
         total = Decimal(0)
         while cur < end:
-            midnight = (cur + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+            day = cur // US_PER_DAY
+            midnight = (day + 1) * US_PER_DAY
             seg_end = min(midnight, end)
-            if cur.weekday() < 5:
-                lo = max(cur, self._open(cur))
-                # A segment ending at midnight takes its closing time from the next date.
-                hi = min(seg_end, self._close(seg_end if stretch_to_midnight else cur))
+            if day % 7 < 5:
+                lo = max(cur, day * US_PER_DAY + self._open_us)
+                # A segment that ends at midnight takes its closing time from the next date.
+                close_day = (seg_end // US_PER_DAY) if stretch_to_midnight else day
+                hi = min(seg_end, close_day * US_PER_DAY + self._close_us)
                 if hi > lo:
-                    total += Decimal(str((hi - lo).total_seconds())) / _SECONDS_PER_HOUR
+                    total += Decimal(str((hi - lo) / US_PER_SECOND)) / _SECONDS_PER_HOUR
             cur = seg_end
         return total
 

@@ -31,7 +31,7 @@ def in_range(low: float | None = None, high: float | None = None) -> Callable:
 
 def config_to_dict(config: Any) -> dict:
     """A config as nested plain data (tuples become lists)."""
-    return attrs.asdict(config, retain_collection_types=False)
+    return attrs.asdict(config)
 
 
 def deep_merge(base: Mapping, override: Mapping) -> dict:

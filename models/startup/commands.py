@@ -125,13 +125,15 @@ def market_browse(
     if limit is None:
         limit = world.config.market_browse_default_limit
     prestige = {d: int(float(p)) for d, p in world.prestige.items()}
+    top, floor = max(prestige.values()), min(prestige.values())
     results, skipped = [], 0
     for task in world.market:
         if reward_min_cents is not None and task.reward_cents < reward_min_cents:
             break
-        if domain is not None and domain not in task.required:
+        need = task.required_prestige
+        if need > top or (domain is not None and domain not in task.required):
             continue
-        if any(prestige[d] < task.required_prestige for d in task.required):
+        if need > floor and any(prestige[d] < need for d in task.required):
             continue
         if task.required_trust > 0 and float(task.client.trust) < task.required_trust:
             continue

@@ -75,6 +75,9 @@ class StartupWorld(World):
         self._stop_scheduled_at: int | None = None
         self._request: dict | None = None
         self._eta: dict[str, tuple[int, int]] = {}
+        self._counts = dict.fromkeys(("market", "planned", "active", "completed_success", "completed_fail", "cancelled"), 0)
+        self._counts["market"] = len(self.tasks)
+        self._boosted: set[Employee] = set()
         self.env.process(self._payroll_process())
         self.env.process(self._horizon_process())
 
@@ -108,10 +111,13 @@ class StartupWorld(World):
         return sum(e.salary_cents for e in self.employees)
 
     def count(self, status: str) -> int:
-        """How many owned tasks are in a status."""
-        if status == "active":
-            return len(self.active)
-        return sum(1 for t in self.tasks if t.status == status)
+        """How many tasks are in a status."""
+        return self._counts[status]
+
+    def _set_status(self, task: Task, status: str) -> None:
+        self._counts[task.status] -= 1
+        self._counts[status] += 1
+        task.status = status
 
     # ------------------------------------------------------------------
     # work: rates, progress, completion times
@@ -300,7 +306,8 @@ class StartupWorld(World):
         funds_delta = 0
         raises = 0
         if success:
-            task.status, task.success = "completed_success", True
+            self._set_status(task, "completed_success")
+            task.success = True
             funds_delta = task.reward_cents
             self.ledger.post(now, "task_reward", task.reward_cents, task.uid)
             cap = Decimal(str(cfg.prestige_max))
@@ -313,6 +320,7 @@ class StartupWorld(World):
                     ranked = sorted(task.assignees, key=lambda e: e.rates[d], reverse=True)
                     for e in ranked[:_TOP_CONTRIBUTORS]:
                         e.rates[d] = min(e.rates[d] + e.rates[d] * factor, rate_cap)
+                        self._boosted.add(e)
             if cfg.salary_bump_pct > 0:
                 for e in task.assignees:
                     if e.salary_cents < cfg.salary_max_cents:
@@ -321,7 +329,8 @@ class StartupWorld(World):
                         raises += new - e.salary_cents
                         e.salary_cents = new
         else:
-            task.status, task.success = "completed_fail", False
+            self._set_status(task, "completed_fail")
+            task.success = False
             penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
             floor = Decimal(str(cfg.prestige_min))
             for d in task.required:
@@ -421,9 +430,10 @@ class StartupWorld(World):
             c.trust = q3(c.trust)
         for d in DOMAINS:
             self.prestige[d] = q3(self.prestige[d])
-        for e in self.employees:
+        for e in self._boosted:
             for d in DOMAINS:
                 e.rates[d] = q4(e.rates[d])
+        self._boosted.clear()
         for t in self.active:
             for d in t.completed:
                 t.completed[d] = q4(t.completed[d])
@@ -460,7 +470,7 @@ class StartupWorld(World):
             for _ in range(2 if bot else 1):
                 for d, q in task.required.items():
                     task.required[d] = int(min(25000, max(200, float(q) * (1 + inflation))))
-        task.status = "planned"
+        self._set_status(task, "planned")
         task.accepted_at = now
         task.deadline = self.calendar.add_business_hours(now, hours)
         self.market.remove(task)
@@ -481,6 +491,7 @@ class StartupWorld(World):
         from bisect import insort
 
         self.tasks.append(task)
+        self._counts["market"] += 1
         self._by_uid[task.uid] = task
         self._by_title.setdefault(task.title, []).append(task)
         insort(self.market, task, key=_market_key)
@@ -503,7 +514,7 @@ class StartupWorld(World):
 
     def dispatch(self, task: Task) -> None:
         """Start work on a planned task."""
-        task.status = "active"
+        self._set_status(task, "active")
         self.active.append(task)
         for e in task.assignees:
             e.active_tasks += 1
@@ -525,7 +536,7 @@ class StartupWorld(World):
             self.prestige[d] = new
             changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
         was_active = task.status == "active"
-        task.status = "cancelled"
+        self._set_status(task, "cancelled")
         if was_active:
             self._deactivate(task)
             team = set(task.assignees)
@@ -586,6 +597,37 @@ class StartupWorld(World):
         if len(self.market) != cfg.num_market_tasks:
             bad.append(f"market holds {len(self.market)} tasks, not {cfg.num_market_tasks}")
         return bad
+
+    def month_end_funds(self) -> dict[str, int]:
+        """Funds after every ledger entry of each month, from the first month to now."""
+        cal = self.calendar
+        out: dict[str, int] = {}
+        start, now = cal.to_datetime(0), cal.to_datetime(self._now_us)
+        y, m = start.year, start.month
+        funds = self.ledger.initial_cents
+        entries = iter(self.ledger.entries)
+        pending = next(entries, None)
+        while (y, m) <= (now.year, now.month):
+            nxt = datetime(y + 1, 1, 1) if m == 12 else datetime(y, m + 1, 1)
+            limit = cal.to_us(nxt)
+            while pending is not None and pending.t_us < limit:
+                funds += pending.amount_cents
+                pending = next(entries, None)
+            out[f"{y:04d}-{m:02d}"] = funds
+            y, m = nxt.year, nxt.month
+        return out
+
+    def summary(self) -> dict:
+        """The episode's headline figures."""
+        return {
+            "final_funds_cents": self.funds_cents,
+            "month_end_funds_cents": self.month_end_funds(),
+            "tasks_succeeded": self.count("completed_success"),
+            "tasks_failed": self.count("completed_fail"),
+            "tasks_cancelled": self.count("cancelled"),
+            "metric": "final_funds_cents",
+            "metric_value": self.funds_cents,
+        }
 
     def monthly_figures(self) -> list[dict]:
         """Revenue, cost, return and ending funds for every month so far."""

@@ -1,0 +1,165 @@
+"""Running one episode: a world, a preset, an agent, a seed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from bizsim.agents import make_agent
+from bizsim.models import world_class
+from bizsim.simcore import Status, World
+
+__all__ = ["EpisodeResult", "run_episode", "TERMINAL_REASONS"]
+
+TERMINAL_REASONS = {
+    Status.HORIZON: "horizon_end",
+    Status.BANKRUPT: "bankruptcy",
+    Status.COLLAPSED: "collapsed",
+    Status.ERROR: "error",
+    Status.RUNNING: "agent_stopped",
+}
+
+
+@attrs.frozen
+class EpisodeResult:
+    """What one run produced. ``to_dict`` is the JSON summary; the world holds the rest."""
+
+    world: str
+    benchmark_id: str
+    preset: str
+    seed: int
+    agent: str
+    agent_options: dict
+    terminal_reason: str
+    bankrupt: bool
+    turns: int
+    commands: int
+    summary: dict
+    episodes: tuple[dict, ...]
+    final_world: World = attrs.field(repr=False, eq=False)
+
+    @property
+    def trajectory(self):
+        """Every command and event of the (last) episode."""
+        return self.final_world.trajectory
+
+    @property
+    def command_log(self) -> list[tuple[int, str]]:
+        """The timed command log of the (last) episode, enough to replay it."""
+        return self.final_world.command_log()
+
+    def __getattr__(self, name: str) -> Any:
+        summary = object.__getattribute__(self, "summary")
+        if name in summary:
+            return summary[name]
+        raise AttributeError(name)
+
+    def to_dict(self) -> dict:
+        """JSON-able summary (world figures flattened in)."""
+        out = {
+            "world": self.world,
+            "benchmark_id": self.benchmark_id,
+            "preset": self.preset,
+            "seed": self.seed,
+            "agent": self.agent,
+            "agent_options": self.agent_options,
+            "terminal_reason": self.terminal_reason,
+            "bankrupt": self.bankrupt,
+            "turns": self.turns,
+            "commands": self.commands,
+        }
+        out.update(self.summary)
+        if len(self.episodes) > 1:
+            out["episodes"] = list(self.episodes)
+        return out
+
+
+def _counting(agent: Callable, counter: list[int], on_stop: Callable[[World], None] | None) -> Callable:
+    def wrapped(world: World) -> Generator:
+        gen = agent(world)
+        value: Any = None
+        while True:
+            try:
+                event = gen.send(value)
+            except StopIteration:
+                return
+            counter[0] += 1
+            value = yield event
+            if on_stop is not None:
+                on_stop(world)
+
+    return wrapped
+
+
+def run_episode(
+    world: str = "startup",
+    preset: Any = "default",
+    agent: str | Callable = "greedy",
+    seed: int = 1,
+    *,
+    agent_options: dict | None = None,
+    max_episodes: int = 1,
+    out: str | Path | None = None,
+    on_stop: Callable[[World], None] | None = None,
+) -> EpisodeResult:
+    """Run ``agent`` on a fresh world until the episode ends.
+
+    Args:
+        world: a registered world name (``startup``).
+        preset: a preset name, a ``.toml`` path, or a config object.
+        agent: a registered agent name, or a function ``world -> generator``.
+        seed: the world seed.
+        agent_options: options bound to a registered agent.
+        max_episodes: after a bankruptcy, start again on the same seed with
+            the scratchpad carried over, up to this many episodes.
+        out: a directory to write the run into (config, commands, trajectory, result).
+        on_stop: called with the world at every decision point (progress bars).
+
+    >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
+    -2438278
+    """
+    if max_episodes < 1:
+        raise ValueError(f"max_episodes(={max_episodes}) must be >= 1")
+    cls = world_class(world)
+    if callable(agent):
+        agent_name, make = getattr(agent, "__name__", "custom"), agent
+        if agent_options:
+            raise ValueError("agent_options go with a registered agent name, not a function")
+    else:
+        agent_name, make = agent, make_agent(cls.name, agent, agent_options)
+    episodes, turns_total, scratchpad, w = [], 0, "", None
+    for episode in range(1, max_episodes + 1):
+        kwargs = {"scratchpad": scratchpad} if scratchpad else {}
+        w = cls(preset, seed, **kwargs)
+        counter = [0]
+        w.run(_counting(make, counter, on_stop))
+        turns_total += counter[0]
+        record = {"episode": episode, "terminal_reason": TERMINAL_REASONS[w.status], "turns": counter[0], **w.summary()}
+        episodes.append(record)
+        if w.status is not Status.BANKRUPT:
+            break
+        scratchpad = getattr(w, "scratchpad", "")
+    assert w is not None
+    result = EpisodeResult(
+        world=cls.name,
+        benchmark_id=w.benchmark_id,
+        preset=preset if isinstance(preset, str) else "custom",
+        seed=seed,
+        agent=agent_name,
+        agent_options=dict(agent_options or {}),
+        terminal_reason=TERMINAL_REASONS[w.status],
+        bankrupt=w.status is Status.BANKRUPT,
+        turns=turns_total,
+        commands=w.trajectory.count("cmd"),
+        summary=w.summary(),
+        episodes=tuple(episodes),
+        final_world=w,
+    )
+    if out is not None:
+        from .rundir import write_run_dir
+
+        write_run_dir(out, result)
+    return result
