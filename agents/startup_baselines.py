@@ -26,17 +26,22 @@ def greedy(world: Any) -> Generator:
     """The paper's greedy floor, through the real commands.
 
     One task at a time: accept the highest-reward task ``market browse``
-    lists, assign every employee, dispatch, ``sim resume``.
+    lists, assign every employee, dispatch, ``sim resume``; it learns that
+    its task ended from the resume report, as an LLM would.
     """
     names = [e["name"] for e in world.call("employee list")["employees"]]
+    current = None
     while not world.done:
-        if world.call("company status")["tasks"]["active"] == 0:
+        if current is None:
             listing = world.call("market browse", limit=1)["tasks"]
             if not listing or not _start_task(world, listing[0]["task_id"], names):
                 return
+            current = listing[0]["task_id"]
         report = yield world.advance()
         if "error" in report:
             return
+        if any(e["type"] == "task_completed" and e["task_title"] == current for e in report["wake_events"]):
+            current = None
 
 
 def greedy_reference(world: Any) -> Generator:

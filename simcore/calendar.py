@@ -31,7 +31,7 @@ class Calendar:
     '2025-01-02T09:30:00'
     """
 
-    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us")
+    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us", "_full_day")
 
     def __init__(self, start: datetime, open_hour: int = 9, close_hour: int = 18) -> None:
         if start.tzinfo is not None:
@@ -44,6 +44,7 @@ class Calendar:
         self._base = (start - _MONDAY) // _ONE_US
         self._open_us = open_hour * US_PER_HOUR
         self._close_us = close_hour * US_PER_HOUR
+        self._full_day = Decimal(str((close_hour - open_hour) * 3600.0)) / _SECONDS_PER_HOUR
 
     # conversions ---------------------------------------------------------
     def to_datetime(self, t_us: int) -> datetime:
@@ -85,6 +86,15 @@ class Calendar:
             return day * US_PER_DAY + self._open_us
         return a
 
+    def _add_weekdays(self, a: int, days: int) -> int:
+        """The same time of day ``days`` weekdays after weekday instant ``a``."""
+        day, tod = divmod(a, US_PER_DAY)
+        weeks, extra = divmod(days, 5)
+        day += 7 * weeks
+        wd = day % 7
+        day += extra + (2 if wd + extra >= 5 else 0)
+        return day * US_PER_DAY + tod
+
     def next_business_instant(self, dt: datetime) -> datetime:
         """``dt`` if it is inside business hours, else the next opening."""
         return self.to_datetime(self._next_open(self._abs(self.to_us(dt))) - self._base)
@@ -100,6 +110,19 @@ class Calendar:
             raise ValueError(f"hours(={hours}) must be >= 0")
         cur = self._next_open(self._abs(t_us))
         remaining = Decimal(hours)
+        full = self._full_day
+        if remaining > full and cur % US_PER_DAY != self._open_us:
+            closing = (cur // US_PER_DAY) * US_PER_DAY + self._close_us
+            remaining -= Decimal(str((closing - cur) / US_PER_SECOND)) / _SECONDS_PER_HOUR
+            cur = self._next_open(closing)
+        if remaining > full:
+            # Whole days cost exactly `full` each (an exact Decimal), so they can
+            # be skipped at once without changing the result.
+            whole, rest = divmod(remaining, full)
+            days = int(whole) - 1 if rest == 0 else int(whole)
+            if days > 0:
+                remaining -= days * full
+                cur = self._add_weekdays(cur, days)
         while remaining > 0:
             closing = (cur // US_PER_DAY) * US_PER_DAY + self._close_us
             available = Decimal(str((closing - cur) / US_PER_SECOND)) / _SECONDS_PER_HOUR

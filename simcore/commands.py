@@ -8,6 +8,7 @@ JSON argument validation, the help text and the LLM tool schema all come.
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 import types
@@ -136,7 +137,7 @@ def _to_float(value: Any) -> float | None:
     return out if math.isfinite(out) else None
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class CommandSpec:
     """A declared command: name, help, parameters and implementation."""
 
@@ -146,6 +147,10 @@ class CommandSpec:
     func: Callable[..., Any] = attrs.field(eq=False, repr=False)
     advances: bool = False
     hidden: bool = False
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, Param]:
+        return {p.name: p for p in self.params}
 
     @property
     def tool_name(self) -> str:
@@ -216,11 +221,11 @@ class CommandSpec:
     def bind_json(self, args: Mapping[str, Any] | None) -> dict:
         """Validate a JSON argument object (from a tool call) into keyword arguments."""
         args = dict(args or {})
-        names = {p.name: p for p in self.params}
+        names = self._by_name
         # Tool callers sometimes send flag spellings; accept them.
-        for key in list(args):
-            alias = key.lstrip("-").replace("-", "_")
-            if key not in names and alias in names and alias not in args:
+        for key in [k for k in args if k not in names]:
+            alias = str(key).lstrip("-").replace("-", "_")
+            if alias in names and alias not in args:
                 args[alias] = args.pop(key)
         unknown = sorted(set(args) - set(names))
         if unknown:

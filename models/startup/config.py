@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Literal
 
@@ -16,7 +17,7 @@ DistKind = Literal["triangular", "beta", "normal", "uniform", "constant"]
 
 
 @nested_config
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Dist:
     """A distribution family with its parameters, sampled as the reference does."""
 
@@ -49,6 +50,13 @@ class Dist:
 
     def sample(self, rng: random.Random) -> float:
         """One draw; ``constant`` draws nothing."""
+        return self.sampler()(rng)
+
+    def sampler(self):
+        """A fast function ``rng -> float`` making the same draws as :meth:`sample`."""
+        return _sampler(self)
+
+    def _draw(self, rng: random.Random) -> float:
         t = self.type
         if t == "triangular":
             return max(self.low, min(self.high, rng.triangular(self.low, self.high, self.mode)))
@@ -59,6 +67,24 @@ class Dist:
         if t == "uniform":
             return rng.uniform(self.low, self.high)
         return self.value
+
+
+@functools.cache
+def _sampler(dist: Dist):
+    """A fast sampling function for a distribution, same draws as ``Dist._draw``."""
+    lo, hi = dist.low, dist.high
+    if dist.type == "triangular":
+        mode = dist.mode
+
+        def tri(rng: random.Random) -> float:
+            v = rng.triangular(lo, hi, mode)
+            return lo if v < lo else (hi if v > hi else v)
+
+        return tri
+    if dist.type == "constant":
+        value = dist.value
+        return lambda rng: value
+    return dist._draw
 
 
 def _tri(low: float, high: float, mode: float) -> Dist:
@@ -96,7 +122,7 @@ class SalaryTier:
         return (self.min_cents + self.max_cents) // 2
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class StartupConfig:
     """Every value of a startup episode. Presets are instances of this class.
 

@@ -7,6 +7,7 @@ seed 1; only market tasks depend on the episode seed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import uuid
@@ -40,6 +41,16 @@ def make_uid(seed: int, kind: str, n: int) -> str:
     """A deterministic UUID for an entity."""
     digest = hashlib.sha256(f"bizsim:{seed}:{kind}:{n}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
+
+
+def task_uid(seed: int, serial: int) -> str:
+    """A deterministic UUID for task ``serial`` of a seed (a per-seed prefix plus the serial)."""
+    return _task_uid_prefix(seed) + f"{serial:012x}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _task_uid_prefix(seed: int) -> str:
+    return make_uid(seed, "task", 0)[:24]
 
 
 def generate_employees(cfg: StartupConfig) -> list[Employee]:
@@ -101,11 +112,26 @@ def _pick_domains(rng: random.Random, k: int, specialties: list[str], bias: floa
     return picked
 
 
-def _requirements(rng: random.Random, cfg: StartupConfig, prestige: int, specialties: list[str]) -> dict[str, int]:
-    k = int(cfg.dist.domain_count.sample(rng))
+class _Draws:
+    """A config's samplers, looked up once per generation run."""
+
+    __slots__ = ("domain_count", "qty", "reward", "delta", "boost", "prestige")
+
+    def __init__(self, cfg: StartupConfig) -> None:
+        d = cfg.dist
+        self.domain_count = d.domain_count.sampler()
+        self.qty = d.required_qty.sampler()
+        self.reward = d.reward_funds_cents.sampler()
+        self.delta = d.reward_prestige_delta.sampler()
+        self.boost = d.skill_boost.sampler()
+        self.prestige = d.required_prestige.sampler()
+
+
+def _requirements(rng: random.Random, cfg: StartupConfig, draws: _Draws, prestige: int, specialties: list[str]) -> dict[str, int]:
+    k = int(draws.domain_count(rng))
     domains = _pick_domains(rng, k, specialties, cfg.task_specialty_domain_bias)
     scale = 1 + cfg.prestige_qty_scale * (prestige - 1)
-    return {d: int(int(cfg.dist.required_qty.sample(rng)) * scale) for d in domains}
+    return {d: int(int(draws.qty(rng)) * scale) for d in domains}
 
 
 def _required_trust(rng: random.Random, cfg: StartupConfig, reward: int) -> int:
@@ -122,42 +148,57 @@ def _required_trust(rng: random.Random, cfg: StartupConfig, reward: int) -> int:
     return max(1, min(int(1 + frac * cfg.trust_level_reward_scale), cfg.trust_level_max_required))
 
 
-def _draw_task(rng, cfg, prestige, specialties):
-    required = _requirements(rng, cfg, prestige, specialties)
-    reward = int(int(cfg.dist.reward_funds_cents.sample(rng)) * (1 + cfg.reward_prestige_scale * (prestige - 1)))
+def _draw_task(rng, cfg, draws, prestige, specialties):
+    required = _requirements(rng, cfg, draws, prestige, specialties)
+    reward = int(int(draws.reward(rng)) * (1 + cfg.reward_prestige_scale * (prestige - 1)))
     required_trust = _required_trust(rng, cfg, reward)
     if required_trust > 0:
         reward = int(reward * (1.0 + cfg.trust_gated_reward_boost * required_trust))
-    delta = q3(cfg.dist.reward_prestige_delta.sample(rng))
-    boost = q4(cfg.dist.skill_boost.sample(rng))
+    delta = q3(draws.delta(rng))
+    boost = q4(draws.boost(rng))
     return required, reward, required_trust, delta, boost
+
+
+@functools.lru_cache(maxsize=64)
+def _market_specs(cfg: StartupConfig, seed: int, specialties: tuple[tuple[str, ...], ...], multipliers: tuple[float, ...]):
+    # Generation is a pure function of (config, seed): sweeps that run several
+    # agents on one seed generate its market once.
+    out = []
+    draws = _Draws(cfg)
+    n = len(specialties)
+    for idx in range(1, cfg.num_market_tasks + 1):
+        rng = stream(seed, f"task_{idx}")
+        prestige = 1 if idx - 1 < _FORCED_PRESTIGE_ONE else int(draws.prestige(rng))
+        ci = (idx - 1) % n
+        required, reward, trust, delta, boost = _draw_task(rng, cfg, draws, prestige, list(specialties[ci]))
+        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), delta, boost, tuple(required.items())))
+    return tuple(out)
 
 
 def generate_market(cfg: StartupConfig, seed: int, clients: list[Client]) -> list[Task]:
     """The initial market: tasks dealt round-robin to clients, rewards times client multiplier."""
-    out = []
-    for idx in range(1, cfg.num_market_tasks + 1):
-        rng = stream(seed, f"task_{idx}")
-        if idx - 1 < _FORCED_PRESTIGE_ONE:
-            prestige = 1
-        else:
-            prestige = int(cfg.dist.required_prestige.sample(rng))
-        client = clients[(idx - 1) % len(clients)]
-        required, reward, trust, delta, boost = _draw_task(rng, cfg, prestige, client.specialties)
-        reward = int(reward * client.multiplier)
-        out.append(
-            Task(make_uid(seed, "task", idx), idx, f"Task-{idx}", client, prestige, trust, reward, delta, boost, required, idx - 1)
-        )
-    return out
+    specs = _market_specs(cfg, seed, tuple(tuple(c.specialties) for c in clients), tuple(c.multiplier for c in clients))
+    return [
+        Task(task_uid(seed, idx), idx, f"Task-{idx}", clients[ci], prestige, trust, reward, delta, boost, dict(req), idx - 1)
+        for idx, ci, prestige, trust, reward, delta, boost, req in specs
+    ]
+
+
+@functools.lru_cache(maxsize=8192)
+def _replacement_spec(cfg: StartupConfig, seed: int, counter: int, prestige: int, specialties: tuple[str, ...]):
+    rng = stream(seed, f"replenish_{counter}")
+    required, reward, trust, delta, boost = _draw_task(rng, cfg, _Draws(cfg), prestige, list(specialties))
+    return tuple(required.items()), reward, trust, delta, boost
 
 
 def generate_replacement(
     cfg: StartupConfig, seed: int, counter: int, serial: int, like: Task, market_slot: int | None
 ) -> Task:
     """The task that refills the market after ``like`` is accepted (stream ``replenish_{counter}``)."""
-    rng = stream(seed, f"replenish_{counter}")
-    required, reward, trust, delta, boost = _draw_task(rng, cfg, like.required_prestige, like.client.specialties)
+    required, reward, trust, delta, boost = _replacement_spec(
+        cfg, seed, counter, like.required_prestige, tuple(like.client.specialties)
+    )
     return Task(
-        make_uid(seed, "task", serial), serial, f"Task-{counter}", like.client, like.required_prestige, trust,
-        reward, delta, boost, required, market_slot,
+        task_uid(seed, serial), serial, f"Task-{counter}", like.client, like.required_prestige, trust,
+        reward, delta, boost, dict(required), market_slot,
     )

@@ -1,0 +1,51 @@
+"""How fast does the startup world run? Greedy years and commands per second, one core.
+
+Run: ``python benchmarks/startup_year.py [--years 200] [--repeats 5]``.
+Each repeat runs ``--years`` episodes on distinct seeds (cold: every world
+is generated afresh) and reports the median over repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from bizsim.agents import greedy, greedy_reference
+from bizsim.models.startup import StartupWorld
+
+
+def measure(preset: str, agent, years: int, first_seed: int) -> tuple[float, float, float]:
+    """Years per second, commands per second, and mean milliseconds per year."""
+    commands = 0
+    start = time.perf_counter()
+    for seed in range(first_seed, first_seed + years):
+        world = StartupWorld(preset, seed)
+        world.run(agent)
+        commands += world.trajectory.count("cmd")
+    elapsed = time.perf_counter() - start
+    return years / elapsed, commands / elapsed, 1000 * elapsed / years
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--years", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    for label, preset, agent in (("greedy / default", "default", greedy), ("greedy-reference / reference", "reference", greedy_reference)):
+        runs = [measure(preset, agent, args.years, 1 + r * args.years) for r in range(args.repeats)]
+        yps = statistics.median(r[0] for r in runs)
+        cps = statistics.median(r[1] for r in runs)
+        ms = statistics.median(r[2] for r in runs)
+        print(f"{label:30s} {yps:8.1f} years/s  {cps:10.0f} commands/s  {ms:6.2f} ms/year  (median of {args.repeats} x {args.years} seeds)")
+    init = []
+    for r in range(args.repeats):
+        t = time.perf_counter()
+        for seed in range(1, 101):
+            StartupWorld("default", seed)
+        init.append((time.perf_counter() - t) * 10)
+    print(f"{'world generation':30s} {statistics.median(init):8.2f} ms/world (median)")
+
+
+if __name__ == "__main__":
+    main()

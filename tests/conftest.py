@@ -1,0 +1,54 @@
+"""Shared fixtures and the Hypothesis profile of the test suite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
+
+from bizsim.models.startup import StartupWorld
+
+# One profile for CI and local runs: fixed examples (derandomize), no example
+# database on disk, no per-example deadline (world runs vary in wall time).
+settings.register_profile(
+    "ci",
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+_hypothesis_home: str | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Keep Hypothesis' cache files (written from collection on) in a temporary directory, not the repository."""
+    global _hypothesis_home
+    _hypothesis_home = tempfile.mkdtemp(prefix="bizsim-hypothesis-")
+    set_hypothesis_home_dir(_hypothesis_home)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Remove Hypothesis' temporary cache directory."""
+    if _hypothesis_home is not None:
+        shutil.rmtree(_hypothesis_home, ignore_errors=True)
+
+
+@pytest.fixture
+def world() -> StartupWorld:
+    """A fresh startup world, preset ``default``, seed 1, at 2025-01-01 09:00."""
+    return StartupWorld("default", 1)
+
+
+@pytest.fixture
+def ref_world() -> StartupWorld:
+    """A fresh startup world, preset ``reference``, seed 1."""
+    return StartupWorld("reference", 1)

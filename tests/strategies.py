@@ -1,0 +1,187 @@
+"""Shared Hypothesis strategies: presets, seeds, command lines and command sequences.
+
+Every new feature extends this module (a new preset is picked up from
+``PRESETS``; a new command from ``COMMANDS``; a new kind of agent action gets
+a case in :func:`actions` and in :func:`render`).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bizsim.models.startup import PRESETS
+from bizsim.models.startup.commands import COMMANDS
+from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
+
+__all__ = [
+    "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
+    "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render",
+]
+
+#: First words the paper's prompt (and bizsim) put before a command.
+PROGRAMS = ("yc-bench", "bizsim")
+#: Every command an agent is told about, e.g. ``task accept``.
+COMMAND_NAMES = tuple(spec.name for spec in COMMANDS.visible())
+#: The words command names are made of.
+WORDS = tuple(sorted({w for name in COMMAND_NAMES for w in name.split()}))
+#: Every option flag of every command (hidden ones included).
+FLAGS = tuple(sorted({p.flag for spec in COMMANDS for p in spec.params}))
+#: Values an agent plausibly types after a flag, valid and not.
+VALUE_WORDS = (
+    "Task-1", "Task-8", "Task-42", "Task-0", "Task-9000", "Task-99999", "task-42", "Emp_1", "Emp_1,Emp_4,Emp_7",
+    "Emp_99", "Emp_1,,Emp_2", *DOMAINS, "data engineering", *TASK_STATUSES, "bogus", "0", "-1", "5", "100000",
+    "1e9", "nan", "inf", "true", "false", "", " ", "01/31/2025", "13/45/2025", "2025-02", "2025-13", "text",
+)
+
+
+def presets() -> st.SearchStrategy[str]:
+    """A startup preset name."""
+    return st.sampled_from(sorted(PRESETS))
+
+
+def seeds(max_value: int = 100_000) -> st.SearchStrategy[int]:
+    """A world seed."""
+    return st.integers(min_value=0, max_value=max_value)
+
+
+def _text(max_size: int = 12) -> st.SearchStrategy[str]:
+    # Unicode (no surrogates), quotes, backslashes and control characters.
+    return st.text(
+        st.one_of(st.characters(codec="utf-8"), st.sampled_from("'\"\\ \t\n=-,")), max_size=max_size
+    )
+
+
+def tokens() -> st.SearchStrategy[str]:
+    """One raw token of a command line, usually near the command vocabulary."""
+    return st.one_of(
+        st.sampled_from(WORDS),
+        st.sampled_from(FLAGS),
+        st.builds(lambda f, v: f"{f}={shlex.quote(v)}", st.sampled_from(FLAGS), st.sampled_from(VALUE_WORDS)),
+        st.sampled_from(VALUE_WORDS).map(shlex.quote),
+        st.sampled_from(PROGRAMS),
+        _text().map(shlex.quote),
+        _text(6),  # raw: may hold unbalanced quotes
+        st.sampled_from(["--", "-", "--task_id", "--TASK-ID", "'", '"', "\\", "''", "#"]),
+    )
+
+
+def near_miss_lines() -> st.SearchStrategy[str]:
+    """Lines built from the command vocabulary, mostly slightly wrong."""
+    return st.lists(tokens(), max_size=8).map(" ".join)
+
+
+def valid_shaped_lines() -> st.SearchStrategy[str]:
+    """A real command name with random (well-quoted) flags and values after it."""
+    pair = st.tuples(st.sampled_from(FLAGS), st.one_of(st.sampled_from(VALUE_WORDS), _text()))
+    return st.builds(
+        lambda prog, name, pairs: " ".join(
+            [*([prog] if prog else []), name, *(f"{f} {shlex.quote(v)}" for f, v in pairs)]
+        ),
+        st.sampled_from((None, *PROGRAMS)),
+        st.sampled_from(COMMAND_NAMES),
+        st.lists(pair, max_size=4),
+    )
+
+
+def command_lines() -> st.SearchStrategy[str]:
+    """Anything an agent might send as a command line."""
+    return st.one_of(st.text(max_size=40), near_miss_lines(), valid_shaped_lines())
+
+
+# ---------------------------------------------------------------------------
+# sequences of agent actions, rendered into command lines against a live world
+
+_RESUME = st.just(("resume",))
+_TEAM = st.lists(st.integers(min_value=1, max_value=9), min_size=0, max_size=9)
+
+
+def actions() -> st.SearchStrategy[tuple]:
+    """One abstract agent action; :func:`render` turns it into command lines.
+
+    Indices pick among what the world shows at that moment, so sequences stay
+    meaningful whatever happened before (and shrink well).
+    """
+    return st.one_of(
+        st.tuples(st.just("start"), st.integers(0, 40), _TEAM),
+        st.tuples(st.just("accept"), st.integers(0, 40)),
+        st.tuples(st.just("assign"), st.integers(0, 10), _TEAM),
+        st.tuples(st.just("dispatch"), st.integers(0, 10)),
+        st.tuples(st.just("cancel"), st.integers(0, 10), _text(20)),
+        _RESUME,
+        _RESUME,
+        _RESUME,
+        st.tuples(st.just("browse"), st.none() | st.sampled_from(DOMAINS), st.none() | st.integers(1, 60)),
+        st.tuples(st.just("inspect"), st.integers(0, 400)),
+        st.tuples(st.just("list"), st.none() | st.sampled_from(TASK_STATUSES)),
+        st.tuples(st.just("note"), st.sampled_from(["write", "append"]), _text(30)),
+        st.sampled_from([("observe", name) for name in (
+            "company status", "employee list", "client list", "client history", "finance ledger",
+            "report monthly", "scratchpad read", "task assign-all --task-id Task-1",
+        )]),
+    )
+
+
+def action_sequences(min_size: int = 1, max_size: int = 25) -> st.SearchStrategy[list[tuple]]:
+    """A list of abstract agent actions."""
+    return st.lists(actions(), min_size=min_size, max_size=max_size)
+
+
+def _owned(world: Any) -> list[Any]:
+    return [t for t in world.tasks if t.status in ("planned", "active")]
+
+
+def _pick(items: list[Any], k: int) -> Any:
+    return items[k % len(items)] if items else None
+
+
+def render(world: Any, action: tuple) -> list[str]:
+    """The command lines an action stands for in the world's current state.
+
+    Reads the world's state directly (no commands), so rendering leaves no
+    trace in the trajectory.
+    """
+    kind = action[0]
+    market = world.market[:40]
+    owned = _owned(world)
+    if kind in ("start", "accept"):
+        task = _pick(market, action[1])
+        title = task.title if task is not None else "Task-1"
+        if kind == "accept":
+            return [f"yc-bench task accept --task-id {title}"]
+        team = ",".join(f"Emp_{i}" for i in action[2]) or "Emp_1"
+        return [
+            f"yc-bench task accept --task-id {title}",
+            f"yc-bench task assign --task-id {title} --employees {team}",
+            f"yc-bench task dispatch --task-id {title}",
+        ]
+    if kind in ("assign", "dispatch", "cancel"):
+        task = _pick(owned, action[1])
+        title = task.title if task is not None else (market[0].title if market else "Task-1")
+        if kind == "assign":
+            team = ",".join(f"Emp_{i}" for i in action[2])
+            return [f"yc-bench task assign --task-id {title} --employees {shlex.quote(team)}"]
+        if kind == "dispatch":
+            return [f"yc-bench task dispatch --task-id {title}"]
+        return [f"yc-bench task cancel --task-id {title} --reason {shlex.quote(action[2])}"]
+    if kind == "resume":
+        return ["yc-bench sim resume"]
+    if kind == "browse":
+        line = "yc-bench market browse"
+        if action[1] is not None:
+            line += f" --domain {action[1]}"
+        if action[2] is not None:
+            line += f" --limit {action[2]}"
+        return [line]
+    if kind == "inspect":
+        task = _pick(world.tasks, action[1])
+        return [f"yc-bench task inspect --task-id {task.title}"]
+    if kind == "list":
+        return ["yc-bench task list" + (f" --status {action[1]}" if action[1] else "")]
+    if kind == "note":
+        return [f"yc-bench scratchpad {action[1]} --content {shlex.quote(action[2])}"]
+    if kind == "observe":
+        return [f"yc-bench {action[1]}"]
+    raise ValueError(f"unknown action {action!r}")
