@@ -147,6 +147,7 @@ class CommandSpec:
     func: Callable[..., Any] = attrs.field(eq=False, repr=False)
     advances: bool = False
     hidden: bool = False
+    counted: bool = True
 
     @functools.cached_property
     def _by_name(self) -> dict[str, Param]:
@@ -324,9 +325,14 @@ class CommandSet:
         *,
         advances: bool = False,
         hidden: bool = False,
+        counted: bool = True,
         choices: Mapping[str, tuple] | None = None,
     ) -> Callable[[Callable], Callable]:
-        """Declare ``func`` as the command ``name``."""
+        """Declare ``func`` as the command ``name``.
+
+        ``counted`` commands use up a day-based world's daily action budget;
+        observation-only or free commands pass ``counted=False``.
+        """
 
         def register(func: Callable) -> Callable:
             if name in self._specs:
@@ -338,6 +344,7 @@ class CommandSet:
                 func=func,
                 advances=advances,
                 hidden=hidden,
+                counted=counted and not advances,
             )
             self._specs[name] = spec
             func.spec = spec  # type: ignore[attr-defined]

@@ -1,0 +1,112 @@
+"""Worlds that move one day at a time, with a daily budget of actions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import simpy
+
+from .calendar import US_PER_DAY, Calendar
+from .commands import CommandSpec
+from .errors import CommandError
+from .world import Status, World
+
+__all__ = ["DayWorld", "PRIO_DAY_END", "PRIO_DAY_STOP"]
+
+PRIO_DAY_END = 10
+PRIO_DAY_STOP = 90
+
+
+class DayWorld(World):
+    """A world whose agent acts at the start of each day and then ends it.
+
+    Each day the agent may issue up to ``daily_budget`` counted commands
+    (``None``: no limit). The advance command (EcoGym's ``task_done``) ends
+    the day: the world runs :meth:`end_day` for the day that closes, moves
+    the clock to the next day and reports. The command that uses the last
+    action of the budget ends the day by itself: later commands that day are
+    refused, and the next advance delivers the day's report.
+
+    Subclasses implement :meth:`end_day` and :meth:`finished_status`.
+    """
+
+    advance_command = "task_done"
+
+    def __init__(self, config: Any, seed: int, *, start: datetime, daily_budget: int | None, horizon_days: int) -> None:
+        super().__init__(config, seed, Calendar(start.replace(hour=0, minute=0, second=0, microsecond=0)))
+        if daily_budget is not None and daily_budget < 1:
+            raise ValueError(f"daily_budget(={daily_budget}) must be >= 1 or None")
+        if horizon_days < 1:
+            raise ValueError(f"horizon_days(={horizon_days}) must be >= 1")
+        self.daily_budget = daily_budget
+        self.horizon_days = horizon_days
+        self.day = 0
+        self.actions_today = 0
+        self._day_ending = False
+
+    # budget ----------------------------------------------------------------
+    @property
+    def actions_left(self) -> int | None:
+        """Counted actions still allowed today (``None``: unlimited)."""
+        if self.daily_budget is None:
+            return None
+        return max(0, self.daily_budget - self.actions_today)
+
+    @property
+    def day_ending(self) -> bool:
+        """True once today's end has been requested (explicitly or by the budget)."""
+        return self._day_ending
+
+    def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
+        if spec.counted and not self.done:
+            refusal = None
+            if self._day_ending:
+                refusal = CommandError(
+                    f"Day {self.day} is over; no more actions today.",
+                    f"Call {self.advance_command} to receive the day's report.",
+                )
+            if refusal is not None:
+                self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": refusal.to_dict()})
+                if raise_errors:
+                    raise refusal
+                return refusal.to_dict()
+        result = super()._invoke(spec, kwargs, raise_errors=raise_errors)
+        if spec.counted and not (isinstance(result, dict) and "error" in result):
+            self.actions_today += 1
+            if self.daily_budget is not None and self.actions_today >= self.daily_budget:
+                self.request_day_end()
+        return result
+
+    # the day ------------------------------------------------------------------
+    def request_day_end(self) -> simpy.Event:
+        """End today; the returned event fires with the day's report."""
+        waiter = self._await_stop()
+        if not self._day_ending:
+            self._day_ending = True
+            ev = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
+            ev.callbacks.append(self._on_day_end)
+        return waiter
+
+    def _on_day_end(self, _ev: simpy.Event) -> None:
+        if self.done:
+            return
+        closing_day = self.day
+        self._now_us += US_PER_DAY
+        self.day = closing_day + 1
+        report = self.end_day(closing_day)
+        self.actions_today = 0
+        self._day_ending = False
+        self.record_event("day_end", {"day": closing_day})
+        status = self.finished_status()
+        if status is not None:
+            self._end(status, status.value)
+        self._deliver_stop(report, PRIO_DAY_STOP)
+
+    def end_day(self, day: int) -> dict:
+        """Run the transition of ``day`` (the day that closes); return the report."""
+        raise NotImplementedError
+
+    def finished_status(self) -> Status | None:
+        """The terminal status if the episode is over after a transition, else ``None``."""
+        return Status.HORIZON if self.day >= self.horizon_days else None
