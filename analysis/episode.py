@@ -77,10 +77,15 @@ class EpisodeResult:
         return out
 
 
-def _counting(agent: Callable, counter: list[int], on_stop: Callable[[World], None] | None) -> Callable:
+#: Yields at one instant after which an agent is taken to be stuck (e.g. resuming with nothing active).
+STALL_LIMIT = 1000
+
+
+def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop: Callable[[World], None] | None) -> Callable:
     def wrapped(world: World) -> Generator:
         gen = agent(world)
         value: Any = None
+        last, same = -1, 0
         while True:
             try:
                 event = gen.send(value)
@@ -88,6 +93,12 @@ def _counting(agent: Callable, counter: list[int], on_stop: Callable[[World], No
                 return
             counter[0] += 1
             value = yield event
+            same = same + 1 if world.now_us == last else 0
+            last = world.now_us
+            if same >= STALL_LIMIT:
+                stalled[0] = True
+                gen.close()
+                return
             if on_stop is not None:
                 on_stop(world)
 
@@ -134,10 +145,11 @@ def run_episode(
     for episode in range(1, max_episodes + 1):
         kwargs = {"scratchpad": scratchpad} if scratchpad else {}
         w = cls(preset, seed, **kwargs)
-        counter = [0]
-        w.run(_counting(make, counter, on_stop))
+        counter, stalled = [0], [False]
+        w.run(_counting(make, counter, stalled, on_stop))
         turns_total += counter[0]
-        record = {"episode": episode, "terminal_reason": TERMINAL_REASONS[w.status], "turns": counter[0], **w.summary()}
+        reason = "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
+        record = {"episode": episode, "terminal_reason": reason, "turns": counter[0], **w.summary()}
         episodes.append(record)
         if w.status is not Status.BANKRUPT:
             break
@@ -150,7 +162,7 @@ def run_episode(
         seed=seed,
         agent=agent_name,
         agent_options=dict(agent_options or {}),
-        terminal_reason=TERMINAL_REASONS[w.status],
+        terminal_reason=episodes[-1]["terminal_reason"],
         bankrupt=w.status is Status.BANKRUPT,
         turns=turns_total,
         commands=w.trajectory.count("cmd"),

@@ -19,32 +19,43 @@ class Trajectory:
 
     ``kind`` is ``"cmd"`` (data: arguments and result or error), ``"stop"``
     (data: what an advance returned) or ``"event"`` (data: the event's fields).
-    Records hold references; nothing is serialised until asked.
+    Each record's data is serialised when it is added, so an agent that later
+    changes a result it was handed cannot rewrite history.
     """
 
-    __slots__ = ("records",)
+    __slots__ = ("_rows",)
 
     def __init__(self) -> None:
-        self.records: list[tuple[int, str, str, Any]] = []
+        self._rows: list[tuple[int, str, str, str]] = []
 
     def add(self, t_us: int, kind: str, name: str, data: Any) -> None:
         """Append one record."""
-        self.records.append((t_us, kind, name, data))
+        self._rows.append((t_us, kind, name, to_json(data)))
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self._rows)
 
     def __iter__(self) -> Iterator[tuple[int, str, str, Any]]:
-        return iter(self.records)
+        for t, k, n, text in self._rows:
+            yield t, k, n, json.loads(text)
+
+    def of_kind(self, kind: str) -> Iterator[tuple[int, str, Any]]:
+        """``(t_us, name, data)`` of every record of one kind."""
+        for t, k, n, text in self._rows:
+            if k == kind:
+                yield t, n, json.loads(text)
 
     def count(self, kind: str) -> int:
         """How many records of a kind."""
-        return sum(1 for r in self.records if r[1] == kind)
+        return sum(1 for r in self._rows if r[1] == kind)
 
     def as_dicts(self) -> list[dict]:
         """The records as JSON-able dicts."""
-        return [{"t_us": t, "kind": k, "name": n, "data": d} for t, k, n, d in self.records]
+        return [{"t_us": t, "kind": k, "name": n, "data": d} for t, k, n, d in self]
 
     def to_jsonl(self) -> str:
         """One canonical JSON object a line; equal trajectories give equal text."""
-        return "".join(to_json(d) + "\n" for d in self.as_dicts())
+        return "".join(
+            f'{{"data":{text},"kind":{json.dumps(k)},"name":{json.dumps(n, ensure_ascii=False)},"t_us":{t}}}\n'
+            for t, k, n, text in self._rows
+        )

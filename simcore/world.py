@@ -139,9 +139,7 @@ class World:
     def command_log(self) -> list[tuple[int, str]]:
         """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay."""
         out = []
-        for t, kind, name, data in self.trajectory.records:
-            if kind != "cmd":
-                continue
+        for t, name, data in self.trajectory.of_kind("cmd"):
             if name == "?":
                 out.append((t, data.get("line") or f"?tool {data.get('tool')}"))
             else:
@@ -170,6 +168,13 @@ class World:
         self.terminal_detail = detail
         self.trajectory.add(self._now_us, "event", "episode_end", {"status": status.value, "detail": detail})
         self.env.succeed_at(self.finished, self._now_us, 1_000_000, status)
+
+    def abort(self, detail: str) -> None:
+        """End the episode with status ``error``: the agent gave up (API failures, a spending cap, a turn limit).
+
+        The world's state is kept as it is; ``terminal_detail`` says why.
+        """
+        self._end(Status.ERROR, detail)
 
     def record_event(self, name: str, data: dict) -> None:
         """Append a world event to the trajectory."""

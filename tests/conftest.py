@@ -30,8 +30,13 @@ _hypothesis_home: str | None = None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Keep Hypothesis' cache files (written from collection on) in a temporary directory, not the repository."""
+    """Keep Hypothesis' cache files (written from collection on) in a temporary directory, not the repository.
+
+    Set HYPOTHESIS_STORAGE_DIRECTORY to keep a persistent cache instead (saves rebuilding the Unicode tables).
+    """
     global _hypothesis_home
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
     _hypothesis_home = tempfile.mkdtemp(prefix="bizsim-hypothesis-")
     set_hypothesis_home_dir(_hypothesis_home)
 

@@ -1,0 +1,122 @@
+"""Every knob of the LLM agent, one frozen value recorded with each run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from bizsim.simcore.config import in_range
+from bizsim.simcore.errors import ConfigError
+
+from .pricing import check_prices
+
+__all__ = ["LLMAgentConfig", "MEMORY_NAMES"]
+
+#: Memory modules an agent can switch on by name.
+MEMORY_NAMES = ("window", "scratchpad", "state", "episodic")
+
+
+def _memory(value: Any) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    names = tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else tuple(value)
+    bad = [n for n in names if n not in MEMORY_NAMES]
+    if bad:
+        raise ConfigError(f"memory(={', '.join(bad)}) must name modules among {', '.join(MEMORY_NAMES)}")
+    return tuple(dict.fromkeys(names))
+
+
+def _prices(value: Any) -> dict | None:
+    return None if value is None else check_prices(value)
+
+
+@attrs.frozen
+class LLMAgentConfig:
+    """The LLM agent's settings. ``None`` means "the world's or the protocol's own value".
+
+    Model and endpoint:
+        model: litellm name ``PROVIDER/MODEL``.
+        api_base: OpenAI-compatible endpoint URL.
+        api_key_env: environment variable holding the key (the key itself is never recorded).
+        temperature, max_tokens: sampling; ``None`` is not sent (as in YC-Bench).
+        timeout_s: per-call timeout.
+    Protocol:
+        protocol: ``yc-bench`` or ``ecogym``; ``None`` = the one registered for the world.
+        history_rounds: YC-Bench rounds kept (``None`` = world's ``history_keep_rounds``, 20).
+        history_messages: EcoGym messages kept (128).
+        auto_advance: YC-Bench idle turns before an automatic ``sim resume``
+            (``None`` = world's ``auto_advance_after_turns``; 0 = never).
+        max_turns: model calls per episode (``None`` = world's ``max_turns``, unset = no limit).
+    Budgets:
+        max_cost_usd, max_tokens_total: hard caps for the whole run.
+        prices: ``{model: (input $/M, output $/M)}``, winning over litellm's map.
+    Faults:
+        max_api_failures: consecutive failed API attempts before the run ends with status ``error``.
+        backoff_base_s, backoff_max_s: exponential backoff between attempts.
+        max_tool_calls_per_turn, max_command_chars, max_reply_chars: limits on oversized replies.
+    Memory:
+        memory: extra modules among ``window, scratchpad, state, episodic``.
+        memory_limit: retrieved items shown per turn.
+        episodic_decay_per_day: λ in cosine × exp(−λ·Δt days).
+        embedder: ``hash`` (deterministic, local) or ``provider:MODEL``.
+    Logging:
+        log_raw: keep providers' raw answers in ``llm_calls.jsonl``.
+        fsync: fsync every record (slower; survives power loss, not just a crash).
+    """
+
+    model: str = attrs.field(default="scripted")
+    api_base: str | None = None
+    api_key_env: str | None = None
+    temperature: float | None = attrs.field(default=None, validator=in_range(0.0, 2.0))
+    max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
+    timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
+    protocol: str | None = None
+    history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
+    history_messages: int = attrs.field(default=128, validator=in_range(2))
+    auto_advance: int | None = attrs.field(default=None, validator=in_range(0))
+    max_turns: int | None = attrs.field(default=None, validator=in_range(1))
+    max_cost_usd: float | None = attrs.field(default=None, validator=in_range(0.0))
+    max_tokens_total: int | None = attrs.field(default=None, validator=in_range(1))
+    prices: dict | None = attrs.field(default=None, converter=_prices)
+    max_api_failures: int = attrs.field(default=6, validator=in_range(1))
+    backoff_base_s: float = attrs.field(default=1.0, validator=in_range(0.0))
+    backoff_max_s: float = attrs.field(default=60.0, validator=in_range(0.0))
+    max_tool_calls_per_turn: int = attrs.field(default=50, validator=in_range(1))
+    max_command_chars: int = attrs.field(default=200_000, validator=in_range(16))
+    max_reply_chars: int = attrs.field(default=20_000, validator=in_range(100))
+    memory: tuple[str, ...] = attrs.field(default=(), converter=_memory)
+    memory_limit: int = attrs.field(default=15, validator=in_range(1))
+    episodic_decay_per_day: float = attrs.field(default=0.05, validator=in_range(0.0))
+    embedder: str = "hash"
+    log_raw: bool = True
+    fsync: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ConfigError(f"model(={self.model!r}) must name a model, e.g. openai/gpt-4o-mini")
+        if self.protocol is not None and self.protocol not in ("yc-bench", "ecogym"):
+            raise ConfigError(f"protocol(={self.protocol!r}) must be 'yc-bench' or 'ecogym' (or unset)")
+        if not (self.embedder == "hash" or self.embedder.startswith("provider:")):
+            raise ConfigError(f"embedder(={self.embedder!r}) must be 'hash' or 'provider:MODEL'")
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> LLMAgentConfig:
+        """Build from a dict of options, naming unknown keys."""
+        known = {f.name for f in attrs.fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ConfigError(f"unknown LLM agent option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        try:
+            return cls(**options)
+        except TypeError as exc:
+            raise ConfigError(f"LLM agent options: {exc}") from None
+
+    def to_dict(self) -> dict:
+        """JSON-able form (no secrets live here: only the key's variable name)."""
+        out = attrs.asdict(self)
+        out["memory"] = list(self.memory)
+        if self.prices is not None:
+            out["prices"] = {k: list(v) for k, v in self.prices.items()}
+        return out

@@ -1,0 +1,47 @@
+"""Errors of the LLM harness, rooted at :class:`BizSimError`."""
+
+from __future__ import annotations
+
+from bizsim.simcore.errors import BizSimError
+
+__all__ = ["ModelError", "TransientModelError", "FatalModelError", "PreflightError", "RunAborted", "scrub"]
+
+
+class ModelError(BizSimError):
+    """A model call failed."""
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: timeout, connection error, 429, 5xx, an answer without choices."""
+
+
+class FatalModelError(ModelError):
+    """A failure retrying cannot fix: bad key, unknown model, malformed request."""
+
+
+class PreflightError(ModelError):
+    """The pre-flight call failed: the model, key or endpoint is wrong."""
+
+
+class RunAborted(BizSimError):
+    """The harness gives up on the run (API failures, a cap); the episode ends with status ``error``.
+
+    ``detail`` is the short reason recorded as the episode's ``terminal_detail``.
+    """
+
+    def __init__(self, detail: str, message: str | None = None, failed_attempts: int = 0) -> None:
+        super().__init__(message or detail)
+        self.detail = detail
+        self.failed_attempts = failed_attempts
+
+
+def scrub(text: str, secrets: tuple[str | None, ...]) -> str:
+    """``text`` with every secret (API key) replaced by ``***``, so none reaches a log.
+
+    >>> scrub("bad key sk-123 given", ("sk-123",))
+    'bad key *** given'
+    """
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text

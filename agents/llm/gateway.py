@@ -1,0 +1,200 @@
+"""Every model call goes through here: replay, concurrency limit, retries, pricing, the call log.
+
+On a resumed run the gateway first serves the recorded answers, in order,
+checking that each request is the one recorded (same hash), without calling
+the model; when the records run out it goes live. Live calls are retried
+with exponential backoff on transient failures, priced, and appended to
+``llm_calls.jsonl`` before the harness acts on them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from bizsim.simcore.errors import ReplayError
+
+from .errors import FatalModelError, RunAborted, TransientModelError, scrub
+from .limits import EndpointLimiter
+from .pricing import Pricing
+from .runlog import JsonlWriter, digest
+from .types import ModelResponse
+
+__all__ = ["ModelGateway", "backoff_delay", "request_digest"]
+
+
+def backoff_delay(failures: int, base_s: float, max_s: float) -> float:
+    """Seconds to wait after the ``failures``-th consecutive failure: base·2^(n−1), capped.
+
+    >>> [backoff_delay(n, 1.0, 5.0) for n in (1, 2, 3, 4)]
+    [1.0, 2.0, 4.0, 5.0]
+    """
+    return min(max_s, base_s * 2 ** max(0, failures - 1))
+
+
+def request_digest(model: str, params: dict, tools_digest: str, message_digests: Sequence[str]) -> str:
+    """The hash naming one request: model, sampling parameters, tools and every message.
+
+    Message digests are computed once per message, so hashing a request costs
+    O(messages), not O(characters).
+    """
+    return digest([model, params, tools_digest, list(message_digests)])
+
+
+class ModelGateway:
+    """Replay, then live calls with limits, retries, prices and a durable log.
+
+    Args:
+        client: the model client.
+        model: the model name (for prices and records).
+        pricing: prices calls.
+        log: the ``llm_calls.jsonl`` writer, or ``None`` to keep nothing.
+        replay: recorded rows to serve before going live (resume).
+        limiter: per-endpoint concurrency limit shared with other runs.
+        max_failures: consecutive failed attempts that abort the run.
+        backoff: ``(base_s, max_s)`` of the exponential backoff.
+        sleep: how to wait between attempts (tests inject a fake).
+        secrets: strings never to write (API keys).
+        log_raw: keep the provider's raw answers.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        pricing: Pricing,
+        *,
+        log: JsonlWriter | None = None,
+        replay: Sequence[dict] = (),
+        limiter: EndpointLimiter | None = None,
+        max_failures: int = 6,
+        backoff: tuple[float, float] = (1.0, 60.0),
+        sleep: Callable[[float], None] = time.sleep,
+        secrets: tuple[str | None, ...] = (),
+        log_raw: bool = True,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.pricing = pricing
+        self.log = log
+        self._replay = deque(r for r in replay if r.get("kind") in ("chat", "embed") and r.get("ok", True))
+        self.limiter = limiter
+        self.max_failures = max_failures
+        self.backoff = backoff
+        self.sleep = sleep
+        self.secrets = secrets
+        self.log_raw = log_raw
+        self.calls = 0              # answered calls, replayed or live
+        self.replayed = 0
+        self.live = 0
+        self.consecutive_failures = 0
+
+    @property
+    def replaying(self) -> bool:
+        """True while recorded answers remain to be served."""
+        return bool(self._replay)
+
+    def _slot(self) -> contextlib.AbstractContextManager:
+        if self.limiter is None:
+            return contextlib.nullcontext()
+        return self.limiter.slot(getattr(self.client, "endpoint", self.model))
+
+    def _next_recorded(self, kind: str, request: str) -> dict:
+        rec = self._replay.popleft()
+        if rec.get("kind") != kind or rec.get("request") != request:
+            raise ReplayError(
+                f"recorded call {self.calls} is a {rec.get('kind')} call for request {str(rec.get('request'))[:12]}…, "
+                f"but the run now makes a {kind} call for request {request[:12]}…: the run's spec, bizsim's version "
+                "or the log changed, so the recorded answers no longer fit; start a new run instead of resuming"
+            )
+        self.calls += 1
+        self.replayed += 1
+        return rec
+
+    def chat(
+        self, messages: Sequence[dict], tools: Sequence[dict] | None, params: dict, request: str, meta: dict
+    ) -> tuple[ModelResponse, int]:
+        """Answer one chat request: the recorded answer while replaying, else a live call.
+
+        Returns:
+            the response (priced) and the number of failed attempts before it.
+
+        Raises:
+            RunAborted: too many consecutive failures, or a fatal one.
+            ReplayError: a recorded answer was made for a different request.
+        """
+        if self._replay:
+            rec = self._next_recorded("chat", request)
+            return ModelResponse.from_record(rec["response"]), int(rec.get("failed_attempts", 0))
+        errors: list[str] = []
+        while True:
+            start = time.perf_counter()
+            try:
+                with self._slot():
+                    response = self.client.complete(messages, tools, **params)
+            except TransientModelError as exc:
+                self.consecutive_failures += 1
+                errors.append(scrub(str(exc), self.secrets))
+                if self.consecutive_failures >= self.max_failures:
+                    self._log_failure(request, meta, errors)
+                    raise RunAborted(
+                        "api_failures",
+                        f"{self.consecutive_failures} consecutive failed model calls; last: {errors[-1]}",
+                        len(errors),
+                    ) from None
+                self.sleep(backoff_delay(self.consecutive_failures, *self.backoff))
+                continue
+            except FatalModelError as exc:
+                errors.append(scrub(str(exc), self.secrets))
+                self._log_failure(request, meta, errors)
+                raise RunAborted("api_error", f"the model call failed: {errors[-1]}", len(errors)) from None
+            break
+        self.consecutive_failures = 0
+        latency = response.latency_s or (time.perf_counter() - start)
+        response = attrs.evolve(response, cost_usd=self.pricing.cost(response.usage), latency_s=latency)
+        self.calls += 1
+        self.live += 1
+        if self.log is not None:
+            self.log.write(
+                {
+                    "kind": "chat", "ok": True, **meta, "request": request, "failed_attempts": len(errors),
+                    "errors": errors, "response": response.to_record(include_raw=self.log_raw), "wall_time": time.time(),
+                }
+            )
+        return response, len(errors)
+
+    def _log_failure(self, request: str, meta: dict, errors: list[str]) -> None:
+        if self.log is not None:
+            self.log.write({"kind": "chat", "ok": False, **meta, "request": request, "errors": errors, "wall_time": time.time()})
+
+    def embed(self, texts: Sequence[str], model: str | None, meta: dict) -> list[list[float]]:
+        """Embeddings from the provider, recorded (and replayed) like chat calls."""
+        request = digest(["embed", model, list(texts)])
+        if self._replay:
+            return self._next_recorded("embed", request)["vectors"]
+        errors: list[str] = []
+        while True:
+            try:
+                with self._slot():
+                    vectors = self.client.embed(texts, model)
+            except TransientModelError as exc:
+                self.consecutive_failures += 1
+                errors.append(scrub(str(exc), self.secrets))
+                if self.consecutive_failures >= self.max_failures:
+                    raise RunAborted("api_failures", f"embedding calls keep failing; last: {errors[-1]}") from None
+                self.sleep(backoff_delay(self.consecutive_failures, *self.backoff))
+                continue
+            except FatalModelError as exc:
+                raise RunAborted("api_error", f"the embedding call failed: {scrub(str(exc), self.secrets)}") from None
+            break
+        self.consecutive_failures = 0
+        self.calls += 1
+        self.live += 1
+        if self.log is not None:
+            self.log.write({"kind": "embed", "ok": True, **meta, "request": request, "vectors": vectors, "wall_time": time.time()})
+        return vectors

@@ -1,0 +1,190 @@
+"""The default model client: any litellm-supported model or OpenAI-compatible server.
+
+litellm is imported inside the functions that need it, never at module import,
+so ``import bizsim...`` stays fast and offline. No litellm global flag is
+touched; everything (timeouts, ``drop_params``, retries off) goes per call.
+
+Importing litellm normally downloads its model-price map from the network
+(and waits ~10 s for three failed attempts when offline). The first use of
+this client sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` if that variable is
+unset, so litellm uses the price map bundled with it; set the variable to
+``False`` yourself to get litellm's remote map instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .client import endpoint_key
+from .errors import FatalModelError, TransientModelError, scrub
+from .types import ModelResponse, ToolCall, Usage
+
+__all__ = ["LiteLLMClient", "import_litellm"]
+
+# Largest provider answer kept verbatim in the call log; larger ones keep only the parsed fields.
+_MAX_RAW_CHARS = 256_000
+
+
+def import_litellm() -> Any:
+    """Import litellm (the ``llm`` extra), using its bundled price map unless told otherwise."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError:  # pragma: no cover - depends on the environment
+        from bizsim.simcore.errors import ConfigError
+
+        raise ConfigError("the LLM agent needs litellm: pip install 'bizsim[llm]'") from None
+    return litellm
+
+
+class LiteLLMClient:
+    """Chat completions through ``litellm.completion``.
+
+    Args:
+        model: a litellm model name, ``PROVIDER/MODEL`` (``openai/gpt-4o-mini``,
+            ``anthropic/claude-...``, ``openai/my-local-model`` with ``api_base``).
+        api_base: an OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8000/v1``.
+        api_key: the key itself (kept in memory only, never logged).
+        api_key_env: the name of an environment variable holding the key,
+            read at each call; with neither, litellm reads the provider's
+            usual variable (``OPENAI_API_KEY``, ...).
+        timeout_s: per-call timeout.
+        extra: more keyword arguments for every ``litellm.completion`` call.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        timeout_s: float = 300.0,
+        keep_raw: bool = True,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.model = model
+        self.api_base = api_base
+        self._api_key = api_key
+        self.api_key_env = api_key_env
+        self.timeout_s = float(timeout_s)
+        self.keep_raw = keep_raw
+        self.extra = dict(extra or {})
+        self.endpoint = endpoint_key(model, api_base)
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LiteLLMClient(model={self.model!r}, api_base={self.api_base!r}, api_key_env={self.api_key_env!r})"
+
+    def _key(self) -> str | None:
+        if self._api_key:
+            return self._api_key
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env)
+        return None
+
+    def _common(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "timeout": self.timeout_s}
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        key = self._key()
+        if key:
+            kwargs["api_key"] = key
+        return kwargs
+
+    def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, **params: Any) -> ModelResponse:
+        """One ``litellm.completion`` call; no retries (the harness retries and counts)."""
+        litellm = import_litellm()
+        kwargs = self._common()
+        # max_retries=0: the OpenAI SDK under litellm would otherwise retry 429/5xx silently.
+        kwargs.update(messages=list(messages), drop_params=True, max_retries=0, num_retries=0)
+        if tools:
+            kwargs.update(tools=list(tools), tool_choice="auto")
+        kwargs.update(self.extra)
+        kwargs.update({k: v for k, v in params.items() if v is not None})
+        start = time.perf_counter()
+        try:
+            raw = litellm.completion(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every provider error is mapped below
+            raise self._map_error(exc, litellm) from None
+        latency = time.perf_counter() - start
+        return self._parse(raw, latency)
+
+    def _map_error(self, exc: Exception, litellm: Any) -> Exception:
+        status = getattr(exc, "status_code", None)
+        message = scrub(f"{type(exc).__name__}: {exc}".strip(), (self._key(),))
+        message = " ".join(message.split())[:500]
+        transient = (
+            litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+        )
+        if isinstance(exc, transient) or (isinstance(status, int) and (status == 429 or status >= 500)):
+            return TransientModelError(message)
+        fatal = (litellm.AuthenticationError, litellm.NotFoundError, litellm.BadRequestError, litellm.PermissionDeniedError)
+        if isinstance(exc, fatal) or (isinstance(status, int) and 400 <= status < 500):
+            return FatalModelError(message)
+        # Unknown failures (a broken answer body, a dropped connection) may pass; the harness bounds the retries.
+        return TransientModelError(message)
+
+    def _parse(self, raw: Any, latency: float) -> ModelResponse:
+        choices = getattr(raw, "choices", None) or []
+        if not choices:
+            raise TransientModelError(f"the answer from {self.model!r} has no choices")
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        content = getattr(message, "content", None)
+        calls = []
+        for i, call in enumerate(getattr(message, "tool_calls", None) or []):
+            fn = getattr(call, "function", None)
+            name = getattr(fn, "name", None) or ""
+            args = getattr(fn, "arguments", None)
+            if args is None:
+                args = ""
+            elif not isinstance(args, str):
+                import json
+
+                args = json.dumps(args)
+            calls.append(ToolCall(str(getattr(call, "id", None) or f"call_{i}"), str(name), args))
+        usage = getattr(raw, "usage", None)
+        tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
+        dump = None
+        if self.keep_raw:
+            try:
+                dump = raw.model_dump(mode="json")
+            except Exception:  # noqa: BLE001 - the raw copy is for audit only
+                dump = None
+            if dump is not None and len(str(dump)) > _MAX_RAW_CHARS:
+                dump = {"omitted": f"raw answer larger than {_MAX_RAW_CHARS} characters"}
+        return ModelResponse(
+            content=content if isinstance(content, str) or content is None else str(content),
+            tool_calls=tuple(calls),
+            usage=tokens,
+            latency_s=latency,
+            model=getattr(raw, "model", None),
+            finish_reason=getattr(choice, "finish_reason", None),
+            raw=dump,
+        )
+
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """Dollars from litellm's price map, or ``None`` when it does not know ``model``."""
+        litellm = import_litellm()
+        try:
+            prompt, completion = litellm.cost_per_token(
+                model=model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
+            )
+        except Exception:  # noqa: BLE001 - litellm raises a bare Exception for unmapped models
+            return None
+        return float(prompt) + float(completion)
+
+    def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:
+        """Embeddings through ``litellm.embedding`` (for the episodic memory)."""
+        litellm = import_litellm()
+        kwargs = self._common()
+        kwargs["model"] = model or self.model
+        try:
+            out = litellm.embedding(input=list(texts), **kwargs)
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc, litellm) from None
+        return [list(map(float, row["embedding"] if isinstance(row, dict) else row.embedding)) for row in out.data]

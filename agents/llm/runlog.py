@@ -1,0 +1,127 @@
+"""Append-only JSON-lines streams: every record reaches the OS as it happens.
+
+A crash (even SIGKILL) loses at most the record being written; a torn last
+line is ignored on reading and cut off before the next append.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "JsonlWriter", "read_jsonl", "digest", "write_json_atomic", "records_of", "LLM_CALLS", "AGENT_COMMANDS", "RUN_SPEC",
+    "RESULT",
+]
+
+#: File names inside a run directory.
+LLM_CALLS = "llm_calls.jsonl"
+AGENT_COMMANDS = "agent_commands.jsonl"
+RUN_SPEC = "run.json"
+RESULT = "result.json"
+
+
+def _dumps(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def digest(obj: Any) -> str:
+    """SHA-256 of an object's canonical JSON text.
+
+    >>> digest({"b": 1, "a": [2]}) == digest({"a": [2], "b": 1})
+    True
+    """
+    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _cut_torn_tail(path: Path) -> None:
+    """Drop a last line that a crash left without its newline."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        # Walk back to the last newline; files are append-only, so a torn record can only be at the end.
+        pos = size
+        chunk = 65536
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            block = fh.read(pos - start)
+            idx = block.rfind(b"\n")
+            if idx >= 0:
+                fh.truncate(start + idx + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+class JsonlWriter:
+    """Appends one JSON object a line, flushed to the OS after every record.
+
+    Args:
+        path: the file; created if missing, appended to otherwise.
+        fsync: also ``fsync`` each record (survives power loss, costs ~ms).
+        truncate: start the file empty instead of appending.
+    """
+
+    def __init__(self, path: str | Path, *, fsync: bool = False, truncate: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not truncate:
+            _cut_torn_tail(self.path)
+        self._fh = self.path.open("w" if truncate else "a", encoding="utf-8")
+        self.fsync = fsync
+
+    def write(self, record: Any) -> None:
+        """Append one record and hand it to the OS."""
+        self._fh.write(_dumps(record) + "\n")
+        self._fh.flush()
+        if self.fsync:
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        """Close the file (records are already flushed)."""
+        self._fh.close()
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """The records of a JSON-lines file; a torn last line (a crash mid-write) is skipped."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    lines = p.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            if i == len(lines) - 1:
+                break  # torn tail
+            raise
+    return out
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write JSON through a temporary file and a rename: readers never see half a file."""
+    p = Path(path)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    tmp.replace(p)
+
+
+def records_of(rows: Iterable[dict], kind: str) -> list[dict]:
+    """The rows of one kind (``chat``, ``embed``, ``preflight``)."""
+    return [r for r in rows if r.get("kind") == kind]

@@ -1,0 +1,91 @@
+"""What a model call returns: text, tool calls, token usage, cost, latency."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+__all__ = ["ToolCall", "Usage", "ModelResponse"]
+
+
+@attrs.frozen
+class ToolCall:
+    """One tool call as the model sent it; ``arguments`` is the raw JSON text, unparsed."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_dict(self) -> dict:
+        """JSON-able form."""
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@attrs.frozen
+class Usage:
+    """Tokens of one call, as the provider reported them (0 when it reported none)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict:
+        """JSON-able form."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+@attrs.frozen
+class ModelResponse:
+    """A model's answer to one chat request.
+
+    ``cost_usd`` is ``None`` when nothing knows the model's price: unknown is
+    not free. ``raw`` is the provider's answer as JSON-able data, kept for audit.
+    """
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    model: str | None = None
+    finish_reason: str | None = None
+    raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+    def to_record(self, *, include_raw: bool = True) -> dict:
+        """JSON-able form, as written to ``llm_calls.jsonl``."""
+        out = {
+            "content": self.content,
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "usage": self.usage.to_dict(),
+            "cost_usd": self.cost_usd,
+            "latency_s": round(self.latency_s, 6),
+            "model": self.model,
+            "finish_reason": self.finish_reason,
+        }
+        if include_raw and self.raw is not None:
+            out["raw"] = self.raw
+        return out
+
+    @classmethod
+    def from_record(cls, data: dict) -> ModelResponse:
+        """Rebuild a response from :meth:`to_record` output."""
+        usage = data.get("usage") or {}
+        return cls(
+            content=data.get("content"),
+            tool_calls=tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls") or ()),
+            usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+            cost_usd=data.get("cost_usd"),
+            latency_s=float(data.get("latency_s") or 0.0),
+            model=data.get("model"),
+            finish_reason=data.get("finish_reason"),
+            raw=data.get("raw"),
+        )

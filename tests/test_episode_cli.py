@@ -1,0 +1,129 @@
+"""run_episode, run directories and the bizsim command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bizsim.analysis import read_command_log, run_episode
+from bizsim.analysis.cli import main
+from bizsim.models.startup import StartupWorld
+from bizsim.simcore.replay import replay
+
+
+def test_run_episode_result_fields():
+    """The result carries the terminal reason, money, tasks, turns and commands."""
+    r = run_episode("startup", "reference", "greedy-reference", seed=1)
+    d = r.to_dict()
+    assert "bankruptcy" == d["terminal_reason"]
+    assert d["bankrupt"] is True
+    assert -2_438_278 == d["final_funds_cents"]
+    assert {"2025-01": 20_000_000, "2025-02": 16_199_497} == {k: d["month_end_funds_cents"][k] for k in ("2025-01", "2025-02")}
+    assert (1, 2, 0) == (d["tasks_succeeded"], d["tasks_failed"], d["tasks_cancelled"])
+    assert 9 == d["turns"]
+    assert d["commands"] == r.trajectory.count("cmd")
+
+
+def test_run_directory_replays(tmp_path):
+    """A run directory holds config, command log, trajectory and result; its log replays."""
+    r = run_episode("startup", "default", "greedy", seed=2, out=tmp_path / "run")
+    names = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert ["commands.jsonl", "config.toml", "result.json", "trajectory.jsonl"] == names
+    assert r.to_dict() == json.loads((tmp_path / "run" / "result.json").read_text())
+    again = replay(lambda: StartupWorld("default", 2), read_command_log(tmp_path / "run"))
+    assert r.final_world.snapshot() == again.snapshot()
+
+
+def test_multi_episode_carries_the_scratchpad():
+    """After a bankruptcy a new episode starts on the same seed with the scratchpad kept."""
+
+    def noting(world):
+        if not world.scratchpad:
+            world.call("scratchpad write", content="episode one was here")
+        while not world.done:
+            if world.call("company status")["tasks"]["active"] == 0:
+                top = world.call("market browse", limit=1)["tasks"][0]["task_id"]
+                world.call("task accept", task_id=top)
+                world.call("task assign", task_id=top, employees="Emp_1")
+                world.call("task dispatch", task_id=top)
+            yield world.advance()
+
+    r = run_episode("startup", "default", noting, seed=1, max_episodes=2)
+    assert 2 == len(r.episodes)
+    assert ["bankruptcy", "bankruptcy"] == [e["terminal_reason"] for e in r.episodes]
+    assert "episode one was here" == r.final_world.scratchpad
+
+
+def test_cli_run_json(capsys):
+    """`bizsim run --json` prints one object with the documented fields."""
+    assert 0 == main(["run", "startup", "--agent", "greedy-reference", "--preset", "reference", "--seed", "3", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    for key in ("world", "preset", "seed", "agent", "terminal_reason", "bankrupt", "final_funds_cents",
+                "month_end_funds_cents", "tasks_succeeded", "tasks_failed", "turns"):
+        assert key in d
+    assert -3_017_422 == d["final_funds_cents"]
+
+
+def test_cli_summary_and_agent_options(capsys, tmp_path):
+    """The readable summary names the outcome; agent options reach the agent."""
+    assert 0 == main(["run", "startup", "--agent", "random", "--agent-opt", "max_parallel=1", "--seed", "2",
+                      "--out", str(tmp_path / "r")])
+    out = capsys.readouterr().out
+    assert "startup-v1" in out and "final funds" in out and "run directory" in out
+    assert {"max_parallel": 1} == json.loads((tmp_path / "r" / "result.json").read_text())["agent_options"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "startup", "--agent", "nope"], "unknown agent"),
+        (["run", "startup", "--preset", "nope"], "unknown startup preset"),
+        (["run", "nowhere"], "unknown world"),
+        (["run", "startup", "--agent-opt", "novalue"], "KEY=VALUE"),
+        (["run", "startup", "--agent", "random", "--agent-opt", "bogus=1"], "no option"),
+        (["run", "startup", "--seed", "-3"], "--seed"),
+        (["run", "startup", "--seed", "x"], "invalid int"),
+    ],
+)
+def test_cli_bad_arguments_exit_2(argv, message, capsys):
+    """Bad arguments give one clear message and exit status 2."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert 2 == code
+    assert message in capsys.readouterr().err
+
+
+def test_cli_list(capsys):
+    """`bizsim list` names worlds, presets and agents."""
+    assert 0 == main(["list"])
+    out = capsys.readouterr().out
+    assert "startup" in out and "nightmare" in out and "greedy-reference" in out
+
+
+def test_cli_shell_plays_by_text():
+    """`bizsim shell` reads commands from stdin and answers in JSON, errors included."""
+    script = "company status\ntask accept --task-id Task-10\nno such thing\nquit\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bizsim.analysis.cli", "shell", "startup", "--seed", "1"],
+        input=script, capture_output=True, text=True, timeout=60,
+    )
+    assert 0 == proc.returncode, proc.stderr
+    assert '"replacement_task_id": "Task-9000"' in proc.stdout
+    assert "Unknown command" in proc.stdout
+
+
+def test_an_agent_that_never_gets_time_moving_is_stopped():
+    """An agent that resumes with nothing active forever ends as agent_stalled, not a hang."""
+
+    def idle(world):
+        while True:
+            yield world.advance()
+
+    r = run_episode("startup", "default", idle, seed=1)
+    assert "agent_stalled" == r.terminal_reason
+    assert 0 == r.final_world.now_us

@@ -1,0 +1,365 @@
+"""Startup mechanics, checked against hand-computed cases (spec §5-§11)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+import attrs
+import pytest
+
+from bizsim.models.startup import PRESETS, StartupWorld
+from bizsim.simcore import Status
+
+from ._helpers import inspect, ok, resume, start
+
+D = Decimal
+
+
+def rates(world: StartupWorld, title: str) -> dict[str, Decimal]:
+    """The effective rates of a task."""
+    return world.effective_rates(world.find_task(title))
+
+
+def trust(world: StartupWorld) -> dict[str, Decimal]:
+    """Trust per client name."""
+    return {c.name: c.trust for c in world.clients}
+
+
+def salaries(world: StartupWorld) -> list[int]:
+    """Salaries in roster order."""
+    return [e.salary_cents for e in world.employees]
+
+
+SALARIES = [397260, 314782, 236809, 757445, 259604, 776920, 664726, 392957]
+JUNIOR, MID = 3_000, 7_000
+RAISES = [JUNIOR, JUNIOR, JUNIOR, MID, JUNIOR, MID, MID, JUNIOR]
+
+
+# ---------------------------------------------------------------------------
+# throughput (spec §10.1)
+
+
+@pytest.mark.parametrize(
+    ("title", "domain", "expected"),
+    [
+        # Everyone on one task: the best four rates of the domain count, the other four add nothing.
+        ("Task-8", "research", D("6.3217") + D("5.3908") + D("4.9122") + D("3.8412")),
+        ("Task-2", "inference", D("5.8460") + D("5.6331") + D("4.3666") + D("3.9367")),
+        ("Task-42", "data_environment", D("6.6686") + D("6.1279") + D("4.1649") + D("3.3450")),
+        ("Task-3", "training", D("5.9866") + D("5.1784") + D("4.1966") + D("3.9213")),
+    ],
+)
+def test_everyone_on_one_task_counts_the_best_four(world, title, domain, expected):
+    """Assigning all eight gives the sum of the four best rates (20.47 / 19.78 / 20.31 / 19.28 u/h)."""
+    start(world, title)
+    assert {domain: expected} == rates(world, title)
+
+
+def test_shared_employees_split_their_rate(world):
+    """An employee on k active tasks gives rate/k to each; the best four split contributions count."""
+    start(world, "Task-42", "Emp_4,Emp_6")  # data_environment
+    start(world, "Task-12", "Emp_1,Emp_2,Emp_3,Emp_4,Emp_5,Emp_6,Emp_7,Emp_8")  # research
+    assert {"data_environment": D("4.1649") / 2 + D("6.6686") / 2} == rates(world, "Task-42")
+    # research contributions: Emp_7 4.9122, Emp_8 3.8412, Emp_2 3.7210, Emp_4 6.3217/2, Emp_6 5.3908/2, ...
+    assert {"research": D("4.9122") + D("3.8412") + D("3.7210") + D("6.3217") / 2} == rates(world, "Task-12")
+
+
+def test_planned_tasks_do_not_split_rates(world):
+    """Assignments to planned (not dispatched) tasks do not count in k."""
+    start(world, "Task-12", "Emp_4")
+    ok(world.execute("task accept --task-id Task-42"))
+    ok(world.execute("task assign --task-id Task-42 --employees Emp_4"))
+    assert {"research": D("6.3217")} == rates(world, "Task-12")
+    ok(world.execute("task dispatch --task-id Task-42"))
+    assert {"research": D("6.3217") / 2} == rates(world, "Task-12")
+
+
+def test_completion_time_follows_the_rate(world):
+    """A task finishes when its qty is done at its effective rate, in business hours (630 / 13.6378 h -> Jan 8 10:11)."""
+    start(world, "Task-42", "Emp_1,Emp_4,Emp_7")
+    report = resume(world)
+    expected = world.calendar.add_business_hours(0, D(630) / (D("3.3450") + D("4.1649") + D("6.1279")))
+    assert world.calendar.iso(expected) == report["new_sim_time"]
+    assert report["new_sim_time"].startswith("2025-01-08T10:11")
+
+
+def test_assigning_to_an_active_task_resolves_its_eta(world):
+    """Adding staff to an active task re-solves its completion from the work already done."""
+    start(world, "Task-10", "Emp_3")
+    first = resume(world)  # the Feb 3 payroll: 207 business hours at 1.3561 u/h done
+    assert ["monthly_payroll"] == [e["type"] for e in first["wake_events"]]
+    ok(world.execute("task assign --task-id Task-10 --employees Emp_4,Emp_6"))
+    report = resume(world)
+    done = D("1.3561") * 207
+    remaining = D(2256) - done
+    expected = world.calendar.add_business_hours(world.calendar.to_us(datetime(2025, 2, 3, 9)),
+                                                 remaining / (D("1.3561") + D("6.3217") + D("5.3908")))
+    assert world.calendar.iso(expected)[:19] == report["new_sim_time"][:19]
+
+
+# ---------------------------------------------------------------------------
+# progress accrual: business hours only (default) vs the reference's flush
+
+
+@pytest.mark.parametrize(("preset", "hours"), [("default", "1.07029026"), ("reference", "7.07029026")])
+def test_no_work_accrues_over_the_weekend(preset, hours):
+    """Dispatched at 16:55 on Friday, by the Monday 09:00 payroll a task has Friday's remaining 1.07 h of work (reference: 7.07 h)."""
+    w = StartupWorld(attrs.evolve(PRESETS[preset], start_date="2025-01-29"), 1)  # a Wednesday
+    start(w, "Task-27", "Emp_4,Emp_6,Emp_7,Emp_8")  # training 500 at 19.2829 u/h: done Fri 2025-01-31 16:55:47
+    assert "2025-01-31T16:55:46.955074" == resume(w)["new_sim_time"]
+    start(w, "Task-42", "Emp_1")  # data_environment at 3.3450 u/h
+    payroll = resume(w)
+    assert ("2025-02-03T09:00:00", ["monthly_payroll"]) == (payroll["new_sim_time"], [e["type"] for e in payroll["wake_events"]])
+    completed = D(str(inspect(w, "Task-42")["requirements"][0]["completed_qty"]))
+    assert (D("3.3450") * D(hours)).quantize(D("0.0001")) == completed
+
+
+@pytest.mark.parametrize(("preset", "hours"), [("default", 207), ("reference", 345)])
+def test_progress_over_a_month(preset, hours):
+    """From Jan 1 09:00 to the Feb 3 payroll a task accrues 207 business hours (the reference's flush: 345)."""
+    w = StartupWorld(preset, 1)
+    start(w, "Task-10", "Emp_3")
+    resume(w)
+    assert float((D("1.3561") * hours).quantize(D("0.0001"))) == inspect(w, "Task-10")["requirements"][0]["completed_qty"]
+
+
+# ---------------------------------------------------------------------------
+# deadlines (spec §7.1)
+
+
+@pytest.mark.parametrize(
+    ("title", "qty", "deadline"),
+    [
+        ("Task-42", 630, "2025-01-09T18:00:00"),  # 630/150 -> 4 -> minimum 7 days
+        ("Task-31", 1236, "2025-01-10T18:00:00"),  # 1236/150 -> 8 days
+        ("Task-3", 1422, "2025-01-13T18:00:00"),  # 1422/150 -> 9 days
+        ("Task-10", 564, "2025-01-09T18:00:00"),  # RAT: from the advertised 564, not the inflated 2256
+    ],
+)
+def test_deadline_is_max_7_or_qty_over_150_business_days(world, title, qty, deadline):
+    """Deadline = accept time + max(7, int(qty/150)) business days of 9 h."""
+    assert qty == next(iter(world.find_task(title).required.values()))
+    assert deadline == ok(world.execute(f"task accept --task-id {title}"))["deadline"]
+
+
+def test_trust_reduces_work_and_its_deadline(world):
+    """A trusted non-RAT client's task shrinks by 0.5·trust/5 at accept (Cortex 1.6: 773 -> 649)."""
+    start(world, "Task-8")
+    resume(world)  # Cortex trust 1.600
+    accepted = ok(world.execute("task accept --task-id Task-2"))
+    assert 649 == inspect(world, "Task-2")["requirements"][0]["required_qty"]
+    assert "2025-01-16T11:15:31.543690" == accepted["deadline"]
+
+
+# ---------------------------------------------------------------------------
+# trust (spec §9.1)
+
+
+def test_trust_gain_sequence(world):
+    """Successive successes with one client (no decay) give 1.600, 2.497, 3.064, 3.449, 3.725, 3.931, 4.089, 4.213."""
+    helix = world.clients[0]
+    levels = []
+    for _ in range(8):
+        world._judge_trust(helix, True)
+        levels.append(helix.trust)
+    assert [D(x) for x in ("1.6", "2.497", "3.064", "3.449", "3.725", "3.931", "4.089", "4.213")] == levels
+
+
+def test_failure_and_cross_client_erosion(world):
+    """Failure costs 0.18 (floor 0); any completion costs every other client with trust > 0 another 0.018."""
+    helix, cortex, prism = world.clients[0], world.clients[1], world.clients[2]
+    assert pytest.approx(1.6) == world._judge_trust(helix, True)
+    world._judge_trust(cortex, True)
+    assert {"Helix Systems": D("1.582"), "Cortex Intelligence": D("1.6"), "Prism Analytics": D(0)} == {
+        c.name: c.trust for c in (helix, cortex, prism)}
+    assert 0.0 == world._judge_trust(prism, False)
+    assert {"Helix Systems": D("1.564"), "Cortex Intelligence": D("1.582"), "Prism Analytics": D(0)} == {
+        c.name: c.trust for c in (helix, cortex, prism)}
+    assert pytest.approx(-0.18) == world._judge_trust(cortex, False)
+    assert D("1.402") == cortex.trust
+    assert D("1.546") == helix.trust
+    assert [D(0)] * 3 == [c.trust for c in world.clients[3:]]
+
+
+def test_trust_decays_daily(world):
+    """Trust decays 0.009 per calendar day, and another client's completion erodes it by 0.018."""
+    start(world, "Task-8")
+    resume(world)  # Cortex 1.600 on Jan 7
+    t1 = world.now_us
+    start(world, "Task-42")  # Stratos Cloud
+    resume(world)
+    days = (world.now_us - t1) / 86_400e6
+    assert D(str(round(1.6 - 0.009 * days - 0.018, 3))) == trust(world)["Cortex Intelligence"]
+    assert D("1.6") == trust(world)["Stratos Cloud"]
+
+
+# ---------------------------------------------------------------------------
+# success: reward, prestige, raises, skill boosts (spec §7.4, §8.2, §10.2)
+
+
+def test_success_pays_reward_prestige_and_raises(world):
+    """Task-8 succeeds: +1,853,002 cents, research prestige +0.255, every assignee's raise (junior +$30, mid +$70)."""
+    start(world, "Task-8")
+    resume(world)
+    assert 20_000_000 + 1_853_002 == world.funds_cents
+    assert {"research": D("1.255"), "inference": D(1), "data_environment": D(1), "training": D(1)} == world.prestige
+    assert [s + r for s, r in zip(SALARIES, RAISES)] == salaries(world)
+    assert 3_800_503 + 36_000 == ok(world.execute("company status"))["monthly_payroll_cents"]
+
+
+def test_skill_boost_reaches_only_the_best_four(world):
+    """Task-8's boost (0.0554) raises the four best research rates and nothing else (Emp_4 6.3217 -> 6.6719)."""
+    before = {e.name: dict(e.rates) for e in world.employees}
+    start(world, "Task-8")
+    resume(world)
+    after = {e.name: dict(e.rates) for e in world.employees}
+    assert {"Emp_4": D("6.6719"), "Emp_6": D("5.6895"), "Emp_7": D("5.1843"), "Emp_8": D("4.0540")} == {
+        n: r["research"] for n, r in after.items() if r["research"] != before[n]["research"]}
+    assert all(after[n][d] == before[n][d] for n in after for d in ("inference", "data_environment", "training"))
+
+
+def test_skill_boost_and_salary_are_capped():
+    """Boosted rates stop at skill_rate_max; raises stop at salary_max_cents (and skip salaries at the cap)."""
+    w = StartupWorld(attrs.evolve(PRESETS["default"], skill_rate_max=6.5, salary_max_cents=398_000), 1)
+    start(w, "Task-8")
+    resume(w)
+    assert [D("6.5"), D("5.6895")] == [w.employees[3].rates["research"], w.employees[5].rates["research"]]
+    assert [398_000, 317_782, 239_809, 757_445, 262_604, 776_920, 664_726, 395_957] == salaries(w)
+
+
+# ---------------------------------------------------------------------------
+# failure (spec §7.4)
+
+
+@pytest.mark.parametrize(("preset", "category"), [("default", "task_fail_penalty"), ("reference", "task_reward")])
+def test_failure_books_35_percent_of_the_listed_reward(preset, category):
+    """A late task costs int(0.35 × advertised reward) in cash, under task_fail_penalty (reference: task_reward)."""
+    w = StartupWorld(preset, 1)
+    start(w, "Task-10")
+    resume(w)
+    entries = ok(w.execute("finance ledger"))["entries"]
+    assert [(category, -732_180)] == [(e["category"], e["amount_cents"]) for e in entries]
+    assert 20_000_000 - 732_180 == w.funds_cents
+    assert SALARIES == salaries(w)
+
+
+def test_failure_costs_prestige(world):
+    """A failure takes δ off the domain's prestige (floor 1): research 1.255 -> 1.145 after Task-10 (δ 0.110)."""
+    start(world, "Task-8")
+    resume(world)
+    start(world, "Task-10")
+    report = resume(world)
+    assert (False, "late by 149h") == (report["wake_events"][0]["success"], report["wake_events"][0]["deadline_margin"])
+    assert D("1.145") == world.prestige["research"]
+
+
+def test_failure_that_empties_the_bank_ends_the_episode():
+    """A failure penalty that leaves funds < 0 ends the episode as bankrupt at that completion."""
+    w = StartupWorld(attrs.evolve(PRESETS["default"], initial_funds_cents=500_000), 1)
+    start(w, "Task-10")
+    report = resume(w)
+    assert (True, "bankruptcy", True) == (report["bankrupt"], report["terminal_reason"], report["wake_events"][0]["bankrupt"])
+    assert (Status.BANKRUPT, "funds_negative_after_task_failure", -232_180) == (w.status, w.terminal_detail, w.funds_cents)
+
+
+def test_late_tasks_keep_running_and_are_at_risk(world):
+    """Nothing happens at the deadline: a late task stays active, flagged at_risk, until its work is done."""
+    start(world, "Task-10", "Emp_3")
+    report = resume(world)
+    assert ["monthly_payroll"] == [e["type"] for e in report["wake_events"]]
+    (row,) = ok(world.execute("task list"))["tasks"]
+    assert ("active", True, 12.44) == (row["status"], row["at_risk"], row["progress_pct"])
+
+
+# ---------------------------------------------------------------------------
+# payroll and the end (spec §5.4, §6)
+
+
+PAYROLL_DATES = [
+    "2025-02-03T09:00:00", "2025-03-03T09:00:00", "2025-04-01T09:00:00", "2025-05-01T09:00:00", "2025-06-02T09:00:00",
+    "2025-07-01T09:00:00", "2025-08-01T09:00:00", "2025-09-01T09:00:00", "2025-10-01T09:00:00", "2025-11-03T09:00:00",
+    "2025-12-01T09:00:00",
+]
+
+
+def payroll_by_date(world: StartupWorld) -> dict[str, int]:
+    """Total payroll booked per instant."""
+    out: dict[str, int] = {}
+    for e in world.ledger:
+        assert "monthly_payroll" == e.category
+        out[world.calendar.iso(e.t_us)] = out.get(world.calendar.iso(e.t_us), 0) + e.amount_cents
+    return out
+
+
+def test_payroll_on_the_eleven_dates():
+    """Payroll books the salaries (one row each) on the first weekday of Feb..Dec; the year ends at the horizon."""
+    w = StartupWorld(attrs.evolve(PRESETS["default"], initial_funds_cents=100_000_000), 1)
+    w.env.run(until=w.finished)
+    assert {d: -3_800_503 for d in PAYROLL_DATES} == payroll_by_date(w)
+    assert 88 == len(w.ledger)
+    assert (Status.HORIZON, "2026-01-01T09:00:00", 100_000_000 - 11 * 3_800_503) == (w.status, w.now_iso, w.funds_cents)
+    assert "horizon_end" == [r for r in w.trajectory if r[1] == "event"][-2][2]
+
+
+def test_payroll_bankruptcy_is_strictly_below_zero():
+    """A payroll leaving exactly 0 is survived; the next one, leaving funds < 0, ends the episode as bankrupt."""
+    w = StartupWorld(attrs.evolve(PRESETS["default"], initial_funds_cents=6 * 3_800_503), 1)
+    w.env.run(until=w.finished)
+    assert PAYROLL_DATES[:7] == list(payroll_by_date(w))
+    assert (Status.BANKRUPT, "funds_negative_after_payroll", "2025-08-01T09:00:00", -3_800_503) == (
+        w.status, w.terminal_detail, w.now_iso, w.funds_cents)
+
+
+def test_payroll_is_a_stop_for_resume(world):
+    """Resume stops at a payroll with its wake event; an idle default company is bankrupt on 2025-07-01."""
+    start(world, "Task-10", "Emp_3")
+    report = resume(world)
+    assert {
+        "ok": True, "old_sim_time": "2025-01-01T09:00:00", "new_sim_time": "2025-02-03T09:00:00",
+        "checkpoint_event_type": "monthly_payroll", "events_processed": 0, "payrolls_applied": 1,
+        "balance_delta": -3_800_503, "wake_events": [{"type": "monthly_payroll", "funds_after": 16_199_497}],
+        "bankrupt": False, "horizon_reached": False, "terminal_reason": None,
+    } == report
+    for _ in range(5):
+        report = resume(world)
+    assert ("2025-07-01T09:00:00", True, "bankruptcy") == (report["new_sim_time"], report["bankrupt"], report["terminal_reason"])
+    assert Status.BANKRUPT == world.status
+
+
+def test_reference_names_the_targeted_event_at_a_payroll_stop(ref_world):
+    """The reference's checkpoint_event_type names the queued completion even when the stop is a payroll."""
+    start(ref_world, "Task-10", "Emp_3")
+    assert "task_completed" == resume(ref_world)["checkpoint_event_type"]
+
+
+def test_milestones_stop_resume_in_tutorial():
+    """With milestones [0.25, 0.5, 0.75] (tutorial) resume stops at each checkpoint, then at completion."""
+    w = StartupWorld("tutorial", 1)
+    title = ok(w.execute("market browse --limit 1"))["tasks"][0]["task_id"]
+    start(w, title, ",".join(e.name for e in w.employees))
+    seen = []
+    for _ in range(4):
+        report = resume(w)
+        seen.append([(e["type"], e.get("milestone_pct")) for e in report["wake_events"]])
+        if seen[-1][0][0] == "task_half":
+            assert seen[-1][0][1] == inspect(w, title)["progress_pct"]
+    assert [[("task_half", 25)], [("task_half", 50)], [("task_half", 75)], [("task_completed", None)]] == seen
+    assert ["task_half"] * 3 + ["task_completed"] == [r[2] for r in w.trajectory if r[1] == "event"]
+    assert 4 == sum(1 for r in w.trajectory if r[1] == "stop")
+
+
+def test_no_milestones_in_default(world):
+    """``default`` has no progress checkpoints: the first stop is the completion."""
+    start(world, "Task-8")
+    assert ["task_completed"] == [e["type"] for e in resume(world)["wake_events"]]
+
+
+def test_invariants_hold_after_mechanics(world):
+    """After successes, a failure and payrolls the world's invariants hold."""
+    start(world, "Task-8")
+    resume(world)
+    start(world, "Task-10", "Emp_3,Emp_5")
+    resume(world)
+    resume(world)
+    assert [] == world.invariants()
