@@ -9,6 +9,7 @@ JSON argument validation, the help text and the LLM tool schema all come.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import shlex
 import types
@@ -77,6 +78,10 @@ class Param:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise CommandError(f"{where} expects text, got {value!r}.")
             out = str(value)
+            try:
+                out.encode("utf-8")
+            except UnicodeEncodeError:
+                raise CommandError(f"{where} must be valid UTF-8 text (it holds a lone surrogate).") from None
             if self.max_length is not None and len(out) > self.max_length:
                 raise CommandError(
                     f"{where} is {len(out)} characters long; the limit is {self.max_length}."
@@ -220,8 +225,25 @@ class CommandSpec:
         return self._complete(given)
 
     def bind_json(self, args: Mapping[str, Any] | None) -> dict:
-        """Validate a JSON argument object (from a tool call) into keyword arguments."""
-        args = dict(args or {})
+        """Validate a JSON argument object (from a tool call) into keyword arguments.
+
+        A JSON text holding an object is accepted too (models often send one).
+        """
+        if isinstance(args, (str, bytes)):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except (ValueError, UnicodeDecodeError):
+                raise CommandError(
+                    f"Arguments of '{self.name}' are not valid JSON: {str(args)[:200]!r}.", self._hint()
+                ) from None
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
+            raise CommandError(
+                f"Arguments of '{self.name}' must be a JSON object with text keys, got {type(args).__name__}.",
+                self._hint(),
+            )
+        args = dict(args)
         names = self._by_name
         # Tool callers sometimes send flag spellings; accept them.
         for key in [k for k in args if k not in names]:
@@ -370,10 +392,12 @@ class CommandSet:
 
     def by_tool_name(self, tool: str) -> CommandSpec:
         """Look a command up by its tool name (``task_accept``)."""
+        if isinstance(tool, str) and tool.startswith("functions."):
+            tool = tool[len("functions."):]
         for spec in self._specs.values():
             if spec.tool_name == tool:
                 return spec
-        raise CommandError(f"Unknown tool '{tool}'.", self.suggest(tool.replace("_", " ")))
+        raise CommandError(f"Unknown tool '{tool}'.", self.suggest(str(tool).replace("_", " ")))
 
     def parse(self, line: str) -> tuple[CommandSpec, dict]:
         """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
@@ -404,7 +428,10 @@ class CommandSet:
     def help_text(self, name: str | None = None) -> str:
         """Help for one command, or the list of all."""
         if name:
-            return self[name].help_text()
+            spec = self[name]
+            if spec.hidden:
+                raise CommandError(f"Unknown command '{name}'.", self.suggest(name))
+            return spec.help_text()
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())
 

@@ -29,6 +29,56 @@ def in_range(low: float | None = None, high: float | None = None) -> Callable:
     return check
 
 
+def check_types(config: Any) -> None:
+    """Refuse field values of the wrong type (a float where an int belongs, text for a flag...).
+
+    Ints are accepted where floats belong; ``bool`` is never taken for a number.
+    """
+    import typing
+
+    hints = typing.get_type_hints(type(config))
+    for field in attrs.fields(type(config)):
+        value = getattr(config, field.name)
+        if not _type_ok(value, hints.get(field.name, Any)):
+            raise ConfigError(
+                f"{field.name}(={value!r}) has type {type(value).__name__}; it must be {_type_name(hints.get(field.name))}"
+            )
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    import types
+    import typing
+
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_type_ok(value, h) for h in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if not isinstance(value, tuple):
+            return False
+        inner = args[0] if args else Any
+        return all(_type_ok(v, inner) for v in value)
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
+
+
 def config_to_dict(config: Any) -> dict:
     """A config as nested plain data (tuples become lists)."""
     return attrs.asdict(config)
@@ -110,5 +160,5 @@ def _drop_none(data: Any) -> Any:
     if isinstance(data, Mapping):
         return {k: _drop_none(v) for k, v in data.items() if v is not None}
     if isinstance(data, (list, tuple)):
-        return [_drop_none(v) for v in data]
+        return [_drop_none(v) for v in data if v is not None]
     return data

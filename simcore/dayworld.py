@@ -45,6 +45,11 @@ class DayWorld(World):
         self.actions_today = 0
         self._day_ending = False
 
+    @property
+    def horizon_us(self) -> int:
+        """The instant the horizon is reached (the start of day ``horizon_days``)."""
+        return self.horizon_days * US_PER_DAY
+
     # budget ----------------------------------------------------------------
     @property
     def actions_left(self) -> int | None:

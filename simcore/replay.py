@@ -39,7 +39,7 @@ def replay(factory: Callable[[], World], log: Iterable[tuple[int, str]]) -> Worl
             )
         if world.done:
             raise ReplayError(f"command {i} ({line!r}) comes after the episode ended ({world.status.value})")
-        result = world.execute(line)
+        result = world.execute(line, allow_hidden=True)
         if isinstance(result, simpy.Event):
             world.env.run(until=result)
     return world

@@ -21,6 +21,12 @@ __all__ = ["World", "Status", "Agent"]
 Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
 
 
+def _printable(text: Any) -> str:
+    """Refused input as loggable UTF-8 text (lone surrogates escaped)."""
+    text = text if isinstance(text, str) else repr(text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class Status(str, enum.Enum):
     """Where an episode stands."""
 
@@ -83,15 +89,19 @@ class World:
         return f"{self.name}-v{self.version}"
 
     # commands -------------------------------------------------------------
-    def execute(self, line: str) -> dict | simpy.Event:
+    def execute(self, line: str, *, allow_hidden: bool = False) -> dict | simpy.Event:
         """Run a command line; bad input comes back as ``{"error", "hint"}``.
 
         Returns the result dict, or for the advance command the event to yield.
+        Hidden commands (internal to built-in agents) are refused unless
+        ``allow_hidden`` (replay sets it).
         """
         try:
             spec, kwargs = self.commands.parse(line)
+            if spec.hidden and not allow_hidden:
+                raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"line": line if isinstance(line, str) else repr(line), "error": exc.to_dict()})
+            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": exc.to_dict()})
             return exc.to_dict()
         return self._invoke(spec, kwargs, raise_errors=False)
 
@@ -99,9 +109,11 @@ class World:
         """Run a command given as a tool call (name and JSON arguments)."""
         try:
             spec = self.commands.by_tool_name(tool_name)
+            if spec.hidden:
+                raise CommandError(f"Unknown tool '{tool_name}'.", self.commands.suggest(spec.name))
             kwargs = spec.bind_json(arguments)
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"tool": str(tool_name), "error": exc.to_dict()})
+            self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": exc.to_dict()})
             return exc.to_dict()
         return self._invoke(spec, kwargs, raise_errors=False)
 

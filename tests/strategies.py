@@ -94,7 +94,9 @@ def command_lines() -> st.SearchStrategy[str]:
 # ---------------------------------------------------------------------------
 # sequences of agent actions, rendered into command lines against a live world
 
-_RESUME = st.just(("resume",))
+_RESUME = st.tuples(st.just("resume"), st.integers(1, 8))
+#: Pick among the tasks the company may accept (usually), or among the whole top of the market.
+_OPEN = st.sampled_from([True, True, True, False])
 _TEAM = st.lists(st.integers(min_value=1, max_value=9), min_size=0, max_size=9)
 
 
@@ -105,8 +107,9 @@ def actions() -> st.SearchStrategy[tuple]:
     meaningful whatever happened before (and shrink well).
     """
     return st.one_of(
-        st.tuples(st.just("start"), st.integers(0, 40), _TEAM),
-        st.tuples(st.just("accept"), st.integers(0, 40)),
+        st.tuples(st.just("start"), st.integers(0, 40), _TEAM, _OPEN),
+        st.tuples(st.just("start"), st.integers(0, 40), _TEAM, _OPEN),
+        st.tuples(st.just("accept"), st.integers(0, 40), _OPEN),
         st.tuples(st.just("assign"), st.integers(0, 10), _TEAM),
         st.tuples(st.just("dispatch"), st.integers(0, 10)),
         st.tuples(st.just("cancel"), st.integers(0, 10), _text(20)),
@@ -129,6 +132,13 @@ def action_sequences(min_size: int = 1, max_size: int = 25) -> st.SearchStrategy
     return st.lists(actions(), min_size=min_size, max_size=max_size)
 
 
+def _acceptable(world: Any, task: Any) -> bool:
+    # What `market browse` would list: prestige (integer part) and trust requirements met.
+    if any(int(world.prestige[d]) < task.required_prestige for d in task.required):
+        return False
+    return task.required_trust <= float(task.client.trust)
+
+
 def _owned(world: Any) -> list[Any]:
     return [t for t in world.tasks if t.status in ("planned", "active")]
 
@@ -147,7 +157,8 @@ def render(world: Any, action: tuple) -> list[str]:
     market = world.market[:40]
     owned = _owned(world)
     if kind in ("start", "accept"):
-        task = _pick(market, action[1])
+        pool = [t for t in world.market if _acceptable(world, t)][:40] if action[-1] else market
+        task = _pick(pool, action[1])
         title = task.title if task is not None else "Task-1"
         if kind == "accept":
             return [f"yc-bench task accept --task-id {title}"]
@@ -167,7 +178,7 @@ def render(world: Any, action: tuple) -> list[str]:
             return [f"yc-bench task dispatch --task-id {title}"]
         return [f"yc-bench task cancel --task-id {title} --reason {shlex.quote(action[2])}"]
     if kind == "resume":
-        return ["yc-bench sim resume"]
+        return ["yc-bench sim resume"] * action[1]
     if kind == "browse":
         line = "yc-bench market browse"
         if action[1] is not None:

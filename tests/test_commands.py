@@ -51,8 +51,12 @@ def secret(world) -> dict:
     return {}
 
 
+ALL_COMMANDS = "Commands: item add, item list, ping, report export csv. Try 'help'."
 ADD_DEFAULTS = {"qty": 1, "price": 0.0, "fragile": False, "colour": None, "note": None, "count": None}
-ADD_USAGE = "Usage: item add --name NAME [--qty QTY] [--price PRICE] [--fragile] [--colour COLOUR] [--note NOTE] [--count COUNT]"
+ADD_USAGE = (
+    "Usage: item add --name NAME [--qty QTY] [--price PRICE] [--fragile] [--colour COLOUR] [--note NOTE]"
+    " [--count COUNT]"
+)
 
 
 def parse(line: str) -> tuple[str, dict]:
@@ -93,7 +97,7 @@ def refusal(line: str) -> CommandError:
     ],
 )
 def test_parse_item_add(line, expected):
-    """Flags take ``--flag value`` or ``--flag=value``, in any order; quotes follow shell rules; defaults fill the rest."""
+    """Flags take ``--flag value`` or ``--flag=value`` in any order; quotes follow shell rules; defaults fill in."""
     assert ("item add", ADD_DEFAULTS | expected) == parse(line)
 
 
@@ -101,7 +105,8 @@ def test_parse_commands_of_one_two_and_three_words():
     """Command names of one, two and three words are found; flags may override the argument name."""
     assert ("ping", {}) == parse("ping")
     assert ("item list", {"size": "m"}) == parse("toy item list --size m")
-    assert ("report export csv", {"from_date": "01/02/2025", "wrap": True}) == parse("report export csv --from 01/02/2025")
+    expected = ("report export csv", {"from_date": "01/02/2025", "wrap": True})
+    assert expected == parse("report export csv --from 01/02/2025")
     assert ("report export csv", {"from_date": None, "wrap": False}) == parse("report export csv --wrap=false")
 
 
@@ -117,9 +122,9 @@ def test_hidden_commands_parse_but_are_not_listed():
     ("line", "message", "hint"),
     [
         ("item remove --name a", "Unknown command 'item remove'.", "Commands: item add, item list. Try 'help'."),
-        ("yc-bench ping", "Unknown command 'yc-bench ping'.", "Commands: item add, item list, ping, report export csv. Try 'help'."),
-        ("", "Empty command.", "Commands: item add, item list, ping, report export csv. Try 'help'."),
-        ("toy", "Empty command.", "Commands: item add, item list, ping, report export csv. Try 'help'."),
+        ("yc-bench ping", "Unknown command 'yc-bench ping'.", ALL_COMMANDS),
+        ("", "Empty command.", ALL_COMMANDS),
+        ("toy", "Empty command.", ALL_COMMANDS),
         ("item add --name a --bogus 1", "No such option --bogus for 'item add'.", ADD_USAGE),
         ("item add --qty 2", "Missing option --name for 'item add'.", ADD_USAGE),
         ("item add --name a --name b", "Option --name of 'item add' was given twice.", ADD_USAGE),
@@ -295,10 +300,11 @@ def test_bind_json_refusals(args, message):
 
 
 def test_to_line_omits_defaults_and_quotes_text():
-    """The canonical line leaves defaults out, quotes text, writes true bools as bare flags and false ones with =false."""
+    """The canonical line leaves defaults out, quotes text, and writes bools as a bare flag or ``=false``."""
     add, export = TOY["item add"], TOY["report export csv"]
     assert "item add --name apple" == add.to_line({"name": "apple"})
-    assert "item add --name 'green apple' --qty 2 --fragile" == add.to_line({"name": "green apple", "qty": 2, "fragile": True})
+    line = add.to_line({"name": "green apple", "qty": 2, "fragile": True})
+    assert "item add --name 'green apple' --qty 2 --fragile" == line
     assert "report export csv --wrap=false" == export.to_line({"wrap": False})
     assert "report export csv --from 01/02/2025" == export.to_line({"from_date": "01/02/2025", "wrap": True})
 
@@ -349,3 +355,15 @@ def test_parse_never_raises_anything_but_command_error(words):
     else:
         assert spec.name in TOY
         assert set(kwargs) == {p.name for p in spec.params}
+
+
+@pytest.mark.parametrize("args", ['"name"', "{not json", 5, ["name"], {1: "x"}])
+def test_bind_json_refuses_arguments_that_are_not_an_object(args):
+    """Tool arguments that are not a JSON object with text keys are refused with CommandError, not a crash."""
+    with pytest.raises(CommandError):
+        TOY["item add"].bind_json(args)
+
+
+def test_bind_json_unwraps_an_object_sent_as_json_text():
+    """A JSON object sent as text (a common model output) is read as that object."""
+    assert TOY["item add"].bind_json({"name": "a"}) == TOY["item add"].bind_json('{"name": "a"}')

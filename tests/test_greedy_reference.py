@@ -1,4 +1,4 @@
-"""The reference's greedy bot on preset ``reference`` reproduces the published greedy curve to the cent (spec Part 1 §5)."""
+"""The reference's greedy bot on preset ``reference`` gives the published greedy curve to the cent (spec Part 1 §5)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ PUBLISHED = [
 
 
 def monthly_curve(world: StartupWorld) -> dict[str, int]:
-    """Funds after the last ledger entry of each month (carried forward); 0 from the bankruptcy month on; January initial."""
+    """Funds after each month's last ledger entry (carried forward); 0 from the bankruptcy month on; January initial."""
     cal = world.calendar
     by_month: dict[str, int] = {}
     funds = world.ledger.initial_cents
@@ -57,12 +57,17 @@ def runs() -> dict[int, StartupWorld]:
 
 @pytest.mark.parametrize(
     ("seed", "funds", "when"),
-    [(1, -2_438_278, "2025-07-01T09:00:00"), (2, -2_853_827, "2025-09-01T09:00:00"), (3, -3_017_422, "2025-08-01T09:00:00")],
+    [
+        (1, -2_438_278, "2025-07-01T09:00:00"),
+        (2, -2_853_827, "2025-09-01T09:00:00"),
+        (3, -3_017_422, "2025-08-01T09:00:00"),
+    ],
 )
 def test_greedy_reference_final_state(runs, seed, funds, when):
     """Each seed ends bankrupt at a payroll, with the reference's final funds to the cent."""
     w = runs[seed]
-    assert (Status.BANKRUPT, "funds_negative_after_payroll", when, funds) == (w.status, w.terminal_detail, w.now_iso, w.funds_cents)
+    expected = (Status.BANKRUPT, "funds_negative_after_payroll", when, funds)
+    assert expected == (w.status, w.terminal_detail, w.now_iso, w.funds_cents)
     assert [] == w.invariants()
 
 
@@ -84,9 +89,8 @@ def test_published_curve_sums(runs):
 def test_published_curve_to_the_cent(runs):
     """The mean over seeds 1-3 in dollars, rounded to the cent, is the website's greedy curve."""
     curves = [monthly_curve(runs[s]) for s in (1, 2, 3)]
-    means = [
-        str((Decimal(sum(c[m] for c in curves)) / 300).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)) for m in MONTHS
-    ]
+    cent = Decimal("0.01")
+    means = [str((Decimal(sum(c[m] for c in curves)) / 300).quantize(cent, rounding=ROUND_HALF_UP)) for m in MONTHS]
     assert PUBLISHED == means
 
 
@@ -104,10 +108,11 @@ def test_greedy_reference_policy(runs):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_month_end_funds_agree(runs, seed):
-    """The world's own month_end_funds equals the curve until the bankruptcy month, where it shows the negative funds."""
+    """The world's month_end_funds equals the curve until the bankruptcy month, where it shows the negative funds."""
     w = runs[seed]
     own = w.month_end_funds()
     curve = monthly_curve(w)
     last = w.now_iso[:7]
-    assert {m: curve[m] for m in MONTHS if "2025-01" < m < last} == {m: v for m, v in own.items() if "2025-01" < m < last}
+    months = [m for m in MONTHS if "2025-01" < m < last]
+    assert {m: curve[m] for m in months} == {m: own[m] for m in months}
     assert w.funds_cents == own[last]

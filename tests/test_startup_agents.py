@@ -69,7 +69,7 @@ def test_random_agent_is_reproducible():
 
 def test_agent_registry():
     """Agents are listed per world; unknown agents or options are refused with the known ones."""
-    assert ["greedy", "greedy-reference", "random"] == agent_names("startup")
+    assert {"greedy", "greedy-reference", "random"} <= set(agent_names("startup"))
     with pytest.raises(ConfigError, match="unknown agent 'smart'"):
         make_agent("startup", "smart")
     with pytest.raises(ConfigError, match=r"has no option\(s\) speed; its options: seed, max_parallel"):

@@ -1,4 +1,4 @@
-"""The startup world's agent interface: the paper's command lines, the reference's fields and messages (spec §7, §13)."""
+"""The startup world's agent interface: the paper's command lines, the reference's fields and messages (§7, §13)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,16 @@ COMPLETION_FIELDS = {
 }
 
 
+def first_row(world: StartupWorld, line: str, key: str) -> dict:
+    """The first row of the list ``key`` in a command's result."""
+    return ok(world.execute(line))[key][0]
+
+
+def amounts(world: StartupWorld, line: str) -> list[int]:
+    """The amounts of the ledger entries a ``finance ledger`` line lists."""
+    return [e["amount_cents"] for e in ok(world.execute(line))["entries"]]
+
+
 @pytest.fixture
 def busy(world) -> StartupWorld:
     """Seed 1, default: Task-42 accepted, assigned to Emp_1, Emp_4, Emp_7 and dispatched at the start."""
@@ -88,7 +98,7 @@ def test_prompt_lines_all_parse():
 
 
 def test_prompt_lines_run_in_order(world):
-    """The prompt's lines, run in order on seed 1, give results with the reference's fields, and resume gives an event."""
+    """The prompt's lines, run in order on seed 1, give results with the reference's fields; resume gives an event."""
     for line in PROMPT_LINES:
         out = world.execute(line)
         name = COMMANDS.parse(line)[0].name
@@ -105,10 +115,31 @@ def test_prompt_lines_run_in_order(world):
         json.dumps(out, allow_nan=False)
 
 
+BUSY_OUTCOMES = {
+    "yc-bench task accept --task-id Task-42": "Task Task-42 is not in market status (current: active).",
+    "yc-bench task dispatch --task-id Task-42": "Task Task-42 must be planned to dispatch (current: active).",
+}
+
+
+@pytest.mark.parametrize("line", PROMPT_LINES)
+def test_each_prompt_line_on_a_busy_world(busy, line):
+    """With Task-42 active each prompt line gives its result, the reference's refusal, or (resume) an event."""
+    out = busy.execute(line)
+    name = COMMANDS.parse(line)[0].name
+    if name == "sim resume":
+        assert ["Task-42"] == [e["task_title"] for e in wait(busy, out)["wake_events"]]
+    elif line in BUSY_OUTCOMES:
+        assert {"error": BUSY_OUTCOMES[line]} == out
+    else:
+        assert FIELDS[name] == set(ok(out))
+    assert [] == busy.invariants()
+
+
 def test_result_row_fields(busy):
     """Rows inside list results carry the reference's field names."""
     w = busy
-    assert {"name", "tier", "salary_cents", "skill_rates", "active_tasks"} == set(ok(w.execute("employee list"))["employees"][0])
+    assert {"name", "tier", "salary_cents", "skill_rates", "active_tasks"} == set(
+        first_row(w, "employee list", "employees"))
     row = ok(w.execute("market browse --limit 1"))["tasks"][0]
     assert {
         "task_id", "client_name", "required_prestige", "required_trust", "reward_funds_cents", "reward_prestige_delta",
@@ -116,19 +147,19 @@ def test_result_row_fields(busy):
     } == set(row)
     assert {"domain", "required_qty"} == set(row["requirements"][0])
     assert {"task_id", "title", "status", "client_name", "progress_pct", "deadline", "at_risk"} == set(
-        ok(w.execute("task list"))["tasks"][0])
+        first_row(w, "task list", "tasks"))
     task = inspect(w, "Task-42")
     assert {"domain", "required_qty", "completed_qty", "remaining_qty"} == set(task["requirements"][0])
     assert {"employee", "assigned_at"} == set(task["assignments"][0])
-    assert {"client_id", "name", "trust_level", "tier", "specialties"} == set(ok(w.execute("client list"))["clients"][0])
+    assert {"client_id", "name", "trust_level", "tier", "specialties"} == set(first_row(w, "client list", "clients"))
     assert {"client_name", "trust_level", "tasks_succeeded", "tasks_failed", "failure_rate_pct"} == set(
-        ok(w.execute("client history"))["client_history"][0])
+        first_row(w, "client history", "client_history"))
     assert {"tasks": {"active", "planned", "completed", "cancelled"}, "risk": {"months_runway", "bankrupt"}} == {
         k: set(v) for k, v in ok(w.execute("company status")).items() if k in ("tasks", "risk")}
     report = resume(w)
     assert COMPLETION_FIELDS == set(report["wake_events"][0])
     assert {"id", "occurred_at", "category", "amount_cents", "ref_type", "ref_id"} == set(
-        ok(w.execute("finance ledger"))["entries"][0])
+        first_row(w, "finance ledger", "entries"))
 
 
 def test_busy_world_observations(busy):
@@ -136,15 +167,21 @@ def test_busy_world_observations(busy):
     w = busy
     assert {"active": 1, "planned": 0, "completed": 0, "cancelled": 0} == ok(w.execute("company status"))["tasks"]
     employees = {e["name"]: e["active_tasks"] for e in ok(w.execute("employee list"))["employees"]}
-    assert {"Emp_1": ["Task-42"], "Emp_4": ["Task-42"], "Emp_7": ["Task-42"]} == {k: v for k, v in employees.items() if v}
+    busy_staff = {k: v for k, v in employees.items() if v}
+    assert {"Emp_1": ["Task-42"], "Emp_4": ["Task-42"], "Emp_7": ["Task-42"]} == busy_staff
     listed = ok(w.execute("task list --status active"))
-    assert (1, "Task-42", "Stratos Cloud", 0.0, "2025-01-09T18:00:00", False) == (
-        listed["count"], listed["tasks"][0]["task_id"], listed["tasks"][0]["client_name"],
-        listed["tasks"][0]["progress_pct"], listed["tasks"][0]["deadline"], listed["tasks"][0]["at_risk"])
+    assert 1 == listed["count"]
+    assert {
+        "task_id": "Task-42", "title": "Task-42", "status": "active", "client_name": "Stratos Cloud",
+        "progress_pct": 0.0, "deadline": "2025-01-09T18:00:00", "at_risk": False,
+    } == listed["tasks"][0]
     task = inspect(w, "Task-42")
-    assert ("active", "2025-01-01T09:00:00", None, None) == (task["status"], task["accepted_at"], task["completed_at"], task["success"])
-    assert [{"domain": "data_environment", "required_qty": 630.0, "completed_qty": 0.0, "remaining_qty": 630.0}] == task["requirements"]
-    assert [{"employee": n, "assigned_at": "2025-01-01T09:00:00"} for n in ("Emp_1", "Emp_4", "Emp_7")] == task["assignments"]
+    assert ("active", "2025-01-01T09:00:00", None, None) == (
+        task["status"], task["accepted_at"], task["completed_at"], task["success"])
+    requirement = {"domain": "data_environment", "required_qty": 630.0, "completed_qty": 0.0, "remaining_qty": 630.0}
+    assert [requirement] == task["requirements"]
+    team = [{"employee": n, "assigned_at": "2025-01-01T09:00:00"} for n in ("Emp_1", "Emp_4", "Emp_7")]
+    assert team == task["assignments"]
 
 
 def test_market_browse_filters_and_pages(world):
@@ -188,7 +225,7 @@ def test_assign_skips_already_assigned(busy):
 
 
 def test_first_resume_with_task_8(world):
-    """Seed 1: Task-8 with everyone completes on 2025-01-07 11:15:31 ahead of its deadline and pays its listed reward."""
+    """Seed 1: Task-8 with everyone completes on 2025-01-07 11:15:31, ahead of its deadline, and pays its reward."""
     start(world, "Task-8")
     report = resume(world)
     assert {
@@ -225,7 +262,7 @@ def test_failed_rat_task_then_task_8(world):
 
 
 def test_cancel_in_default(world):
-    """Cancel works in ``default``: −1.5·δ prestige per domain (floor 1), −0.3 trust, no cash; the team is freed."""
+    """Cancel works in ``default``: −1.5·δ prestige per domain (floor 1), −0.3 trust, no cash; staff is freed."""
     start(world, "Task-8")
     resume(world)  # research prestige 1.255, Cortex trust 1.600
     start(world, "Task-2", "Emp_2,Emp_4")  # Cortex, inference 773, δ 0.060
@@ -242,7 +279,8 @@ def test_cancel_in_default(world):
     assert pytest.approx(-0.3) == out["trust_delta"]
     assert {"inference": {"old": 1.0, "new": 1.0, "delta": 0.0}} == out["prestige_changes"]
     assert funds == world.funds_cents
-    assert 1.3 == {c["name"]: c["trust_level"] for c in ok(world.execute("client list"))["clients"]}["Cortex Intelligence"]
+    levels = {c["name"]: c["trust_level"] for c in ok(world.execute("client list"))["clients"]}
+    assert 1.3 == levels["Cortex Intelligence"]
     assert {"active": 0, "planned": 0, "completed": 1, "cancelled": 2} == ok(world.execute("company status"))["tasks"]
     assert all(e["active_tasks"] == [] for e in ok(world.execute("employee list"))["employees"])
     assert {"error": "Task Task-2 cannot be cancelled (current: cancelled)."} == world.execute(
@@ -297,10 +335,10 @@ def test_finance_ledger_filters(world):
     resume(world)  # failure penalty on 2025-01-17
     start(world, "Task-8")
     resume(world)  # reward on 2025-01-23
-    assert [-732_180, 1_853_002] == [e["amount_cents"] for e in ok(world.execute("finance ledger"))["entries"]]
-    assert [1_853_002] == [e["amount_cents"] for e in ok(world.execute("finance ledger --category task_reward"))["entries"]]
-    assert [1_853_002] == [e["amount_cents"] for e in ok(world.execute("finance ledger --from 01/18/2025"))["entries"]]
-    assert [-732_180] == [e["amount_cents"] for e in ok(world.execute("finance ledger --to 01/18/2025"))["entries"]]
+    assert [-732_180, 1_853_002] == amounts(world, "finance ledger")
+    assert [1_853_002] == amounts(world, "finance ledger --category task_reward")
+    assert [1_853_002] == amounts(world, "finance ledger --from 01/18/2025")
+    assert [-732_180] == amounts(world, "finance ledger --to 01/18/2025")
     page = ok(world.execute("finance ledger --category task_fail_penalty"))
     assert (1, -732_180, "task", world.find_task("Task-10").uid) == (
         page["count"], page["total_amount_cents"], page["entries"][0]["ref_type"], page["entries"][0]["ref_id"])
@@ -312,7 +350,8 @@ def test_execute_tool_runs_commands(world):
     assert {"error": "Task 'Task-99999' not found.", "hint": "Use `market browse` or `task list` to see task ids."} == (
         world.execute_tool("task_accept", {"task_id": "Task-99999"}))
     assert 5 == ok(world.execute_tool("market_browse", {"limit": 5, "domain": "research"}))["total"]
-    assert "Unknown argument(s) bogus for 'market browse'." == world.execute_tool("market_browse", {"bogus": 1})["error"]
+    refused = world.execute_tool("market_browse", {"bogus": 1})
+    assert "Unknown argument(s) bogus for 'market browse'." == refused["error"]
 
 
 def test_tool_schemas_cover_the_visible_commands():
@@ -342,21 +381,27 @@ REFUSALS = [
     ("task accept --task-id Task-99999", "Task 'Task-99999' not found."),
     ("task accept --task-id Task-1", "Task Task-1 is not in market status (current: planned)."),
     ("task accept --task-id Task-100", "Company prestige in research (1.0) does not meet task requirement (2)."),
-    ("task accept --task-id Task-110", "Client trust with Cortex Intelligence (0.0) does not meet task requirement (2)."),
+    ("task accept --task-id Task-110",
+     "Client trust with Cortex Intelligence (0.0) does not meet task requirement (2)."),
     ("task assign-all --task-id Task-1",
-     "assign-all is not available. Use `task assign --task-id <ID> --employees Emp_1,Emp_4,Emp_7` to assign specific employees."),
-    ("task dispatch --task-id Task-1", "No employees assigned. Use `task assign-all` or `task assign --employee-id Emp_1` first."),
+     "assign-all is not available. Use `task assign --task-id <ID> --employees Emp_1,Emp_4,Emp_7` "
+     "to assign specific employees."),
+    ("task dispatch --task-id Task-1",
+     "No employees assigned. Use `task assign-all` or `task assign --employee-id Emp_1` first."),
     ("task dispatch --task-id Task-42", "Task Task-42 must be planned to dispatch (current: active)."),
     ("task dispatch --task-id Task-5", "Task Task-5 must be planned to dispatch (current: market)."),
-    ("task assign --task-id Task-5 --employees Emp_1", "Task Task-5 must be planned or active to assign (current: market)."),
+    ("task assign --task-id Task-5 --employees Emp_1",
+     "Task Task-5 must be planned or active to assign (current: market)."),
     ("task assign --task-id Task-1 --employees Emp_1,Emp_99", "Employee 'Emp_99' not found."),
     ("task assign --task-id Task-99999 --employees Emp_1", "Task 'Task-99999' not found."),
     ("task inspect --task-id Task-99999", "Task 'Task-99999' not found."),
     ("task cancel --task-id Task-5 --reason x", "Task Task-5 cannot be cancelled (current: market)."),
     ("task list --status bogus",
-     "Invalid status: bogus. Valid: ['market', 'planned', 'active', 'completed_success', 'completed_fail', 'cancelled']"),
+     "Invalid status: bogus. Valid: "
+     "['market', 'planned', 'active', 'completed_success', 'completed_fail', 'cancelled']"),
     ("finance ledger --category bogus",
-     "Invalid category: bogus. Valid: ['monthly_payroll', 'task_reward', 'task_fail_penalty', 'task_cancel_penalty', 'payment_dispute']"),
+     "Invalid category: bogus. Valid: "
+     "['monthly_payroll', 'task_reward', 'task_fail_penalty', 'task_cancel_penalty', 'payment_dispute']"),
     ("finance ledger --from 2025-01-01", "Invalid date format: 2025-01-01. Use MM/DD/YYYY."),
     ("market browse --domain bogus",
      "--domain of 'market browse' must be one of research, inference, data_environment, training; got 'bogus'."),
@@ -399,7 +444,8 @@ def test_commands_refused_after_the_end(world):
     world.env.run(until=world.finished)  # nobody works: payroll bankrupts the company on 2025-07-01
     assert "bankrupt" == world.status.value
     before = world.snapshot()
-    assert {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."} == world.execute("company status")
+    ended = {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."}
+    assert ended == world.execute("company status")
     assert before == world.snapshot()
 
 
@@ -411,3 +457,50 @@ def test_help_lists_visible_commands(world):
     assert ok(world.execute("help --command 'task assign'"))["help"].startswith(
         "task assign --task-id TASK_ID --employees EMPLOYEES")
 
+
+
+def test_title_collisions_resolve_to_the_market_task(world):
+    """Slot 0's replacements are Task-0, Task-1, ...; a shared title names the market task first; a uuid is exact."""
+    assert "Task-0" == ok(world.execute("task accept --task-id Task-1"))["replacement_task_id"]
+    assert "Task-1" == ok(world.execute("task accept --task-id Task-0"))["replacement_task_id"]
+    assert "market" == inspect(world, "Task-1")["status"]
+    assert {"error": "Task Task-1 must be planned or active to assign (current: market)."} == world.execute(
+        "task assign --task-id Task-1 --employees Emp_1")
+    original = world.tasks[0]
+    assert ("Task-1", "planned") == (original.title, inspect(world, original.uid)["status"])
+    assert ["Emp_1"] == ok(world.execute(f"task assign --task-id {original.uid} --employees {world.employees[0].uid}"))[
+        "newly_assigned"]
+    planned = ok(world.execute("task list --status planned"))["tasks"]
+    assert ["Task-0", "Task-1"] == sorted(t["task_id"] for t in planned)
+
+
+def test_scratchpad_carried_into_a_new_episode():
+    """A world built with an earlier episode's scratchpad shows it."""
+    w = StartupWorld("default", 1, scratchpad="Avoid Vanguard ML.")
+    assert {"content": "Avoid Vanguard ML."} == w.execute("scratchpad read")
+
+
+def test_observation_summary(busy):
+    """The per-turn status summary holds time, horizon, funds, payroll, runway and task counts."""
+    assert {
+        "sim_time": "2025-01-01T09:00:00", "horizon_end": "2026-01-01T09:00:00", "funds_cents": 20_000_000,
+        "monthly_payroll_cents": 3_800_503, "runway_months": 5.3, "employees": 8, "active_tasks": 1,
+        "planned_tasks": 0, "bankrupt": False, "status": "running",
+    } == busy.observation()
+
+
+@pytest.mark.parametrize(("tool", "args"), [("task_accept", '{"task_id": '), ("task_accept", ["Task-1"]),
+                                            (None, {}), (7, {"task_id": "Task-1"})])
+def test_malformed_tool_calls_come_back_as_errors(world, tool, args):
+    """A malformed tool call is answered with {"error", "hint"?} and changes nothing."""
+    before = world.snapshot()
+    out = world.execute_tool(tool, args)
+    assert {"error"} <= set(out) <= {"error", "hint"}
+    assert before == world.snapshot()
+
+
+def test_trajectory_stays_utf8_whatever_the_agent_sends(world):
+    """Whatever text an agent sends, the trajectory can be written as UTF-8."""
+    world.execute_tool("scratchpad_write", json.loads('{"content": "bad \\ud800 text"}'))
+    world.execute("scratchpad append --content 'also \udfff'")
+    world.trajectory.to_jsonl().encode("utf-8")

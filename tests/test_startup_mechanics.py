@@ -7,6 +7,8 @@ from decimal import Decimal
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bizsim.models.startup import PRESETS, StartupWorld
 from bizsim.simcore import Status
@@ -76,7 +78,7 @@ def test_planned_tasks_do_not_split_rates(world):
 
 
 def test_completion_time_follows_the_rate(world):
-    """A task finishes when its qty is done at its effective rate, in business hours (630 / 13.6378 h -> Jan 8 10:11)."""
+    """A task finishes when its qty is done at its effective rate in business hours (630 / 13.6378 h: Jan 8 10:11)."""
     start(world, "Task-42", "Emp_1,Emp_4,Emp_7")
     report = resume(world)
     expected = world.calendar.add_business_hours(0, D(630) / (D("3.3450") + D("4.1649") + D("6.1279")))
@@ -84,18 +86,20 @@ def test_completion_time_follows_the_rate(world):
     assert report["new_sim_time"].startswith("2025-01-08T10:11")
 
 
-def test_assigning_to_an_active_task_resolves_its_eta(world):
-    """Adding staff to an active task re-solves its completion from the work already done."""
+@pytest.mark.parametrize(("preset", "hours"), [("default", 207), ("reference", 345)])
+def test_assigning_to_an_active_task_resolves_its_eta(preset, hours):
+    """Adding staff to an active task re-solves its completion from the work recorded so far (inflated in reference)."""
+    world = StartupWorld(preset, 1)
     start(world, "Task-10", "Emp_3")
-    first = resume(world)  # the Feb 3 payroll: 207 business hours at 1.3561 u/h done
+    first = resume(world)  # the Feb 3 payroll: 207 business hours (reference: 345 flush hours) at 1.3561 u/h
     assert ["monthly_payroll"] == [e["type"] for e in first["wake_events"]]
     ok(world.execute("task assign --task-id Task-10 --employees Emp_4,Emp_6"))
     report = resume(world)
-    done = D("1.3561") * 207
-    remaining = D(2256) - done
+    remaining = D(2256) - (D("1.3561") * hours).quantize(D("0.0001"))
     expected = world.calendar.add_business_hours(world.calendar.to_us(datetime(2025, 2, 3, 9)),
                                                  remaining / (D("1.3561") + D("6.3217") + D("5.3908")))
     assert world.calendar.iso(expected)[:19] == report["new_sim_time"][:19]
+    assert ["Task-10"] == [e["task_title"] for e in report["wake_events"]]
 
 
 # ---------------------------------------------------------------------------
@@ -104,13 +108,14 @@ def test_assigning_to_an_active_task_resolves_its_eta(world):
 
 @pytest.mark.parametrize(("preset", "hours"), [("default", "1.07029026"), ("reference", "7.07029026")])
 def test_no_work_accrues_over_the_weekend(preset, hours):
-    """Dispatched at 16:55 on Friday, by the Monday 09:00 payroll a task has Friday's remaining 1.07 h of work (reference: 7.07 h)."""
+    """Dispatched Friday 16:55, a task holds Friday's last 1.07 h of work at Monday's 09:00 payroll (reference 7.07)."""
     w = StartupWorld(attrs.evolve(PRESETS[preset], start_date="2025-01-29"), 1)  # a Wednesday
     start(w, "Task-27", "Emp_4,Emp_6,Emp_7,Emp_8")  # training 500 at 19.2829 u/h: done Fri 2025-01-31 16:55:47
     assert "2025-01-31T16:55:46.955074" == resume(w)["new_sim_time"]
     start(w, "Task-42", "Emp_1")  # data_environment at 3.3450 u/h
     payroll = resume(w)
-    assert ("2025-02-03T09:00:00", ["monthly_payroll"]) == (payroll["new_sim_time"], [e["type"] for e in payroll["wake_events"]])
+    assert "2025-02-03T09:00:00" == payroll["new_sim_time"]
+    assert ["monthly_payroll"] == [e["type"] for e in payroll["wake_events"]]
     completed = D(str(inspect(w, "Task-42")["requirements"][0]["completed_qty"]))
     assert (D("3.3450") * D(hours)).quantize(D("0.0001")) == completed
 
@@ -121,7 +126,8 @@ def test_progress_over_a_month(preset, hours):
     w = StartupWorld(preset, 1)
     start(w, "Task-10", "Emp_3")
     resume(w)
-    assert float((D("1.3561") * hours).quantize(D("0.0001"))) == inspect(w, "Task-10")["requirements"][0]["completed_qty"]
+    done = inspect(w, "Task-10")["requirements"][0]["completed_qty"]
+    assert float((D("1.3561") * hours).quantize(D("0.0001"))) == done
 
 
 # ---------------------------------------------------------------------------
@@ -219,6 +225,14 @@ def test_skill_boost_reaches_only_the_best_four(world):
     assert all(after[n][d] == before[n][d] for n in after for d in ("inference", "data_environment", "training"))
 
 
+def test_skill_boost_stops_at_ten(world):
+    """With the default cap a boost never lifts a rate above 10.0."""
+    world.employees[3].rates["research"] = D("9.9")  # Emp_4, as if after many boosts
+    start(world, "Task-8")
+    resume(world)
+    assert D(10) == world.employees[3].rates["research"]
+
+
 def test_skill_boost_and_salary_are_capped():
     """Boosted rates stop at skill_rate_max; raises stop at salary_max_cents (and skip salaries at the cap)."""
     w = StartupWorld(attrs.evolve(PRESETS["default"], skill_rate_max=6.5, salary_max_cents=398_000), 1)
@@ -259,8 +273,10 @@ def test_failure_that_empties_the_bank_ends_the_episode():
     w = StartupWorld(attrs.evolve(PRESETS["default"], initial_funds_cents=500_000), 1)
     start(w, "Task-10")
     report = resume(w)
-    assert (True, "bankruptcy", True) == (report["bankrupt"], report["terminal_reason"], report["wake_events"][0]["bankrupt"])
-    assert (Status.BANKRUPT, "funds_negative_after_task_failure", -232_180) == (w.status, w.terminal_detail, w.funds_cents)
+    assert (True, "bankruptcy", True) == (
+        report["bankrupt"], report["terminal_reason"], report["wake_events"][0]["bankrupt"])
+    assert (Status.BANKRUPT, "funds_negative_after_task_failure", -232_180) == (
+        w.status, w.terminal_detail, w.funds_cents)
 
 
 def test_late_tasks_keep_running_and_are_at_risk(world):
@@ -323,7 +339,8 @@ def test_payroll_is_a_stop_for_resume(world):
     } == report
     for _ in range(5):
         report = resume(world)
-    assert ("2025-07-01T09:00:00", True, "bankruptcy") == (report["new_sim_time"], report["bankrupt"], report["terminal_reason"])
+    assert ("2025-07-01T09:00:00", True, "bankruptcy") == (
+        report["new_sim_time"], report["bankrupt"], report["terminal_reason"])
     assert Status.BANKRUPT == world.status
 
 
@@ -363,3 +380,82 @@ def test_invariants_hold_after_mechanics(world):
     resume(world)
     resume(world)
     assert [] == world.invariants()
+
+
+def test_a_completion_frees_shared_staff_and_resolves_etas(world):
+    """When a task completes, a task sharing its staff speeds up from its progress so far (Emp_4: half, then all)."""
+    start(world, "Task-42", "Emp_4,Emp_6,Emp_7")  # data_environment 630 at 4.1649/2 + 6.6686 + 6.1279
+    start(world, "Task-12", "Emp_4")  # research 891 at 6.3217/2
+    first = resume(world)
+    assert ["Task-42"] == [e["task_title"] for e in first["wake_events"]]
+    cal = world.calendar
+    h1 = D(630) / (D("4.1649") / 2 + D("6.6686") + D("6.1279"))
+    assert cal.iso(cal.add_business_hours(0, h1)) == first["new_sim_time"]
+    done = D("6.3217") / 2 * cal.business_hours_between(0, world.now_us)
+    assert float(done.quantize(D("0.0001"))) == inspect(world, "Task-12")["requirements"][0]["completed_qty"]
+    second = resume(world)
+    expected = cal.add_business_hours(world.calendar.to_us(datetime.fromisoformat(first["new_sim_time"])),
+                                      (D(891) - done) / D("6.3217"))
+    assert ["Task-12"] == [e["task_title"] for e in second["wake_events"]]
+    assert cal.iso(expected)[:19] == second["new_sim_time"][:19]
+
+
+@given(seed=st.integers(1, 3), pick=st.integers(0, 20), team=st.sets(st.integers(1, 10), min_size=1, max_size=10))
+@settings(max_examples=25)
+def test_milestones_fire_at_their_progress(seed, pick, team):
+    """In ``hard`` (milestones on, tasks of 1-3 domains) each checkpoint stop shows exactly its share of work done."""
+    w = StartupWorld("hard", seed)
+    listed = ok(w.execute("market browse --limit 200"))["tasks"]
+    multi = [t for t in listed if len(t["requirements"]) > 1]
+    title = multi[pick % len(multi)]["task_id"]
+    start(w, title, ",".join(f"Emp_{i}" for i in sorted(team)))
+    seen = []
+    while w.find_task(title).status == "active" and not w.done:
+        for event in resume(w)["wake_events"]:
+            if event["type"] == "task_half":
+                seen.append(event["milestone_pct"])
+                assert pytest.approx(event["milestone_pct"], abs=0.01) == inspect(w, title)["progress_pct"]
+    assert [25, 50, 75][: len(seen)] == seen
+    assert [] == w.invariants()
+
+
+def test_horizon_ends_the_year_with_work_unsettled():
+    """A task that cannot finish in the year is still active at the horizon stop; nothing settles it."""
+    w = StartupWorld(attrs.evolve(PRESETS["default"], initial_funds_cents=10**9), 1)
+    start(w, "Task-119", "Emp_5")  # Equinox (RAT): research 860 x4 = 3440 at 1.2497 u/h, about 2,753 business hours
+    reports = [resume(w) for _ in range(12)]
+    assert [["monthly_payroll"]] * 11 == [[e["type"] for e in r["wake_events"]] for r in reports[:11]]
+    last = reports[-1]
+    assert ("2026-01-01T09:00:00", [{"type": "horizon_end", "reached": True}], True, "horizon_end", False) == (
+        last["new_sim_time"], last["wake_events"], last["horizon_reached"], last["terminal_reason"], last["bankrupt"])
+    assert (Status.HORIZON, "active") == (w.status, w.find_task("Task-119").status)
+    assert 10**9 - 11 * 3_800_503 == w.funds_cents
+    ended = {"error": "The episode has ended (horizon_reached).", "hint": "Start a new episode."}
+    assert ended == w.execute("sim resume")
+
+
+def test_trust_unlocks_gated_tasks(world):
+    """Two successes for Cortex Intelligence lift its trust past 2, which lists and admits its trust-2 Task-110."""
+    def listed() -> list[str]:
+        return [t["task_id"] for t in ok(world.execute("market browse --limit 200"))["tasks"]]
+
+    assert "Task-110" not in listed()
+    start(world, "Task-8")
+    resume(world)
+    start(world, "Task-2")  # Cortex again: inference 773 cut to 649 by trust 1.6
+    assert ["Task-2"] == [e["task_title"] for e in resume(world)["wake_events"]]
+    assert D(2) <= trust(world)["Cortex Intelligence"] < D("2.497")  # a little decay between the two
+    assert "Task-110" in listed()
+    assert "planned" == ok(world.execute("task accept --task-id Task-110"))["status"]
+
+
+def test_cancelled_active_task_never_completes(world):
+    """A cancelled active task's pending completion is dropped; the next stop is another task's."""
+    start(world, "Task-8")
+    ok(world.execute("task cancel --task-id Task-8 --reason stop"))
+    start(world, "Task-42", "Emp_1,Emp_4,Emp_7")
+    report = resume(world)
+    assert ["Task-42"] == [e["task_title"] for e in report["wake_events"]]
+    assert "2025-01-08T10:11" == report["new_sim_time"][:16]
+    assert "cancelled" == inspect(world, "Task-8")["status"]
+    assert 20_000_000 + 510_433 == world.funds_cents

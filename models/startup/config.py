@@ -8,7 +8,7 @@ from typing import Literal
 
 import attrs
 
-from bizsim.simcore.config import in_range, nested_config
+from bizsim.simcore.config import check_types, in_range, nested_config
 from bizsim.simcore.errors import ConfigError
 
 __all__ = ["Dist", "Dists", "SalaryTier", "StartupConfig"]
@@ -45,6 +45,7 @@ class Dist:
         missing = [k for k in need[self.type] if getattr(self, k) is None]
         if missing:
             raise ConfigError(f"{self.type} dist needs {', '.join(missing)}")
+        check_types(self)
         if self.low is not None and self.high is not None and self.low > self.high:
             raise ConfigError(f"dist low(={self.low}) must be <= high(={self.high})")
 
@@ -194,6 +195,7 @@ class StartupConfig:
     stale_scratchpad: bool = False
 
     def __attrs_post_init__(self) -> None:
+        check_types(self)
         if self.workday_start_hour >= self.workday_end_hour:
             raise ConfigError(
                 f"workday_start_hour(={self.workday_start_hour}) must be < workday_end_hour(={self.workday_end_hour})"
@@ -207,12 +209,18 @@ class StartupConfig:
         shares = self.salary_junior.share + self.salary_mid.share + self.salary_senior.share
         if abs(shares - 1.0) > 1e-6:
             raise ConfigError(f"salary tier shares must sum to 1.0, got {shares:.6f}")
-        try:
-            from datetime import date
+        from datetime import date
 
-            date.fromisoformat(self.start_date)
+        try:
+            start = date.fromisoformat(self.start_date)
         except ValueError:
             raise ConfigError(f"start_date(={self.start_date!r}) must be YYYY-MM-DD") from None
+        try:
+            start.replace(year=start.year + self.horizon_years)
+        except ValueError:
+            raise ConfigError(
+                f"start_date(={self.start_date!r}) has no anniversary {self.horizon_years} year(s) later; pick another day"
+            ) from None
 
     # derived values, with the reference's float expressions --------------
     @property
