@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,31 +20,32 @@ class Trajectory:
 
     ``kind`` is ``"cmd"`` (data: arguments and result or error), ``"stop"``
     (data: what an advance returned) or ``"event"`` (data: the event's fields).
-    Each record's data is serialised when it is added, so an agent that later
-    changes a result it was handed cannot rewrite history.
+    Each record's data is frozen (marshalled) when it is added, so an agent
+    that later changes a result it was handed cannot rewrite history; JSON
+    text is produced only when asked for.
     """
 
     __slots__ = ("_rows",)
 
     def __init__(self) -> None:
-        self._rows: list[tuple[int, str, str, str]] = []
+        self._rows: list[tuple[int, str, str, bytes]] = []
 
     def add(self, t_us: int, kind: str, name: str, data: Any) -> None:
-        """Append one record."""
-        self._rows.append((t_us, kind, name, to_json(data)))
+        """Append one record (JSON-able data: dicts, lists, text, numbers, booleans, None)."""
+        self._rows.append((t_us, kind, name, marshal.dumps(data)))
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def __iter__(self) -> Iterator[tuple[int, str, str, Any]]:
-        for t, k, n, text in self._rows:
-            yield t, k, n, json.loads(text)
+        for t, k, n, blob in self._rows:
+            yield t, k, n, marshal.loads(blob)
 
     def of_kind(self, kind: str) -> Iterator[tuple[int, str, Any]]:
         """``(t_us, name, data)`` of every record of one kind."""
-        for t, k, n, text in self._rows:
+        for t, k, n, blob in self._rows:
             if k == kind:
-                yield t, n, json.loads(text)
+                yield t, n, marshal.loads(blob)
 
     def count(self, kind: str) -> int:
         """How many records of a kind."""
@@ -56,6 +58,5 @@ class Trajectory:
     def to_jsonl(self) -> str:
         """One canonical JSON object a line; equal trajectories give equal text."""
         return "".join(
-            f'{{"data":{text},"kind":{json.dumps(k)},"name":{json.dumps(n, ensure_ascii=False)},"t_us":{t}}}\n'
-            for t, k, n, text in self._rows
+            to_json({"data": marshal.loads(blob), "kind": k, "name": n, "t_us": t}) + "\n" for t, k, n, blob in self._rows
         )

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bizsim.models.startup import PRESETS, StartupWorld
+from bizsim.models.startup.outcomes import judge_trust
 from bizsim.simcore import Status
 
 from ._helpers import inspect, ok, resume, start
@@ -167,7 +168,7 @@ def test_trust_gain_sequence(world):
     helix = world.clients[0]
     levels = []
     for _ in range(8):
-        world._judge_trust(helix, True)
+        judge_trust(world, helix, True)
         levels.append(helix.trust)
     assert [D(x) for x in ("1.6", "2.497", "3.064", "3.449", "3.725", "3.931", "4.089", "4.213")] == levels
 
@@ -175,14 +176,14 @@ def test_trust_gain_sequence(world):
 def test_failure_and_cross_client_erosion(world):
     """Failure costs 0.18 (floor 0); any completion costs every other client with trust > 0 another 0.018."""
     helix, cortex, prism = world.clients[0], world.clients[1], world.clients[2]
-    assert pytest.approx(1.6) == world._judge_trust(helix, True)
-    world._judge_trust(cortex, True)
+    assert pytest.approx(1.6) == judge_trust(world, helix, True)
+    judge_trust(world, cortex, True)
     assert {"Helix Systems": D("1.582"), "Cortex Intelligence": D("1.6"), "Prism Analytics": D(0)} == {
         c.name: c.trust for c in (helix, cortex, prism)}
-    assert 0.0 == world._judge_trust(prism, False)
+    assert 0.0 == judge_trust(world, prism, False)
     assert {"Helix Systems": D("1.564"), "Cortex Intelligence": D("1.582"), "Prism Analytics": D(0)} == {
         c.name: c.trust for c in (helix, cortex, prism)}
-    assert pytest.approx(-0.18) == world._judge_trust(cortex, False)
+    assert pytest.approx(-0.18) == judge_trust(world, cortex, False)
     assert D("1.402") == cortex.trust
     assert D("1.546") == helix.trust
     assert [D(0)] * 3 == [c.trust for c in world.clients[3:]]

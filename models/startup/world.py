@@ -12,7 +12,10 @@ from .commands import COMMANDS
 from .config import StartupConfig
 from .generate import make_uid, generate_clients, generate_employees, generate_market, generate_replacement
 from .presets import resolve_config
+from . import reports
+from .outcomes import cancel_task, complete_task
 from .state import DOMAINS, Client, Employee, Task, q3, q4
+from .work import completion_time, effective_rates, milestone_time
 
 __all__ = ["StartupWorld"]
 
@@ -25,7 +28,6 @@ PRIO_MILESTONE = 40
 PRIO_HORIZON = 50
 PRIO_STOP = 90
 
-_TOP_CONTRIBUTORS = 4
 _ZERO = Decimal(0)
 
 
@@ -120,16 +122,10 @@ class StartupWorld(World):
         task.status = status
 
     # ------------------------------------------------------------------
-    # work: rates, progress, completion times
+    # work: progress and completion times
     def effective_rates(self, task: Task) -> dict[str, Decimal]:
-        """Units per business hour per domain: the best four split contributions."""
-        out = {}
-        for d in task.required:
-            contrib = sorted(
-                (e.rates[d] / Decimal(e.active_tasks) for e in task.assignees if e.active_tasks > 0), reverse=True
-            )
-            out[d] = sum(contrib[:_TOP_CONTRIBUTORS], _ZERO)
-        return out
+        """Units per business hour per domain for an active task (best four split contributions)."""
+        return effective_rates(task)
 
     def _catch_up(self, t_us: int) -> None:
         """Accrue work and decay trust and prestige up to ``t_us`` (an action time)."""
@@ -142,7 +138,7 @@ class StartupWorld(World):
                 else:
                     hours = cal.business_hours_between(t0, t_us)
                 if hours > 0:
-                    rates = {t.uid: self.effective_rates(t) for t in self.active}
+                    rates = {t.uid: effective_rates(t) for t in self.active}
                     for task in self.active:
                         r = rates[task.uid]
                         for d, req in task.required.items():
@@ -162,51 +158,6 @@ class StartupWorld(World):
             self._flushed_us = t_us
         self._now_us = t_us
 
-    def _completion_time(self, task: Task, rates: dict[str, Decimal]) -> int | None:
-        longest = _ZERO
-        for d, req in task.required.items():
-            remaining = Decimal(req) - task.completed[d]
-            if remaining <= 0:
-                continue
-            rate = rates.get(d, _ZERO)
-            if rate <= 0:
-                return None
-            longest = max(longest, remaining / rate)
-        if longest <= 0:
-            return self._now_us
-        return self.calendar.add_business_hours(self._now_us, longest)
-
-    def _milestone_time(self, task: Task, rates: dict[str, Decimal], fraction: float) -> int | None:
-        """When summed progress first reaches ``fraction`` of the summed requirement."""
-        total = sum((Decimal(q) for q in task.required.values()), _ZERO)
-        target = Decimal(str(fraction)) * total
-        done = sum((min(Decimal(task.required[d]), c) for d, c in task.completed.items()), _ZERO)
-        if done >= target:
-            return self._now_us
-        pieces = []
-        for d, req in task.required.items():
-            remaining = Decimal(req) - task.completed[d]
-            rate = rates.get(d, _ZERO)
-            cap = None if remaining > 0 and rate <= 0 else (_ZERO if remaining <= 0 else remaining / rate)
-            pieces.append((rate, cap))
-        h = _ZERO
-        for bp in sorted({cap for _, cap in pieces if cap is not None and cap > 0}):
-            slope = sum((r for r, cap in pieces if cap is not None and cap > h), _ZERO)
-            if slope <= 0:
-                h = bp
-                done = sum((min(Decimal(task.required[d]), task.completed[d] + r * h) for d, (r, _) in zip(task.required, pieces)), _ZERO)
-                continue
-            step = (target - done) / slope
-            if h + step <= bp:
-                return self.calendar.add_business_hours(self._now_us, h + step)
-            done += slope * (bp - h)
-            h = bp
-        slope = sum((r for r, cap in pieces if cap is not None and cap > h), _ZERO)
-        if slope > 0:
-            step = target - done
-            return self.calendar.add_business_hours(self._now_us, h + (step / slope if step > 0 else _ZERO))
-        return self.calendar.add_business_hours(self._now_us, h) if done >= target else None
-
     def _resolve_etas(self, impacted: list[Task] | None = None) -> None:
         """Re-solve completion (and milestone) instants after the staffing changed."""
         tasks = self.active if impacted is None else [t for t in impacted if t.status == "active"]
@@ -216,15 +167,15 @@ class StartupWorld(World):
         if not tasks:
             return
         for task in tasks:
-            rates = self.effective_rates(task)
-            when = self._completion_time(task, rates)
+            rates = effective_rates(task)
+            when = completion_time(self.calendar, self._now_us, task, rates)
             if when is not None:
                 self._schedule(task, when, PRIO_COMPLETION, self._on_completion)
             for m in sorted(self.config.task_progress_milestones):
                 pct = int(m * 100)
                 if pct <= task.milestone_pct:
                     continue
-                at = self._milestone_time(task, rates, m)
+                at = milestone_time(self.calendar, self._now_us, task, rates, m)
                 if at is not None:
                     self._schedule(task, at, PRIO_MILESTONE, self._on_milestone, pct)
                     break
@@ -287,99 +238,13 @@ class StartupWorld(World):
         task = self._live(ev)
         if task is None:
             return
-        event = self._complete(task)
+        event = complete_task(self, task)
         self._note(event)
         if event["bankrupt"]:
             self._end(Status.BANKRUPT, "funds_negative_after_task_failure")
             self._stop(PRIO_STOP)
         else:
             self._schedule_stop()
-
-    def _complete(self, task: Task) -> dict:
-        """Judge a finished task; pay, penalise, raise salaries, move trust."""
-        cfg, now = self.config, self._now_us
-        for d, req in task.required.items():
-            task.completed[d] = Decimal(req)
-        task.completed_at = now
-        success = now <= task.deadline
-        self._deactivate(task)
-        funds_delta = 0
-        raises = 0
-        if success:
-            self._set_status(task, "completed_success")
-            task.success = True
-            funds_delta = task.reward_cents
-            self.ledger.post(now, "task_reward", task.reward_cents, task.uid)
-            cap = Decimal(str(cfg.prestige_max))
-            for d in task.required:
-                self.prestige[d] = min(cap, self.prestige[d] + Decimal(str(float(task.delta))))
-            if task.boost > 0:
-                factor = Decimal(str(float(task.boost)))
-                rate_cap = Decimal(str(cfg.skill_rate_max))
-                for d in task.required:
-                    ranked = sorted(task.assignees, key=lambda e: e.rates[d], reverse=True)
-                    for e in ranked[:_TOP_CONTRIBUTORS]:
-                        e.rates[d] = min(e.rates[d] + e.rates[d] * factor, rate_cap)
-                        self._boosted.add(e)
-            if cfg.salary_bump_pct > 0:
-                for e in task.assignees:
-                    if e.salary_cents < cfg.salary_max_cents:
-                        bump = int(cfg.tiers[e.tier].midpoint_cents * cfg.salary_bump_pct)
-                        new = min(cfg.salary_max_cents, e.salary_cents + bump)
-                        raises += new - e.salary_cents
-                        e.salary_cents = new
-        else:
-            self._set_status(task, "completed_fail")
-            task.success = False
-            penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
-            floor = Decimal(str(cfg.prestige_min))
-            for d in task.required:
-                self.prestige[d] = max(floor, self.prestige[d] - penalty)
-            if cfg.penalty_fail_funds_pct > 0:
-                advertised = task.advertised_reward_cents or task.reward_cents
-                cents = int(advertised * cfg.penalty_fail_funds_pct)
-                funds_delta = -cents
-                category = "task_reward" if cfg.reference_outputs else "task_fail_penalty"
-                self.ledger.post(now, category, -cents, task.uid)
-        trust_delta = self._judge_trust(task.client, success)
-        self._resolve_etas()
-        if cfg.reference_outputs:
-            bump_report = sum(int(e.salary_cents * cfg.salary_bump_pct) for e in task.assignees) if success else 0
-        else:
-            bump_report = raises
-        hours = (task.deadline - now) / 3_600_000_000
-        return {
-            "type": "task_completed",
-            "task_id": task.uid,
-            "task_title": task.title,
-            "client_name": task.client.name,
-            "success": success,
-            "funds_delta": funds_delta,
-            "listed_reward": task.advertised_reward_cents or task.reward_cents,
-            "trust_delta": trust_delta,
-            "deadline_margin": f"{'ahead by' if hours >= 0 else 'late by'} {abs(hours):.0f}h",
-            "employees_assigned": len(task.assignees),
-            "salary_bump_total_cents": bump_report,
-            "bankrupt": self.funds_cents < 0,
-        }
-
-    def _judge_trust(self, client: Client, success: bool) -> float:
-        cfg = self.config
-        old = float(client.trust)
-        if success:
-            gain = cfg.trust_gain_base * ((1 - old / cfg.trust_max) ** cfg.trust_gain_diminishing_power)
-            new = min(cfg.trust_max, old + gain)
-        else:
-            new = max(0.0, old - cfg.trust_fail_penalty)
-        client.trust = Decimal(str(round(new, 3)))
-        erosion = cfg.trust_cross_client_decay
-        if erosion > 0:
-            for other in self.clients:
-                if other is not client:
-                    level = float(other.trust)
-                    if level > 0.0:
-                        other.trust = Decimal(str(round(max(0.0, level - erosion), 3)))
-        return new - old
 
     # ------------------------------------------------------------------
     # stops
@@ -522,26 +387,8 @@ class StartupWorld(World):
         self._resolve_etas([task] + [t for t in self.active if t is not task and team.intersection(t.assignees)])
 
     def cancel(self, task: Task) -> dict:
-        """Drop a planned or active task: prestige and trust penalties, no cash."""
-        cfg = self.config
-        penalty = Decimal(str(cfg.penalty_cancel_multiplier)) * task.delta
-        old_trust = float(task.client.trust)
-        new_trust = max(0.0, old_trust - cfg.trust_cancel_penalty)
-        task.client.trust = Decimal(str(round(new_trust, 3)))
-        changes = {}
-        floor = Decimal(str(cfg.prestige_min))
-        for d in task.required:
-            old = self.prestige[d]
-            new = max(floor, old - penalty)
-            self.prestige[d] = new
-            changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
-        was_active = task.status == "active"
-        self._set_status(task, "cancelled")
-        if was_active:
-            self._deactivate(task)
-            team = set(task.assignees)
-            self._resolve_etas([t for t in self.active if team.intersection(t.assignees)])
-        return {"penalty": float(penalty), "prestige_changes": changes, "trust_delta": new_trust - old_trust}
+        """Drop a planned or active task (see :func:`cancel_task`)."""
+        return cancel_task(self, task)
 
     def _deactivate(self, task: Task) -> None:
         self.active.remove(task)
@@ -550,124 +397,30 @@ class StartupWorld(World):
         for e in task.assignees:
             e.active_tasks -= 1
 
-    # ------------------------------------------------------------------
-    # state for tests, replay and analysis
+    # state for tests, replay and analysis ----------------------------------
     def snapshot(self) -> dict:
         """Complete state as JSON-able data."""
-        return {
-            "time": self.now_iso,
-            "status": self.status.value,
-            "funds_cents": self.funds_cents,
-            "ledger": [(e.t_us, e.category, e.amount_cents, e.ref) for e in self.ledger],
-            "prestige": {d: str(v) for d, v in self.prestige.items()},
-            "clients": [(c.name, str(c.trust)) for c in self.clients],
-            "employees": [(e.name, e.salary_cents, {d: str(r) for d, r in e.rates.items()}, e.active_tasks) for e in self.employees],
-            "tasks": [
-                (t.uid, t.title, t.status, t.client.name, t.reward_cents, dict(t.required),
-                 {d: str(c) for d, c in t.completed.items()}, t.accepted_at, t.deadline, t.completed_at,
-                 [e.name for e in t.assignees], t.milestone_pct)
-                for t in self.tasks
-            ],
-            "market": [t.uid for t in self.market],
-            "scratchpad": self.scratchpad,
-        }
+        return reports.snapshot(self)
 
     def invariants(self) -> list[str]:
         """Broken rules, described (empty when the state is sound)."""
-        bad = []
-        cfg = self.config
-        if not self.ledger.balanced():
-            bad.append("funds differ from initial funds plus the ledger")
-        for d, p in self.prestige.items():
-            if not cfg.prestige_min <= p <= cfg.prestige_max:
-                bad.append(f"prestige {d}={p} outside [{cfg.prestige_min}, {cfg.prestige_max}]")
-        for c in self.clients:
-            if not 0 <= c.trust <= cfg.trust_max:
-                bad.append(f"trust {c.name}={c.trust} outside [0, {cfg.trust_max}]")
-        for t in self.tasks:
-            for d, q in t.required.items():
-                if t.completed[d] < 0 or t.completed[d] > q:
-                    bad.append(f"{t.title} {d} completed {t.completed[d]} outside [0, {q}]")
-        for e in self.employees:
-            n = sum(1 for t in self.active if e in t.assignees)
-            if n != e.active_tasks:
-                bad.append(f"{e.name} counts {e.active_tasks} active tasks, holds {n}")
-            if e.salary_cents < 0:
-                bad.append(f"{e.name} salary negative")
-        if len(self.market) != cfg.num_market_tasks:
-            bad.append(f"market holds {len(self.market)} tasks, not {cfg.num_market_tasks}")
-        return bad
+        return reports.invariants(self)
 
     def month_end_funds(self) -> dict[str, int]:
         """Funds after every ledger entry of each month, from the first month to now."""
-        cal = self.calendar
-        out: dict[str, int] = {}
-        start, now = cal.to_datetime(0), cal.to_datetime(self._now_us)
-        y, m = start.year, start.month
-        funds = self.ledger.initial_cents
-        entries = iter(self.ledger.entries)
-        pending = next(entries, None)
-        while (y, m) <= (now.year, now.month):
-            nxt = datetime(y + 1, 1, 1) if m == 12 else datetime(y, m + 1, 1)
-            limit = cal.to_us(nxt)
-            while pending is not None and pending.t_us < limit:
-                funds += pending.amount_cents
-                pending = next(entries, None)
-            out[f"{y:04d}-{m:02d}"] = funds
-            y, m = nxt.year, nxt.month
-        return out
-
-    def summary(self) -> dict:
-        """The episode's headline figures."""
-        return {
-            "final_funds_cents": self.funds_cents,
-            "month_end_funds_cents": self.month_end_funds(),
-            "tasks_succeeded": self.count("completed_success"),
-            "tasks_failed": self.count("completed_fail"),
-            "tasks_cancelled": self.count("cancelled"),
-            "metric": "final_funds_cents",
-            "metric_value": self.funds_cents,
-        }
+        return reports.month_end_funds(self)
 
     def monthly_figures(self) -> list[dict]:
         """Revenue, cost, return and ending funds for every month so far."""
-        cal = self.calendar
-        rows: dict[str, dict] = {}
-        start = cal.to_datetime(0)
-        y, m = start.year, start.month
-        now = cal.to_datetime(self._now_us)
-        while (y, m) <= (now.year, now.month):
-            rows[f"{y:04d}-{m:02d}-01"] = {"month_start": f"{y:04d}-{m:02d}-01", "revenue_cents": 0, "cost_cents": 0}
-            y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-        for e in self.ledger:
-            dt = cal.to_datetime(e.t_us)
-            row = rows[f"{dt.year:04d}-{dt.month:02d}-01"]
-            if e.amount_cents >= 0:
-                row["revenue_cents"] += e.amount_cents
-            else:
-                row["cost_cents"] -= e.amount_cents
-        funds = self.ledger.initial_cents
-        for row in rows.values():
-            row["return_cents"] = row["revenue_cents"] - row["cost_cents"]
-            funds += row["return_cents"]
-            row["ending_funds_cents"] = funds
-        return list(rows.values())
+        return reports.monthly_figures(self)
+
+    def summary(self) -> dict:
+        """The episode's headline figures."""
+        return reports.summary(self)
 
     def observation(self) -> dict:
         """The status summary an agent sees each turn."""
-        payroll = self.monthly_payroll_cents
-        return {
-            "sim_time": self.now_iso,
-            "horizon_end": self.calendar.iso(self.horizon_us),
-            "funds_cents": self.funds_cents,
-            "monthly_payroll_cents": payroll,
-            "runway_months": round(self.funds_cents / payroll, 1) if payroll > 0 else None,
-            "employees": len(self.employees),
-            "active_tasks": len(self.active),
-            "planned_tasks": self.count("planned"),
-            "bankrupt": self.funds_cents < 0,
-            "status": self.status.value,
-        }
+        return reports.observation(self)
 
 
 def _market_key(task: Task) -> tuple[int, int]:
