@@ -8,13 +8,19 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 
+from .llm import LLMAgent, llm_agent
+from .operation_baselines import OPERATION_AGENTS
 from .startup_baselines import greedy, greedy_reference, random_agent
+from .vending_baselines import markup
 
-__all__ = ["AGENTS", "make_agent", "agent_names", "greedy", "greedy_reference", "random_agent"]
+__all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_reference", "llm_agent", "markup",
+           "random_agent"]
 
 #: world -> agent name -> agent function ``fn(world, **options)``
 AGENTS: dict[str, dict[str, Callable]] = {
-    "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent},
+    "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent},
+    "operation": dict(OPERATION_AGENTS),
+    "vending": {"markup": markup},
 }
 
 
@@ -24,16 +30,24 @@ def agent_names(world: str) -> list[str]:
 
 
 def make_agent(world: str, name: str, options: dict[str, Any] | None = None) -> Callable:
-    """An agent process factory ``world -> generator`` with options bound and checked."""
+    """An agent process factory ``world -> generator`` with options bound and checked.
+
+    An agent function with a ``make`` attribute (the LLM agent) is built once
+    with the options and serves every episode, so it can carry state across
+    restarts; its accepted options are listed in ``option_names``.
+    """
     table = AGENTS.get(world, {})
     if name not in table:
         raise ConfigError(f"unknown agent {name!r} for world {world!r}; choose one of {', '.join(table) or 'none'}")
     fn = table[name]
     options = dict(options or {})
-    accepted = list(inspect.signature(fn).parameters)[1:]
+    accepted = list(getattr(fn, "option_names", None) or list(inspect.signature(fn).parameters)[1:])
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ConfigError(
             f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
         )
+    make = getattr(fn, "make", None)
+    if make is not None:
+        return make(**options)
     return lambda w: fn(w, **options)

@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list."""
+"""The ``bizsim`` command: run, shell, list, sweep, report."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one episode with an agent")
-    run.add_argument("world", help="world name, e.g. startup")
+    run.add_argument("world", nargs="?", help="world name, e.g. startup (not with --resume)")
     run.add_argument("--agent", default="greedy", help="agent name (see `bizsim list`)")
     run.add_argument("--seed", type=int, default=1, help="world seed")
     run.add_argument("--preset", default="default", help="preset name or a .toml config file")
@@ -46,6 +46,17 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", help="write the run directory here")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    llm = run.add_argument_group("LLM agent (--agent llm)")
+    llm.add_argument("--model", help="litellm model PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
+    llm.add_argument("--api-base", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    llm.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (keys never go on the command line)")
+    llm.add_argument("--max-cost-usd", type=float, metavar="X", help="stop the run once it has cost X dollars")
+    llm.add_argument("--max-turns", type=int, metavar="N", help="at most N model calls per episode")
+    llm.add_argument("--max-tokens-total", type=int, metavar="N", help="stop the run after N tokens")
+    llm.add_argument("--temperature", type=float, help="sampling temperature (default: not sent)")
+    llm.add_argument("--memory", help="extra memory modules: window,scratchpad,state,episodic")
+    llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
+    llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
 
     shell = sub.add_parser("shell", help="play a world by typing its commands")
     shell.add_argument("world")
@@ -53,6 +64,10 @@ def _build_parser() -> argparse.ArgumentParser:
     shell.add_argument("--preset", default="default")
 
     sub.add_parser("list", help="list worlds, presets and agents")
+
+    from ._cli_sweep import add_parsers
+
+    add_parsers(sub)  # sweep, report
     return parser
 
 
@@ -64,6 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.cmd == "shell":
             return _shell(args)
+        if args.cmd in ("sweep", "report"):
+            from ._cli_sweep import run_report, run_sweep
+
+            return run_sweep(args) if args.cmd == "sweep" else run_report(args)
         return _list()
     except BizSimError as exc:
         print(f"bizsim: error: {exc}", file=sys.stderr)
@@ -79,6 +98,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from .episode import run_episode
 
+    if args.resume or args.agent == "llm":
+        return _run_llm(args)
+    if args.world is None:
+        raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
+    given = [f for f in _LLM_FLAGS if getattr(args, f) not in (None, False)]
+    if given:
+        raise BizSimError(f"--{given[0].replace('_', '-')} goes with --agent llm, not --agent {args.agent}")
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     if args.max_episodes < 1:
@@ -101,6 +127,80 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print_summary(result, args.out)
     return 0
+
+
+_LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")
+
+
+def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
+    options = _agent_options(args.agent_opt)
+    for flag in _LLM_FLAGS[:-1]:
+        value = getattr(args, flag)
+        if value is not None:
+            options[flag] = value
+    return options
+
+
+def _run_llm(args: argparse.Namespace) -> int:
+    """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
+    from bizsim.agents.llm import LLMAgentConfig
+
+    from .llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
+
+    if args.resume:
+        extra = [f for f in ("world", *_LLM_FLAGS[:-1]) if getattr(args, f) is not None] + (["agent-opt"] if args.agent_opt else [])
+        if extra:
+            raise BizSimError(f"--resume takes its settings from the run directory; drop --{extra[0].replace('_', '-')}")
+        load_run_spec(args.resume)  # fail fast on a directory that holds no LLM run
+        spec = None
+    else:
+        if args.world is None:
+            raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup --agent llm --model openai/gpt-4o-mini`")
+        options = _llm_options(args)
+        if "model" not in options:
+            raise BizSimError("--agent llm needs --model PROVIDER/MODEL, e.g. --model openai/gpt-4o-mini")
+        if args.seed < 0:
+            raise BizSimError(f"--seed(={args.seed}) must be >= 0")
+        if args.max_episodes < 1:
+            raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
+        config = LLMAgentConfig.from_options(options)
+        out = args.out or _default_out(args, config.model)
+        spec = LLMRunSpec(world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out)
+    progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
+    try:
+        kwargs = {"preflight": not args.no_preflight, "on_stop": progress.update if progress else None}
+        result = resume_llm(args.resume, **kwargs) if spec is None else run_llm(spec, **kwargs)
+    finally:
+        if progress:
+            progress.close()
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        _print_summary(result.episode, None)
+        _print_llm(result)
+    return 1 if result.terminal_reason == "error" else 0
+
+
+def _default_out(args: argparse.Namespace, model: str) -> str:
+    from datetime import datetime
+
+    slug = "".join(c if c.isalnum() or c in "-." else "_" for c in model)
+    return f"runs/llm-{args.world}-{args.preset}-s{args.seed}-{slug}-{datetime.now():%Y%m%d-%H%M%S}"
+
+
+def _print_llm(result: Any) -> None:
+    s = result.llm["total"]
+    cost = "unknown" if s["cost_usd"] is None else f"${s['cost_usd']:.4f}"
+    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, cost {cost}")
+    faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
+    if faults:
+        print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))
+    if result.terminal_detail and result.terminal_reason == "error":
+        print(f"  stopped: {result.terminal_detail}")
+    if result.replayed_calls:
+        print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
+    if result.run_dir is not None:
+        print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {result.run_dir})")
 
 
 class _Progress:
@@ -133,6 +233,13 @@ def _print_summary(result: Any, out: str | None) -> None:
     print(f"  ended: {d['terminal_reason']} at {result.final_world.now_iso}  ({d['turns']} turns, {d['commands']} commands)")
     if "final_funds_cents" in d:
         print(f"  final funds: {_money(d['final_funds_cents'])}")
+    elif "metric" in d:
+        value = d["metric_value"]
+        if d["metric"].endswith("_cents"):
+            shown = _money(value)
+        else:
+            shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+        print(f"  {d['metric']}: {shown}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
     months = d.get("month_end_funds_cents") or {}

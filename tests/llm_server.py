@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LoopbackLLMServer", "Reply", "FAULTS", "usage_for"]
+__all__ = ["FAULTS", "LoopbackLLMServer", "Reply", "require_litellm", "usage_for"]
 
 #: A policy's answer: ``{"content": str | None, "tool_calls": [{"name": str, "arguments": str | dict}]}``.
 Reply = dict
@@ -31,6 +31,16 @@ FAULTS = (
     "timeout", "429", "500", "503", "401", "404", "empty", "invalid_json_args", "unknown_tool", "oversized",
     "garbage", "no_choices",
 )
+
+
+def require_litellm() -> Any:
+    """litellm, imported with its bundled price map (no network), or skip the test module."""
+    import os
+
+    import pytest
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return pytest.importorskip("litellm")
 
 
 def usage_for(body: Mapping[str, Any], reply: Reply) -> dict:
@@ -78,6 +88,7 @@ class LoopbackLLMServer:
         self.preflights = 0         # requests that look like a pre-flight ping (max_tokens 1, no tools)
         self.usages: list[dict] = []  # usage reported on every successful answer, in order
         self.auth_headers: list[str] = []
+        self.policy_errors: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -149,7 +160,12 @@ class LoopbackLLMServer:
         if preflight:
             reply: Reply = {"content": "ok", "tool_calls": []}
         else:
-            reply = self._policy_reply(body)
+            try:
+                reply = self._policy_reply(body)
+            except Exception as exc:  # noqa: BLE001 - a broken test policy answers 500, visibly
+                with self.lock:
+                    self.policy_errors.append(repr(exc))
+                return 500, _error(f"the test policy raised {exc!r}")
         reply = _apply_fault(fault, reply)
         usage = usage_for(body, reply)
         with self.lock:
@@ -212,7 +228,7 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
         wbufsize = -1
         disable_nagle_algorithm = True
 
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        def do_POST(self) -> None:
             if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                 self._send(404, _error(f"no route {self.path}"))
                 return
@@ -236,7 +252,7 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test); nothing to answer
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
     return Handler

@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .types import ModelResponse, Usage
 
-__all__ = ["ModelClient", "EmbeddingClient", "PricedClient", "endpoint_key"]
+__all__ = ["EmbeddingClient", "ModelClient", "PricedClient", "endpoint_key"]
 
 
 @runtime_checkable

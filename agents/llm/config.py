@@ -6,13 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.config import in_range
 from bizsim.simcore.errors import ConfigError
 
 from .pricing import check_prices
 
-__all__ = ["LLMAgentConfig", "MEMORY_NAMES"]
+__all__ = ["MEMORY_NAMES", "LLMAgentConfig"]
 
 #: Memory modules an agent can switch on by name.
 MEMORY_NAMES = ("window", "scratchpad", "state", "episodic")
@@ -51,6 +50,8 @@ class LLMAgentConfig:
         max_turns: model calls per episode (``None`` = world's ``max_turns``, unset = no limit).
     Budgets:
         max_cost_usd, max_tokens_total: hard caps for the whole run.
+        max_stalled_turns: turns in a row without simulated time moving before the run ends
+            (a model that never starts work would otherwise be called forever); ``None`` = no limit.
         prices: ``{model: (input $/M, output $/M)}``, winning over litellm's map.
     Faults:
         max_api_failures: consecutive failed API attempts before the run ends with status ``error``.
@@ -79,6 +80,7 @@ class LLMAgentConfig:
     max_turns: int | None = attrs.field(default=None, validator=in_range(1))
     max_cost_usd: float | None = attrs.field(default=None, validator=in_range(0.0))
     max_tokens_total: int | None = attrs.field(default=None, validator=in_range(1))
+    max_stalled_turns: int | None = attrs.field(default=100, validator=in_range(1))
     prices: dict | None = attrs.field(default=None, converter=_prices)
     max_api_failures: int = attrs.field(default=6, validator=in_range(1))
     backoff_base_s: float = attrs.field(default=1.0, validator=in_range(0.0))

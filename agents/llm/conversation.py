@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .runlog import digest
-
-__all__ = ["Msg", "msg", "tool_result", "rounds_window", "messages_window", "to_content", "flatten"]
+__all__ = ["Msg", "flatten", "messages_window", "msg", "rounds_window", "to_content", "tool_result"]
 
 
 class Msg:
-    """One chat message and the SHA-256 of its canonical JSON, computed once."""
+    """One chat message and its SHA-256, computed once.
+
+    The digest covers the canonical JSON of every field but the content, then
+    the content's text: hashing a large tool result costs no JSON escaping.
+    """
 
     __slots__ = ("data", "digest")
 
     def __init__(self, data: dict) -> None:
         self.data = data
-        self.digest = digest(data)
+        content = data.get("content")
+        rest = {k: v for k, v in data.items() if k != "content"}
+        h = hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode())
+        h.update(b"\x00" if content is None else b"\x01" + str(content).encode("utf-8", "surrogatepass"))
+        self.digest = h.hexdigest()
 
     @property
     def role(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bizsim.simcore.errors import BizSimError
 
-__all__ = ["ModelError", "TransientModelError", "FatalModelError", "PreflightError", "RunAborted", "scrub"]
+__all__ = ["FatalModelError", "ModelError", "PreflightError", "RunAborted", "TransientModelError", "scrub"]
 
 
 class ModelError(BizSimError):

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.errors import ReplayError
 
 from .errors import FatalModelError, RunAborted, TransientModelError, scrub

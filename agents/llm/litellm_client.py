@@ -24,6 +24,8 @@ from .types import ModelResponse, ToolCall, Usage
 
 __all__ = ["LiteLLMClient", "import_litellm"]
 
+# Exceptions from these packages are about the provider or the network; anything else is a local bug.
+_TRANSPORT_MODULES = ("litellm", "openai", "httpx", "httpcore", "aiohttp", "anthropic")
 # Largest provider answer kept verbatim in the call log; larger ones keep only the parsed fields.
 _MAX_RAW_CHARS = 256_000
 
@@ -125,7 +127,10 @@ class LiteLLMClient:
         fatal = (litellm.AuthenticationError, litellm.NotFoundError, litellm.BadRequestError, litellm.PermissionDeniedError)
         if isinstance(exc, fatal) or (isinstance(status, int) and 400 <= status < 500):
             return FatalModelError(message)
-        # Unknown failures (a broken answer body, a dropped connection) may pass; the harness bounds the retries.
+        if type(exc).__module__.split(".")[0] not in _TRANSPORT_MODULES:
+            # A local failure (an ImportError inside litellm, a TypeError): retrying cannot help.
+            return FatalModelError(message)
+        # Other provider-side failures (a broken answer body, a dropped connection) may pass; retries are bounded.
         return TransientModelError(message)
 
     def _parse(self, raw: Any, latency: float) -> ModelResponse:

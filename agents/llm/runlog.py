@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "JsonlWriter", "read_jsonl", "digest", "write_json_atomic", "records_of", "LLM_CALLS", "AGENT_COMMANDS", "RUN_SPEC",
+    "AGENT_COMMANDS",
+    "LLM_CALLS",
     "RESULT",
+    "RUN_SPEC",
+    "JsonlWriter",
+    "digest",
+    "read_jsonl",
+    "records_of",
+    "write_json_atomic",
 ]
 
 #: File names inside a run directory.
@@ -26,7 +33,8 @@ RESULT = "result.json"
 
 
 def _dumps(record: Any) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    # ASCII escapes: a model's text may hold lone surrogates, which UTF-8 cannot encode.
+    return json.dumps(record, separators=(",", ":"), default=str)
 
 
 def digest(obj: Any) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from .errors import FatalModelError, TransientModelError
 from .types import ModelResponse, ToolCall, Usage
 
-__all__ = ["ScriptedClient", "Policy", "reply"]
+__all__ = ["Policy", "ScriptedClient", "reply"]
 
 #: ``policy(messages, tools) -> {"content": str | None, "tool_calls": [{"name", "arguments"}]}``
 Policy = Callable[[list[dict], list[dict] | None], dict]

@@ -16,7 +16,6 @@ class HarnessStats:
     """
 
     turns: int = 0
-    model_calls: int = 0
     api_errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -40,8 +39,8 @@ class HarnessStats:
         return self.prompt_tokens + self.completion_tokens
 
     def add_call(self, prompt_tokens: int, completion_tokens: int, cost: float | None, failed_attempts: int) -> None:
-        """Count one answered model call and the failed attempts before it."""
-        self.model_calls += 1
+        """Count one answered model call (a turn) and the failed attempts before it."""
+        self.turns += 1
         self.api_errors += failed_attempts
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens

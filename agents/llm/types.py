@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-__all__ = ["ToolCall", "Usage", "ModelResponse"]
+__all__ = ["ModelResponse", "ToolCall", "Usage"]
 
 
 @attrs.frozen

@@ -1,0 +1,239 @@
+"""The LLM agent: a SimPy process that plays a world through a model, turn by turn."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import simpy
+from bizsim.simcore.errors import ConfigError
+
+from .config import LLMAgentConfig
+from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, scrub
+from .gateway import ModelGateway, request_digest
+from .limits import EndpointLimiter
+from .memory import build_memory
+from .pricing import Pricing
+from .protocols import make_protocol
+from .runlog import AGENT_COMMANDS, LLM_CALLS, JsonlWriter, read_jsonl
+from .session import Session
+from .stats import HarnessStats
+
+__all__ = ["LLMAgent", "llm_agent"]
+
+
+class LLMAgent:
+    """An LLM playing a world: ``world.run(agent)`` runs one episode.
+
+    The agent object lives across episodes (multi-episode restarts): each
+    call with a new world starts a fresh conversation — with the restart
+    banner after the first — while counters and budgets run on.
+
+    Args:
+        config: the agent's settings (or pass them as keyword ``options``).
+        client: a model client; default :class:`LiteLLMClient` from the config.
+        api_key: an API key held in memory only (prefer ``config.api_key_env``).
+        run_dir: append every model call (``llm_calls.jsonl``) and every
+            command (``agent_commands.jsonl``) there as they happen.
+        resume: replay the calls recorded in ``run_dir`` before going live.
+        limiter: per-endpoint concurrency limit shared with other runs.
+        sleep: how to wait between retries (tests pass a fake).
+
+    >>> from bizsim.agents.llm import ScriptedClient, reply
+    >>> from bizsim.models.startup import StartupWorld
+    >>> agent = LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2)
+    >>> world = StartupWorld("default", 1)
+    >>> _ = world.run(agent)
+    >>> world.status.value, world.terminal_detail, agent.total.turns
+    ('error', 'max_turns', 2)
+    """
+
+    def __init__(
+        self,
+        config: LLMAgentConfig | None = None,
+        *,
+        client: Any = None,
+        api_key: str | None = None,
+        run_dir: str | Path | None = None,
+        resume: bool = False,
+        limiter: EndpointLimiter | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        **options: Any,
+    ) -> None:
+        if config is not None and options:
+            raise ConfigError(f"pass either config or options, not both (got options {', '.join(sorted(options))})")
+        self.config = cfg = config if config is not None else LLMAgentConfig.from_options(options)
+        self.__name__ = "llm"  # the agent's name in episode results
+        if client is None:
+            from .litellm_client import LiteLLMClient
+
+            client = LiteLLMClient(
+                cfg.model, api_base=cfg.api_base, api_key=api_key, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
+                keep_raw=cfg.log_raw,
+            )
+        self.client = client
+        self.pricing = Pricing(cfg.model, cfg.prices, client)
+        if cfg.max_cost_usd is not None and not self.pricing.known():
+            raise ConfigError(
+                f"max_cost_usd(={cfg.max_cost_usd}) needs a price for model {cfg.model!r}, which neither litellm's "
+                "price map nor prices= knows; pass prices={model: (input $/M tokens, output $/M tokens)}"
+            )
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        replay: Sequence[dict] = ()
+        calls_log = self.commands_log = None
+        if self.run_dir is not None:
+            if resume:
+                replay = read_jsonl(self.run_dir / LLM_CALLS)
+            elif (self.run_dir / LLM_CALLS).exists() and (self.run_dir / LLM_CALLS).stat().st_size > 0:
+                raise ConfigError(
+                    f"{str(self.run_dir)!r} already holds recorded model calls; pass resume=True or choose another run_dir"
+                )
+            calls_log = JsonlWriter(self.run_dir / LLM_CALLS, fsync=cfg.fsync)
+            # Commands are derived data: a resumed run re-executes them all and writes the file anew.
+            self.commands_log = JsonlWriter(self.run_dir / AGENT_COMMANDS, fsync=cfg.fsync, truncate=True)
+        elif resume:
+            raise ConfigError("resume=True needs run_dir, the directory of the run to continue")
+        key_value = api_key or (os.environ.get(cfg.api_key_env) if cfg.api_key_env else None)
+        self.secrets = (api_key, key_value)
+        self.gateway = ModelGateway(
+            client, cfg.model, self.pricing, log=calls_log, replay=replay, limiter=limiter,
+            max_failures=cfg.max_api_failures, backoff=(cfg.backoff_base_s, cfg.backoff_max_s), sleep=sleep,
+            secrets=self.secrets, log_raw=cfg.log_raw,
+        )
+        self.total = HarnessStats()
+        self.episodes: list[dict] = []
+        self.episode = 0
+
+    # -- running -----------------------------------------------------------
+    def __call__(self, world: Any) -> Generator[simpy.Event, Any, None]:
+        """The SimPy process of one episode on ``world``."""
+        self.episode += 1
+        return self._play(world, self.episode)
+
+    def settings(self, world: Any) -> dict:
+        """The protocol knobs this agent resolves for ``world`` (recorded with a run)."""
+        return make_protocol(world.name, self.config.protocol).configure(world, self.config)
+
+    def _memory(self, protocol: Any, world: Any, episode: int) -> Any:
+        cfg = self.config
+        names = [n for n in cfg.memory if not (n == "scratchpad" and getattr(protocol, "name", "") == "yc-bench")]
+        embed = None
+        if "episodic" in names and cfg.embedder.startswith("provider:"):
+            if not hasattr(self.client, "embed"):
+                raise ConfigError(f"embedder(={cfg.embedder!r}) needs a client with embed(); {type(self.client).__name__} has none")
+            model = cfg.embedder.split(":", 1)[1] or None
+
+            def embed(texts: Sequence[str]) -> list[list[float]]:
+                return self.gateway.embed(texts, model, {"episode": episode})
+
+        return build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day, embed=embed)
+
+    def _check_caps(self, session: Session, max_turns: int | None) -> None:
+        cfg, total = self.config, self.total
+        if max_turns is not None and session.turn >= max_turns:
+            raise RunAborted("max_turns", f"the episode reached max_turns={max_turns}")
+        if cfg.max_cost_usd is not None and total.cost_usd is not None and total.cost_usd >= cfg.max_cost_usd:
+            raise RunAborted("max_cost_usd", f"spent ${total.cost_usd:.4f} of max_cost_usd={cfg.max_cost_usd}")
+        if cfg.max_tokens_total is not None and total.total_tokens >= cfg.max_tokens_total:
+            raise RunAborted("max_tokens_total", f"used {total.total_tokens} of max_tokens_total={cfg.max_tokens_total} tokens")
+
+    def _play(self, world: Any, episode: int) -> Generator[simpy.Event, Any, None]:
+        cfg = self.config
+        protocol = make_protocol(world.name, cfg.protocol)
+        settings = protocol.configure(world, cfg)
+        stats = HarnessStats()
+        session = Session(
+            world, episode=episode, stats=stats, total=self.total, memory=self._memory(protocol, world, episode),
+            commands_log=self.commands_log,
+        )
+        record: dict = {"episode": episode, "settings": settings, "stats": stats, "terminal_detail": None}
+        self.episodes.append(record)
+        params = {k: v for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None}
+        max_turns = protocol.max_turns()
+        protocol.begin(session)
+        last_now, stalled = world.now_us, 0
+        try:
+            while not world.done:
+                self._check_caps(session, max_turns)
+                stalled = stalled + 1 if world.now_us == last_now and session.turn else 0
+                last_now = world.now_us
+                if cfg.max_stalled_turns is not None and stalled >= cfg.max_stalled_turns:
+                    raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
+                yield from protocol.before_call(session)
+                if world.done:
+                    break
+                req = protocol.request(session)
+                digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
+                meta = {"episode": episode, "turn": session.turn + 1}
+                response, failed = self.gateway.chat(req.messages, req.tools, params, digest, meta)
+                session.turn += 1
+                usage = response.usage
+                for s in (stats, self.total):
+                    s.add_call(usage.prompt_tokens, usage.completion_tokens, response.cost_usd, failed)
+                yield from protocol.after_call(session, response)
+                session.flush_memory()
+        except RunAborted as exc:
+            session.bump("api_errors", exc.failed_attempts)
+            record["terminal_detail"] = exc.detail
+            record["message"] = scrub(str(exc), self.secrets)
+            if not world.done:
+                world.abort(exc.detail)
+        session.flush_memory()
+        if record["terminal_detail"] is None:
+            record["terminal_detail"] = world.terminal_detail
+
+    # -- outside the episode -----------------------------------------------
+    def preflight(self) -> dict:
+        """One cheap live call (no retries) to check model, key and endpoint; logged as kind ``preflight``.
+
+        Raises:
+            PreflightError: the call failed; the message is one line naming model and endpoint.
+        """
+        start = time.perf_counter()
+        try:
+            response = self.client.complete([{"role": "user", "content": "Reply with the single word: ok"}], None, max_tokens=1)
+        except (TransientModelError, FatalModelError) as exc:
+            where = getattr(self.client, "endpoint", "?")
+            raise PreflightError(
+                f"pre-flight call to model {self.config.model!r} at {where} failed: {scrub(str(exc), self.secrets)}"
+            ) from None
+        out = {
+            "kind": "preflight", "ok": True, "usage": response.usage.to_dict(), "cost_usd": self.pricing.cost(response.usage),
+            "latency_s": round(time.perf_counter() - start, 6), "wall_time": time.time(),
+        }
+        if self.gateway.log is not None:
+            self.gateway.log.write(out)
+        return out
+
+    def close(self) -> None:
+        """Close the run files (every record is already on disk)."""
+        for log in (self.gateway.log, self.commands_log):
+            if log is not None:
+                log.close()
+
+    def stats_dict(self) -> dict:
+        """The run's counters, total and per episode."""
+        return {
+            "total": self.total.to_dict(),
+            "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
+        }
+
+
+def llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:
+    """The ``llm`` agent for :func:`bizsim.agents.make_agent`: options are :class:`LLMAgentConfig` fields
+    plus ``client``, ``api_key``, ``run_dir``, ``resume``, ``limiter`` and ``sleep``.
+
+    Through ``make_agent`` one :class:`LLMAgent` serves every episode of a
+    run, so multi-episode restarts keep counting and show the restart banner.
+    """
+    return LLMAgent(**options)(world)
+
+
+llm_agent.option_names = (  # type: ignore[attr-defined]
+    *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "run_dir", "resume", "limiter", "sleep",
+)
+llm_agent.make = LLMAgent  # type: ignore[attr-defined]

@@ -1,0 +1,61 @@
+"""Reading a model's tool calls defensively: bad JSON is an answer to the model, never a crash."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["clip_reply", "parse_arguments"]
+
+
+def parse_arguments(raw: Any, tool: str) -> tuple[dict | None, str | None]:
+    """A tool call's arguments as a dict, or an error message for the model.
+
+    A JSON string holding JSON (double encoding) is unwrapped once; empty
+    arguments mean ``{}``.
+
+    >>> parse_arguments('{"command": "company status"}', "run_command")
+    ({'command': 'company status'}, None)
+    >>> parse_arguments('"{\\\\"command\\\\": \\\\"x\\\\"}"', "run_command")
+    ({'command': 'x'}, None)
+    >>> parse_arguments('{"command": ', "run_command")[1][:48]
+    'The arguments of run_command are not valid JSON '
+    """
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except (TypeError, json.JSONDecodeError) as exc:
+        where = f" ({exc.msg} at character {exc.pos})" if isinstance(exc, json.JSONDecodeError) else ""
+        return None, (
+            f"The arguments of {tool} are not valid JSON{where}. "
+            "Send one JSON object, e.g. {\"command\": \"yc-bench company status\"}."
+            if tool == "run_command" else f"The arguments of {tool} are not valid JSON{where}. Send one JSON object."
+        )
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    if not isinstance(value, dict):
+        return None, f"The arguments of {tool} must be a JSON object, got {type(value).__name__}."
+    # JSON can carry lone surrogates ("\\ud800"); no UTF-8 file could hold them, so each becomes '?'.
+    return {k: _clean(v) for k, v in value.items()}, None
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    return value
+
+
+def clip_reply(content: str | None, limit: int) -> tuple[str | None, bool]:
+    """The reply text cut to ``limit`` characters (with a note), and whether it was cut."""
+    if content is None or len(content) <= limit:
+        return content, False
+    return content[:limit] + f"\n[reply cut by the harness: {len(content)} characters, limit {limit}]", True

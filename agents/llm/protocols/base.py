@@ -1,0 +1,89 @@
+"""The protocol plug-in point: how a benchmark talks to the model, per world."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+import simpy
+from bizsim.simcore.errors import ConfigError
+
+from ..types import ModelResponse
+
+__all__ = ["PROTOCOLS", "WORLD_PROTOCOLS", "HarnessProtocol", "Request", "make_protocol", "register_protocol"]
+
+
+@attrs.frozen
+class Request:
+    """What the next model call sends: messages, tools and their digests (for the request hash)."""
+
+    messages: list[dict]
+    message_digests: list[str]
+    tools: list[dict]
+    tools_digest: str
+
+
+@runtime_checkable
+class HarnessProtocol(Protocol):
+    """A benchmark's conversation protocol (YC-Bench, EcoGym, ...).
+
+    The agent loop calls, per episode, :meth:`begin` once, then per turn
+    :meth:`before_call` (harness actions that may move time), :meth:`request`
+    (the messages of the next call) and :meth:`after_call` (execute the
+    answer). ``before_call`` and ``after_call`` are generators run with
+    ``yield from`` inside the agent's SimPy process, so they can advance the
+    world. A protocol keeps its conversation itself and must be
+    deterministic: the same world and answers give the same requests
+    (resuming a run depends on it).
+    """
+
+    name: str
+
+    def configure(self, world: Any, config: Any) -> dict:
+        """Resolve the knobs for this world (agent config over world config); returns them for the run record."""
+        ...
+
+    def max_turns(self) -> int | None:
+        """Model calls allowed per episode (``None``: no limit)."""
+        ...
+
+    def begin(self, session: Any) -> None:
+        """Start an episode: a fresh conversation."""
+        ...
+
+    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+        """Harness actions before the next model call."""
+        ...
+
+    def request(self, session: Any) -> Request:
+        """The next model call's messages and tools."""
+        ...
+
+    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+        """Execute the answer's tool calls in order and record them in the conversation."""
+        ...
+
+
+#: protocol name -> factory
+PROTOCOLS: dict[str, Callable[[], HarnessProtocol]] = {}
+#: world name -> protocol name; worlds not listed get ``ecogym`` (one tool per command).
+WORLD_PROTOCOLS: dict[str, str] = {}
+
+
+def register_protocol(name: str, factory: Callable[[], HarnessProtocol], worlds: tuple[str, ...] = ()) -> None:
+    """Register a protocol under ``name`` and make it the default for ``worlds``.
+
+    >>> # register_protocol("ecogym", EcoGymProtocol, worlds=("vending", "freelance", "operation"))
+    """
+    PROTOCOLS[name] = factory
+    for w in worlds:
+        WORLD_PROTOCOLS[w] = name
+
+
+def make_protocol(world_name: str, override: str | None = None) -> HarnessProtocol:
+    """A fresh protocol for a world (or the one named by ``override``)."""
+    name = override or WORLD_PROTOCOLS.get(world_name, "ecogym")
+    if name not in PROTOCOLS:
+        raise ConfigError(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[name]()

@@ -1,0 +1,174 @@
+"""The EcoGym protocol (day-based worlds): one tool per world command, shared rules, 128 messages.
+
+As in specs/ecogym.md §1: the system prompt is the world's role line plus
+the shared rules; the tools are the world's commands, their schemas derived
+from the command declarations; every tool call of a reply is executed in
+order; the history keeps the last 128 messages (leading orphan tool results
+dropped); the first call carries a short "begin" message and a reply without
+a tool call is followed by a warning; the model sees nothing but tool
+results otherwise.
+
+The daily action budget is the world's rule (``simcore.DayWorld``): the
+advance command ``task_done`` ends the day, and the action that spends the
+budget ends it by itself (``day_ending``, ``actions_left == 0``). Then,
+before the next call, the harness issues ``task_done`` — free, no model
+call — and shows the model a synthetic ``task_done`` call with the day's
+report, as the reference harness does. The system prompt is the world's own
+(``world.system_prompt()``) when it has one; otherwise the role line given
+to the constructor (or ``world.agent_role``, or a generic line) plus
+:data:`SHARED_RULES` with the world's ``daily_budget``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+
+from ..conversation import Msg, flatten, messages_window, msg, to_content, tool_result
+from ..runlog import digest
+from ..types import ModelResponse
+from ._calls import clip_reply, parse_arguments
+from .base import Request
+
+__all__ = ["SHARED_RULES", "EcoGymProtocol"]
+
+#: The shared rules block, in bizsim's words (a paraphrase of EcoGym's shared system prompt).
+SHARED_RULES = """\
+Rules of this environment:
+- Make exactly one tool call per turn.
+- Call tools only through the structured function-calling interface. Text that merely describes a call \
+does nothing and counts as a turn without a call.
+- Follow each tool's schema exactly: its name, its required fields, their types, and no extra fields. A \
+tool without arguments takes {{}}. When the schema and your intuition disagree, the schema wins.
+- When you are finished for the day, call `{done}`.
+- You have at most {budget} actions per day. After that the system calls `{done}` for you."""
+
+FIRST_MESSAGE = "The simulation has started. Please proceed: act through the tools."
+NO_CALL_WARNING = (
+    "Your last reply contained no structured tool call, so nothing happened. You must act through the "
+    "function-calling interface: exactly one tool call per turn."
+)
+_GENERIC_ROLE = "You run a business in a simulation. Maximise the benchmark's metric over the whole horizon."
+
+
+class EcoGymProtocol:
+    """EcoGym's shared agent protocol, for the day-based worlds."""
+
+    name = "ecogym"
+
+    def __init__(self, role: str | None = None) -> None:
+        self._role = role
+
+    def configure(self, world: Any, config: Any) -> dict:
+        """Resolve the window, the step limit, the role line and the tools for this world."""
+        wc = world.config
+        self.keep = config.history_messages
+        self._max_turns = config.max_turns if config.max_turns is not None else getattr(wc, "max_steps", None)
+        self.world_tools = world.commands.tool_schemas()
+        self.done_tool = world.commands[world.advance_command].tool_name
+        budget = getattr(world, "daily_budget", None) or getattr(wc, "max_actions_per_day", None)
+        own = getattr(world, "system_prompt", None)
+        if self._role is None and callable(own):
+            self.system = own()  # the world's own role line and rules text
+        else:
+            role = self._role or getattr(world, "agent_role", None) or _GENERIC_ROLE
+            self.system = role + "\n\n" + SHARED_RULES.format(done=self.done_tool, budget=budget if budget is not None else "unlimited")
+        self.max_calls = config.max_tool_calls_per_turn
+        self.max_reply = config.max_reply_chars
+        return {
+            "protocol": self.name, "tools": [t["function"]["name"] for t in self.world_tools],
+            "history_messages": self.keep, "max_turns": self._max_turns, "max_actions_per_day": budget,
+        }
+
+    def max_turns(self) -> int | None:
+        """Model calls allowed per episode (the world's ``max_steps`` unless the agent sets ``max_turns``)."""
+        return self._max_turns
+
+    def begin(self, session: Any) -> None:
+        """A fresh conversation."""
+        self.history: list[Msg] = []
+        self.pending_user: str | None = FIRST_MESSAGE
+        self._tools: list[dict] | None = None
+        self._auto = 0
+
+    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+        """End the day for the model when the world's budget is spent (free; no model call)."""
+        world = session.world
+        spent = getattr(world, "day_ending", False) or getattr(world, "actions_left", None) == 0
+        if world.done or not spent:
+            return
+        result = yield from session.advance("harness")
+        self._auto += 1
+        call_id = f"auto_{session.episode}_{self._auto}"
+        self.history.append(msg("assistant", None, tool_calls=[
+            {"id": call_id, "type": "function", "function": {"name": self.done_tool, "arguments": "{}"}}
+        ]))
+        self.history.append(tool_result(call_id, result))
+        session.bump("auto_advances")
+        session.remember(to_content(result)[:2000], "tool", command=world.advance_command, data=result)
+
+    def request(self, session: Any) -> Request:
+        """Role and rules (plus memory), the last 128 messages, the world's tools."""
+        if self.pending_user is not None:
+            self.history.append(msg("user", self.pending_user))
+            session.remember(self.pending_user, "user")
+            self.pending_user = None
+        window = messages_window(self.history, self.keep)
+        query = next((str(m.data.get("content") or "") for m in reversed(window) if m.data.get("content")), "")[-200:]
+        system = self.system + session.memory.section(query, session.now_h)
+        messages, digests = flatten([msg("system", system), *window])
+        if self._tools is None:
+            self._tools = [*self.world_tools, *session.memory.tools()]
+            self._tools_digest = digest(self._tools)
+        return Request(messages, digests, self._tools, self._tools_digest)
+
+    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+        """Execute every tool call in order; warn after a reply without one."""
+        content, cut = clip_reply(response.content, self.max_reply)
+        if cut:
+            session.bump("oversized_replies")
+        calls = response.tool_calls
+        data: dict = {"role": "assistant", "content": content}
+        if calls:
+            data["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+            ]
+        self.history.append(Msg(data))
+        if content:
+            session.remember(content, "assistant")
+        if not calls:
+            session.bump("text_replies" if (content or "").strip() else "empty_replies")
+            self.pending_user = NO_CALL_WARNING
+            return
+        for i, call in enumerate(calls):
+            command = None
+            if i >= self.max_calls:
+                session.bump("dropped_tool_calls")
+                result: Any = {"error": f"Not run: at most {self.max_calls} tool calls are executed per turn."}
+            elif session.world.done:
+                result = {"error": "Not run: the episode has ended."}
+            else:
+                result, command = yield from self._run_call(session, call.name, call.arguments)
+            self.history.append(tool_result(call.id, result))
+            session.remember(to_content(result)[:2000], "tool", command=command, data=result)
+
+    def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
+        name = name.removeprefix("functions.")
+        args, error = parse_arguments(arguments, name or "the tool call")
+        if error is not None:
+            session.bump("invalid_arguments")
+            return {"error": error}, None
+        handled = session.memory.handle_tool(name, args)
+        if handled is not None:
+            session.bump("memory_tool_calls")
+            return handled, None
+        try:
+            session.world.commands.by_tool_name(name)
+        except Exception:  # noqa: BLE001 - an unknown tool is the model's mistake, answered below
+            session.bump("unknown_tools")
+            names = ", ".join(t["function"]["name"] for t in self._tools or self.world_tools)
+            return {"error": f"Unknown tool '{name}'. Tools: {names}."}, None
+        result, command = yield from session.run_tool(name, args)
+        return result, command

@@ -1,0 +1,209 @@
+"""The YC-Bench protocol (startup world): one ``run_command`` tool, status turns, K rounds, auto-advance.
+
+Faithful to specs/startup.md §14 where that is the benchmark's design:
+a turn is one model call whose tool calls run in order (the model sees
+their results on the next turn); the history keeps the last K=20 rounds
+behind a marker; the scratchpad is appended to the system prompt; after
+``auto_advance_after_turns`` (5) turns without a ``sim resume`` the harness
+resumes itself; a refused resume counts as a resume.
+
+Fixed in preset ``default`` and reproduced when the world config asks
+(preset ``reference``): with ``reference_outputs`` the turn after a resume
+is labelled one lower, the start message recommends ``task assign-all``,
+failures hide their cash penalty, and only the last resume's events are
+shown; with ``stale_scratchpad`` the system prompt shows the scratchpad as
+it was when the last non-resume turn began (§14.6). Otherwise events of every
+resume since the last turn are listed and the scratchpad is always current.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+from bizsim.models.startup import prompt
+
+from ..conversation import Msg, flatten, msg, rounds_window, to_content, tool_result
+from ..runlog import digest
+from ..types import ModelResponse
+from ._calls import clip_reply, parse_arguments
+from .base import Request
+
+__all__ = ["RUN_COMMAND_TOOL", "YCBenchProtocol"]
+
+RUN_COMMAND_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "run_command",
+        "description": "Run one yc-bench command line in the simulation and return its JSON output.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The command line, e.g. `yc-bench market browse --limit 10`."}
+            },
+            "required": ["command"],
+        },
+    },
+}
+
+
+class YCBenchProtocol:
+    """The published YC-Bench agent protocol, for the startup world."""
+
+    name = "yc-bench"
+
+    def configure(self, world: Any, config: Any) -> dict:
+        """Resolve K, auto-advance and max turns from the agent config over the world config."""
+        wc = world.config
+        self.keep = config.history_rounds if config.history_rounds is not None else wc.history_keep_rounds
+        self.auto = config.auto_advance if config.auto_advance is not None else wc.auto_advance_after_turns
+        self._max_turns = config.max_turns if config.max_turns is not None else wc.max_turns
+        self.faithful = bool(getattr(wc, "reference_outputs", False))
+        self.stale = bool(getattr(wc, "stale_scratchpad", False))
+        self.max_calls = config.max_tool_calls_per_turn
+        self.max_chars = config.max_command_chars
+        self.max_reply = config.max_reply_chars
+        self.advance_command = world.advance_command
+        self._system = prompt.system_prompt(self.keep)
+        self._marker = prompt.history_marker(self.keep)
+        return {
+            "protocol": self.name, "tools": ["run_command"], "history_rounds": self.keep, "auto_advance": self.auto,
+            "max_turns": self._max_turns, "reference_prompt_quirks": self.faithful, "stale_scratchpad": self.stale,
+        }
+
+    def max_turns(self) -> int | None:
+        """Model calls allowed per episode."""
+        return self._max_turns
+
+    def begin(self, session: Any) -> None:
+        """A fresh conversation (a new episode starts over, banner first)."""
+        self.rounds: list[list[Msg]] = []
+        self.rounds_seen = 0
+        self.idle = 0
+        self.events: list[dict] | None = None
+        self.notes: list[str] = []
+        self.resumed_last = False
+        self.snapshot = session.world.scratchpad
+        self._tools: list[dict] | None = None
+
+    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+        """Nothing: YC-Bench's harness acts after a turn (auto-advance)."""
+        return
+        yield  # a generator, for the agent loop's ``yield from``
+
+    def _user_text(self, session: Any, turn: int) -> str:
+        world = session.world
+        obs = world.observation()
+        if self.rounds_seen == 0:
+            text = prompt.start_message(obs, faithful=self.faithful)
+            return prompt.restart_banner(session.episode) + text if session.episode > 1 else text
+        label = turn - 1 if self.faithful and self.resumed_last else turn
+        titles = None
+        if self.events and any(e.get("type") == "task_half" for e in self.events):
+            titles = {e["task_id"]: getattr(world.find_task(e["task_id"]), "title", e["task_id"]) for e in self.events if "task_id" in e}
+        return prompt.turn_message(
+            label, obs, keep_rounds=self.keep, rounds_seen=self.rounds_seen, events=self.events, notes=self.notes,
+            faithful=self.faithful, titles=titles,
+        )
+
+    def request(self, session: Any) -> Request:
+        """System prompt with the scratchpad, the last K rounds, and this turn's status message."""
+        world = session.world
+        turn = session.turn + 1
+        text = self._user_text(session, turn)
+        self.events, self.notes = None, []
+        if not self.stale or turn == 1 or not self.resumed_last:
+            self.snapshot = world.scratchpad
+        notes = self.snapshot if self.stale else world.scratchpad
+        self.rounds.append([msg("user", text)])
+        self.rounds_seen += 1
+        if len(self.rounds) > self.keep + 2:
+            del self.rounds[0]  # keeps the marker decision (len > keep + 1) while bounding memory
+        session.remember(text, "user")
+        system = self._system + prompt.scratchpad_section(notes) + session.memory.section(text[-200:], session.now_h)
+        window, _ = rounds_window(self.rounds, self.keep, self._marker)
+        messages, digests = flatten([msg("system", system), *window])
+        if self._tools is None:
+            self._tools = [RUN_COMMAND_TOOL, *session.memory.tools()]
+            self._tools_digest = digest(self._tools)
+        return Request(messages, digests, self._tools, self._tools_digest)
+
+    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+        """Run every tool call in order; auto-advance after K idle turns."""
+        current = self.rounds[-1]
+        content, cut = clip_reply(response.content, self.max_reply)
+        if cut:
+            session.bump("oversized_replies")
+        calls = response.tool_calls
+        if not calls:
+            session.bump("text_replies" if (content or "").strip() else "empty_replies")
+            if not (content or "").strip():
+                self.notes.append(prompt.EMPTY_REPLY_NOTE)
+        assistant: dict = {"role": "assistant", "content": content}
+        if calls:
+            assistant["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": clip_reply(c.arguments, self.max_chars)[0]}}
+                for c in calls
+            ]
+        current.append(Msg(assistant))
+        if content:
+            session.remember(content, "assistant")
+        resumed = False
+        events: list[dict] = []
+        for i, call in enumerate(calls):
+            command = None
+            if session.world.done and i > 0:
+                result: Any = {"error": "Not run: the episode has ended."}
+            elif i >= self.max_calls:
+                session.bump("dropped_tool_calls")
+                result = {"error": f"Not run: at most {self.max_calls} tool calls are executed per turn."}
+            else:
+                result, command = yield from self._run_call(session, call.name, call.arguments)
+            if command == self.advance_command and isinstance(result, dict):
+                resumed = True
+                if self.faithful:
+                    events = []
+                events.extend(result.get("wake_events") or [])
+            current.append(tool_result(call.id, result))
+            session.remember(to_content(result)[:2000], "tool", command=command, data=result)
+        if resumed:
+            self.idle = 0
+            session.bump("resumes")
+        else:
+            self.idle += 1
+            if self.auto and self.idle >= self.auto and not session.world.done:
+                report = yield from session.advance("harness")
+                session.bump("auto_advances")
+                self.notes.append(prompt.AUTO_ADVANCE_NOTE.format(n=self.idle))
+                self.idle = 0
+                resumed = True
+                if isinstance(report, dict):
+                    events.extend(report.get("wake_events") or [])
+        if resumed:
+            self.events = events
+        self.resumed_last = resumed
+
+    def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
+        name = name.removeprefix("functions.")
+        args, error = parse_arguments(arguments, name or "the tool call")
+        if name != "run_command":
+            if args is not None:
+                handled = session.memory.handle_tool(name, args)
+                if handled is not None:
+                    session.bump("memory_tool_calls")
+                    return handled, None
+            session.bump("unknown_tools")
+            return {"error": f"Unknown tool '{name}'. The only tool is run_command(command: string)."}, None
+        if error is not None:
+            session.bump("invalid_arguments")
+            return {"error": error}, None
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            session.bump("invalid_arguments")
+            return {"error": "run_command needs a 'command' string, e.g. {\"command\": \"yc-bench company status\"}."}, None
+        if len(command) > self.max_chars:
+            session.bump("oversized_replies")
+            return {"error": f"The command is {len(command)} characters long; the limit is {self.max_chars}."}, None
+        result, spec_name = yield from session.run_line(command)
+        return result, spec_name

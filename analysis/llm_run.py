@@ -1,0 +1,272 @@
+"""LLM runs: a run directory that loses nothing, resuming, and many runs at once.
+
+A run directory holds ``run.json`` (the full spec, no secrets), then, as the
+run goes, ``llm_calls.jsonl`` (every model call) and ``agent_commands.jsonl``
+(every command), and at the end the usual ``config.toml``,
+``commands.jsonl``, ``trajectory.jsonl`` and ``result.json``. Resuming
+rebuilds the world from the spec, replays the recorded answers without
+calling the model, and goes on live: the result equals an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
+from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
+from bizsim.models import world_class
+from bizsim.simcore.config import config_to_dict
+from bizsim.simcore.errors import ConfigError
+
+from .episode import EpisodeResult, run_episode
+from .rundir import write_run_dir
+
+__all__ = ["LLMRunResult", "LLMRunSpec", "load_run_spec", "resume_llm", "run_llm", "run_llm_episodes"]
+
+_SPEC_VERSION = 1
+
+
+@attrs.frozen
+class LLMRunSpec:
+    """Everything that determines an LLM run (apart from the model's answers).
+
+    ``preset`` is a preset name or a ``.toml`` path; the resolved world
+    config is recorded too, and resuming refuses a preset that changed since.
+    """
+
+    world: str = "startup"
+    preset: str = "default"
+    seed: int = attrs.field(default=1, converter=int)
+    max_episodes: int = attrs.field(default=1, converter=int)
+    agent: LLMAgentConfig = attrs.field(factory=LLMAgentConfig)
+    out: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.seed < 0:
+            raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if self.max_episodes < 1:
+            raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
+        if not isinstance(self.preset, str):
+            raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path, so the run can be resumed")
+
+    def to_dict(self) -> dict:
+        """JSON-able form (the agent config holds no secrets)."""
+        return {
+            "world": self.world, "preset": self.preset, "seed": self.seed, "max_episodes": self.max_episodes,
+            "agent": self.agent.to_dict(), "out": self.out,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> LLMRunSpec:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            world=data["world"], preset=data["preset"], seed=data["seed"], max_episodes=data["max_episodes"],
+            agent=LLMAgentConfig.from_options(data["agent"]), out=data.get("out"),
+        )
+
+
+@attrs.frozen
+class LLMRunResult:
+    """An LLM run's outcome: the episode result plus the harness's counters."""
+
+    episode: EpisodeResult
+    terminal_detail: str | None
+    llm: dict
+    run_dir: Path | None
+    replayed_calls: int
+    live_calls: int
+
+    @property
+    def terminal_reason(self) -> str:
+        """``horizon_end``, ``bankruptcy``, ``error``, ..."""
+        return self.episode.terminal_reason
+
+    @property
+    def final_world(self) -> Any:
+        """The world of the last episode."""
+        return self.episode.final_world
+
+    def to_dict(self) -> dict:
+        """The JSON written to ``result.json``: no wall-clock values, so resumed and uninterrupted runs match."""
+        out = self.episode.to_dict()
+        out["terminal_detail"] = self.terminal_detail
+        out["llm"] = self.llm["total"]
+        out["llm_episodes"] = self.llm["episodes"]
+        return out
+
+
+def _world_config(spec: LLMRunSpec) -> dict:
+    world = world_class(spec.world)(spec.preset, spec.seed)
+    return json.loads(json.dumps(config_to_dict(world.config), default=str))
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for dist in ("bizsim", "litellm", "simpy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def load_run_spec(path: str | Path) -> tuple[LLMRunSpec, dict]:
+    """The spec of a run directory, and the whole ``run.json``."""
+    p = Path(path, RUN_SPEC)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}") from None
+    if data.get("kind") != "llm":
+        raise ConfigError(f"{str(p)!r} does not describe an LLM run (kind {data.get('kind')!r}); only LLM runs resume")
+    return LLMRunSpec.from_dict(data["spec"]), data
+
+
+def run_llm(
+    spec: LLMRunSpec,
+    *,
+    client: Any = None,
+    api_key: str | None = None,
+    resume: bool = False,
+    preflight: bool = False,
+    limiter: EndpointLimiter | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    on_stop: Callable[[Any], None] | None = None,
+) -> LLMRunResult:
+    """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
+
+    Args:
+        spec: world, preset, seed, episodes, agent settings and output directory.
+        client: a model client (default: litellm, from the spec).
+        api_key: a key held in memory only (prefer ``spec.agent.api_key_env``).
+        resume: continue the run recorded in ``spec.out``.
+        preflight: make one cheap live call first and fail fast if it fails.
+        limiter: per-endpoint concurrency limit shared with other runs.
+        sleep: how to wait between retries.
+        on_stop: called with the world at every decision point.
+
+    Raises:
+        PreflightError: the pre-flight call failed.
+        ReplayError: the recorded answers do not fit this run any more.
+    """
+    out = Path(spec.out) if spec.out else None
+    world_config = _world_config(spec)
+    if out is not None:
+        spec_file = out / RUN_SPEC
+        if resume:
+            _, recorded = load_run_spec(out)
+            if recorded.get("world_config") != world_config:
+                raise ConfigError(
+                    f"preset {spec.preset!r} no longer gives the world config recorded in {str(spec_file)!r}; "
+                    "the run cannot be resumed"
+                )
+            recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(read_jsonl(out / LLM_CALLS))})
+            write_json_atomic(spec_file, recorded)
+        else:
+            if spec_file.exists():
+                raise ConfigError(f"{str(out)!r} already holds a run; resume it with --resume or choose another --out")
+            out.mkdir(parents=True, exist_ok=True)
+    agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter, sleep=sleep)
+    try:
+        if out is not None and not resume:
+            probe = world_class(spec.world)(spec.preset, spec.seed)
+            write_json_atomic(out / RUN_SPEC, {
+                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "benchmark_id": probe.benchmark_id,
+                "protocol": agent.settings(probe), "world_config": world_config, "versions": _versions(),
+                "started_at": _now(), "resumes": [],
+            })
+        if preflight:
+            agent.preflight()
+        episode = run_episode(spec.world, spec.preset, agent, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop)
+    finally:
+        agent.close()
+    result = LLMRunResult(
+        # A turn of an LLM run is a model call (YC-Bench's turns_completed), not a decision point.
+        episode=attrs.evolve(episode, agent="llm", agent_options=spec.agent.to_dict(), turns=agent.total.turns),
+        terminal_detail=agent.episodes[-1]["terminal_detail"] if agent.episodes else episode.final_world.terminal_detail,
+        llm=agent.stats_dict(),
+        run_dir=out,
+        replayed_calls=agent.gateway.replayed,
+        live_calls=agent.gateway.live,
+    )
+    if out is not None:
+        write_run_dir(out, result.episode)
+        write_json_atomic(out / RESULT, result.to_dict())
+    return result
+
+
+def resume_llm(path: str | Path, **kwargs: Any) -> LLMRunResult:
+    """Continue the run in ``path``: replay its recorded answers, then go on live.
+
+    The final result equals the uninterrupted run's; the model is called only
+    for turns that were not recorded.
+    """
+    spec, _ = load_run_spec(path)
+    return run_llm(attrs.evolve(spec, out=str(path)), resume=True, **kwargs)
+
+
+def run_llm_episodes(
+    specs: Sequence[LLMRunSpec],
+    *,
+    max_concurrency_per_endpoint: int = 4,
+    max_workers: int | None = None,
+    clients: Sequence[Any] | None = None,
+    limiter: EndpointLimiter | None = None,
+    **kwargs: Any,
+) -> list[LLMRunResult]:
+    """Run many LLM episodes at once on threads, at most N requests in flight per endpoint.
+
+    The simulation work per turn is tiny; the time goes into waiting for the
+    model, so threads suffice. The per-endpoint limit (keyed by API base or
+    provider) is separate from any CPU worker pool.
+
+    Args:
+        specs: one spec per run; their ``out`` directories must differ.
+        max_concurrency_per_endpoint: requests in flight per endpoint.
+        max_workers: threads (default: one per spec).
+        clients: one model client per spec (default: litellm from each spec).
+        limiter: a limiter to share (default: a new one with ``max_concurrency_per_endpoint``).
+        kwargs: passed to :func:`run_llm`.
+
+    Returns:
+        results in the order of ``specs``.
+
+    Raises:
+        ExceptionGroup: some runs raised (the others finished; their directories are complete).
+    """
+    outs = [s.out for s in specs if s.out]
+    dup = sorted({o for o in outs if outs.count(o) > 1})
+    if dup:
+        raise ConfigError(f"runs share output directories {dup}; give every run its own")
+    if clients is not None and len(clients) != len(specs):
+        raise ConfigError(f"clients has {len(clients)} entries for {len(specs)} specs")
+    limiter = limiter or EndpointLimiter(max_concurrency_per_endpoint)
+    with ThreadPoolExecutor(max_workers=max_workers or max(1, len(specs)), thread_name_prefix="bizsim-llm") as pool:
+        futures = [
+            pool.submit(run_llm, s, client=clients[i] if clients is not None else None, limiter=limiter, **kwargs)
+            for i, s in enumerate(specs)
+        ]
+        results, errors = [], []
+        for f in futures:
+            try:
+                results.append(f.result())
+            except Exception as exc:  # noqa: BLE001 - gathered and raised together below
+                errors.append(exc)
+    if errors:
+        raise ExceptionGroup(f"{len(errors)} of {len(specs)} LLM runs failed", errors)
+    return results
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+

@@ -1,0 +1,132 @@
+"""Faults against the loopback server: retried transport errors, malformed answers, a lazy model, a dead one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .llm_server import require_litellm
+
+require_litellm()
+
+from bizsim.agents import greedy
+from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig
+from bizsim.analysis import LLMRunSpec, run_llm
+from bizsim.models.startup import StartupWorld
+from bizsim.simcore import Status
+
+from .llm_policies import greedy_policy, lazy_policy
+from .llm_server import LoopbackLLMServer
+
+KEY = "sk-fault-test-key"
+FAST = "hosted_vllm/scripted"  # litellm's plain-HTTP route for OpenAI-compatible servers
+
+
+class Faults:
+    """Faults by the index of the policy's turn, shifted to the server's request counter at first use."""
+
+    def __init__(self, by_offset: dict[int, str], forever_from: int | None = None, kind: str = "500") -> None:
+        self.by_offset, self.forever_from, self.kind, self.base = by_offset, forever_from, kind, None
+
+    def __call__(self, index: int) -> str | None:
+        if self.base is None:
+            self.base = index
+        k = index - self.base
+        if self.forever_from is not None and k >= self.forever_from:
+            return self.kind
+        return self.by_offset.get(k)
+
+
+def client(server, model=FAST, timeout_s=300.0):
+    """A litellm client for the loopback server."""
+    return LiteLLMClient(model, api_base=server.url, api_key=KEY, timeout_s=timeout_s)
+
+
+def test_transport_faults_are_retried_with_backoff():
+    """A timeout, a 429, 500 and 503, a broken body and an answer without choices are retried; then all goes on."""
+    faults = Faults({1: "timeout", 2: "429", 3: "500", 4: "503", 5: "garbage"})
+    with LoopbackLLMServer(greedy_policy, faults=faults, timeout_sleep_s=1.5) as srv:
+        slept: list[float] = []
+        agent = LLMAgent(client=client(srv, timeout_s=0.4), model=FAST, max_turns=4, sleep=slept.append,
+                         backoff_base_s=0.5, backoff_max_s=4.0)
+        world = StartupWorld("default", 1)
+        world.run(agent)
+    assert [0.5, 1.0, 2.0, 4.0, 4.0] == slept
+    assert (5, 4) == (agent.total.api_errors, agent.total.turns)
+    assert (Status.ERROR, "max_turns") == (world.status, world.terminal_detail)
+    assert 0 == agent.total.command_errors
+
+
+def test_no_choices_is_retried():
+    """An answer with an empty choices list counts as a transient failure."""
+    with LoopbackLLMServer(greedy_policy, faults=Faults({0: "no_choices"})) as srv:
+        agent = LLMAgent(client=client(srv), model=FAST, max_turns=2, sleep=lambda s: None)
+        StartupWorld("default", 1).run(agent)
+    assert (1, 2) == (agent.total.api_errors, agent.total.turns)
+
+
+def test_malformed_answers_over_http_are_answered_and_counted():
+    """Invalid JSON arguments, unknown tools, empty and oversized replies reach the model as clear errors."""
+    seen: list[list[dict]] = []
+
+    def policy(messages, tools):
+        seen.append(messages)
+        return greedy_policy(messages, tools)
+
+    faults = Faults({1: "invalid_json_args", 2: "unknown_tool", 3: "empty", 4: "oversized"})
+    with LoopbackLLMServer(policy, faults=faults) as srv:
+        agent = LLMAgent(client=client(srv), model=FAST, max_turns=7)
+        world = StartupWorld("default", 1)
+        world.run(agent)
+    tools_after = lambda i: [json.loads(m["content"]) for m in seen[i] if m["role"] == "tool"]
+    assert any("not valid JSON" in r.get("error", "") for r in tools_after(2))
+    assert any("Unknown tool 'launch_rocket'" in r.get("error", "") for r in tools_after(3))
+    assert "previous reply was empty" in seen[4][-1]["content"]
+    long_reply = [m for m in seen[5] if m["role"] == "assistant" and "reply cut by the harness" in (m.get("content") or "")]
+    assert long_reply and len(long_reply[0]["content"]) < 21_000
+    t = agent.total
+    assert (1, 1, 1, 1) == (t.invalid_arguments, t.unknown_tools, t.empty_replies, t.oversized_replies)
+    assert Status.ERROR == world.status and 7 == t.turns
+
+
+def test_a_model_that_never_resumes_still_finishes_the_year():
+    """Only auto-advance moves time; the year ends, exactly as greedy's."""
+    with LoopbackLLMServer(lazy_policy) as srv:
+        agent = LLMAgent(client=client(srv), model=FAST)
+        world = StartupWorld("default", 1)
+        world.run(agent)
+        answered = srv.policy_calls
+    native = StartupWorld("default", 1)
+    native.run(greedy)
+    assert (Status.HORIZON, native.funds_cents) == (world.status, world.funds_cents)
+    assert 0 == agent.total.resumes and agent.total.auto_advances == 64
+    assert answered == agent.total.turns
+
+
+def test_a_model_that_keeps_failing_ends_with_error_and_keeps_the_partial_run(tmp_path):
+    """After N consecutive failures the run ends with status error; what happened before is on disk."""
+    with LoopbackLLMServer(greedy_policy, faults=Faults({}, forever_from=6, kind="500")) as srv:
+        spec = LLMRunSpec(agent=LLMAgentConfig(model=FAST, api_base=srv.url, max_api_failures=4), out=str(tmp_path))
+        result = run_llm(spec, client=client(srv), sleep=lambda s: None)
+        requests = srv.requests
+    assert ("error", "api_failures") == (result.terminal_reason, result.terminal_detail)
+    assert 6 + 4 == requests
+    calls = [json.loads(line) for line in (tmp_path / "llm_calls.jsonl").read_text().splitlines()]
+    assert [True] * 6 + [False] == [c["ok"] for c in calls]
+    assert 4 == len(calls[-1]["errors"]) and "500" in calls[-1]["errors"][-1]
+    saved = json.loads((tmp_path / "result.json").read_text())
+    assert ("error", "api_failures", 6, 4) == (saved["terminal_reason"], saved["terminal_detail"], saved["llm"]["turns"], saved["llm"]["api_errors"])
+    assert (tmp_path / "agent_commands.jsonl").read_text().count("\n") > 0
+    assert KEY not in (tmp_path / "llm_calls.jsonl").read_text()
+
+
+def test_a_fatal_error_is_not_retried():
+    """A 401 (bad key) aborts at once: one request, status error, detail api_error."""
+    with LoopbackLLMServer(greedy_policy, faults=lambda i: "401") as srv:
+        agent = LLMAgent(client=client(srv), model=FAST, sleep=lambda s: pytest.fail("must not retry"))
+        world = StartupWorld("default", 1)
+        world.run(agent)
+        assert 1 == srv.requests
+    assert (Status.ERROR, "api_error") == (world.status, world.terminal_detail)
+    assert "AuthenticationError" in agent.episodes[0]["message"] and KEY not in agent.episodes[0]["message"]

@@ -1,0 +1,197 @@
+"""Nothing lost: SIGKILL mid-year and resume, replay without calling the model, the CLI and its pre-flight."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .llm_server import require_litellm
+
+require_litellm()
+
+from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
+from bizsim.agents.llm.runlog import read_jsonl
+from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+from bizsim.analysis.cli import main
+from bizsim.simcore.errors import ConfigError, ReplayError
+
+from .llm_policies import greedy_policy
+from .llm_server import LoopbackLLMServer
+
+MODEL = "hosted_vllm/greedy"
+KEY_ENV = "BIZSIM_TEST_LLM_KEY"
+KEY = "sk-resume-test-key-42"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A loopback server playing greedy, a little slow so a run can be killed mid-year."""
+    with LoopbackLLMServer(greedy_policy, delay_s=0.01, lifetime_s=240) as srv:
+        yield srv
+
+
+@pytest.fixture
+def key_env(monkeypatch):
+    """The API key in an environment variable, as the CLI expects it."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+
+
+def _cli_args(server, out) -> list[str]:
+    return [
+        "run", "startup", "--agent", "llm", "--model", MODEL, "--api-base", server.url, "--api-key-env", KEY_ENV,
+        "--seed", "1", "--out", str(out), "--no-progress",
+    ]
+
+
+def _strip(result: dict) -> dict:
+    """A result without its endpoint (two servers differ only in their port)."""
+    out = dict(result)
+    out["agent_options"] = {k: v for k, v in out["agent_options"].items() if k != "api_base"}
+    return out
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(server, tmp_path_factory):
+    """The whole year, in one go, through the CLI in this process."""
+    out = tmp_path_factory.mktemp("whole") / "run"
+    os.environ[KEY_ENV] = KEY
+    try:
+        assert 0 == main(_cli_args(server, out))
+    finally:
+        del os.environ[KEY_ENV]
+    return out
+
+
+@pytest.mark.slow
+def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted, tmp_path, key_env):
+    """A CLI run killed with SIGKILL mid-year and resumed ends with the uninterrupted result,
+    and the model is asked only for the turns that were not recorded."""
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "bizsim.analysis.cli", *_cli_args(server, out)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    calls = out / "llm_calls.jsonl"
+    try:
+        while time.monotonic() < deadline:
+            if calls.exists() and calls.read_bytes().count(b"\n") >= 40:
+                break
+            assert proc.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.005)
+        else:
+            pytest.fail("the run did not reach 40 recorded calls in time")
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert -signal.SIGKILL == proc.returncode
+    assert not (out / "result.json").exists()
+    recorded = len([r for r in read_jsonl(calls) if r["kind"] == "chat"])
+    asked_before = server.policy_calls
+    assert 0 == main(["run", "--resume", str(out), "--no-progress"])
+    total_turns = json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"]
+    assert total_turns - recorded == server.policy_calls - asked_before
+    assert json.loads((uninterrupted / "result.json").read_text()) == json.loads((out / "result.json").read_text())
+    assert (uninterrupted / "trajectory.jsonl").read_text() == (out / "trajectory.jsonl").read_text()
+    assert (uninterrupted / "agent_commands.jsonl").read_text().count("\n") == (out / "agent_commands.jsonl").read_text().count("\n")
+    spec = json.loads((out / "run.json").read_text())
+    assert 1 == len(spec["resumes"]) and KEY not in (out / "run.json").read_text()
+
+
+def test_resuming_a_finished_run_replays_everything_without_the_model(server, uninterrupted, tmp_path):
+    """Every turn is served from the log: the server is not asked once, and the result is the same."""
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in ("run.json", "llm_calls.jsonl"):
+        (copy / name).write_bytes((uninterrupted / name).read_bytes())
+    before = server.requests
+    result = resume_llm(copy, client=LiteLLMClient(MODEL, api_base=server.url, api_key=KEY))
+    assert before == server.requests
+    assert (result.live_calls, result.replayed_calls) == (0, json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"])
+    assert json.loads((uninterrupted / "result.json").read_text()) == json.loads((copy / "result.json").read_text())
+
+
+def test_a_torn_last_record_is_ignored_on_resume(tmp_path):
+    """A half-written last line (a crash mid-write) is dropped; the run resumes and completes."""
+    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=6), out=str(tmp_path))
+    whole = run_llm(spec, client=ScriptedClient(greedy_policy))
+    lines = (tmp_path / "llm_calls.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "llm_calls.jsonl").write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
+    client = ScriptedClient(greedy_policy)
+    again = resume_llm(tmp_path, client=client)
+    assert 3 == client.answered and 3 == again.replayed_calls
+    assert whole.to_dict() == again.to_dict()
+
+
+def test_a_log_that_does_not_fit_stops_with_a_clear_error(tmp_path):
+    """A recorded call made for another request (a changed run) stops the resume; nothing is guessed."""
+    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=4), out=str(tmp_path))
+    run_llm(spec, client=ScriptedClient(greedy_policy))
+    rows = read_jsonl(tmp_path / "llm_calls.jsonl")
+    rows[2]["request"] = "0" * 64
+    (tmp_path / "llm_calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ReplayError, match="recorded call 2 .* no longer fit"):
+        resume_llm(tmp_path, client=ScriptedClient(greedy_policy))
+
+
+def test_a_run_directory_is_not_overwritten(tmp_path):
+    """Starting a new run in a directory that holds one is refused, pointing at --resume."""
+    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=1), out=str(tmp_path))
+    run_llm(spec, client=ScriptedClient(greedy_policy))
+    with pytest.raises(ConfigError, match="already holds a run"):
+        run_llm(spec, client=ScriptedClient(greedy_policy))
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_cli_preflight_fails_fast_on_a_wrong_endpoint(tmp_path, capsys, key_env):
+    """Nothing listens there: exit 2 with one line naming the model and the endpoint."""
+    url = _closed_port_url()
+    code = main(["run", "startup", "--agent", "llm", "--model", MODEL, "--api-base", url, "--api-key-env", KEY_ENV,
+                 "--out", str(tmp_path / "run"), "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert 2 == code
+    assert 1 == len(err) and err[0].startswith("bizsim: error: pre-flight call to model 'hosted_vllm/greedy' at " + url)
+    assert not (tmp_path / "run" / "result.json").exists()
+
+
+def test_cli_preflight_fails_fast_on_a_bad_key(tmp_path, capsys, key_env):
+    """The server refuses the key (401): exit 2, one line, the key itself never printed."""
+    with LoopbackLLMServer(greedy_policy, faults=lambda i: "401") as srv:
+        code = main(["run", "startup", "--agent", "llm", "--model", MODEL, "--api-base", srv.url, "--api-key-env", KEY_ENV,
+                     "--out", str(tmp_path / "run"), "--no-progress"])
+        assert 1 == srv.requests
+    captured = capsys.readouterr()
+    assert 2 == code and "AuthenticationError" in captured.err and KEY not in captured.err + captured.out
+
+
+def test_cli_agent_opt_and_flags_reach_the_agent(server, tmp_path, capsys, key_env):
+    """--agent-opt KEY=VALUE still works with the LLM agent; the run stops at the turn limit with exit 1."""
+    out = tmp_path / "run"
+    code = main([*_cli_args(server, out), "--agent-opt", "history_rounds=5", "--max-turns", "3", "--json"])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 1 == code
+    assert ("error", "max_turns", 5, 3) == (
+        result["terminal_reason"], result["terminal_detail"], result["agent_options"]["history_rounds"], result["llm"]["turns"]
+    )
+    spec = json.loads((out / "run.json").read_text())
+    assert 5 == spec["protocol"]["history_rounds"] and KEY_ENV == spec["spec"]["agent"]["api_key_env"]
+
+
+def test_cli_refuses_llm_flags_for_other_agents(capsys):
+    """--model with a non-LLM agent is a usage error (exit 2)."""
+    assert 2 == main(["run", "startup", "--agent", "greedy", "--model", "openai/x"])
+    assert "goes with --agent llm" in capsys.readouterr().err
