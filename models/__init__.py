@@ -12,6 +12,8 @@ __all__ = ["WORLDS", "world_class", "make_world", "world_presets"]
 #: name -> (import path of the world class, benchmark version)
 WORLDS: dict[str, tuple[str, int]] = {
     "startup": ("bizsim.models.startup:StartupWorld", 1),
+    "operation": ("bizsim.models.operation:OperationWorld", 1),
+    "vending": ("bizsim.models.vending:VendingWorld", 1),
 }
 
 

@@ -1,0 +1,190 @@
+"""The vending world's commands: the reference's tool names, arguments and result fields.
+
+Money in results is in dollars, as the reference reports it (exact: every
+amount is a whole number of cents), with ``*_cents`` companions. Refusals
+are ``{"error", "hint"}``; ``order_place`` refusals also carry the
+reference's ``status: "error"`` and ``error_type``. Refused commands change
+nothing and do not use an action.
+
+``help`` is bizsim's (free: it uses no action). There is no tool to look at
+cash or inventory: as in the reference, the agent learns them from order
+results and ``task_done`` reports (scripts may read ``world.observation()``).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING, Annotated, Any
+
+from bizsim.simcore.commands import Arg, CommandSet
+from bizsim.simcore.errors import CommandError
+
+if TYPE_CHECKING:
+    from .world import VendingWorld
+
+__all__ = ["COMMANDS", "OrderError", "dollars_to_cents"]
+
+COMMANDS = CommandSet(programs=("bizsim",))
+command = COMMANDS.command
+
+_LIST_LIMIT = 20
+#: The most units one order may hold (the reference sets no limit; cash limits it long before this).
+_MAX_UNITS = 1_000_000
+#: Line items per order: one product per order, as in the reference.
+_MAX_ITEMS = 1
+
+
+class OrderError(CommandError):
+    """An ``order_place`` refusal with the reference's ``error_type`` and details."""
+
+    def __init__(self, error_type: str, message: str, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message, hint)
+        self.error_type = error_type
+        self.details = details
+
+    def to_dict(self) -> dict:
+        return {"status": "error", "error_type": self.error_type, **self.details, **super().to_dict()}
+
+
+def dollars_to_cents(dollars: float) -> int:
+    """A dollar amount as whole cents, rounded half to even on the decimal value as written.
+
+    >>> dollars_to_cents(1.5), dollars_to_cents(0.125), dollars_to_cents(2.675)
+    (150, 12, 268)
+    """
+    return int((Decimal(repr(float(dollars))) * 100).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(repr(n) for n in names[:_LIST_LIMIT])
+    more = f" and {len(names) - _LIST_LIMIT} more" if len(names) > _LIST_LIMIT else ""
+    return (shown + more) or "none"
+
+
+@command("products_research", "Search the supplier's catalog; returns the best 3 matches with wholesale prices. "
+         "Only products returned by a search can be ordered or priced.")
+def products_research(
+    world: VendingWorld, query: Annotated[str, Arg("Search query, e.g. 'sparkling water'", max_length=1000)]
+) -> dict:
+    products = world.research(query)
+    return {"query": query, "products": products, "total_products_found": len(products)}
+
+
+@command("order_place", "Order one product from the supplier; paid now, delivered 7 days later. "
+         "items: a JSON list with exactly one {\"name\": exact product name, \"quantity\": positive integer}.")
+def order_place(world: VendingWorld, items: Annotated[str, Arg(
+        'JSON list with one item, e.g. [{"name": "Product Name", "quantity": 10}]', max_length=10_000)]) -> dict:
+    index, quantity, raw = _parse_items(world, items)
+    order = world.place_order(index, quantity, raw)
+    return {"status": "success", "delivery_days": world.config.delivery_days, "order": order}
+
+
+def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
+    example = 'order_place --items \'[{"name": "Product Name", "quantity": 10}]\''
+    try:
+        items = json.loads(text)
+    except (ValueError, RecursionError):  # bad JSON, or an integer too long to read
+        raise OrderError("invalid_json", "Invalid JSON format for items parameter.", f"Example: {example}",
+                         items_preview=text[:100]) from None
+    if not isinstance(items, list):
+        raise OrderError("invalid_type", f"items must be a list, got {_json_type(items)}.", f"Example: {example}")
+    if not items:
+        raise OrderError("empty_items", "items list cannot be empty: give one item with 'name' and 'quantity'.",
+                         f"Example: {example}")
+    limit = _MAX_ITEMS
+    if len(items) > limit:
+        raise OrderError("too_many_items", f"Cannot order more than {limit} different product in a single order; "
+                         f"you gave {len(items)}.", "Place one order per product.", max_allowed=limit,
+                         items_provided=len(items))
+    for item in items:
+        if not isinstance(item, dict):
+            raise OrderError("invalid_item_type", f"Each item must be an object, got {_json_type(item)}.",
+                             f"Example: {example}", item_preview=_preview(item))
+        name, quantity = item.get("name", ""), item.get("quantity", 0)
+        info = {"name": name if isinstance(name, str) else _preview(name),
+                "quantity": quantity if _plain_int(quantity) else _preview(quantity)}
+        if not isinstance(name, str) or not name:
+            raise OrderError("missing_name", "Each item must have a non-empty 'name'.", f"Example: {example}",
+                             item_info=info)
+        if not _plain_int(quantity) or not 0 < quantity <= _MAX_UNITS:
+            raise OrderError("invalid_quantity", f"'quantity' must be a whole number from 1 to {_MAX_UNITS:,}, "
+                             f"got {info['quantity']!r}.", f"Example: {example}", item_info=info)
+    missing = [item["name"] for item in items if world.known_index(item["name"]) is None]
+    if missing:
+        known = world.researched_names()
+        raise OrderError("missing_prices", "Product names must match EXACTLY (case-sensitive) names returned by "
+                         "products_research.", "Research the product first, then copy its name.",
+                         missing_products=missing, available_products_sample=known[:5], total_available=len(known))
+    (item,) = items
+    index = world.known_index(item["name"])
+    assert index is not None
+    return index, item["quantity"], [{"name": item["name"], "quantity": item["quantity"]}]
+
+
+def _plain_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15
+
+
+def _preview(value: Any) -> str:
+    """Up to 100 characters of a JSON value, as text (never NaN or infinity, which JSON results cannot hold)."""
+    return json.dumps(value, ensure_ascii=False)[:100]
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
+
+
+@command("price_set", "Set the retail price (dollars) of a researched product; unit sales happen only at a set price.")
+def price_set(
+    world: VendingWorld,
+    product_name: Annotated[str, Arg("Exact product name (case-sensitive), as products_research returned it",
+                                     max_length=1000)],
+    price: Annotated[float, Arg("Retail price per unit in dollars, e.g. 2.49 (rounded to the cent)")],
+) -> dict:
+    index = world.known_index(product_name)
+    if index is None:
+        raise CommandError(f"Unknown product {product_name!r}: only products returned by products_research can be "
+                           "priced.",
+                           f"Researched products: {_names(world.researched_names())}.")
+    if price <= 0:
+        raise CommandError(f"Price must be positive, got {price!r}.", "Give a price in dollars, e.g. 2.49.")
+    cents = dollars_to_cents(price) if price < 1e15 else world.config.max_price_cents + 1
+    if cents < 1:
+        raise CommandError(f"Price {price!r} rounds to $0.00; the lowest price is $0.01.")
+    if cents > world.config.max_price_cents:
+        raise CommandError(f"Price {price!r} is above the limit of ${world.config.max_price_cents / 100:,.2f}.")
+    world.set_price(index, cents)
+    return {"status": "success", "product_name": product_name, "price": cents / 100, "price_cents": cents}
+
+
+@command("price_query", "Show the retail price currently set for a product.")
+def price_query(
+    world: VendingWorld,
+    product_name: Annotated[str, Arg("Exact product name (case-sensitive)", max_length=1000)],
+) -> dict:
+    cents = world.price_of(product_name)
+    if cents is None:
+        raise CommandError(
+            f"Product {product_name!r} has no price set. Products with prices: {_names(world.priced_names())}.",
+            "Workflow: products_research, order_place, price_set (prices may be set before the stock arrives), "
+            "task_done; products sell only once they have both stock and a price.",
+        )
+    return {"product_name": product_name, "price": cents / 100, "price_cents": cents}
+
+
+@command("task_done",
+         "Finish today: today's sales happen, the day advances, deliveries arrive, and you get the day's report.",
+         advances=True)
+def task_done(world: VendingWorld):
+    return world.request_day_end()
+
+
+@command("help", "List the commands, or show one command's arguments (free: uses no action).", counted=False)
+def help_(
+    world: VendingWorld, command: Annotated[str | None, Arg("A command name, e.g. 'order_place'")] = None
+) -> dict:
+    if command is not None:
+        return {"help": COMMANDS.help_text(command)}
+    return {"help": COMMANDS.help_text(), "commands": [s.usage() for s in COMMANDS.visible()],
+            "free": ["help", "task_done"], "actions_per_day": world.daily_budget}

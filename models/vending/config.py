@@ -1,0 +1,56 @@
+"""Configuration of the vending world: one frozen, validated value set."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from bizsim.simcore.config import in_range
+from bizsim.simcore.errors import ConfigError
+
+from .._ecogym import parse_start_date
+
+__all__ = ["VendingConfig"]
+
+
+@attrs.frozen(cache_hash=True)
+class VendingConfig:
+    """Every value of a vending episode. Presets are instances of this class.
+
+    The catalog is generated from the episode seed (``catalog_seed`` ``None``)
+    or from a fixed ``catalog_seed`` (one world for every episode seed, as in
+    the reference). With both ``products_path`` and ``demand_path`` set, the
+    catalog is read from files in the reference's format instead.
+    """
+
+    # episode
+    start_date: str = "2025-01-01"
+    horizon_days: int = attrs.field(default=366, validator=in_range(1, 100_000))
+    daily_budget: int = attrs.field(default=4, validator=in_range(1, 100))
+    initial_money_cents: int = attrs.field(default=10_000, validator=in_range(0))
+    # catalog
+    catalog_size: Literal["small", "medium", "large"] = "large"
+    catalog_seed: int | None = attrs.field(default=None, validator=in_range(0))
+    products_path: str | None = None
+    demand_path: str | None = None
+    # supplier
+    delivery_days: int = attrs.field(default=7, validator=in_range(1, 365))
+    search_results: int = attrs.field(default=3, validator=in_range(1, 100))
+    max_price_cents: int = attrs.field(default=100_000_000, validator=in_range(1))
+    # demand
+    noise: bool = True
+    noise_std: float = attrs.field(default=0.20, validator=in_range(0.0, 10.0))
+    # ending: with no money left, this many days without a sale end the episode
+    stagnation_days: int = attrs.field(default=365, validator=in_range(1))
+    # agent protocol (recorded with every run; read by the LLM harness): the reference's step cap
+    max_steps: int | None = attrs.field(default=2000, validator=in_range(1))
+
+    def __attrs_post_init__(self) -> None:
+        parse_start_date(self.start_date)
+        if self.catalog_size not in ("small", "medium", "large"):
+            raise ConfigError(f"catalog_size(={self.catalog_size!r}) must be 'small', 'medium' or 'large'")
+        if (self.products_path is None) != (self.demand_path is None):
+            raise ConfigError(
+                "products_path and demand_path go together: give both files of the reference's format, or neither"
+            )

@@ -1,0 +1,387 @@
+"""The vending world: a retail business run four actions a day (EcoGym "Vending")."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import simpy
+
+from bizsim.simcore import Ledger, Status
+from bizsim.simcore.dayworld import DayWorld
+
+from .._ecogym import parse_start_date, system_prompt
+from .catalog import Catalog, ProductSearch, load_reference_catalog
+from .commands import COMMANDS, OrderError
+from .config import VendingConfig
+from .demand import DemandModel, NormalStream
+from .generate import generate_catalog
+from .presets import resolve_config
+from .prompt import ROLE
+
+__all__ = ["VendingWorld", "Order"]
+
+
+class Order:
+    """A prepaid supplier order of one product."""
+
+    __slots__ = ("product", "quantity", "items", "created_day", "delivery_day", "cost_cents", "status", "delivered_day")
+
+    def __init__(self, product: int, quantity: int, items: list[dict], created_day: int, delivery_day: int,
+                 cost_cents: int) -> None:
+        self.product, self.quantity, self.items = product, quantity, items
+        self.created_day, self.delivery_day, self.cost_cents = created_day, delivery_day, cost_cents
+        self.status = "processing"
+        self.delivered_day: int | None = None
+
+    def as_dict(self, delivery_days: int) -> dict:
+        """The reference's order record."""
+        out = {"items": [dict(i) for i in self.items], "status": self.status, "created_day": self.created_day,
+               "delivery_day": self.delivery_day, "delivery_days": delivery_days,
+               "total_cost": self.cost_cents / 100, "total_cost_cents": self.cost_cents}
+        if self.delivered_day is not None:
+            out["delivered_day"] = self.delivered_day
+        return out
+
+
+@functools.lru_cache(maxsize=16)
+def _load_files(products_path: str, demand_path: str) -> Catalog:
+    return load_reference_catalog(products_path, demand_path)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(catalog: Catalog, horizon_days: int, noise_std: float,
+              top_k: int) -> tuple[DemandModel, ProductSearch, dict[str, int]]:
+    """The demand model, the search index and the name index of a catalog (shared: all are read-only)."""
+    names = {p.name: i for i, p in enumerate(catalog.products)}
+    return DemandModel(catalog, horizon_days, noise_std), ProductSearch(catalog, top_k), names
+
+
+class VendingWorld(DayWorld):
+    """Run a shop for a year: research products, order stock, set prices.
+
+    Each day the agent has four actions; ``task_done`` then sells the day's
+    demand (spec §2.4), moves to the next day and receives due deliveries.
+    Money is integer cents. 366 sales days (t = 0..365). Metric: net worth =
+    cash + stock at wholesale + prepaid pending orders.
+
+    Randomness: the catalog comes from the episode seed (or the config's
+    ``catalog_seed``); the demand noise from the named stream ``demand``.
+
+    Args:
+        config: a preset name (``"default"``, ``"small"``, ``"medium"``,
+            ``"large"``, ``"reference"``), a ``.toml`` path, or a :class:`VendingConfig`.
+        seed: the episode seed.
+        catalog: a catalog to use instead of the configured one (tests, custom worlds).
+    """
+
+    name = "vending"
+    version = 1
+    commands = COMMANDS
+
+    def __init__(self, config: VendingConfig | str = "default", seed: int = 1, *,
+                 catalog: Catalog | None = None) -> None:
+        cfg = resolve_config(config)
+        super().__init__(cfg, seed, start=parse_start_date(cfg.start_date), daily_budget=cfg.daily_budget,
+                         horizon_days=cfg.horizon_days)
+        self.preset = config if isinstance(config, str) else "custom"
+        if catalog is None:
+            if cfg.products_path is not None and cfg.demand_path is not None:
+                catalog = _load_files(cfg.products_path, cfg.demand_path)
+            else:
+                catalog_seed = self.seed if cfg.catalog_seed is None else cfg.catalog_seed
+                catalog = generate_catalog(cfg.catalog_size, catalog_seed)
+        self.catalog = catalog
+        self.demand, self._search, self._index = _compiled(catalog, cfg.horizon_days, cfg.noise_std,
+                                                           cfg.search_results)
+        n = len(catalog.products)
+        self.ledger = Ledger(cfg.initial_money_cents)
+        self.stock: list[int] = [0] * n
+        self.price_cents: list[int] = [0] * n
+        self.priced: list[int] = []  # products in the order they were first priced
+        self._by_group: dict[int, list[int]] = {}
+        self.researched: list[int] = []  # products in the order searches first returned them
+        self._researched: set[int] = set()
+        self.stocked: list[int] = []  # products ever delivered, in order (the reference's inventory keys)
+        self._stocked: set[int] = set()
+        self.orders: list[Order] = []
+        self._due: dict[int, list[Order]] = {}
+        self.pending_cents = 0
+        self._stock_value = 0  # stock on hand at wholesale, kept up to date
+        self.purchases_cents = 0
+        self.sales_cents = 0
+        self.units_delivered = 0
+        self.units_sold = 0
+        #: One row per sales day: (day, revenue cents, units sold, net worth cents after the transition).
+        self.daily: list[tuple[int, int, int, int]] = []
+        self.last_sales_day: int | None = None
+        self._dry_days = 0
+        self._rng = NormalStream(self.streams.get("demand")) if cfg.noise else None
+
+    #: The role line of the agent's system prompt.
+    agent_role = ROLE
+
+    def system_prompt(self) -> str:
+        """The agent's system prompt: the role line and the shared rules, with this world's daily budget."""
+        return system_prompt(ROLE, self.config.daily_budget)
+
+    # tool calls: ``items`` may arrive as a JSON list, as LLMs send it --------------
+    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict | simpy.Event:
+        """Run a tool call; a list or object given for ``order_place.items`` is taken as its JSON text."""
+        return super().execute_tool(tool_name, _items_as_text(tool_name, arguments))
+
+    def call(self, name: str, **kwargs: Any) -> Any:
+        """Run a command from Python (``items`` may be a list); a refusal raises :class:`CommandError`."""
+        return super().call(name, **(_items_as_text(name, kwargs) or {}))
+
+    # lookups -----------------------------------------------------------------------
+    @property
+    def money_cents(self) -> int:
+        """Cash on hand."""
+        return self.ledger.funds_cents
+
+    def known_index(self, name: str) -> int | None:
+        """The catalog index of a researched product, else ``None``."""
+        i = self._index.get(name)
+        return i if i is not None and i in self._researched else None
+
+    def researched_names(self) -> list[str]:
+        """Names of the products searches have returned, in order."""
+        products = self.catalog.products
+        return [products[i].name for i in self.researched]
+
+    def priced_names(self) -> list[str]:
+        """Names of the products with a price, in pricing order."""
+        products = self.catalog.products
+        return [products[i].name for i in self.priced]
+
+    def price_of(self, name: str) -> int | None:
+        """The price in cents set for a product, else ``None``."""
+        i = self._index.get(name)
+        if i is None or not self.price_cents[i]:
+            return None
+        return self.price_cents[i]
+
+    # actions (commands validate; these only mutate) ----------------------------------------
+    def research(self, query: str) -> list[dict]:
+        """Search the catalog; remember every product returned."""
+        products = self.catalog.products
+        out = []
+        for i in self._search.search_indices(query):
+            p = products[i]
+            if i not in self._researched:
+                self._researched.add(i)
+                self.researched.append(i)
+            out.append({"name": p.name, "category": p.category, "wholesale_price": p.wholesale_cents / 100})
+        return out
+
+    def place_order(self, index: int, quantity: int, items: list[dict]) -> dict:
+        """Pay for an order now; it arrives ``delivery_days`` later."""
+        cfg = self.config
+        cost = self.catalog.products[index].wholesale_cents * quantity
+        money = self.money_cents
+        if cost > money:
+            raise OrderError("insufficient_funds", f"Insufficient funds. Order cost: ${cost / 100:.2f}, available: "
+                             f"${money / 100:.2f}.", "Order fewer units, or wait for sales.", order_cost=cost / 100,
+                             available_money=money / 100, shortfall=(cost - money) / 100)
+        order = Order(index, quantity, items, self.day, self.day + cfg.delivery_days, cost)
+        self.ledger.post(self._now_us, "purchase", -cost, self.catalog.products[index].name)
+        self.purchases_cents += cost
+        self.pending_cents += cost
+        self.orders.append(order)
+        self._due.setdefault(order.delivery_day, []).append(order)
+        return order.as_dict(cfg.delivery_days)
+
+    def set_price(self, index: int, cents: int) -> None:
+        """Set a product's retail price (it then takes part in the demand model)."""
+        if not self.price_cents[index]:
+            self.priced.append(index)
+            g = self.demand.product_group[index]
+            if g >= 0:
+                self._by_group.setdefault(g, []).append(index)
+        self.price_cents[index] = cents
+
+    # the day -------------------------------------------------------------------------------
+    def end_day(self, day: int) -> dict:
+        """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
+        products = self.catalog.products
+        stock, prices = self.stock, self.price_cents
+        sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
+        revenue = units = value = 0
+        for i, n in sold:
+            stock[i] -= n
+            revenue += n * prices[i]
+            units += n
+            value += n * products[i].wholesale_cents
+        self._stock_value -= value
+        events: dict[str, Any] = {"sales": {}, "deliveries": [], "replies": 0, "errors": []}
+        if units:
+            self.ledger.post(self._now_us, "sales", revenue)
+            self.sales_cents += revenue
+            self.units_sold += units
+            self.last_sales_day = day
+            self._dry_days = 0
+            got = dict(sold)
+            events["sales"] = {"items_sold": units, "revenue": revenue / 100, "revenue_cents": revenue,
+                               "details": {products[i].name: got.get(i, 0) for i in self.priced}}
+        else:
+            self._dry_days += 1
+        due = self._due.pop(self.day, None)
+        if due:
+            cost = 0
+            for order in due:
+                i = order.product
+                if i not in self._stocked:
+                    self._stocked.add(i)
+                    self.stocked.append(i)
+                stock[i] += order.quantity
+                self.units_delivered += order.quantity
+                self._stock_value += order.cost_cents
+                order.status = "delivered"
+                order.delivered_day = self.day
+                cost += order.cost_cents
+            self.pending_cents -= cost
+            dd = self.config.delivery_days
+            events["deliveries"] = [{"order_count": len(due), "total_cost": cost / 100, "total_cost_cents": cost,
+                                     "orders": [o.as_dict(dd) for o in due]}]
+        worth = self.net_worth_cents()
+        self.daily.append((day, revenue, units, worth))
+        money = self.money_cents
+        parts = [f"Day {self.day}"]
+        if units:
+            parts.append(f"Sales: {units} items, ${revenue / 100:.2f} revenue")
+        if due:
+            parts.append(f"Deliveries: {len(due)} orders received")
+        return {
+            "status": "success",
+            "current_day": self.day,
+            "events": events,
+            "current_state": {"money": money / 100, "money_cents": money,
+                              "total_inventory_items": self.units_delivered - self.units_sold,
+                              "product_types_count": len(self.stocked),
+                              "pending_orders": sum(len(v) for v in self._due.values())},
+            "summary": " | ".join(parts),
+        }
+
+    def finished_status(self) -> Status | None:
+        """The horizon; or, with no cash left, ``stagnation_days`` days without a sale."""
+        if self.money_cents <= 0 and self._dry_days >= self.config.stagnation_days:
+            return Status.BANKRUPT
+        return Status.HORIZON if self.day >= self.horizon_days else None
+
+    # figures -------------------------------------------------------------------------------
+    def inventory_value_cents(self) -> int:
+        """Stock on hand at wholesale."""
+        return self._stock_value
+
+    def net_worth_cents(self) -> int:
+        """Cash + stock at wholesale + prepaid orders not yet delivered (spec §2.6)."""
+        return self.money_cents + self.inventory_value_cents() + self.pending_cents
+
+    def observation(self) -> dict:
+        """Cash, inventory, prices and orders (the reference shows agents only tool results)."""
+        products = self.catalog.products
+        money = self.money_cents
+        return {
+            "day": self.day,
+            "money": money / 100,
+            "funds_cents": money,
+            "inventory": {products[i].name: self.stock[i] for i in self.stocked if self.stock[i]},
+            "prices": {products[i].name: self.price_cents[i] / 100 for i in self.priced},
+            "pending_orders": [o.as_dict(self.config.delivery_days) for o in self.orders if o.status == "processing"],
+            "net_worth_cents": self.net_worth_cents(),
+            "actions_left": self.actions_left,
+            "status": self.status.value,
+        }
+
+    def daily_net_worth(self) -> list[int]:
+        """Net worth in cents after each sales day so far."""
+        return [row[3] for row in self.daily]
+
+    def summary(self) -> dict:
+        """The episode's headline figures; ``metric_value`` is the net worth in cents."""
+        worth = self.net_worth_cents()
+        days = len(self.daily)
+        return {
+            "metric": "net_worth_cents",
+            "metric_value": worth,
+            "net_worth_cents": worth,
+            "final_money_cents": self.money_cents,
+            "inventory_value_cents": self.inventory_value_cents(),
+            "pending_value_cents": self.pending_cents,
+            "total_revenue_cents": self.sales_cents,
+            "total_purchases_cents": self.purchases_cents,
+            "avg_daily_revenue_cents": self.sales_cents / days if days else 0.0,
+            "units_sold": self.units_sold,
+            "units_in_stock": sum(self.stock),
+            "last_sales_day": self.last_sales_day,
+            "products_priced": len(self.priced),
+            "orders_placed": len(self.orders),
+            "days": days,
+            "catalog": self.catalog.name,
+            "daily_net_worth_cents": self.daily_net_worth(),
+            "daily_revenue_cents": [row[1] for row in self.daily],
+        }
+
+    # state for tests, replay and analysis ---------------------------------------------------
+    def snapshot(self) -> dict:
+        """Complete state as JSON-able data."""
+        products = self.catalog.products
+        return {
+            "day": self.day,
+            "time": self.now_iso,
+            "status": self.status.value,
+            "money_cents": self.money_cents,
+            "ledger": [(e.t_us, e.category, e.amount_cents, e.ref) for e in self.ledger],
+            "stock": {products[i].name: self.stock[i] for i in self.stocked},
+            "prices": [(products[i].name, self.price_cents[i]) for i in self.priced],
+            "researched": self.researched_names(),
+            "orders": [o.as_dict(self.config.delivery_days) for o in self.orders],
+            "daily": [list(r) for r in self.daily],
+            "actions_today": self.actions_today,
+            "day_ending": self.day_ending,
+        }
+
+    def invariants(self) -> list[str]:
+        """Broken rules, described (empty when the state is sound)."""
+        bad = []
+        money = self.money_cents
+        if money < 0:
+            bad.append(f"cash {money} cents is negative")
+        if not self.ledger.balanced():
+            bad.append("cash differs from initial cash plus the ledger")
+        if money != self.ledger.initial_cents - self.purchases_cents + self.sales_cents:
+            bad.append(f"cash {money} != start {self.ledger.initial_cents} - purchases {self.purchases_cents} "
+                       f"+ sales {self.sales_cents}")
+        negative = [self.catalog.products[i].name for i, q in enumerate(self.stock) if q < 0]
+        if negative:
+            bad.append(f"negative stock: {negative[:3]}")
+        products = self.catalog.products
+        if self._stock_value != sum(products[i].wholesale_cents * q for i, q in enumerate(self.stock)):
+            bad.append(f"stock value {self._stock_value} differs from the stock at wholesale")
+        if sum(self.stock) != self.units_delivered - self.units_sold:
+            bad.append(f"stock {sum(self.stock)} != delivered {self.units_delivered} - sold {self.units_sold}")
+        processing = [o for o in self.orders if o.status == "processing"]
+        if self.pending_cents != sum(o.cost_cents for o in processing):
+            bad.append(f"pending value {self.pending_cents} does not match the processing orders")
+        if any(o.delivery_day <= self.day for o in processing):
+            bad.append("an order is overdue")
+        priced = sum(1 for c in self.price_cents if c)
+        if any(self.price_cents[i] <= 0 for i in self.priced) or len(self.priced) != priced:
+            bad.append("the priced list and the prices disagree")
+        if self.daily_budget is not None and self.actions_today > self.daily_budget:
+            bad.append(f"{self.actions_today} actions today, over the budget of {self.daily_budget}")
+        if len(self.daily) != self.day:
+            bad.append(f"{len(self.daily)} sales days recorded on day {self.day}")
+        return bad
+
+
+def _items_as_text(name: str, arguments: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if name == "order_place" and isinstance(arguments, Mapping) and isinstance(arguments.get("items"), (list, dict)):
+        try:
+            return {**arguments, "items": json.dumps(arguments["items"], ensure_ascii=False, allow_nan=False)}
+        except (TypeError, ValueError):
+            return arguments
+    return arguments
