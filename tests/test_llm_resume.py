@@ -95,6 +95,11 @@ def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted
     assert -signal.SIGKILL == proc.returncode
     assert not (out / "result.json").exists()
     recorded = len([r for r in read_jsonl(calls) if r["kind"] == "chat"])
+    # The request in flight at the kill may still be in the server's handler thread.
+    seen = -1
+    while seen != server.requests:
+        seen = server.requests
+        time.sleep(0.3)
     asked_before = server.policy_calls
     assert 0 == main(["run", "--resume", str(out), "--no-progress"])
     total_turns = json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"]
