@@ -153,7 +153,7 @@ class World:
         out = []
         for t, name, data in self.trajectory.of_kind("cmd"):
             if name == "?":
-                out.append((t, data.get("line") or f"?tool {data.get('tool')}"))
+                out.append((t, data["line"] if "line" in data else f"?tool {data.get('tool')}"))
             else:
                 out.append((t, self.commands[name].to_line(data["args"])))
         return out
