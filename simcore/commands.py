@@ -229,6 +229,8 @@ class CommandSpec:
 
         A JSON text holding an object is accepted too (models often send one).
         """
+        if not args and not self.params:
+            return {}
         if isinstance(args, (str, bytes)):
             try:
                 args = json.loads(args) if args.strip() else {}

@@ -12,10 +12,9 @@ from .commands import CommandSpec
 from .errors import CommandError
 from .world import Status, World
 
-__all__ = ["DayWorld", "PRIO_DAY_END", "PRIO_DAY_STOP"]
+__all__ = ["DayWorld", "PRIO_DAY_END"]
 
 PRIO_DAY_END = 10
-PRIO_DAY_STOP = 90
 
 
 class DayWorld(World):
@@ -86,14 +85,16 @@ class DayWorld(World):
     # the day ------------------------------------------------------------------
     def request_day_end(self) -> simpy.Event:
         """End today; the returned event fires with the day's report."""
-        waiter = self._await_stop()
-        if not self._day_ending:
-            self._day_ending = True
-            ev = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
-            ev.callbacks.append(self._on_day_end)
-        return waiter
+        if self._day_ending:
+            return self._waiter
+        self._day_ending = True
+        # One event per day: the day's transition runs as its first callback,
+        # before the waiting agent is resumed with the report.
+        waiter = self._waiter = self.env.event()
+        waiter.callbacks.append(self._on_day_end)
+        return self.env.succeed_at(waiter, self._now_us + US_PER_DAY, PRIO_DAY_END, None)
 
-    def _on_day_end(self, _ev: simpy.Event) -> None:
+    def _on_day_end(self, waiter: simpy.Event) -> None:
         if self.done:
             return
         closing_day = self.day
@@ -102,11 +103,13 @@ class DayWorld(World):
         report = self.end_day(closing_day)
         self.actions_today = 0
         self._day_ending = False
+        self._waiter = None
         self.record_event("day_end", {"day": closing_day})
         status = self.finished_status()
         if status is not None:
             self._end(status, status.value)
-        self._deliver_stop(report, PRIO_DAY_STOP)
+        self.trajectory.add(self._now_us, "stop", self.advance_command, report)
+        waiter._value = report
 
     def end_day(self, day: int) -> dict:
         """Run the transition of ``day`` (the day that closes); return the report."""
