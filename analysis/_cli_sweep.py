@@ -1,0 +1,113 @@
+"""``bizsim sweep`` and ``bizsim report``: the parsers and what they run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from bizsim.simcore.errors import BizSimError
+
+__all__ = ["add_parsers", "run_sweep", "run_report"]
+
+_PRODUCT_FLAGS = ("world", "preset", "agent", "seeds")
+
+
+def add_parsers(sub: Any) -> None:
+    """Add the ``sweep`` and ``report`` subcommands to the ``bizsim`` parser."""
+    sw = sub.add_parser(
+        "sweep", help="run a grid of episodes (worlds x presets x agents x seeds)",
+        description="Run every combination of --world, --preset, --agent and --seeds, or the runs of a GRID.toml "
+        "file. Results stream to OUT/results.jsonl as runs finish; running the same sweep again runs only "
+        "what is missing.",
+    )
+    sw.add_argument("grid", nargs="?", metavar="GRID.toml", help="a grid file ([grid] products, [[runs]], [sweep])")
+    sw.add_argument("--world", nargs="+", help="world(s), e.g. startup")
+    sw.add_argument("--preset", nargs="+", help="preset name(s) or .toml config file(s) (default: default)")
+    sw.add_argument("--agent", nargs="+", help="agent name(s) or package.module:function (default: greedy)")
+    sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
+    sw.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)")
+    sw.add_argument("--backend", choices=("serial", "process", "ray"), help="where runs execute (default: process)")
+    sw.add_argument("--workers", type=int, metavar="N", help="worker processes or local Ray CPUs (default: all CPUs)")
+    sw.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (with --backend ray)")
+    sw.add_argument("--out", required=True, metavar="DIR", help="the sweep directory (reuse it to resume)")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.add_argument("--no-events", action="store_true", help="leave commands and world events out of the events table")
+    sw.add_argument("--run-dirs", action="store_true", help="also write every run's directory under DIR/runs/")
+    sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed")
+    sw.add_argument("--report", action="store_true", help="write DIR/report/report.html when done")
+
+    rp = sub.add_parser("report", help="write a self-contained HTML report of a sweep directory",
+                        description="Write REPORT/report.html (tables, figures embedded) and REPORT/figures/*.png.")
+    rp.add_argument("dir", metavar="DIR", help="a sweep directory, a run directory, or a folder of run directories")
+    rp.add_argument("--out", metavar="REPORT", help="where to write (default: DIR/report)")
+    rp.add_argument("--title", help="the report's title")
+
+
+def _needs(extra: str, exc: ImportError) -> BizSimError:
+    return BizSimError(f"this needs {exc.name or 'an optional package'}: pip install 'bizsim[{extra}]'")
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    """``bizsim sweep``: exit 0 when every run of this invocation finished, 1 when some failed."""
+    from .cli import _agent_options
+    from .gridfile import load_grid
+    from .runspec import grid
+    from .sweep import sweep
+
+    product = [f for f in _PRODUCT_FLAGS if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
+    settings: dict[str, Any] = {}
+    if args.grid is not None:
+        if product:
+            raise BizSimError(f"give a grid file or --{product[0].replace('_', '-')} ..., not both")
+        specs, settings = load_grid(args.grid)
+    else:
+        if args.world is None:
+            raise BizSimError("bizsim sweep needs --world W [--preset P ...] [--agent A ...] [--seeds 1-20], or a GRID.toml")
+        options = _agent_options(args.agent_opt)
+        agents = [{"name": a, "options": options} for a in (args.agent or ["greedy"])]
+        specs = grid(args.world, args.preset or ["default"], agents, args.seeds or "1")
+    backend = args.backend or settings.get("backend", "process")
+    workers = args.workers if args.workers is not None else settings.get("workers")
+    if workers is not None and workers < 1:
+        raise BizSimError(f"--workers(={workers}) must be >= 1")
+    ray_address = args.ray_address or settings.get("ray_address")
+    if ray_address and backend != "ray":
+        raise BizSimError("--ray-address goes with --backend ray")
+    try:
+        summary = sweep(
+            specs, args.out, backend=backend, workers=workers, ray_address=ray_address,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            events=not args.no_events and settings.get("events", True),
+            run_dirs=args.run_dirs or settings.get("run_dirs", False),
+            retry_failed=args.retry_failed or settings.get("retry_failed", False),
+        )
+    except ImportError as exc:
+        raise _needs("ray" if backend == "ray" else "data", exc) from None
+    print(summary)
+    if summary.failed:
+        print(f"bizsim: {summary.failed} run(s) failed; their errors are in {summary.out}/runs.parquet (column error)",
+              file=sys.stderr)
+    if args.report:
+        print(f"report: {_report(str(summary.out), None, None)}")
+    return 1 if summary.failed else 0
+
+
+def _report(path: str, out: str | None, title: str | None) -> Any:
+    from pathlib import Path
+
+    from .report import write_report
+
+    if not Path(path).exists():
+        raise BizSimError(f"{path!r} does not exist; give a sweep directory (bizsim sweep --out DIR)")
+    try:
+        return write_report(path, out, title=title)
+    except ImportError as exc:
+        raise _needs("data,plot", exc) from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``bizsim report DIR``: write the HTML report and print where it is."""
+    target = _report(args.dir, args.out, args.title)
+    print(target)
+    return 0

@@ -1,0 +1,104 @@
+"""Re-running a recorded command log with a probe, and turning a run directory into a record."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import simpy
+
+from bizsim.simcore.config import config_to_dict
+from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
+
+from .runspec import RunSpec, world_config
+
+__all__ = ["probe_replay", "record_from_run_dir"]
+
+
+def probe_replay(spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None) -> Any:
+    """Rebuild a run's world from its ``(t_us, line)`` log, calling ``probe(world)`` before every advance.
+
+    This is how facts only a live world holds (the startup world's staffing at
+    each turn) are recovered for runs whose agent could not be watched (LLM runs,
+    run directories).
+
+    Raises:
+        ReplayError: the log does not belong to this world, config and seed.
+    """
+    from bizsim.models import world_class
+
+    world = world_class(spec.world)(config if config is not None else world_config(spec), spec.seed)
+    for i, (t_us, line) in enumerate(log):
+        if world.done:
+            break
+        if world.now_us != t_us:
+            raise ReplayError(f"command {i} ({line!r}) was recorded at t_us={t_us} but the replay is at t_us={world.now_us}")
+        try:
+            advances = world.commands.parse(line)[0].advances
+        except CommandError:
+            advances = False
+        if advances:
+            probe(world)
+        result = world.execute(line)
+        if isinstance(result, simpy.Event):
+            world.env.run(until=result)
+    return world
+
+
+def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
+    """The run spec and world config a run directory was made with."""
+    from bizsim.models import world_class
+
+    world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
+    cls = world_class(world)
+    package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
+    if not hasattr(package, "config_from_toml"):
+        raise ConfigError(f"world {world!r} cannot read {str(path / 'config.toml')!r}: its package has no config_from_toml")
+    config = package.config_from_toml(path / "config.toml")
+    seed = int(result["seed"])
+    agent = str(result.get("agent") or "unknown")
+    options = result.get("agent_options") or {}
+    preset = result.get("preset")
+    presets = getattr(package, "PRESETS", {})
+    if isinstance(preset, str) and preset in presets and config_to_dict(presets[preset]) == config_to_dict(config):
+        return RunSpec(world, preset, agent, seed, agent_options=options), config
+    overrides = json.loads(json.dumps(config_to_dict(config), default=str))
+    label = preset if isinstance(preset, str) else "custom"
+    return RunSpec(world, "default", agent, seed, overrides=overrides, agent_options=options, label=label), config
+
+
+def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
+    """A sweep record for a run directory (``bizsim run --out DIR``, an LLM run): its command log is replayed.
+
+    Raises:
+        ConfigError: the directory holds no finished run.
+    """
+    from ._extract import extract, extractor_for
+    from ._worker import record_version
+    from .rundir import read_command_log
+
+    root = Path(path)
+    try:
+        result = json.loads((root / "result.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
+    spec, config = _spec_of(root, result)
+    extractor = extractor_for(spec.world)
+    world = probe_replay(spec, read_command_log(root), extractor.probe, config)
+    body = extract(world, extractor, turns=int(result.get("turns", 0)), terminal_reason=str(result.get("terminal_reason")), events=events)
+    llm = result.get("llm")
+    if isinstance(llm, dict):
+        body["run"].update({
+            "llm_turns": llm.get("turns"), "llm_prompt_tokens": llm.get("prompt_tokens"),
+            "llm_completion_tokens": llm.get("completion_tokens"), "llm_cost_usd": llm.get("cost_usd"),
+        })
+    if result.get("terminal_detail") is not None:
+        body["run"]["terminal_detail"] = result["terminal_detail"]
+    return {
+        "v": record_version, "run_id": spec.run_id, "benchmark_id": spec.benchmark_id, "spec": spec.to_dict(),
+        "preset_label": spec.preset_label, "status": "ok", "error": None, **body, "wall_s": None,
+        "run_dir": str(root),
+    }

@@ -1,0 +1,130 @@
+"""``results.jsonl``: one JSON line per finished run, appended and flushed as runs finish.
+
+A killed sweep (even SIGKILL) loses at most the line being written; a torn last
+line is ignored when reading and cut off before the next append. The file is
+locked while a sweep writes to it, so two sweeps never interleave lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from bizsim.simcore.errors import BizSimError
+
+__all__ = ["RESULTS", "ResultsWriter", "iter_lines", "finished_ids"]
+
+RESULTS = "results.jsonl"
+
+
+def _cut_torn_tail(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        pos = size
+        while pos > 0:
+            start = max(0, pos - 65536)
+            fh.seek(start)
+            idx = fh.read(pos - start).rfind(b"\n")
+            if idx >= 0:
+                fh.truncate(start + idx + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """``(byte offset, record)`` of every complete line; a torn or garbled line is skipped."""
+    p = Path(path)
+    if not p.exists():
+        return
+    with p.open("rb") as fh:
+        offset = 0
+        for raw in fh:
+            start, offset = offset, offset + len(raw)
+            if not raw.endswith(b"\n"):
+                return
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and "run_id" in rec:
+                yield start, rec
+
+
+def read_at(path: str | Path, offset: int) -> dict:
+    """The record of the line starting at ``offset``."""
+    with Path(path).open("rb") as fh:
+        fh.seek(offset)
+        return json.loads(fh.readline())
+
+
+def finished_ids(path: str | Path, *, include_errors: bool = True) -> set[str]:
+    """Run ids with a line in the file (failed runs only if ``include_errors``).
+
+    A run recorded more than once counts by its last line.
+    """
+    last: dict[str, str] = {}
+    for _, rec in iter_lines(path):
+        last[rec["run_id"]] = rec.get("status", "ok")
+    return {rid for rid, status in last.items() if include_errors or status == "ok"}
+
+
+class ResultsWriter:
+    """Appends records to ``results.jsonl``, one flushed line each, holding an exclusive lock.
+
+    Raises:
+        BizSimError: another sweep is writing to the same file.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[bytes] = self.path.open("ab")
+        try:
+            self._lock()
+        except BaseException:
+            self._fh.close()
+            raise
+        _cut_torn_tail(self.path)
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no advisory locks
+            return
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise BizSimError(f"another sweep is writing to {str(self.path)!r}; wait for it or choose another --out") from None
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append one record and hand it to the OS."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        self._fh.write(line.encode("utf-8"))
+        self._fh.flush()
+
+    def sync(self) -> None:
+        """``fsync`` the file (survives power loss)."""
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        """Release the lock and close the file."""
+        if not self._fh.closed:
+            self._fh.close()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

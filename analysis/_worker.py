@@ -1,0 +1,107 @@
+"""One run of a sweep, as a worker process (or Ray task, or the main process) executes it.
+
+:func:`execute` never raises for a failing run: the error (type, message,
+traceback text) goes into the record and the sweep goes on.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from .runspec import RunSpec, agent_factory, world_config
+
+__all__ = ["execute", "record_version", "run_spec"]
+
+#: Version of the record layout written to ``results.jsonl``.
+record_version = 1
+
+
+def _probing(make: Callable, probe: Callable[[Any], None], name: str) -> Callable:
+    """Wrap an agent so ``probe(world)`` sees the world each time the agent hands time back."""
+
+    def agent(world: Any) -> Generator:
+        gen = make(world)
+        value: Any = None
+        while True:
+            try:
+                event = gen.send(value)
+            except StopIteration:
+                return
+            probe(world)
+            value = yield event
+
+    agent.__name__ = name
+    return agent
+
+
+def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None) -> dict:
+    """Run one spec and extract its record body (``run``, ``series``, ``events``)."""
+    from ._extract import extract, extractor_for
+    from .episode import run_episode
+
+    if spec.agent == "llm":
+        return _run_llm(spec, events=events, run_dir=run_dir)
+    extractor = extractor_for(spec.world)
+    make = _probing(agent_factory(spec), extractor.probe, spec.agent)
+    config = world_config(spec) if spec.overrides else spec.preset
+    result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
+    body = extract(result.final_world, extractor, turns=result.turns, terminal_reason=result.terminal_reason, events=events)
+    return body
+
+
+def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
+    """The LLM agent: through ``run_llm`` so the run directory (with ``llm_calls.jsonl``) is written and resumable."""
+    from bizsim.agents.llm import LLMAgentConfig
+    from bizsim.simcore.errors import ConfigError
+
+    from ._extract import extract, extractor_for
+    from ._replay import probe_replay
+    from .llm_run import LLMRunSpec, resume_llm, run_llm
+
+    if spec.overrides:
+        raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
+    if run_dir is None:
+        raise ConfigError("LLM runs in a sweep need a run directory for their call log")
+    if (run_dir / "run.json").exists():
+        result = resume_llm(run_dir)
+    else:
+        cfg = LLMAgentConfig.from_options(dict(spec.agent_options))
+        result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir)))
+    extractor = extractor_for(spec.world)
+    world = probe_replay(spec, result.final_world.command_log(), extractor.probe)
+    body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
+    total = result.llm.get("total", {})
+    body["run"].update({
+        "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
+        "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
+    })
+    return body
+
+
+def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False) -> dict:
+    """Run one spec (as a dict) and return its record; a failing run returns an error record.
+
+    Args:
+        spec: :meth:`RunSpec.to_dict` output.
+        events: keep the trajectory's commands and events (else only world-specific rows).
+        run_dirs: the folder of run directories (``run_dirs/<run_id>``).
+        keep_run_dirs: write a run directory for every run (LLM runs always get one).
+    """
+    start = time.perf_counter()
+    rs = RunSpec.from_dict(spec)
+    record: dict[str, Any] = {
+        "v": record_version, "run_id": rs.run_id, "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(),
+        "preset_label": rs.preset_label, "status": "ok", "error": None,
+    }
+    run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or rs.agent == "llm") else None
+    try:
+        record.update(run_spec(rs, events=events, run_dir=run_dir))
+    except Exception as exc:  # noqa: BLE001 - a failing run is a result, not the sweep's end
+        record["status"] = "error"
+        record["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+    record["wall_s"] = round(time.perf_counter() - start, 6)
+    return record

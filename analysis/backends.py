@@ -1,0 +1,230 @@
+"""Where a sweep's runs execute: in this process, on a local process pool, or on Ray.
+
+A backend is anything with ``run(specs, job) -> iterator of records`` that
+yields each record as soon as its run finishes (in any order) and cleans up
+when the iterator is closed early (an interrupted sweep). ``job`` is a
+picklable function ``spec dict -> record``; it never raises for a failing run.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol, runtime_checkable
+
+from bizsim.simcore.errors import BizSimError, ConfigError
+
+__all__ = ["Backend", "SerialBackend", "ProcessBackend", "RayBackend", "make_backend", "BACKENDS"]
+
+Job = Callable[[dict], dict]
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Runs jobs and yields their records as they finish."""
+
+    def run(self, specs: Sequence[dict], job: Job) -> Iterator[dict]:
+        """Yield ``job(spec)`` for every spec, in completion order."""
+        ...
+
+
+class SerialBackend:
+    """Every run in this process, one after another (debugging, notebooks, tiny grids)."""
+
+    def run(self, specs: Sequence[dict], job: Job) -> Iterator[dict]:
+        """Yield ``job(spec)`` for every spec, in order."""
+        for spec in specs:
+            yield job(spec)
+
+
+def _crash_record(spec: dict, exc: BaseException) -> dict:
+    from ._worker import record_version
+    from .runspec import RunSpec
+
+    rs = RunSpec.from_dict(spec)
+    return {
+        "v": record_version, "run_id": rs.run_id, "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(),
+        "preset_label": rs.preset_label, "status": "error", "wall_s": None,
+        "error": {"type": type(exc).__name__, "message": str(exc) or "the worker process died", "traceback": ""},
+    }
+
+
+class ProcessBackend:
+    """A local ``ProcessPoolExecutor``.
+
+    Args:
+        workers: worker processes (default: the CPUs this process may use).
+        mp_context: a multiprocessing context or start method name (default
+            ``forkserver`` where available, else ``spawn``: safe with threads,
+            and nothing global is changed).
+        in_flight: runs submitted ahead per worker (bounds memory on huge grids).
+    """
+
+    def __init__(self, workers: int | None = None, mp_context: Any = None, in_flight: int = 4) -> None:
+        if workers is not None and workers < 1:
+            raise ConfigError(f"workers(={workers}) must be >= 1")
+        self.workers = workers or _cpus()
+        if mp_context is None or isinstance(mp_context, str):
+            methods = multiprocessing.get_all_start_methods()
+            name = mp_context or ("forkserver" if "forkserver" in methods else "spawn")
+            mp_context = multiprocessing.get_context(name)
+        self.mp_context = mp_context
+        self.in_flight = max(1, in_flight)
+
+    def run(self, specs: Sequence[dict], job: Job) -> Iterator[dict]:
+        """Yield records as workers finish them.
+
+        A worker that dies (killed, out of memory, a crash in C code) breaks the
+        pool. The runs that were in flight become suspects and a new pool
+        starts; suspects then run one at a time with nothing else in flight,
+        so a suspect that breaks the pool again is the culprit for certain: it
+        is recorded as failed (``BrokenProcessPool``) and the others run normally.
+        """
+        queue = list(reversed(specs))
+        suspects: list[dict] = []
+        while queue or suspects:
+            pool = self._start_pool(len(queue) + len(suspects))
+            pending: dict[Future, dict] = {}
+            isolated = False
+            try:
+                while queue or suspects or pending:
+                    if suspects and not pending:
+                        isolated = True
+                        self._submit(pool, job, suspects, pending)
+                    elif not suspects:
+                        isolated = False
+                        while queue and len(pending) < self.workers * self.in_flight:
+                            self._submit(pool, job, queue, pending)
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    broken = False
+                    for fut in done:
+                        try:
+                            record = fut.result()
+                        except BrokenProcessPool:
+                            broken = True
+                            continue
+                        del pending[fut]
+                        yield record
+                    if broken:
+                        break
+            except BrokenProcessPool:  # the pool broke while a run was being submitted
+                pass
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+            if isolated and len(pending) == 1:
+                yield _crash_record(pending.popitem()[1], BrokenProcessPool("the worker process died running this run"))
+            else:
+                suspects.extend(pending.values())
+
+    @staticmethod
+    def _submit(pool: ProcessPoolExecutor, job: Job, source: list[dict], pending: dict[Future, dict]) -> None:
+        spec = source.pop()
+        try:
+            pending[pool.submit(job, spec)] = spec
+        except BrokenProcessPool:
+            source.append(spec)
+            raise
+
+    def _start_pool(self, runs: int) -> ProcessPoolExecutor:
+        """A pool whose workers are known to start (a failing start raises at once instead of failing every run)."""
+        pool = ProcessPoolExecutor(max_workers=max(1, min(self.workers, runs)), mp_context=self.mp_context)
+        try:
+            pool.submit(os.getpid).result()
+        except BrokenProcessPool as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise BizSimError(
+                f"the sweep's worker processes cannot start ({exc}); run the sweep from a script file or a notebook "
+                "(not from stdin), or use backend='serial' to see the error"
+            ) from None
+        return pool
+
+
+class RayBackend:
+    """Ray tasks, on a local instance or an existing cluster.
+
+    Args:
+        address: a cluster address (``ray://host:10001`` or ``auto``); ``None``
+            starts a local instance with ``workers`` CPUs unless Ray is already
+            initialised in this process.
+        workers: CPUs of a local instance (default: the CPUs this process may use).
+        in_flight: tasks submitted ahead per CPU.
+
+    Ray is the optional extra ``bizsim[ray]``; it is imported only here.
+    A local instance this backend started is shut down when the sweep ends.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None, in_flight: int = 4) -> None:
+        self.address = address
+        self.workers = workers
+        self.in_flight = max(1, in_flight)
+
+    def run(self, specs: Sequence[dict], job: Job) -> Iterator[dict]:
+        """Yield records as Ray tasks finish."""
+        try:
+            import ray
+        except ImportError:
+            raise ConfigError("backend 'ray' needs Ray: pip install 'bizsim[ray]'") from None
+        started = False
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(num_cpus=self.workers or _cpus(), include_dashboard=False, log_to_driver=False)
+            started = True
+        pending: dict[Any, dict] = {}
+        try:
+            remote = ray.remote(num_cpus=1, max_retries=0)(_call)
+            capacity = max(1, int(ray.cluster_resources().get("CPU", 1))) * self.in_flight
+            queue = list(reversed(specs))
+            while queue or pending:
+                while queue and len(pending) < capacity:
+                    spec = queue.pop()
+                    pending[remote.remote(job, spec)] = spec
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    spec = pending.pop(ref)
+                    try:
+                        record = ray.get(ref)
+                    except Exception as exc:  # noqa: BLE001 - a lost worker or node: the run failed, the sweep goes on
+                        record = _crash_record(spec, exc)
+                    yield record
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            if started:
+                ray.shutdown()
+
+
+def _call(job: Job, spec: dict) -> dict:
+    return job(spec)
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+#: backend name -> class
+BACKENDS: dict[str, type] = {"serial": SerialBackend, "process": ProcessBackend, "ray": RayBackend}
+
+
+def make_backend(backend: str | Backend, *, workers: int | None = None, ray_address: str | None = None) -> Backend:
+    """A backend from its name (``serial``, ``process``, ``ray``) or a backend object as it is."""
+    if not isinstance(backend, str):
+        if not isinstance(backend, Backend):
+            raise ConfigError(f"backend(={backend!r}) must be one of {', '.join(BACKENDS)} or have a run(specs, job) method")
+        return backend
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise ConfigError(f"ray_address goes with backend 'ray', not {backend!r}")
+    if backend == "serial":
+        return SerialBackend()
+    if backend == "process":
+        return ProcessBackend(workers)
+    return RayBackend(ray_address, workers)

@@ -1,0 +1,333 @@
+"""The papers' analyses, computed from the result tables (so they work on loaded results).
+
+Every function takes the DataFrames :func:`bizsim.analysis.load` returns (or
+hand-built ones with the same columns) and returns a DataFrame. Groups are
+given by ``by``: columns of the ``runs`` table, by default world, preset
+variant and agent; figures are averaged over the runs of a group (its seeds).
+
+Generic (every world): :func:`summarize` (mean, 95 % t-interval), :func:`outcomes`
+(final funds, net worth, income, mean DAU, the headline metric), :func:`rates`
+(bankruptcy, collapse, error), :func:`series_over_time` (month-end funds, daily
+DAU, ...), :func:`action_frequencies` (EcoGym: what agents do, over time),
+:func:`cost_per_dollar` (LLM cost per dollar earned).
+
+Startup (YC-Bench): :func:`task_table`, :func:`failure_causes`,
+:func:`failure_cause_counts`, :func:`adversarial_acceptance`,
+:func:`final_trust`, :func:`tool_use` (in :mod:`bizsim.analysis.startup_metrics`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .startup_metrics import (
+    CAUSES, adversarial_acceptance, failure_cause_counts, failure_causes, final_trust, task_table, tool_use,
+)
+
+__all__ = [
+    "GROUP", "FIGURES", "CAUSES", "mean_ci", "wilson", "summarize", "outcomes", "rates", "series_over_time",
+    "action_frequencies", "cost_per_dollar", "task_table", "failure_causes", "failure_cause_counts",
+    "adversarial_acceptance", "final_trust", "tool_use", "with_groups",
+]
+
+#: Default grouping: the runs of one world, preset variant and agent (i.e. its seeds).
+GROUP = ("world", "preset_label", "agent")
+#: Per-run figures :func:`outcomes` reports when a run has them.
+FIGURES = (
+    "metric_value", "final_funds_cents", "net_worth_cents", "income_cents", "total_revenue_cents", "mean_dau",
+)
+#: Columns that measure income, in order of preference.
+INCOME = ("income_cents", "total_revenue_cents")
+
+
+def mean_ci(values: Sequence[float] | Any, confidence: float = 0.95) -> tuple[float, float, float, int]:
+    """Mean and two-sided Student-t confidence interval of ``values`` (NaNs dropped).
+
+    Returns:
+        ``(mean, low, high, n)``; the interval is NaN with fewer than two values.
+
+    >>> [round(x, 4) for x in mean_ci([1.0, 2.0, 3.0])]
+    [2.0, -0.4841, 4.4841, 3]
+    """
+    from scipy.special import stdtrit  # the t quantile, without importing all of scipy.stats
+
+    xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    mean = sum(xs) / n
+    if n < 2:
+        return mean, math.nan, math.nan, n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    half = float(stdtrit(n - 1, (1 + confidence) / 2)) * sd / math.sqrt(n)
+    return mean, mean - half, mean + half, n
+
+
+def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (NaN for ``n == 0``).
+
+    >>> [round(x, 4) for x in wilson(0, 10)]
+    [0.0, 0.2775]
+    """
+    from statistics import NormalDist
+
+    if n == 0:
+        return math.nan, math.nan
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _by(by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        return list(GROUP)
+    return [by] if isinstance(by, str) else list(by)
+
+
+def with_groups(table: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
+    """``table`` (with a ``run_id`` column) joined to the ``by`` columns of ``runs``."""
+    cols = _by(by)
+    missing = [c for c in cols if c in table.columns]
+    extra = table.drop(columns=missing) if missing else table
+    return extra.merge(runs[["run_id", *cols]], on="run_id", how="inner")
+
+
+def _flag(v: Any) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(v)
+
+
+def _ok(runs: Any) -> Any:
+    return runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+
+
+def summarize(runs: Any, value: str = "metric_value", by: str | Sequence[str] | None = None, confidence: float = 0.95) -> Any:
+    """Mean ± confidence interval of one per-run column, per group (finished runs only).
+
+    Returns:
+        columns ``by...``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
+    """
+    import pandas as pd
+
+    cols = _by(by)
+    rows = []
+    ok = _ok(runs)
+    if value not in ok.columns:
+        return pd.DataFrame(columns=[*cols, "n", "mean", "std", "ci_low", "ci_high"])
+    for key, group in ok.groupby(cols, sort=True, dropna=False):
+        vals = pd.to_numeric(group[value], errors="coerce").dropna()
+        mean, lo, hi, n = mean_ci(vals.tolist(), confidence)
+        std = float(vals.std(ddof=1)) if n > 1 else math.nan
+        rows.append({**dict(zip(cols, key if isinstance(key, tuple) else (key,))), "n": n, "mean": mean, "std": std,
+                     "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows, columns=[*cols, "n", "mean", "std", "ci_low", "ci_high"])
+
+
+def outcomes(runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] = FIGURES, confidence: float = 0.95) -> Any:
+    """Final funds, net worth, income, mean DAU and the headline metric: mean ± CI over seeds, per group.
+
+    A figure is listed for a group when its runs have it (startup: final funds
+    and income; vending: net worth and revenue; operation: mean DAU).
+
+    Returns:
+        long format: ``by...``, ``figure``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
+    """
+    import pandas as pd
+
+    parts = []
+    for fig in figures:
+        if fig not in runs.columns:
+            continue
+        s = summarize(runs, fig, by, confidence)
+        s = s[s["n"] > 0]
+        if len(s):
+            parts.append(s.assign(figure=fig))
+    cols = [*_by(by), "figure", "n", "mean", "std", "ci_low", "ci_high"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def rates(runs: Any, by: str | Sequence[str] | None = None, confidence: float = 0.95) -> Any:
+    """Bankruptcy, collapse and error rates per group, with Wilson intervals for bankruptcy and collapse.
+
+    Bankruptcy and collapse rates are over finished runs; the error rate is over all runs.
+
+    Returns:
+        ``by...``, ``runs``, ``finished``, ``bankruptcies``, ``bankruptcy_rate``, ``bankruptcy_low``,
+        ``bankruptcy_high``, ``collapses``, ``collapse_rate``, ``collapse_low``, ``collapse_high``,
+        ``errors``, ``error_rate``.
+    """
+    import pandas as pd
+
+    cols = _by(by)
+    rows = []
+    for key, g in runs.groupby(cols, sort=True, dropna=False):
+        ok = _ok(g)
+        n = len(ok)
+        bank = int(ok["bankrupt"].fillna(False).astype(bool).sum()) if "bankrupt" in ok else 0
+        coll = int(ok["collapsed"].fillna(False).astype(bool).sum()) if "collapsed" in ok else 0
+        errors = len(g) - n
+        b_lo, b_hi = wilson(bank, n, confidence)
+        c_lo, c_hi = wilson(coll, n, confidence)
+        rows.append({
+            **dict(zip(cols, key if isinstance(key, tuple) else (key,))), "runs": len(g), "finished": n,
+            "bankruptcies": bank, "bankruptcy_rate": bank / n if n else math.nan, "bankruptcy_low": b_lo,
+            "bankruptcy_high": b_hi, "collapses": coll, "collapse_rate": coll / n if n else math.nan,
+            "collapse_low": c_lo, "collapse_high": c_hi, "errors": errors, "error_rate": errors / len(g),
+        })
+    return pd.DataFrame(rows)
+
+
+def series_over_time(
+    series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, fill: str | None = "auto",
+    confidence: float = 0.95,
+) -> Any:
+    """One series (``month_end_funds_cents``, ``daily_dau``, ...) averaged over the runs of each group, step by step.
+
+    Args:
+        fill: what a run that ended early contributes:
+            ``"auto"`` — a bankrupt run counts 0 from its last point on (the
+            YC-Bench leaderboard counts a seed as 0 from the month it went
+            bankrupt), a collapsed run 0 after its last point, any other run
+            its last value; ``"last"`` — its last value after its last point;
+            ``None`` — nothing (means over the runs still going).
+
+    Returns:
+        ``by...``, ``step``, ``key``, ``n``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
+    """
+    import pandas as pd
+
+    if fill not in ("auto", "last", None):
+        raise ValueError(f"fill(={fill!r}) must be 'auto', 'last' or None")
+    cols = _by(by)
+    s = series[series["name"] == name][["run_id", "step", "key", "value"]]
+    s = with_groups(s, _ok(runs), cols)
+    out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]
+    if s.empty:
+        return pd.DataFrame(columns=out_cols)
+    rows = []
+    flags = _ok(runs).set_index("run_id")
+    def ending(rid: str) -> str | None:
+        for c in ("bankrupt", "collapsed"):
+            if c in flags.columns and _flag(flags.at[rid, c]):
+                return c
+        return None
+
+    ended = {rid: ending(rid) for rid in s["run_id"].unique()}
+    for key, g in s.groupby(cols, sort=True, dropna=False):
+        wide = g.pivot_table(index="step", columns="run_id", values="value", aggfunc="first").sort_index()
+        keys = g.drop_duplicates("step").set_index("step")["key"]
+        if fill is not None:
+            for rid in wide.columns:
+                col = wide[rid]
+                last = col.last_valid_index()
+                after = col.index > last
+                if fill == "auto" and ended[rid] == "bankrupt":
+                    wide.loc[col.index >= last, rid] = 0.0
+                elif fill == "auto" and ended[rid] == "collapsed":
+                    wide.loc[after, rid] = 0.0
+                else:
+                    wide.loc[after, rid] = col[last]
+        stats = _row_stats(wide, confidence)
+        stats.insert(0, "key", keys.reindex(stats.index).to_numpy())
+        stats.insert(0, "step", stats.index.astype(int))
+        for c, v in reversed(list(zip(cols, key if isinstance(key, tuple) else (key,)))):
+            stats.insert(0, c, v)
+        rows.append(stats)
+    if not rows:
+        return pd.DataFrame(columns=out_cols)
+    return pd.concat(rows, ignore_index=True)[out_cols]
+
+
+def _row_stats(wide: Any, confidence: float) -> Any:
+    """Per row of ``wide`` (steps x runs): n, mean, t interval, min, max (what :func:`mean_ci` gives, vectorised)."""
+    import numpy as np
+    import pandas as pd
+    from scipy.special import stdtrit
+
+    n = wide.count(axis=1)
+    mean = wide.mean(axis=1)
+    sd = wide.std(axis=1, ddof=1)
+    dof = (n - 1).where(n > 1)
+    t = pd.Series(stdtrit(dof.fillna(1).to_numpy(), (1 + confidence) / 2), index=wide.index).where(n > 1)
+    half = t * sd / np.sqrt(n)
+    return pd.DataFrame({"n": n.astype(int), "mean": mean, "ci_low": mean - half, "ci_high": mean + half,
+                         "min": wide.min(axis=1), "max": wide.max(axis=1)})
+
+
+def action_frequencies(
+    events: Any, runs: Any, by: str | Sequence[str] | None = None, *, bin_days: int = 7,
+    exclude: Sequence[str] = ("task_done", "sim resume"), only_ok: bool = True,
+) -> Any:
+    """How often each command was issued, per group and time bin (EcoGym's action frequencies over time).
+
+    Args:
+        bin_days: width of a time bin in simulated days (bin ``b`` covers days ``b*bin_days`` to ``(b+1)*bin_days - 1``).
+        exclude: commands left out (by default the advance commands).
+        only_ok: count only accepted commands.
+
+    Returns:
+        ``by...``, ``bin``, ``day``, ``action``, ``count``, ``per_run`` (count over the group's runs),
+        ``share`` (of the group's counted actions in that bin).
+    """
+    import pandas as pd
+
+    if bin_days < 1:
+        raise ValueError(f"bin_days(={bin_days}) must be >= 1")
+    cols = _by(by)
+    e = events[(events["kind"] == "cmd") & (~events["name"].isin(list(exclude)))]
+    if only_ok:
+        e = e[e["ok"].fillna(False).astype(bool)]
+    e = with_groups(e[["run_id", "day", "name"]], _ok(runs), cols)
+    out_cols = [*cols, "bin", "day", "action", "count", "per_run", "share"]
+    if e.empty:
+        return pd.DataFrame(columns=out_cols)
+    e = e.assign(bin=e["day"] // bin_days)
+    counts = e.groupby([*cols, "bin", "name"], dropna=False).size().rename("count").reset_index()
+    n_runs = _ok(runs).groupby(cols, dropna=False).size().rename("group_runs").reset_index()
+    counts = counts.merge(n_runs, on=cols, how="left")
+    totals = counts.groupby([*cols, "bin"], dropna=False)["count"].transform("sum")
+    counts["per_run"] = counts["count"] / counts["group_runs"]
+    counts["share"] = counts["count"] / totals
+    counts["day"] = counts["bin"] * bin_days
+    counts = counts.rename(columns={"name": "action"})
+    return counts[out_cols].sort_values([*cols, "bin", "action"]).reset_index(drop=True)
+
+
+def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
+    """Model dollars spent per dollar earned, per group (LLM runs with a known cost).
+
+    Cost is ``runs.llm_cost_usd`` (else the sum of ``llm_calls.cost_usd`` per
+    run); earned is income (``income_cents``, else ``total_revenue_cents``) in
+    dollars. Runs with an unknown cost are left out.
+
+    Returns:
+        ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
+        (ratio of the sums; NaN when nothing was earned), ``mean_score`` (mean metric_value).
+    """
+    import pandas as pd
+
+    cols = _by(by)
+    r = _ok(runs).copy()
+    cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
+    if llm_calls is not None and len(llm_calls):
+        summed = llm_calls.groupby("run_id")["cost_usd"].sum(min_count=1)
+        unknown = llm_calls[llm_calls["cost_usd"].isna() & (llm_calls["ok"].fillna(False).astype(bool))]["run_id"].unique()
+        summed[summed.index.isin(unknown)] = math.nan
+        cost = cost.fillna(r["run_id"].map(summed))
+    r["cost_usd"] = pd.to_numeric(cost, errors="coerce")
+    income = next((c for c in INCOME if c in r.columns), None)
+    r["earned_usd"] = pd.to_numeric(r[income], errors="coerce") / 100 if income else math.nan
+    r = r[r["cost_usd"].notna()]
+    out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score"]
+    rows = []
+    for key, g in r.groupby(cols, sort=True, dropna=False):
+        c, e = float(g["cost_usd"].sum()), float(g["earned_usd"].fillna(0).sum())
+        rows.append({**dict(zip(cols, key if isinstance(key, tuple) else (key,))), "runs": len(g), "cost_usd": c,
+                     "earned_usd": e, "cost_per_dollar": c / e if e > 0 else math.nan,
+                     "mean_score": float(g["metric_value"].mean())})
+    return pd.DataFrame(rows, columns=out_cols)

@@ -1,0 +1,199 @@
+"""Figures of the papers' analyses, from the result tables.
+
+Every function takes DataFrames (as :func:`bizsim.analysis.load` returns them)
+and an optional matplotlib ``ax``, draws, and returns the axis. Without an
+``ax`` a new figure is made: through pyplot when pyplot is already in use (so
+notebooks show it), otherwise as a bare ``matplotlib.figure.Figure`` that
+touches no backend and no global state (save it with ``ax.figure.savefig``).
+matplotlib is imported only when a function is called (extra ``bizsim[plot]``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import metrics
+
+__all__ = [
+    "new_axes", "series_over_time", "funds_over_time", "per_seed_trajectories", "failure_causes",
+    "action_frequency", "score_vs_cost",
+]
+
+
+def new_axes(figsize: tuple[float, float] = (7.0, 4.0)) -> Any:
+    """A fresh axis (see the module docstring for which kind of figure)."""
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=figsize)
+        return ax
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig.subplots()
+
+
+def _label(key: Any) -> str:
+    return " / ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
+
+
+def _scale(name: str, cents: bool | None) -> tuple[float, str]:
+    if cents is None:
+        cents = name.endswith("_cents")
+    return (100.0, " ($)") if cents else (1.0, "")
+
+
+def _x(table: Any) -> tuple[Any, list[str] | None]:
+    """The x positions of a series (steps) and, for month keys, tick labels."""
+    keys = table.drop_duplicates("step").sort_values("step")
+    labels = keys["key"].astype(str).tolist()
+    if labels and all(len(k) == 7 and k[4] == "-" for k in labels):
+        return keys["step"].tolist(), labels
+    return keys["step"].tolist(), None
+
+
+def _months(ax: Any, steps: list, labels: list[str] | None) -> None:
+    if labels:
+        every = max(1, len(labels) // 12)
+        ax.set_xticks(steps[::every], labels[::every], rotation=45, ha="right")
+
+
+def series_over_time(
+    series: Any, runs: Any, name: str, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True,
+    cents: bool | None = None, fill: str | None = "auto",
+) -> Any:
+    """The mean of a series over each group's runs (seeds), step by step, with its 95 % band.
+
+    Args:
+        name: the series, e.g. ``month_end_funds_cents``, ``daily_dau``, ``daily_net_worth_cents``.
+        by: runs columns that make a line.
+        band: shade the 95 % confidence interval.
+        cents: show cents as dollars (default: when the name ends in ``_cents``).
+        fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
+    """
+    ax = ax if ax is not None else new_axes()
+    cols = [by] if isinstance(by, str) else list(by)
+    table = metrics.series_over_time(series, runs, name, cols, fill=fill)
+    div, unit = _scale(name, cents)
+    steps, labels = [], None
+    for key, g in table.groupby(cols, sort=True):
+        g = g.sort_values("step")
+        line, = ax.plot(g["step"], g["mean"] / div, label=f"{_label(key)} (n={int(g['n'].max())})")
+        if band and (g["n"] > 1).any():
+            ax.fill_between(g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0)
+        if len(g) > len(steps):
+            steps, labels = _x(g)
+    _months(ax, steps, labels)
+    ax.set_ylabel(name + unit)
+    ax.set_xlabel("month" if labels else "step")
+    ax.set_title(f"{name}: mean over seeds" + (" with 95% CI" if band else ""))
+    if len(table):
+        ax.legend(fontsize="small")
+    else:
+        ax.text(0.5, 0.5, f"no {name} series", ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def funds_over_time(series: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True) -> Any:
+    """Month-end funds (startup) averaged over seeds per group; a bankrupt seed counts 0 from its bankruptcy."""
+    ax = series_over_time(series, runs, "month_end_funds_cents", by, ax=ax, band=band)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("funds ($)")
+    ax.set_title("Funds at month end, mean over seeds (bankrupt = 0)")
+    return ax
+
+
+def per_seed_trajectories(
+    series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] = "agent", *, ax: Any = None,
+    cents: bool | None = None,
+) -> Any:
+    """One thin line per run (no filling after an early end), coloured by group."""
+    ax = ax if ax is not None else new_axes()
+    cols = [by] if isinstance(by, str) else list(by)
+    s = metrics.with_groups(series[series["name"] == name][["run_id", "step", "key", "value"]], runs, cols)
+    div, unit = _scale(name, cents)
+    import matplotlib
+
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color") or [None]
+    steps, labels = [], None
+    for n, (key, g) in enumerate(s.groupby(cols, sort=True)):
+        color = colors[n % len(colors)]
+        for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):
+            r = r.sort_values("step")
+            ax.plot(r["step"], r["value"] / div, color=color, alpha=0.5, linewidth=0.9,
+                    label=_label(key) if i == 0 else None)
+        if g["step"].nunique() > len(steps):
+            steps, labels = _x(g)
+    _months(ax, steps, labels)
+    ax.set_ylabel(name + unit)
+    ax.set_title(f"{name}: every seed")
+    if len(s):
+        ax.legend(fontsize="small")
+    else:
+        ax.text(0.5, 0.5, f"no {name} series", ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def failure_causes(events: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, primary: bool = False) -> Any:
+    """Bars: the share of each group's failed tasks with each cause (startup; causes overlap unless ``primary``)."""
+    ax = ax if ax is not None else new_axes()
+    cols = [by] if isinstance(by, str) else list(by)
+    table = metrics.failure_cause_counts(events, runs, cols)
+    groups = list(table.groupby(cols, sort=True))
+    width = 0.8 / max(1, len(groups))
+    column = "primary_share" if primary else "share"
+    for i, (key, g) in enumerate(groups):
+        g = g.set_index("cause").reindex(list(metrics.CAUSES))
+        xs = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(metrics.CAUSES))]
+        ax.bar(xs, g[column].fillna(0), width=width, label=f"{_label(key)} ({int(g['failed_tasks'].max())} failed)")
+    ax.set_xticks(range(len(metrics.CAUSES)), [c.replace("_", " ") for c in metrics.CAUSES], rotation=20, ha="right")
+    ax.set_ylabel("share of failed tasks" + (" (primary cause)" if primary else ""))
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Why tasks failed")
+    if groups:
+        ax.legend(fontsize="small")
+    else:
+        ax.text(0.5, 0.5, "no failed tasks", ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def action_frequency(
+    events: Any, runs: Any, *, ax: Any = None, bin_days: int = 7, exclude: Sequence[str] = ("task_done", "sim resume"),
+) -> Any:
+    """Stacked shares of the actions taken over time, over all the given runs (filter ``runs`` to one agent)."""
+    ax = ax if ax is not None else new_axes()
+    runs = runs.assign(_all="all")
+    table = metrics.action_frequencies(events, runs, "_all", bin_days=bin_days, exclude=exclude)
+    if table.empty:
+        ax.text(0.5, 0.5, "no actions", ha="center", va="center", transform=ax.transAxes)
+        return ax
+    wide = table.pivot_table(index="day", columns="action", values="share", aggfunc="sum", fill_value=0.0).sort_index()
+    ax.stackplot(wide.index, *[wide[c] for c in wide.columns], labels=list(wide.columns), alpha=0.85)
+    ax.set_xlabel(f"day (bins of {bin_days})")
+    ax.set_ylabel("share of actions")
+    ax.set_ylim(0, 1)
+    ax.set_title("Actions over time")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return ax
+
+
+def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] = "agent", *, ax: Any = None) -> Any:
+    """Each group's mean score (``metric_value``) against its mean model cost per run (LLM runs)."""
+    ax = ax if ax is not None else new_axes()
+    cols = [by] if isinstance(by, str) else list(by)
+    table = metrics.cost_per_dollar(runs, llm_calls, cols)
+    if table.empty:
+        ax.text(0.5, 0.5, "no LLM cost recorded", ha="center", va="center", transform=ax.transAxes)
+    for _, row in table.iterrows():
+        key = tuple(row[c] for c in cols)
+        x = row["cost_usd"] / row["runs"]
+        ax.scatter([x], [row["mean_score"]], label=_label(key if len(key) > 1 else key[0]))
+    metric = runs["metric"].dropna().unique() if "metric" in runs else []
+    ax.set_xlabel("model cost per run ($)")
+    ax.set_ylabel(", ".join(map(str, metric)) or "metric_value")
+    ax.set_title("Score against cost")
+    if not table.empty:
+        ax.legend(fontsize="small")
+    return ax

@@ -1,0 +1,173 @@
+"""A self-contained HTML report of a sweep: tables, and figures both embedded (base64 PNG) and written as files."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import re
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import metrics, plots
+from .store import Results, load
+
+__all__ = ["write_report"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.5em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1em}th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1em 0}img{max-width:100%}
+figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
+"""
+_CATEGORICAL_SERIES = ("final_trust", "final_prestige")
+
+
+class _Doc:
+    def __init__(self, figures: Path) -> None:
+        self.parts: list[str] = []
+        self.figures = figures
+        self.written: list[Path] = []
+
+    def h(self, level: int, text: str) -> None:
+        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def p(self, text: str, cls: str = "") -> None:
+        self.parts.append(f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>")
+
+    def table(self, df: Any, caption: str | None = None) -> None:
+        if caption:
+            self.parts.append(f"<h3>{html.escape(caption)}</h3>")
+        if df is None or len(df) == 0:
+            self.p("(nothing to show)", "note")
+            return
+        self.parts.append(df.to_html(index=False, float_format=lambda x: f"{x:,.4g}", na_rep="", border=0, escape=True))
+
+    def figure(self, ax: Any, name: str, caption: str) -> None:
+        fig = ax.figure
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90)
+        data = buf.getvalue()
+        path = self.figures / f"{name}.png"
+        path.write_bytes(data)
+        self.written.append(path)
+        if "matplotlib.pyplot" in sys.modules:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+        b64 = base64.b64encode(data).decode("ascii")
+        self.parts.append(
+            f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
+            f"<figcaption>{html.escape(caption)} (<code>figures/{html.escape(path.name)}</code>)</figcaption></figure>"
+        )
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
+
+
+def _money_cols(df: Any) -> Any:
+    """Cents figures shown as dollars in the tables."""
+    out = df.copy()
+    if "figure" in out.columns:
+        cents = out["figure"].astype(str).str.endswith("_cents")
+        for c in ("mean", "std", "ci_low", "ci_high"):
+            if c in out.columns:
+                out[c] = out[c].astype(float).where(~cents, out[c].astype(float) / 100)
+        out["figure"] = out["figure"].astype(str).str.replace("_cents", " ($)", regex=False)
+    return out
+
+
+def _temporal(series: Any, world_runs: Any) -> list[str]:
+    s = series[series["run_id"].isin(world_runs["run_id"])]
+    names = []
+    for name, g in s.groupby("name", sort=True):
+        if name in _CATEGORICAL_SERIES or g["step"].max() < 1:
+            continue
+        names.append(str(name))
+    return names
+
+
+def write_report(path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None) -> Path:
+    """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
+
+    Args:
+        path: a sweep directory, a run directory, or a folder of run directories.
+        out: where to write (default ``path/report``).
+        results: tables already loaded (skips loading ``path``).
+        title: the report's title.
+
+    Returns:
+        the HTML file; every figure it embeds is also in ``figures/`` beside it.
+    """
+    res = results if results is not None else load(path)
+    root = Path(out) if out is not None else Path(path) / "report"
+    figures = root / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for old in figures.glob("*.png"):
+        old.unlink()
+    doc = _Doc(figures)
+    runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
+    name = title or f"bizsim report: {Path(path).resolve().name}"
+    doc.h(1, name)
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    doc.p(f"{len(runs)} runs from {Path(path)}; written {stamp}.", "note")
+
+    doc.h(2, "Runs")
+    if len(runs):
+        counts = runs.groupby(["world", "preset_label", "agent", "status"], dropna=False).size().rename("runs").reset_index()
+        doc.table(counts)
+        doc.table(metrics.rates(runs), "Bankruptcy, collapse and error rates")
+        doc.table(_money_cols(metrics.outcomes(runs)), "Outcomes: mean and 95 % confidence interval over seeds")
+    failed = runs[runs["status"] != "ok"] if len(runs) else runs
+    if len(failed):
+        doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
+        first = failed.iloc[0]
+        doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
+
+    n_fig = 0
+    for world, wr in (runs.groupby("world", sort=True) if len(runs) else []):
+        ok = wr[wr["status"] == "ok"]
+        if ok.empty:
+            continue
+        doc.h(2, f"World: {world}")
+        multi = ok["preset_label"].nunique() > 1
+        by = ["preset_label", "agent"] if multi else ["agent"]
+        for sname in _temporal(series, ok):
+            n_fig += 1
+            doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
+                       f"{world}: {sname}, mean over seeds with 95% CI")
+        if world == "startup":
+            n_fig += 1
+            doc.figure(plots.per_seed_trajectories(series, ok, "month_end_funds_cents", by),
+                       f"{n_fig:02d}-startup-funds-per-seed", "startup: month-end funds of every seed")
+            n_fig += 1
+            doc.figure(plots.failure_causes(events, ok, by), f"{n_fig:02d}-startup-failure-causes",
+                       "startup: causes of failed tasks (they overlap)")
+            doc.table(metrics.failure_cause_counts(events, ok, by), "Failure causes")
+            doc.table(metrics.adversarial_acceptance(events, ok, by), "Adversarial clients: acceptance rate against market share")
+            doc.table(metrics.tool_use(events, ok, by), "Tool use")
+            doc.table(metrics.final_trust(series, ok, by), "Final trust per client")
+        for agent, ar in ok.groupby("agent", sort=True):
+            if world == "startup" and len(ok["agent"].unique()) > 4:
+                break
+            n_fig += 1
+            doc.figure(plots.action_frequency(events, ar, bin_days=14 if world != "startup" else 30),
+                       f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}", f"{world}: actions over time, agent {agent}")
+    has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
+    if has_cost or len(llm):
+        doc.h(2, "Model cost")
+        doc.table(metrics.cost_per_dollar(runs, llm, ["world", "preset_label", "agent"]), "Cost per dollar earned")
+        n_fig += 1
+        doc.figure(plots.score_vs_cost(runs, llm, "agent"), f"{n_fig:02d}-score-vs-cost", "score against model cost")
+    body = "\n".join(doc.parts)
+    text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(name)}</title>'
+            f"<style>{_CSS}</style></head><body>\n{body}\n</body></html>\n")
+    target = root / "report.html"
+    tmp = root / "report.html.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+    return target

@@ -1,0 +1,260 @@
+"""What one run of a sweep is: world, preset (or overrides), agent and options, seed; and grids of them."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import itertools
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
+from bizsim.simcore.errors import ConfigError
+
+__all__ = ["RunSpec", "grid", "parse_seeds", "world_config", "agent_factory"]
+
+
+def _canonical(value: Any, what: str) -> Any:
+    """JSON-able data with sorted keys (tuples become lists), or a ConfigError naming ``what``."""
+    try:
+        return json.loads(json.dumps(value, sort_keys=True, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{what}(={value!r}) must be JSON-able data (numbers, strings, lists, tables): {exc}") from None
+
+
+def _dict(value: Any) -> dict:
+    return dict(value or {})
+
+
+@attrs.frozen
+class RunSpec:
+    """One run of a sweep.
+
+    Args:
+        world: a registered world (``startup`` or ``startup-v1``).
+        preset: a preset name of that world, or a ``.toml`` config file (read
+            now and turned into its ``extends`` preset plus overrides, so the
+            run id follows the file's content, not its path).
+        agent: a registered agent name, or ``"package.module:function"`` for
+            an agent of your own (``function(world, **agent_options)``
+            returning a SimPy process generator; importable by the workers).
+        seed: the world seed.
+        overrides: config values laid over the preset (nested tables merge),
+            e.g. ``{"initial_funds_cents": 10_000_000}``.
+        agent_options: options bound to the agent.
+        label: how the preset variant is shown in tables (default: the preset
+            name, plus the overrides when there are any). Not part of the run id.
+
+    >>> RunSpec("startup", "hard", "greedy", 3).run_id == RunSpec("startup-v1", "hard", "greedy", 3).run_id
+    True
+    """
+
+    world: str
+    preset: str = "default"
+    agent: str = "greedy"
+    seed: int = attrs.field(default=1, converter=int)
+    overrides: dict = attrs.field(factory=dict, converter=_dict)
+    agent_options: dict = attrs.field(factory=dict, converter=_dict)
+    label: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        from bizsim.models import world_class
+
+        cls = world_class(self.world)
+        object.__setattr__(self, "world", cls.name)
+        if self.seed < 0:
+            raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if not isinstance(self.preset, str):
+            raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path; put values in overrides")
+        if self.preset.endswith(".toml") or "/" in self.preset:
+            data = load_toml(self.preset)
+            base = data.pop("extends", "default")
+            object.__setattr__(self, "overrides", deep_merge(data, self.overrides))
+            object.__setattr__(self, "label", self.label or Path(self.preset).stem)
+            object.__setattr__(self, "preset", base)
+        object.__setattr__(self, "overrides", _canonical(self.overrides, "overrides"))
+        object.__setattr__(self, "agent_options", _canonical(self.agent_options, "agent_options"))
+        if not isinstance(self.agent, str) or not self.agent:
+            raise ConfigError(f"agent(={self.agent!r}) must be an agent name or 'package.module:function'")
+
+    @property
+    def benchmark_id(self) -> str:
+        """The world's versioned id, e.g. ``startup-v1``."""
+        from bizsim.models import world_class
+
+        cls = world_class(self.world)
+        return f"{cls.name}-v{cls.version}"
+
+    @property
+    def preset_label(self) -> str:
+        """The preset variant as tables show it: ``label``, else ``hard`` or ``hard+initial_funds_cents=1``."""
+        if self.label:
+            return self.label
+        if not self.overrides:
+            return self.preset
+        flat = ",".join(f"{k}={json.dumps(v, separators=(',', ':'))}" for k, v in _flatten(self.overrides))
+        return f"{self.preset}+{flat}"
+
+    def key(self) -> dict:
+        """The canonical content the run id hashes (the label is left out)."""
+        return {
+            "benchmark_id": self.benchmark_id, "preset": self.preset, "overrides": self.overrides, "agent": self.agent,
+            "agent_options": self.agent_options, "seed": self.seed,
+        }
+
+    @property
+    def run_id(self) -> str:
+        """16 hex digits naming this run: a hash of :meth:`key` (benchmark version included)."""
+        text = json.dumps(self.key(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        """JSON-able form; :meth:`from_dict` rebuilds the spec."""
+        return {
+            "world": self.world, "preset": self.preset, "agent": self.agent, "seed": self.seed,
+            "overrides": self.overrides, "agent_options": self.agent_options, "label": self.label,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
+        """Rebuild a spec from :meth:`to_dict` output (unknown keys are refused)."""
+        fields = {f.name for f in attrs.fields(cls)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise ConfigError(f"unknown run key(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
+        return cls(**dict(data))
+
+    def check(self) -> None:
+        """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
+        world_config(self)
+        agent_factory(self)
+
+
+def _flatten(data: Mapping, prefix: str = "") -> list[tuple[str, Any]]:
+    out = []
+    for k, v in data.items():
+        if isinstance(v, Mapping):
+            out.extend(_flatten(v, f"{prefix}{k}."))
+        else:
+            out.append((f"{prefix}{k}", v))
+    return out
+
+
+def world_config(spec: RunSpec) -> Any:
+    """The world config a spec runs on: the preset, with the overrides laid over it."""
+    from bizsim.models import world_class, world_presets
+
+    cls = world_class(spec.world)
+    package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
+    presets = getattr(package, "PRESETS", None)
+    if presets is None or spec.preset not in presets:
+        raise ConfigError(f"unknown {spec.world} preset {spec.preset!r}; choose one of {', '.join(world_presets(spec.world))}")
+    base = presets[spec.preset]
+    if not spec.overrides:
+        return base
+    return config_from_dict(type(base), deep_merge(config_to_dict(base), spec.overrides))
+
+
+def agent_factory(spec: RunSpec) -> Callable:
+    """The agent process factory ``world -> generator`` a spec names, options bound and checked."""
+    from bizsim.agents import make_agent
+
+    if ":" not in spec.agent:
+        return make_agent(spec.world, spec.agent, spec.agent_options)
+    module, _, name = spec.agent.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"agent {spec.agent!r} cannot be imported ({exc}); give 'package.module:function'") from None
+    options = dict(spec.agent_options)
+    return lambda world: fn(world, **options)
+
+
+def parse_seeds(text: str | int | Iterable[int]) -> list[int]:
+    """Seeds from ``"1-20"``, ``"1,3,5-7"``, an int or a list.
+
+    >>> parse_seeds("1-3,7")
+    [1, 2, 3, 7]
+    """
+    if isinstance(text, int):
+        return [text]
+    if not isinstance(text, str):
+        return [int(s) for s in text]
+    out: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        lo, dash, hi = part.partition("-")
+        try:
+            if dash:
+                a, b = int(lo), int(hi)
+                if b < a:
+                    raise ValueError
+                out.extend(range(a, b + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise ConfigError(f"seeds {text!r}: {part!r} is not N or N-M with N <= M, e.g. 1-20 or 1,3,5-7") from None
+    if any(s < 0 for s in out):
+        raise ConfigError(f"seeds {text!r} must be >= 0")
+    return out
+
+
+def grid(
+    worlds: str | Sequence[str],
+    presets: str | Mapping | Sequence[str | Mapping] = "default",
+    agents: str | Mapping | Sequence[str | Mapping] = "greedy",
+    seeds: str | int | Iterable[int] = 1,
+) -> list[RunSpec]:
+    """The product worlds x presets x agents x seeds, as run specs (seeds vary fastest).
+
+    A preset is a name, a ``.toml`` path, or a table ``{"name": ..., "overrides": {...}, "label": ...}``;
+    an agent is a name or a table ``{"name": ..., "options": {...}}``. Agents that a world does not
+    offer are skipped for that world (so one grid can span worlds); an agent no world offers is an error.
+
+    >>> [s.seed for s in grid("startup", ["default", "hard"], "greedy", "1-2")]
+    [1, 2, 1, 2]
+    """
+    from bizsim.agents import agent_names
+    from bizsim.models import world_class
+
+    worlds = [worlds] if isinstance(worlds, str) else list(worlds)
+    preset_list = [presets] if isinstance(presets, (str, Mapping)) else list(presets)
+    agent_list = [agents] if isinstance(agents, (str, Mapping)) else list(agents)
+    seed_list = parse_seeds(seeds)
+    if not worlds or not preset_list or not agent_list or not seed_list:
+        raise ConfigError("a grid needs at least one world, preset, agent and seed")
+    out, used = [], set()
+    for world, p, a in itertools.product(worlds, preset_list, agent_list):
+        pname, overrides, label = _preset_entry(p)
+        aname, options = _agent_entry(a)
+        if ":" not in aname and aname not in agent_names(world_class(world).name):
+            continue
+        used.add(aname)
+        out.extend(RunSpec(world, pname, aname, s, overrides, options, label) for s in seed_list)
+    missing = [_agent_entry(a)[0] for a in agent_list if _agent_entry(a)[0] not in used]
+    if missing:
+        raise ConfigError(f"agent {missing[0]!r} is offered by none of the worlds {', '.join(worlds)} (see `bizsim list`)")
+    return out
+
+
+def _preset_entry(p: str | Mapping) -> tuple[str, dict, str | None]:
+    if isinstance(p, str):
+        return p, {}, None
+    unknown = sorted(set(p) - {"name", "overrides", "label"})
+    if unknown:
+        raise ConfigError(f"preset table key(s) {', '.join(unknown)} unknown; use name, overrides, label")
+    return str(p.get("name", "default")), dict(p.get("overrides") or {}), p.get("label")
+
+
+def _agent_entry(a: str | Mapping) -> tuple[str, dict]:
+    if isinstance(a, str):
+        return a, {}
+    unknown = sorted(set(a) - {"name", "options"})
+    if unknown:
+        raise ConfigError(f"agent table key(s) {', '.join(unknown)} unknown; use name, options")
+    if "name" not in a:
+        raise ConfigError(f"agent table {dict(a)!r} needs a name")
+    return str(a["name"]), dict(a.get("options") or {})

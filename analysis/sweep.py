@@ -1,0 +1,212 @@
+"""Sweeps: many runs (worlds x presets x agents x seeds), streamed to disk, resumable, on any backend.
+
+>>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
+>>> # tables = summary.load(); tables.runs.groupby("agent").metric_value.mean()
+
+A sweep directory holds ``results.jsonl`` (one line per finished run, appended
+and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
+order), the Parquet tables (:mod:`bizsim.analysis.store`) and, when asked or
+for LLM runs, ``runs/<run_id>/`` run directories. Running the same sweep again
+skips every run id already in ``results.jsonl``, so an interrupted sweep
+resumes where it stopped and a grown grid runs only its new runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from bizsim.simcore.errors import ConfigError
+
+from ._results_file import RESULTS, ResultsWriter, finished_ids
+from ._worker import execute
+from .backends import Backend, make_backend
+from .runspec import RunSpec, grid, parse_seeds
+
+__all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
+
+_MANIFEST = "sweep.json"
+
+
+@attrs.frozen
+class SweepSummary:
+    """What a sweep did: runs asked for, skipped as already done, run now, and failed now."""
+
+    out: Path
+    total: int
+    skipped: int
+    ran: int
+    failed: int
+    elapsed_s: float
+    compacted: bool
+
+    def load(self) -> Any:
+        """The result tables (:func:`bizsim.analysis.load`)."""
+        from .store import load
+
+        return load(self.out)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
+            f"{self.elapsed_s:.1f} s; results in {self.out}"
+        )
+
+
+class _Progress:
+    """tqdm (a widget in notebooks when ipywidgets is there, text otherwise), else rich."""
+
+    def __init__(self, total: int, done: int) -> None:
+        self._failed = 0
+        self._bar: Any = None
+        self._rich: Any = None
+        if importlib.util.find_spec("tqdm") is not None:
+            if importlib.util.find_spec("ipywidgets") is not None:
+                from tqdm.auto import tqdm
+            else:
+                from tqdm import tqdm
+            self._bar = tqdm(total=total, initial=done, unit="run", desc="sweep", dynamic_ncols=True)
+        else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._rich = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
+                                  TimeRemainingColumn(), transient=False)
+            self._task = self._rich.add_task("sweep", total=total, completed=done, note="")
+            self._rich.start()
+
+    def update(self, record: dict) -> None:
+        if record.get("status") != "ok":
+            self._failed += 1
+        note = f"{self._failed} failed" if self._failed else ""
+        if self._bar is not None:
+            if self._failed:
+                self._bar.set_postfix_str(note, refresh=False)
+            self._bar.update(1)
+        else:
+            self._rich.update(self._task, advance=1, note=note)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._rich.stop()
+
+
+def _as_spec(s: RunSpec | Mapping) -> RunSpec:
+    if isinstance(s, RunSpec):
+        return s
+    if isinstance(s, Mapping):
+        return RunSpec.from_dict(s)
+    raise ConfigError(f"a sweep takes RunSpec objects or tables, not {type(s).__name__}")
+
+
+def _write_manifest(root: Path, specs: list[RunSpec]) -> None:
+    path = root / _MANIFEST
+    known: list[dict] = []
+    if path.exists():
+        try:
+            known = json.loads(path.read_text(encoding="utf-8")).get("specs", [])
+        except (json.JSONDecodeError, AttributeError):
+            known = []
+    seen = {RunSpec.from_dict(d).run_id for d in known}
+    known += [s.to_dict() for s in specs if s.run_id not in seen]
+    tmp = root / (_MANIFEST + ".tmp")
+    tmp.write_text(json.dumps({"version": 1, "specs": known}, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def sweep(
+    specs: Iterable[RunSpec | Mapping],
+    out: str | Path,
+    backend: str | Backend = "process",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    progress: bool = True,
+    *,
+    events: bool = True,
+    run_dirs: bool = False,
+    retry_failed: bool = False,
+    compact: bool | None = None,
+    on_result: Callable[[dict], None] | None = None,
+) -> SweepSummary:
+    """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
+
+    Args:
+        specs: run specs (:func:`grid` builds products); duplicates run once.
+        out: the sweep directory (created if missing; reused to resume).
+        backend: ``"process"`` (a local process pool), ``"serial"`` (this
+            process), ``"ray"`` (optional extra), or a :class:`Backend` object.
+            Records are identical whichever runs them.
+        workers: processes (or local Ray CPUs); default: the CPUs available.
+        ray_address: an existing Ray cluster (``ray://host:10001``, ``auto``);
+            default: a local Ray instance.
+        progress: show a progress bar (terminal or notebook).
+        events: keep every command and world event in the ``events`` table
+            (startup task rows are kept either way).
+        run_dirs: also write each run's directory (config, command log,
+            trajectory, result) under ``out/runs/<run_id>``; LLM runs always get one.
+        retry_failed: run again the runs recorded as failed.
+        compact: write the Parquet tables at the end (default: when pyarrow is installed).
+        on_result: called with each record after it is written.
+
+    Returns:
+        counts of what ran; ``.load()`` gives the tables.
+
+    Raises:
+        ConfigError: a spec names an unknown world, preset, override, agent or option
+            (checked before anything runs).
+    """
+    root = Path(out).resolve()
+    unique: dict[str, RunSpec] = {}
+    for s in map(_as_spec, specs):
+        unique.setdefault(s.run_id, s)
+    todo_all = list(unique.values())
+    checked: set[str] = set()
+    for s in todo_all:
+        key = json.dumps([s.world, s.preset, s.overrides, s.agent, s.agent_options], sort_keys=True)
+        if key not in checked:
+            s.check()
+            checked.add(key)
+    runner = make_backend(backend, workers=workers, ray_address=ray_address)
+    root.mkdir(parents=True, exist_ok=True)
+    if compact is None:
+        compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
+    start = time.perf_counter()
+    with ResultsWriter(root / RESULTS) as writer:
+        _write_manifest(root, todo_all)
+        done = finished_ids(root / RESULTS, include_errors=not retry_failed)
+        todo = [s for s in todo_all if s.run_id not in done]
+        job = functools.partial(execute, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
+        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
+        ran = failed = 0
+        records = runner.run([s.to_dict() for s in todo], job)
+        try:
+            for record in records:
+                writer.write(record)
+                ran += 1
+                failed += record.get("status") != "ok"
+                if bar is not None:
+                    bar.update(record)
+                if on_result is not None:
+                    on_result(record)
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
+            if bar is not None:
+                bar.close()
+    if compact:
+        from .store import compact as write_tables
+
+        write_tables(root)
+    return SweepSummary(
+        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
+        elapsed_s=time.perf_counter() - start, compacted=bool(compact),
+    )

@@ -1,0 +1,141 @@
+"""Plots and the HTML report: every figure is embedded and written, the tables are there, nothing global is set."""
+
+from __future__ import annotations
+
+import base64
+import doctest
+import importlib
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import attrs
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+pytest.importorskip("matplotlib")
+
+from bizsim.analysis import RunSpec, grid, load, sweep  # noqa: E402
+from bizsim.analysis import plots  # noqa: E402
+from bizsim.analysis.report import write_report  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory) -> Path:
+    """Startup (two agents, two seeds, one failing run) and operation runs."""
+    out = tmp_path_factory.mktemp("report")
+    specs = grid("startup", "default", ["greedy", "random"], "1-2") + grid("operation", "default", "threshold", "1-2")
+    specs.append(RunSpec("startup", agent="tests._sweep_agents:explode", seed=1))
+    sweep(specs, out, backend="serial", progress=False)
+    return out
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.images: list[str] = []
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs)["src"])
+        elif tag not in ("meta", "br"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1] if self.stack else 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def test_the_report_embeds_and_writes_every_figure(sweep_dir):
+    """report.html is well nested, holds the tables, and each embedded PNG is also a file with the same bytes."""
+    path = write_report(sweep_dir)
+    assert sweep_dir / "report" / "report.html" == path
+    text = path.read_text(encoding="utf-8")
+    tags = _Tags()
+    tags.feed(text)
+    assert [] == tags.errors and [] == tags.stack
+    files = sorted((sweep_dir / "report" / "figures").glob("*.png"))
+    named = re.findall(r"<code>figures/([^<]+\.png)</code>", text)
+    assert sorted(f.name for f in files) == sorted(named)
+    assert len(files) == len(tags.images) >= 8
+    by_name = dict(zip(named, tags.images))
+    for f in files:
+        assert by_name[f.name] == "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
+        assert f.read_bytes().startswith(b"\x89PNG")
+    for heading in ("Runs", "Bankruptcy, collapse and error rates", "Outcomes", "Failed runs", "World: startup",
+                    "World: operation", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
+        assert heading in text, heading
+    assert "RuntimeError: agent gave up after 2 turns" in text
+    assert "Model cost" not in text
+    assert "http" not in text.replace("http-equiv", "")  # self-contained: nothing fetched
+
+
+def test_the_report_shows_model_cost_when_runs_have_one(sweep_dir, tmp_path):
+    """Runs with an LLM cost add the cost table and the score-against-cost figure."""
+    res = load(sweep_dir)
+    runs = res.runs.assign(llm_cost_usd=[0.5 if a == "random" else None for a in res.runs.agent])
+    path = write_report(sweep_dir, tmp_path / "r", results=attrs.evolve(res, runs=runs), title="with cost")
+    text = path.read_text()
+    assert "<title>with cost</title>" in text and "Model cost" in text and "Cost per dollar earned" in text
+    assert any("score-vs-cost" in f.name for f in (tmp_path / "r" / "figures").iterdir())
+
+
+def test_plots_return_the_axis_they_draw_on(sweep_dir):
+    """Every plot takes an optional ax and returns the axis it drew on."""
+    import matplotlib.figure
+
+    res = load(sweep_dir)
+    startup = res.runs[(res.runs.world == "startup") & (res.runs.status == "ok")]
+    operation = res.runs[res.runs.world == "operation"]
+    calls = [
+        lambda ax: plots.funds_over_time(res.series, startup, ax=ax),
+        lambda ax: plots.per_seed_trajectories(res.series, startup, ax=ax),
+        lambda ax: plots.failure_causes(res.events, startup, ax=ax),
+        lambda ax: plots.action_frequency(res.events, operation, ax=ax),
+        lambda ax: plots.series_over_time(res.series, operation, "daily_dau", ax=ax),
+        lambda ax: plots.score_vs_cost(res.runs, res.llm_calls, ax=ax),
+    ]
+    for call in calls:
+        ax = matplotlib.figure.Figure().subplots()
+        assert ax is call(ax)
+        assert ax.has_data() or ax.texts
+        fresh = call(None)
+        assert fresh is not ax and fresh.figure is not None
+    assert 2 == len(plots.funds_over_time(res.series, startup, ax=None).get_legend().get_texts())
+
+
+def test_importing_and_plotting_sets_nothing_global(tmp_path):
+    """Importing the analysis modules loads no matplotlib; plotting uses no pyplot and leaves the backend alone."""
+    code = (
+        "import sys, matplotlib\n"
+        "backend = matplotlib.rcParams._get_backend_or_none()\n"
+        "import bizsim.analysis.plots, bizsim.analysis.report, bizsim.analysis.metrics\n"
+        "from bizsim.analysis import plots\n"
+        "import pandas as pd\n"
+        "ax = plots.failure_causes(pd.DataFrame(columns=['run_id','t_us','day','kind','name','ok','task','client','value','data']),"
+        " pd.DataFrame(columns=['run_id','world','preset_label','agent','status']))\n"
+        "ax.figure.savefig(sys.argv[1])\n"
+        "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'\n"
+        "assert matplotlib.rcParams._get_backend_or_none() == backend, 'backend changed'\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "out.png")], capture_output=True, text=True)
+    assert "ok" in out.stdout, out.stderr
+    bare = subprocess.run([sys.executable, "-c", "import sys, bizsim.analysis\nprint(sorted(m for m in ('matplotlib', 'pandas', "
+                           "'pyarrow', 'ray', 'tqdm') if m in sys.modules))"], capture_output=True, text=True)
+    assert "[]" == bare.stdout.strip(), bare.stderr
+
+
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.runspec", "bizsim.analysis.sweep",
+                                  "bizsim.analysis.plots", "bizsim.analysis.gridfile"])
+def test_doctests(name):
+    """The examples in the sweep and metrics docstrings run."""
+    failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert 0 == failed
