@@ -31,7 +31,7 @@ class Calendar:
     '2025-01-02T09:30:00'
     """
 
-    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us", "_full_day")
+    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us", "_full_day", "_spans")
 
     def __init__(self, start: datetime, open_hour: int = 9, close_hour: int = 18) -> None:
         if start.tzinfo is not None:
@@ -45,6 +45,8 @@ class Calendar:
         self._open_us = open_hour * US_PER_HOUR
         self._close_us = close_hour * US_PER_HOUR
         self._full_day = Decimal(str((close_hour - open_hour) * 3600.0)) / _SECONDS_PER_HOUR
+        # Hours of a segment depend only on its length; whole days repeat, so remember them.
+        self._spans: dict[int, Decimal] = {}
 
     # conversions ---------------------------------------------------------
     def to_datetime(self, t_us: int) -> datetime:
@@ -160,7 +162,11 @@ class Calendar:
                 close_day = (seg_end // US_PER_DAY) if stretch_to_midnight else day
                 hi = min(seg_end, close_day * US_PER_DAY + self._close_us)
                 if hi > lo:
-                    total += Decimal(str((hi - lo) / US_PER_SECOND)) / _SECONDS_PER_HOUR
+                    span = hi - lo
+                    hours = self._spans.get(span)
+                    if hours is None:
+                        hours = self._spans[span] = Decimal(str(span / US_PER_SECOND)) / _SECONDS_PER_HOUR
+                    total += hours
             cur = seg_end
         return total
 

@@ -55,8 +55,11 @@ class Param:
 
     def coerce(self, value: Any, command: str) -> Any:
         """Turn a CLI token or JSON value into this parameter's type, or refuse it."""
-        where = f"{self.flag} of '{command}'"
         t = self.type
+        if type(value) is t and self._plain:
+            if t is not str or value.isascii():
+                return value
+        where = f"{self.flag} of '{command}'"
         if t is bool:
             if isinstance(value, bool):
                 out: Any = value
@@ -95,6 +98,11 @@ class Param:
         if self.maximum is not None and out > self.maximum:
             raise CommandError(f"{where} must be <= {self.maximum:g}; got {out!r}.")
         return out
+
+    @functools.cached_property
+    def _plain(self) -> bool:
+        """No choices or bounds: a value of the right type needs no further checks."""
+        return self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
 
     def json_schema(self) -> dict:
         """This parameter as a JSON-schema property."""

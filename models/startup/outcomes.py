@@ -34,6 +34,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         world.ledger.post(now, "task_reward", task.reward_cents, task.uid)
         cap = Decimal(str(cfg.prestige_max))
         for d in task.required:
+            world.prestige_dirty = True
             world.prestige[d] = min(cap, world.prestige[d] + Decimal(str(float(task.delta))))
         if task.boost > 0:
             factor = Decimal(str(float(task.boost)))
@@ -56,6 +57,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
         floor = Decimal(str(cfg.prestige_min))
         for d in task.required:
+            world.prestige_dirty = True
             world.prestige[d] = max(floor, world.prestige[d] - penalty)
         if cfg.penalty_fail_funds_pct > 0:
             advertised = task.advertised_reward_cents or task.reward_cents
@@ -121,6 +123,7 @@ def cancel_task(world: StartupWorld, task: Task) -> dict:
     for d in task.required:
         old = world.prestige[d]
         new = max(floor, old - penalty)
+        world.prestige_dirty = True
         world.prestige[d] = new
         changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
     was_active = task.status == "active"

@@ -80,6 +80,7 @@ class StartupWorld(World):
         self._counts = dict.fromkeys(("market", "planned", "active", "completed_success", "completed_fail", "cancelled"), 0)
         self._counts["market"] = len(self.tasks)
         self._boosted: set[Employee] = set()
+        self.prestige_dirty = False
         self.env.process(self._payroll_process())
         self.env.process(self._horizon_process())
 
@@ -151,10 +152,12 @@ class StartupWorld(World):
                 floor = Decimal(str(cfg.prestige_min))
                 for d in DOMAINS:
                     self.prestige[d] = max(floor, self.prestige[d] - decay)
+                self.prestige_dirty = True
             if cfg.trust_decay_per_day > 0 and days > 0:
                 decay = Decimal(str(cfg.trust_decay_per_day * days))
                 for c in self.clients:
-                    c.trust = max(_ZERO, c.trust - decay)
+                    if c.trust > 0:
+                        c.trust = max(_ZERO, c.trust - decay)
             self._flushed_us = t_us
         self._now_us = t_us
 
@@ -292,9 +295,12 @@ class StartupWorld(World):
     def _quantize(self) -> None:
         """Round stored values to the reference's column precision (3 or 4 decimals)."""
         for c in self.clients:
-            c.trust = q3(c.trust)
-        for d in DOMAINS:
-            self.prestige[d] = q3(self.prestige[d])
+            if c.trust:
+                c.trust = q3(c.trust)
+        if self.prestige_dirty:
+            for d in DOMAINS:
+                self.prestige[d] = q3(self.prestige[d])
+            self.prestige_dirty = False
         for e in self._boosted:
             for d in DOMAINS:
                 e.rates[d] = q4(e.rates[d])
