@@ -11,14 +11,16 @@ from bizsim.simcore.errors import ConfigError
 from .llm import LLMAgent, llm_agent
 from .operation_baselines import OPERATION_AGENTS
 from .startup_baselines import greedy, greedy_reference, random_agent
+from .startup_planner import planner
 from .vending_baselines import markup
 
 __all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_reference", "llm_agent", "markup",
-           "random_agent"]
+           "planner", "random_agent"]
 
 #: world -> agent name -> agent function ``fn(world, **options)``
 AGENTS: dict[str, dict[str, Callable]] = {
-    "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent},
+    "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent,
+                "planner": planner},
     "operation": dict(OPERATION_AGENTS),
     "vending": {"markup": markup},
 }
