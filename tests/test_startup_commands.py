@@ -460,18 +460,33 @@ def test_help_lists_visible_commands(world):
 
 
 def test_title_collisions_resolve_to_the_market_task(world):
-    """Slot 0's replacements are Task-0, Task-1, ...; a shared title names the market task first; a uuid is exact."""
+    """Slot 0's replacements are Task-0, Task-1, ...; inspect and accept name the market task first; a uuid is exact."""
     assert "Task-0" == ok(world.execute("task accept --task-id Task-1"))["replacement_task_id"]
     assert "Task-1" == ok(world.execute("task accept --task-id Task-0"))["replacement_task_id"]
     assert "market" == inspect(world, "Task-1")["status"]
-    assert {"error": "Task Task-1 must be planned or active to assign (current: market)."} == world.execute(
-        "task assign --task-id Task-1 --employees Emp_1")
     original = world.tasks[0]
     assert ("Task-1", "planned") == (original.title, inspect(world, original.uid)["status"])
     assert ["Emp_1"] == ok(world.execute(f"task assign --task-id {original.uid} --employees {world.employees[0].uid}"))[
         "newly_assigned"]
     planned = ok(world.execute("task list --status planned"))["tasks"]
     assert ["Task-0", "Task-1"] == sorted(t["task_id"] for t in planned)
+
+
+def test_title_collisions_in_default_prefer_the_companys_own_task(world):
+    """Outside the reference behaviour, assign/dispatch/cancel on a shared title act on the company's own task."""
+    ok(world.execute("task accept --task-id Task-1"))
+    ok(world.execute("task accept --task-id Task-0"))
+    assert ["Emp_1"] == ok(world.execute("task assign --task-id Task-1 --employees Emp_1"))["newly_assigned"]
+    assert "active" == ok(world.execute("task dispatch --task-id Task-1"))["status"]
+    assert "market" == inspect(world, "Task-1")["status"]
+
+
+def test_title_collisions_in_reference_act_on_the_market_task(ref_world):
+    """The reference behaviour resolves a shared title to the market task everywhere, as the reference does."""
+    ok(ref_world.execute("task accept --task-id Task-1"))
+    ok(ref_world.execute("task accept --task-id Task-0"))
+    assert {"error": "Task Task-1 must be planned or active to assign (current: market)."} == ref_world.execute(
+        "task assign --task-id Task-1 --employees Emp_1")
 
 
 def test_scratchpad_carried_into_a_new_episode():

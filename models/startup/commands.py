@@ -26,8 +26,8 @@ _TASK_ID = Arg("Task UUID or title (e.g. Task-42)")
 _MAX_NOTE = 100_000
 
 
-def _task(world: StartupWorld, task_id: str) -> Task:
-    task = world.find_task(task_id)
+def _task(world: StartupWorld, task_id: str, *, owned_first: bool = False) -> Task:
+    task = world.find_task(task_id, owned_first=owned_first)
     if task is None:
         raise CommandError(f"Task '{task_id}' not found.", "Use `market browse` or `task list` to see task ids.")
     return task
@@ -200,7 +200,7 @@ def task_assign(
     employees: Annotated[str, Arg("Comma-separated employee names (e.g. Emp_1,Emp_4,Emp_7)")],
 ) -> dict:
     names = [e.strip() for e in employees.split(",") if e.strip()]
-    task = _task(world, task_id)
+    task = _task(world, task_id, owned_first=True)
     _owned(task, task_id, ("planned", "active"), "assign")
     staff = []
     for name in names:
@@ -226,7 +226,7 @@ def task_assign_all(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> d
 
 @command("task dispatch", "Start work on a planned task that has employees assigned.")
 def task_dispatch(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> dict:
-    task = _task(world, task_id)
+    task = _task(world, task_id, owned_first=True)
     _owned(task, task_id, ("planned",), "dispatch")
     if not task.assignees:
         raise CommandError(
@@ -304,7 +304,7 @@ def task_cancel(
     task_id: Annotated[str, _TASK_ID],
     reason: Annotated[str, Arg("Reason for cancellation", max_length=2000)],
 ) -> dict:
-    task = _task(world, task_id)
+    task = _task(world, task_id, owned_first=True)
     if task.status not in ("planned", "active"):
         raise CommandError(f"Task {task_id} cannot be cancelled (current: {task.status}).")
     if not world.config.cancel_enabled:

@@ -86,8 +86,14 @@ class StartupWorld(World):
 
     # ------------------------------------------------------------------
     # lookups
-    def find_task(self, key: str) -> Task | None:
-        """A task by uuid or title; duplicate titles prefer market, planned, active."""
+    def find_task(self, key: str, *, owned_first: bool = False) -> Task | None:
+        """A task by uuid or title.
+
+        Replacement titles can repeat an original's (``Task-1`` twice). The
+        reference then prefers market, planned, active; with ``owned_first``
+        (commands that act on the company's own tasks, outside the
+        ``reference`` behaviour) planned and active come first.
+        """
         task = self._by_uid.get(key)
         if task is not None:
             return task
@@ -96,7 +102,10 @@ class StartupWorld(World):
             return None
         if len(matches) == 1:
             return matches[0]
-        rank = {"market": 0, "planned": 1, "active": 2}
+        if owned_first and not self.config.reference_outputs:
+            rank = {"planned": 0, "active": 1, "market": 2}
+        else:
+            rank = {"market": 0, "planned": 1, "active": 2}
         return min(matches, key=lambda t: rank.get(t.status, 9))
 
     def find_employee(self, key: str) -> Employee | None:
