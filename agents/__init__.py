@@ -8,11 +8,14 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 
+from .freelance_baselines import FREELANCE_AGENTS
 from .llm import LLMAgent, llm_agent
 from .operation_baselines import OPERATION_AGENTS
+from .operation_planner import planner as operation_planner_agent
 from .startup_baselines import greedy, greedy_reference, random_agent
 from .startup_planner import planner
 from .vending_baselines import markup
+from .vending_planner import planner as vending_planner_agent
 
 __all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_reference", "llm_agent", "markup",
            "planner", "random_agent"]
@@ -21,8 +24,9 @@ __all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_
 AGENTS: dict[str, dict[str, Callable]] = {
     "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent,
                 "planner": planner},
-    "operation": dict(OPERATION_AGENTS),
-    "vending": {"markup": markup},
+    "operation": {**OPERATION_AGENTS, "planner": operation_planner_agent},
+    "vending": {"markup": markup, "planner": vending_planner_agent},
+    "freelance": dict(FREELANCE_AGENTS),
 }
 
 

@@ -6,7 +6,7 @@ and catalog generated afresh: seeds never repeat), and the medians over
 repeats are printed:
 wall-clock years per second, CPU-time years per second (``process_time``:
 less sensitive to other load on the machine) and milliseconds per year.
-Targets: operation >= 200 years/s, vending ``large`` >= 20 years/s.
+Targets: operation >= 200 years/s, vending ``large`` >= 20 years/s, freelance >= 50 years/s.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from bizsim.agents import make_agent
+from bizsim.models.freelance import FreelanceWorld
 from bizsim.models.operation import OperationWorld
 from bizsim.models.vending import VendingWorld
 
@@ -50,6 +51,10 @@ def main() -> None:
         ("vending / large / markup", lambda s: VendingWorld("large", s), make_agent("vending", "markup"), 20),
         ("vending / medium / markup", lambda s: VendingWorld("medium", s), make_agent("vending", "markup"), None),
         ("vending / small / markup", lambda s: VendingWorld("small", s), make_agent("vending", "markup"), None),
+        ("freelance / default / cautious", lambda s: FreelanceWorld("default", s), make_agent("freelance", "cautious"),
+         50),
+        ("freelance / default / oracle", lambda s: FreelanceWorld("default", s), make_agent("freelance", "oracle"),
+         None),
     ]
     print(f"{'world / preset / agent':38s} {'years/s':>9s} {'cpu y/s':>9s} {'ms/year':>8s}  target")
     for label, factory, agent, target in cases:

@@ -14,6 +14,7 @@ WORLDS: dict[str, tuple[str, int]] = {
     "startup": ("bizsim.models.startup:StartupWorld", 1),
     "operation": ("bizsim.models.operation:OperationWorld", 1),
     "vending": ("bizsim.models.vending:VendingWorld", 1),
+    "freelance": ("bizsim.models.freelance:FreelanceWorld", 1),
 }
 
 

@@ -1,0 +1,152 @@
+"""Gymnasium adapters for every registered world, as ``bizsim/<world>-v<version>``.
+
+Importing this module registers one environment id per world of
+:data:`bizsim.models.WORLDS` (lazy entry-point strings: no world is built
+until ``gymnasium.make``). ``import bizsim`` alone registers nothing.
+
+>>> import gymnasium
+>>> env = gymnasium.make("bizsim/operation-v1")
+>>> text, info = env.reset(seed=1)
+>>> env.unwrapped.action_names[env.action_space.n - 1]
+'task_done'
+
+Observations are text (``gymnasium.spaces.Text``): the world's system prompt
+after ``reset``, then each command's result as JSON (ASCII only). Actions are
+command lines, except for operation, whose actions are ``Discrete(5)``: its
+four interventions and ``task_done`` (``actions="text"`` gives command lines
+there too). The reward is the change of the world's metric the step caused
+(see :class:`bizsim.agents.textenv.TextEnv`); an episode ends (``terminated``)
+when the world does; nothing truncates it.
+
+Needs the ``gym`` extra: ``pip install 'bizsim[gym]'``.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any, ClassVar
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("bizsim.agents.gym needs gymnasium: pip install 'bizsim[gym]'") from exc
+
+from bizsim.models import WORLDS, world_class
+from bizsim.simcore.errors import ConfigError
+
+from .textenv import TextEnv
+
+__all__ = ["MAX_COMMAND", "MAX_OBSERVATION", "OBSERVATION_CHARSET", "BizSimEnv", "env_id", "register_all"]
+
+#: Every character an observation may hold: printable ASCII and whitespace.
+OBSERVATION_CHARSET = frozenset(string.printable)
+#: The longest observation text (characters): far above any command result or report.
+MAX_OBSERVATION = 2_000_000
+#: The longest command line the text action space holds.
+MAX_COMMAND = 10_000
+
+#: Worlds with a discrete action space: world -> "module:attribute" of its action names (the advance command follows).
+DISCRETE_ACTIONS: dict[str, str] = {"operation": "bizsim.models.operation:ACTIONS"}
+
+
+def env_id(world: str) -> str:
+    """The Gymnasium id of a registered world, e.g. ``bizsim/operation-v1``.
+
+    >>> env_id("startup")
+    'bizsim/startup-v1'
+    """
+    name = world_class(world).name
+    return f"bizsim/{name}-v{WORLDS[name][1]}"
+
+
+def _discrete_names(world: str) -> tuple[str, ...] | None:
+    path = DISCRETE_ACTIONS.get(world)
+    if path is None:
+        return None
+    import importlib
+
+    module, _, attr = path.partition(":")
+    return (*getattr(importlib.import_module(module), attr), world_class(world).advance_command)
+
+
+class BizSimEnv(gymnasium.Env):
+    """A registered world as a ``gymnasium.Env`` on the kernel's outside driver.
+
+    Args:
+        world: a registered world name.
+        preset: a preset name, a ``.toml`` path, or a config object.
+        seed: the episode seed of the first ``reset()`` without a seed; later
+            unseeded resets draw a seed from the env's ``np_random``.
+        actions: ``"discrete"`` (worlds listed in :data:`DISCRETE_ACTIONS`;
+            their default) or ``"text"`` (command lines; every world).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
+                 render_mode: str | None = None) -> None:
+        name = world_class(world).name
+        names = _discrete_names(name)
+        actions = actions or ("discrete" if names else "text")
+        if actions not in ("discrete", "text") or (actions == "discrete" and names is None):
+            offered = "'discrete' or 'text'" if names else "'text'"
+            raise ConfigError(f"actions(={actions!r}) is not offered by world {name!r}; use {offered}")
+        if render_mode not in (None, "ansi"):
+            raise ConfigError(f"render_mode(={render_mode!r}) must be None or 'ansi'")
+        self.render_mode = render_mode
+        self.text = TextEnv(name, preset, seed)
+        self._first = True
+        self._last = ""
+        #: The command each discrete action issues (empty for text actions).
+        self.action_names: tuple[str, ...] = names if actions == "discrete" else ()
+        self.observation_space = spaces.Text(MAX_OBSERVATION, min_length=0, charset=OBSERVATION_CHARSET)
+        if self.action_names:
+            self.action_space: spaces.Space = spaces.Discrete(len(self.action_names))
+        else:
+            self.action_space = spaces.Text(MAX_COMMAND, min_length=0, charset=string.printable)
+
+    @property
+    def world(self) -> Any:
+        """The live world (after ``reset``)."""
+        return self.text.world
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        """Start an episode; the observation is the world's system prompt."""
+        super().reset(seed=seed)
+        if seed is None and not self._first:
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        self._first = False
+        self._last = self.text.reset(seed)
+        return self._last, {"seed": self.text.seed, "metric": self.text.metric, "status": "running"}
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        """Issue one command (a line, or a discrete action's command); ``truncated`` is always False."""
+        if self.action_names:
+            if not self.action_space.contains(action):
+                raise ConfigError(f"action(={action!r}) must be an integer in [0, {len(self.action_names)})")
+            line = self.action_names[int(action)]
+        else:
+            line = action
+        obs, reward, done, info = self.text.step(line)
+        self._last = obs
+        info["command"] = line
+        return obs, reward, done, False, info
+
+    def render(self) -> str | None:
+        """The last observation (``render_mode="ansi"``)."""
+        return self._last if self.render_mode == "ansi" else None
+
+
+def register_all() -> list[str]:
+    """Register every world of :data:`bizsim.models.WORLDS` not yet registered; return the ids."""
+    ids = []
+    for name in WORLDS:
+        eid = env_id(name)
+        if eid not in gymnasium.registry:
+            gymnasium.register(id=eid, entry_point="bizsim.agents.gym:BizSimEnv", kwargs={"world": name})
+        ids.append(eid)
+    return ids
+
+
+register_all()

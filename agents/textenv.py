@@ -1,0 +1,137 @@
+"""A text stepping API for external agent frameworks: command lines in, JSON text out.
+
+>>> env = TextEnv("operation", "default", seed=1)
+>>> env.reset(seed=1).splitlines()[0][:8]
+'You oper'
+>>> observation, reward, done, info = env.step("creator_incentive")
+>>> observation.startswith('{"action":"creator_incentive"'), reward, done
+(True, 0.0, False)
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from bizsim.models import make_world, world_class
+from bizsim.simcore.driver import Driver
+from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.world import World
+
+__all__ = ["TextEnv", "metric_of", "observation_text", "prompt_text"]
+
+
+def observation_text(result: Any) -> str:
+    """A command's result as canonical JSON (sorted keys, no spaces, ASCII only: non-ASCII is ``\\u`` escaped)."""
+    return json.dumps(result, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def prompt_text(world: World) -> str:
+    """What an agent reads before its first command: the world's system prompt, else its command list.
+
+    The prompt is ``world.system_prompt()``, else ``system_prompt()`` of the world package's ``prompt`` module.
+
+    Non-ASCII characters are written as backslash escapes, so every observation is printable ASCII.
+    """
+    make = getattr(world, "system_prompt", None)
+    if not callable(make):  # a world package's prompt module (startup: the YC-Bench prompt)
+        package = type(world).__module__.rsplit(".", 1)[0]
+        try:
+            make = getattr(importlib.import_module(f"{package}.prompt"), "system_prompt", None)
+        except ImportError:
+            make = None
+    text = make() if callable(make) else world.commands.help_text()
+    return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def metric_of(world: World) -> float:
+    """The world's headline metric now (``summary()["metric_value"]``: funds, mean DAU, net worth...)."""
+    return float(world.summary()["metric_value"])
+
+
+class TextEnv:
+    """Step a registered world one command line at a time, from outside SimPy.
+
+    It sits on :class:`bizsim.simcore.driver.Driver`, so a run driven through
+    it leaves exactly the trajectory a native agent process issuing the same
+    lines leaves.
+
+    Reward: the change of the world's metric (``summary()["metric_value"]``)
+    caused by the step, so the rewards of an episode sum to the final metric
+    minus the initial one. The metric is the world's own: startup funds in
+    cents, operation mean DAU over the days so far, vending net worth in cents.
+
+    Args:
+        world: a registered world name (``startup``, ``operation``, ``vending``...).
+        preset: a preset name, a ``.toml`` path, or a config object.
+        seed: the episode seed :meth:`reset` uses when given none.
+    """
+
+    def __init__(self, world: str, preset: Any = "default", seed: int = 1) -> None:
+        self.world_name = world_class(world).name  # checks the name now, not at the first reset
+        self.preset = preset
+        self.seed = int(seed)
+        self._driver: Driver | None = None
+        self._metric = 0.0
+
+    @property
+    def world(self) -> World:
+        """The live world (after :meth:`reset`)."""
+        return self._require().world
+
+    @property
+    def metric(self) -> float:
+        """The world's metric after the last step (or at reset)."""
+        self._require()
+        return self._metric
+
+    @property
+    def done(self) -> bool:
+        """True once the episode has ended."""
+        return self._require().done
+
+    def reset(self, seed: int | None = None) -> str:
+        """Start a new episode (on ``seed``, else the constructor's seed); return the first observation.
+
+        The first observation is the world's system prompt (see :func:`prompt_text`).
+        """
+        if seed is not None:
+            self.seed = int(seed)
+        world = make_world(self.world_name, self.preset, self.seed)
+        self._driver = Driver(world)
+        self._metric = metric_of(world)
+        return prompt_text(world)
+
+    def step(self, command: str) -> tuple[str, float, bool, dict]:
+        """Run one command line; return ``(observation, reward, done, info)``.
+
+        The observation is the command's result (for the advance command, the
+        report of the next stop) as JSON text; a refused command's is its
+        ``{"error", "hint"}`` and changes nothing. ``info`` holds the result
+        as data, ``error`` (refused or not), the ``metric``, the world's
+        ``status`` and ``time``.
+
+        Raises:
+            BizSimError: the episode has ended (call :meth:`reset`) or was never started.
+        """
+        driver = self._require()
+        if driver.done:
+            raise BizSimError(f"the episode has ended ({driver.world.status.value}); call reset() to start another")
+        if not isinstance(command, str):
+            raise BizSimError(f"command(={command!r}) must be a command line (str), e.g. 'help'")
+        result = driver.send(command)
+        return self._outcome(result)
+
+    def _outcome(self, result: Any) -> tuple[str, float, bool, dict]:
+        world = self.world
+        metric = metric_of(world)
+        reward, self._metric = metric - self._metric, metric
+        info = {"result": result, "error": isinstance(result, dict) and "error" in result, "metric": metric,
+                "status": world.status.value, "time": world.now_iso}
+        return observation_text(result), reward, world.done, info
+
+    def _require(self) -> Driver:
+        if self._driver is None:
+            raise BizSimError("no episode yet; call reset() first")
+        return self._driver

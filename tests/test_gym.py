@@ -1,0 +1,106 @@
+"""The Gymnasium adapters: registration, check_env, and the native trajectory from outside."""
+
+from __future__ import annotations
+
+import doctest
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bizsim.models import WORLDS
+from bizsim.simcore.errors import ConfigError
+
+from .test_textenv import PRESETS, line_source, native_run, world_and_actions
+
+gymnasium = pytest.importorskip("gymnasium")
+bizgym = pytest.importorskip("bizsim.agents.gym")
+
+
+@pytest.mark.parametrize("world", sorted(WORLDS))
+def test_check_env_passes(world):
+    """Gymnasium's own checker accepts every registered world's adapter."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make(bizgym.env_id(world), preset=PRESETS.get(world, "default"))
+    check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_every_world_is_registered_with_its_version():
+    """Each world of the registry has an id ``bizsim/<world>-v<version>`` with a lazy entry point."""
+    for name, (_, version) in WORLDS.items():
+        spec = gymnasium.spec(f"bizsim/{name}-v{version}")
+        assert "bizsim.agents.gym:BizSimEnv" == spec.entry_point
+        assert {"world": name} == spec.kwargs
+
+
+def test_import_bizsim_registers_nothing():
+    """Only importing bizsim.agents.gym registers environments (no side effects at ``import bizsim``)."""
+    code = ("import gymnasium, bizsim.agents, bizsim.models, bizsim.analysis; "
+            "print(sum(i.startswith('bizsim/') for i in gymnasium.registry))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "0" == out.stdout.strip()
+
+
+def test_operation_has_discrete_actions():
+    """Operation's actions are Discrete(5): the four interventions, then task_done."""
+    env = gymnasium.make("bizsim/operation-v1").unwrapped
+    assert gymnasium.spaces.Discrete(5) == env.action_space
+    assert ("acquisition_boost", "engagement_tune", "creator_incentive", "moderation_tighten",
+            "task_done") == env.action_names
+    text_env = gymnasium.make("bizsim/operation-v1", actions="text").unwrapped
+    assert isinstance(text_env.action_space, gymnasium.spaces.Text)
+    with pytest.raises(ConfigError, match="not offered"):
+        bizgym.BizSimEnv("vending", actions="discrete")
+
+
+@settings(max_examples=25)
+@given(world_and_actions())
+def test_adapter_gives_the_native_trajectory(case):
+    """Driving any world through the Gymnasium adapter with command lines leaves the native trajectory."""
+    world, seed, actions = case
+    native, lines = native_run(world, seed, actions, line_source(world)[1])
+    env = bizgym.BizSimEnv(world, PRESETS.get(world, "default"), actions="text")
+    obs, _ = env.reset(seed=seed)
+    assert env.observation_space.contains(obs)
+    for line in lines:
+        obs, _, terminated, truncated, _ = env.step(line)
+        assert env.observation_space.contains(obs)
+        assert not truncated
+    assert native.trajectory.to_jsonl() == env.world.trajectory.to_jsonl()
+    assert native.done == terminated if lines else True
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 50), st.lists(st.integers(0, 4), max_size=60))
+def test_discrete_actions_give_the_native_trajectory(seed, indices):
+    """Operation driven by Discrete actions leaves the trajectory of a native agent issuing the same commands."""
+    env = bizgym.BizSimEnv("operation")
+    names = [env.action_names[i] for i in indices]
+    native, lines = native_run("operation", seed, names, lambda w, line: [line])
+    env.reset(seed=seed)
+    for i in indices[:len(lines)]:
+        env.step(i)
+    assert native.trajectory.to_jsonl() == env.world.trajectory.to_jsonl()
+
+
+def test_rewards_sum_to_the_metric_and_render_shows_the_last_observation():
+    """Rewards add up to the metric's change; ansi render returns the last observation."""
+    env = gymnasium.make("bizsim/operation-v1", render_mode="ansi")
+    obs, info = env.reset(seed=2)
+    total = 0.0
+    for _ in range(20):
+        obs, reward, _, _, info = env.step(2)
+        total += reward
+        obs, reward, _, _, info = env.step(4)
+        total += reward
+    assert info["metric"] - env.unwrapped.text.metric == 0
+    assert pytest.approx(total) == info["metric"] - 1000.0  # operation starts at 1000 DAU
+    assert obs == env.render()
+
+
+def test_doctests():
+    """The module's examples run."""
+    assert 0 == doctest.testmod(bizgym).failed
