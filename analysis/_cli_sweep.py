@@ -8,7 +8,7 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
-__all__ = ["add_parsers", "run_sweep", "run_report"]
+__all__ = ["add_parsers", "run_report", "run_sweep"]
 
 _PRODUCT_FLAGS = ("world", "preset", "agent", "seeds")
 
@@ -26,7 +26,9 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--preset", nargs="+", help="preset name(s) or .toml config file(s) (default: default)")
     sw.add_argument("--agent", nargs="+", help="agent name(s) or package.module:function (default: greedy)")
     sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
-    sw.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)")
+    sw.add_argument(
+        "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
+    )
     sw.add_argument("--backend", choices=("serial", "process", "ray"), help="where runs execute (default: process)")
     sw.add_argument("--workers", type=int, metavar="N", help="worker processes or local Ray CPUs (default: all CPUs)")
     sw.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (with --backend ray)")
@@ -63,7 +65,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         specs, settings = load_grid(args.grid)
     else:
         if args.world is None:
-            raise BizSimError("bizsim sweep needs --world W [--preset P ...] [--agent A ...] [--seeds 1-20], or a GRID.toml")
+            raise BizSimError(
+                "bizsim sweep needs --world W [--preset P ...] [--agent A ...] [--seeds 1-20], or a GRID.toml"
+            )
         options = _agent_options(args.agent_opt)
         agents = [{"name": a, "options": options} for a in (args.agent or ["greedy"])]
         specs = grid(args.world, args.preset or ["default"], agents, args.seeds or "1")

@@ -4,7 +4,7 @@ Every world gets the generic extraction (summary scalars become run columns,
 summary dicts and lists become series, the trajectory's events and commands
 become events). A world may add an :class:`Extractor` in :data:`EXTRACTORS`
 for facts only its live state holds; the startup world records, for every task
-the agent took, how it was staffed (see ``analysis.metrics`` for what the
+the agent took, how it was staffed (see ``analysis.startup_metrics`` for what the
 failure causes make of it).
 """
 
@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from bizsim.simcore import Status, World
 
-__all__ = ["Extractor", "EXTRACTORS", "extract", "extractor_for", "EVENT_COLUMNS", "SERIES_COLUMNS", "VALUE_FIELDS"]
+__all__ = ["EVENT_COLUMNS", "EXTRACTORS", "SERIES_COLUMNS", "VALUE_FIELDS", "Extractor", "extract", "extractor_for"]
 
 #: Columns of a run's events, in order (a run record stores them column-wise).
 EVENT_COLUMNS = ("t_us", "kind", "name", "ok", "task", "client", "value", "data")

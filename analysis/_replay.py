@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import simpy
-
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
 
@@ -18,7 +17,9 @@ from .runspec import RunSpec, world_config
 __all__ = ["probe_replay", "record_from_run_dir"]
 
 
-def probe_replay(spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None) -> Any:
+def probe_replay(
+    spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None
+) -> Any:
     """Rebuild a run's world from its ``(t_us, line)`` log, calling ``probe(world)`` before every advance.
 
     This is how facts only a live world holds (the startup world's staffing at
@@ -35,7 +36,9 @@ def probe_replay(spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[
         if world.done:
             break
         if world.now_us != t_us:
-            raise ReplayError(f"command {i} ({line!r}) was recorded at t_us={t_us} but the replay is at t_us={world.now_us}")
+            raise ReplayError(
+                f"command {i} ({line!r}) was recorded at t_us={t_us} but the replay is at t_us={world.now_us}"
+            )
         try:
             advances = world.commands.parse(line)[0].advances
         except CommandError:
@@ -56,7 +59,9 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
     cls = world_class(world)
     package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
     if not hasattr(package, "config_from_toml"):
-        raise ConfigError(f"world {world!r} cannot read {str(path / 'config.toml')!r}: its package has no config_from_toml")
+        raise ConfigError(
+            f"world {world!r} cannot read {str(path / 'config.toml')!r}: its package has no config_from_toml"
+        )
     config = package.config_from_toml(path / "config.toml")
     seed = int(result["seed"])
     agent = str(result.get("agent") or "unknown")
@@ -88,7 +93,8 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     spec, config = _spec_of(root, result)
     extractor = extractor_for(spec.world)
     world = probe_replay(spec, read_command_log(root), extractor.probe, config)
-    body = extract(world, extractor, turns=int(result.get("turns", 0)), terminal_reason=str(result.get("terminal_reason")), events=events)
+    turns, reason = int(result.get("turns", 0)), str(result.get("terminal_reason"))
+    body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
     llm = result.get("llm")
     if isinstance(llm, dict):
         body["run"].update({
@@ -98,7 +104,6 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     if result.get("terminal_detail") is not None:
         body["run"]["terminal_detail"] = result["terminal_detail"]
     return {
-        "v": record_version, "run_id": spec.run_id, "benchmark_id": spec.benchmark_id, "spec": spec.to_dict(),
-        "preset_label": spec.preset_label, "status": "ok", "error": None, **body, "wall_s": None,
-        "run_dir": str(root),
+        "v": record_version, "run_id": spec.run_id, "status": "ok", "error": None, "benchmark_id": spec.benchmark_id,
+        "spec": spec.to_dict(), "preset_label": spec.preset_label, **body, "wall_s": None, "run_dir": str(root),
     }

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from bizsim.simcore.errors import BizSimError
 
-__all__ = ["RESULTS", "ResultsWriter", "iter_lines", "finished_ids"]
+__all__ = ["RESULTS", "ResultsWriter", "encode", "finished_ids", "iter_lines", "read_at"]
 
 RESULTS = "results.jsonl"
+
+
+def encode(record: dict[str, Any]) -> str:
+    """A record as its line of ``results.jsonl`` (newline included)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
 
 
 def _cut_torn_tail(path: Path) -> None:
@@ -69,14 +75,33 @@ def read_at(path: str | Path, offset: int) -> dict:
         return json.loads(fh.readline())
 
 
-def finished_ids(path: str | Path, *, include_errors: bool = True) -> set[str]:
-    """Run ids with a line in the file (failed runs only if ``include_errors``).
+_HEAD = re.compile(rb'^\{"v":\d+,"run_id":"([^"\\]+)","status":"([a-z]+)",')
 
-    A run recorded more than once counts by its last line.
+
+def finished_ids(path: str | Path, *, include_errors: bool = True) -> set[str]:
+    """Run ids with a complete line in the file (failed runs only if ``include_errors``).
+
+    A run recorded more than once counts by its last line. Lines written by
+    bizsim are read by their head only (run id and status come first).
     """
+    p = Path(path)
     last: dict[str, str] = {}
-    for _, rec in iter_lines(path):
-        last[rec["run_id"]] = rec.get("status", "ok")
+    if not p.exists():
+        return set()
+    with p.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            head = _HEAD.match(raw)
+            if head is not None:
+                last[head.group(1).decode()] = head.group(2).decode()
+                continue
+            try:
+                rec = json.loads(raw)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(rec, dict) and "run_id" in rec:
+                last[rec["run_id"]] = rec.get("status", "ok")
     return {rid for rid, status in last.items() if include_errors or status == "ok"}
 
 
@@ -106,11 +131,16 @@ class ResultsWriter:
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            raise BizSimError(f"another sweep is writing to {str(self.path)!r}; wait for it or choose another --out") from None
+            raise BizSimError(
+                f"another sweep is writing to {str(self.path)!r}; wait for it or choose another --out"
+            ) from None
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record and hand it to the OS."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        self.write_line(encode(record))
+
+    def write_line(self, line: str) -> None:
+        """Append one encoded record (:func:`encode`) and hand it to the OS."""
         self._fh.write(line.encode("utf-8"))
         self._fh.flush()
 

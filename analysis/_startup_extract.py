@@ -11,13 +11,34 @@ task taken (the field meanings are documented in ``analysis.metrics``).
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from ._extract import compact_json
 
-__all__ = ["StartupExtractor"]
+__all__ = ["StartupExtractor", "business_hours"]
 
 _TOP = 4  # only the best four contributions per task-domain count (specs/startup.md §10.1)
+_MONDAY_ORDINAL = date(1970, 1, 5).toordinal()
+
+
+def _hours_since_monday(cal: Any, t_us: int) -> float:
+    """Business hours from the Monday midnight before 1970-01-05 (a Monday) to ``t_us``, in O(1)."""
+    dt = cal.to_datetime(t_us)
+    days = dt.toordinal() - _MONDAY_ORDINAL
+    weeks, weekday = divmod(days, 7)
+    span = cal.close_hour - cal.open_hour
+    hour = dt.hour + dt.minute / 60 + (dt.second + dt.microsecond / 1e6) / 3600
+    today = min(max(hour - cal.open_hour, 0.0), span) if weekday < 5 else 0.0
+    return (weeks * 5 + min(weekday, 5)) * span + today
+
+
+def business_hours(cal: Any, t0_us: int, t1_us: int) -> float:
+    """Business hours from ``t0`` to ``t1`` (negative when ``t1`` is earlier): the calendar's count, in O(1).
+
+    Equal to ``cal.business_hours_between`` (open to close, Monday to Friday), which walks day by day.
+    """
+    return _hours_since_monday(cal, t1_us) - _hours_since_monday(cal, t0_us)
 
 
 def _staffing(world: Any, task: Any) -> dict:
@@ -37,11 +58,7 @@ def _staffing(world: Any, task: Any) -> dict:
             break
         needed = max(needed, remaining / rate)
     now, deadline = world.now_us, task.deadline
-    cal = world.calendar
-    if deadline >= now:
-        available = float(cal.business_hours_between(now, deadline))
-    else:
-        available = -float(cal.business_hours_between(deadline, now))
+    available = business_hours(world.calendar, now, deadline)
     match = None
     if team:
         in_task = sum(r[d] for r in rates for d in task.required) / (len(team) * len(task.required))
@@ -123,5 +140,6 @@ class StartupExtractor:
         series += [("final_prestige", i, d, float(p)) for i, (d, p) in enumerate(world.prestige.items())]
         for i, m in enumerate(world.monthly_figures()):
             key = m["month_start"][:7]
-            series += [("month_revenue_cents", i, key, float(m["revenue_cents"])), ("month_cost_cents", i, key, float(m["cost_cents"]))]
+            series.append(("month_revenue_cents", i, key, float(m["revenue_cents"])))
+            series.append(("month_cost_cents", i, key, float(m["cost_cents"])))
         return columns, series, rows

@@ -14,7 +14,7 @@ from typing import Any
 
 from .runspec import RunSpec, agent_factory, world_config
 
-__all__ = ["execute", "record_version", "run_spec"]
+__all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
 
 #: Version of the record layout written to ``results.jsonl``.
 record_version = 1
@@ -49,7 +49,8 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     make = _probing(agent_factory(spec), extractor.probe, spec.agent)
     config = world_config(spec) if spec.overrides else spec.preset
     result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
-    body = extract(result.final_world, extractor, turns=result.turns, terminal_reason=result.terminal_reason, events=events)
+    world = result.final_world
+    body = extract(world, extractor, turns=result.turns, terminal_reason=result.terminal_reason, events=events)
     return body
 
 
@@ -93,9 +94,10 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
     """
     start = time.perf_counter()
     rs = RunSpec.from_dict(spec)
+    # run_id and status lead the line, so resuming reads them without parsing the whole record.
     record: dict[str, Any] = {
-        "v": record_version, "run_id": rs.run_id, "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(),
-        "preset_label": rs.preset_label, "status": "ok", "error": None,
+        "v": record_version, "run_id": rs.run_id, "status": "ok", "error": None, "benchmark_id": rs.benchmark_id,
+        "spec": rs.to_dict(), "preset_label": rs.preset_label,
     }
     run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or rs.agent == "llm") else None
     try:
@@ -105,3 +107,18 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
         record["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
     record["wall_s"] = round(time.perf_counter() - start, 6)
     return record
+
+
+def execute_encoded(spec: dict, **options: Any) -> dict:
+    """:func:`execute`, with the record already encoded as its ``results.jsonl`` line.
+
+    Encoding in the worker leaves the sweep's main process only a string to
+    write, so on a small machine it takes little CPU from the workers.
+
+    Returns:
+        ``{"run_id", "status", "line"}``.
+    """
+    from ._results_file import encode
+
+    record = execute(spec, **options)
+    return {"run_id": record["run_id"], "status": record["status"], "line": encode(record)}

@@ -1,9 +1,12 @@
 """Where a sweep's runs execute: in this process, on a local process pool, or on Ray.
 
-A backend is anything with ``run(specs, job) -> iterator of records`` that
-yields each record as soon as its run finishes (in any order) and cleans up
+A backend is anything with ``run(specs, job) -> iterator of dicts`` that
+yields ``job(spec)`` as soon as each run finishes (in any order) and cleans up
 when the iterator is closed early (an interrupted sweep). ``job`` is a
-picklable function ``spec dict -> record``; it never raises for a failing run.
+picklable function ``spec dict -> dict`` that never raises for a failing run
+(the sweep's job returns the record already encoded: ``{"run_id", "status",
+"line"}``). A backend that loses a run (a dead worker) yields a full error
+record for it instead.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from bizsim.simcore.errors import BizSimError, ConfigError
 
-__all__ = ["Backend", "SerialBackend", "ProcessBackend", "RayBackend", "make_backend", "BACKENDS"]
+__all__ = ["BACKENDS", "Backend", "ProcessBackend", "RayBackend", "SerialBackend", "make_backend"]
 
 Job = Callable[[dict], dict]
 
@@ -46,9 +49,9 @@ def _crash_record(spec: dict, exc: BaseException) -> dict:
 
     rs = RunSpec.from_dict(spec)
     return {
-        "v": record_version, "run_id": rs.run_id, "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(),
-        "preset_label": rs.preset_label, "status": "error", "wall_s": None,
+        "v": record_version, "run_id": rs.run_id, "status": "error",
         "error": {"type": type(exc).__name__, "message": str(exc) or "the worker process died", "traceback": ""},
+        "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(), "preset_label": rs.preset_label, "wall_s": None,
     }
 
 
@@ -130,7 +133,9 @@ class ProcessBackend:
 
     def _start_pool(self, runs: int) -> ProcessPoolExecutor:
         """A pool whose workers are known to start (a failing start raises at once instead of failing every run)."""
-        pool = ProcessPoolExecutor(max_workers=max(1, min(self.workers, runs)), mp_context=self.mp_context)
+        pool = ProcessPoolExecutor(
+            max_workers=max(1, min(self.workers, runs)), mp_context=self.mp_context, initializer=_exit_with_parent
+        )
         try:
             pool.submit(os.getpid).result()
         except BrokenProcessPool as exc:
@@ -154,6 +159,9 @@ class RayBackend:
 
     Ray is the optional extra ``bizsim[ray]``; it is imported only here.
     A local instance this backend started is shut down when the sweep ends.
+    On a cluster every node needs bizsim (and the module of any agent given
+    as ``module:function``); to pass a ``runtime_env`` or other settings,
+    call ``ray.init(...)`` yourself first: an initialised Ray is used as it is.
     """
 
     def __init__(self, address: str | None = None, workers: int | None = None, in_flight: int = 4) -> None:
@@ -202,6 +210,26 @@ def _call(job: Job, spec: dict) -> dict:
     return job(spec)
 
 
+def _exit_with_parent() -> None:
+    """In a pool worker: exit as soon as the sweep's process is gone.
+
+    A sweep killed with SIGKILL runs no cleanup; without this its idle workers
+    (and the forkserver they keep alive) would wait on the task queue forever.
+    """
+    import threading
+    from multiprocessing.connection import wait as wait_for
+
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait_for([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="bizsim-orphan-guard", daemon=True).start()
+
+
 def _cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -217,7 +245,9 @@ def make_backend(backend: str | Backend, *, workers: int | None = None, ray_addr
     """A backend from its name (``serial``, ``process``, ``ray``) or a backend object as it is."""
     if not isinstance(backend, str):
         if not isinstance(backend, Backend):
-            raise ConfigError(f"backend(={backend!r}) must be one of {', '.join(BACKENDS)} or have a run(specs, job) method")
+            raise ConfigError(
+                f"backend(={backend!r}) must be one of {', '.join(BACKENDS)} or have a run(specs, job) method"
+            )
         return backend
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")

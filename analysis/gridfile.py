@@ -39,7 +39,7 @@ from bizsim.simcore.errors import ConfigError
 
 from .runspec import RunSpec, grid, parse_seeds
 
-__all__ = ["load_grid", "SWEEP_KEYS"]
+__all__ = ["SWEEP_KEYS", "load_grid"]
 
 #: Keys the ``[sweep]`` table may set, with their types.
 SWEEP_KEYS: dict[str, type | tuple[type, ...]] = {
@@ -63,7 +63,8 @@ def _rel(path: Path, preset: Any) -> Any:
 def _product(path: Path, i: int, table: Mapping) -> list[RunSpec]:
     unknown = sorted(set(table) - _GRID_KEYS)
     if unknown:
-        raise ConfigError(f"{_where(path, f'[grid] #{i + 1}')}: unknown key(s) {', '.join(unknown)}; use worlds, presets, agents, seeds")
+        where = _where(path, f"[grid] #{i + 1}")
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; use worlds, presets, agents, seeds")
     worlds = table.get("worlds", table.get("world"))
     if worlds is None:
         raise ConfigError(f"{_where(path, f'[grid] #{i + 1}')} needs worlds = [...]")
@@ -75,7 +76,8 @@ def _product(path: Path, i: int, table: Mapping) -> list[RunSpec]:
 def _runs(path: Path, i: int, table: Mapping) -> list[RunSpec]:
     unknown = sorted(set(table) - _RUN_KEYS)
     if unknown:
-        raise ConfigError(f"{_where(path, f'[[runs]] #{i + 1}')}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_RUN_KEYS))}")
+        where = _where(path, f"[[runs]] #{i + 1}")
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_RUN_KEYS))}")
     if "world" not in table:
         raise ConfigError(f"{_where(path, f'[[runs]] #{i + 1}')} needs world = \"...\"")
     if "seed" in table and "seeds" in table:
@@ -97,7 +99,9 @@ def load_grid(path: str | Path) -> tuple[list[RunSpec], dict[str, Any]]:
     data = load_toml(p)
     unknown = sorted(set(data) - {"grid", "runs", "sweep"})
     if unknown:
-        raise ConfigError(f"{str(p)!r}: unknown table(s) {', '.join(unknown)}; a grid file has [grid], [[runs]] and [sweep]")
+        raise ConfigError(
+            f"{str(p)!r}: unknown table(s) {', '.join(unknown)}; a grid file has [grid], [[runs]] and [sweep]"
+        )
     grids = data.get("grid", [])
     grids = [grids] if isinstance(grids, Mapping) else list(grids)
     specs: list[RunSpec] = []

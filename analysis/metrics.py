@@ -23,20 +23,42 @@ from collections.abc import Sequence
 from typing import Any
 
 from .startup_metrics import (
-    CAUSES, adversarial_acceptance, failure_cause_counts, failure_causes, final_trust, task_table, tool_use,
+    CAUSES,
+    adversarial_acceptance,
+    failure_cause_counts,
+    failure_causes,
+    final_trust,
+    task_table,
+    tool_use,
 )
 
 __all__ = [
-    "GROUP", "FIGURES", "CAUSES", "mean_ci", "wilson", "summarize", "outcomes", "rates", "series_over_time",
-    "action_frequencies", "cost_per_dollar", "task_table", "failure_causes", "failure_cause_counts",
-    "adversarial_acceptance", "final_trust", "tool_use", "with_groups",
+    "CAUSES",
+    "FIGURES",
+    "GROUP",
+    "action_frequencies",
+    "adversarial_acceptance",
+    "cost_per_dollar",
+    "failure_cause_counts",
+    "failure_causes",
+    "final_trust",
+    "mean_ci",
+    "outcomes",
+    "rates",
+    "series_over_time",
+    "summarize",
+    "task_table",
+    "tool_use",
+    "wilson",
+    "with_groups",
 ]
 
 #: Default grouping: the runs of one world, preset variant and agent (i.e. its seeds).
 GROUP = ("world", "preset_label", "agent")
 #: Per-run figures :func:`outcomes` reports when a run has them.
 FIGURES = (
-    "metric_value", "final_funds_cents", "net_worth_cents", "income_cents", "total_revenue_cents", "mean_dau",
+    "metric_value", "final_funds_cents", "net_worth_cents", "final_money_cents", "income_cents", "total_revenue_cents",
+    "mean_dau", "career_score",
 )
 #: Columns that measure income, in order of preference.
 INCOME = ("income_cents", "total_revenue_cents")
@@ -104,7 +126,9 @@ def _ok(runs: Any) -> Any:
     return runs[runs["status"] == "ok"] if "status" in runs.columns else runs
 
 
-def summarize(runs: Any, value: str = "metric_value", by: str | Sequence[str] | None = None, confidence: float = 0.95) -> Any:
+def summarize(
+    runs: Any, value: str = "metric_value", by: str | Sequence[str] | None = None, confidence: float = 0.95
+) -> Any:
     """Mean ± confidence interval of one per-run column, per group (finished runs only).
 
     Returns:
@@ -126,11 +150,14 @@ def summarize(runs: Any, value: str = "metric_value", by: str | Sequence[str] | 
     return pd.DataFrame(rows, columns=[*cols, "n", "mean", "std", "ci_low", "ci_high"])
 
 
-def outcomes(runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] = FIGURES, confidence: float = 0.95) -> Any:
-    """Final funds, net worth, income, mean DAU and the headline metric: mean ± CI over seeds, per group.
+def outcomes(
+    runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] = FIGURES, confidence: float = 0.95
+) -> Any:
+    """Final funds, net worth, final money, income, mean DAU and the headline metric: mean ± CI over seeds, per group.
 
     A figure is listed for a group when its runs have it (startup: final funds
-    and income; vending: net worth and revenue; operation: mean DAU).
+    and income; vending: net worth, final money and revenue; operation: mean
+    DAU; freelance: final money, income and career score).
 
     Returns:
         long format: ``by...``, ``figure``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
@@ -266,7 +293,8 @@ def action_frequencies(
     """How often each command was issued, per group and time bin (EcoGym's action frequencies over time).
 
     Args:
-        bin_days: width of a time bin in simulated days (bin ``b`` covers days ``b*bin_days`` to ``(b+1)*bin_days - 1``).
+        bin_days: width of a time bin in simulated days (bin ``b`` covers days ``b*bin_days`` to
+            ``(b+1)*bin_days - 1``).
         exclude: commands left out (by default the advance commands).
         only_ok: count only accepted commands.
 
@@ -316,7 +344,8 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
     if llm_calls is not None and len(llm_calls):
         summed = llm_calls.groupby("run_id")["cost_usd"].sum(min_count=1)
-        unknown = llm_calls[llm_calls["cost_usd"].isna() & (llm_calls["ok"].fillna(False).astype(bool))]["run_id"].unique()
+        answered = llm_calls["ok"].fillna(False).astype(bool)
+        unknown = llm_calls[llm_calls["cost_usd"].isna() & answered]["run_id"].unique()
         summed[summed.index.isin(unknown)] = math.nan
         cost = cost.fillna(r["run_id"].map(summed))
     r["cost_usd"] = pd.to_numeric(cost, errors="coerce")

@@ -17,8 +17,13 @@ from typing import Any
 from . import metrics
 
 __all__ = [
-    "new_axes", "series_over_time", "funds_over_time", "per_seed_trajectories", "failure_causes",
-    "action_frequency", "score_vs_cost",
+    "action_frequency",
+    "failure_causes",
+    "funds_over_time",
+    "new_axes",
+    "per_seed_trajectories",
+    "score_vs_cost",
+    "series_over_time",
 ]
 
 
@@ -82,7 +87,9 @@ def series_over_time(
         g = g.sort_values("step")
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{_label(key)} (n={int(g['n'].max())})")
         if band and (g["n"] > 1).any():
-            ax.fill_between(g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0)
+            ax.fill_between(
+                g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0
+            )
         if len(g) > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
@@ -96,7 +103,9 @@ def series_over_time(
     return ax
 
 
-def funds_over_time(series: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True) -> Any:
+def funds_over_time(
+    series: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True
+) -> Any:
     """Month-end funds (startup) averaged over seeds per group; a bankrupt seed counts 0 from its bankruptcy."""
     ax = series_over_time(series, runs, "month_end_funds_cents", by, ax=ax, band=band)
     ax.axhline(0, color="grey", linewidth=0.8)
@@ -136,7 +145,9 @@ def per_seed_trajectories(
     return ax
 
 
-def failure_causes(events: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, primary: bool = False) -> Any:
+def failure_causes(
+    events: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, primary: bool = False
+) -> Any:
     """Bars: the share of each group's failed tasks with each cause (startup; causes overlap unless ``primary``)."""
     ax = ax if ax is not None else new_axes()
     cols = [by] if isinstance(by, str) else list(by)

@@ -7,7 +7,7 @@ import html
 import io
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,11 @@ __all__ = ["write_report"]
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.5em}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1em}th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1em}
+th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1em 0}img{max-width:100%}
-figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
+figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
+pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 """
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige")
 
@@ -44,7 +46,7 @@ class _Doc:
         if df is None or len(df) == 0:
             self.p("(nothing to show)", "note")
             return
-        self.parts.append(df.to_html(index=False, float_format=lambda x: f"{x:,.4g}", na_rep="", border=0, escape=True))
+        self.parts.append(df.to_html(index=False, float_format=_number, na_rep="", border=0, escape=True))
 
     def figure(self, ax: Any, name: str, caption: str) -> None:
         fig = ax.figure
@@ -63,6 +65,10 @@ class _Doc:
             f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
             f"<figcaption>{html.escape(caption)} (<code>figures/{html.escape(path.name)}</code>)</figcaption></figure>"
         )
+
+
+def _number(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 10_000 else f"{x:.4g}"
 
 
 def _slug(text: str) -> str:
@@ -91,7 +97,9 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
     return names
 
 
-def write_report(path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None) -> Path:
+def write_report(
+    path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None
+) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
     Args:
@@ -113,15 +121,19 @@ def write_report(path: str | Path, out: str | Path | None = None, *, results: Re
     runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
     doc.p(f"{len(runs)} runs from {Path(path)}; written {stamp}.", "note")
 
     doc.h(2, "Runs")
     if len(runs):
-        counts = runs.groupby(["world", "preset_label", "agent", "status"], dropna=False).size().rename("runs").reset_index()
+        counts = runs.groupby(["world", "preset_label", "agent", "status"], dropna=False).size()
+        counts = counts.rename("runs").reset_index()
         doc.table(counts)
         doc.table(metrics.rates(runs), "Bankruptcy, collapse and error rates")
-        doc.table(_money_cols(metrics.outcomes(runs)), "Outcomes: mean and 95 % confidence interval over seeds")
+        headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
+        doc.table(headline, "Headline metric: mean and 95 % confidence interval over seeds")
+        figures = [f for f in metrics.FIGURES if f != "metric_value"]
+        doc.table(_money_cols(metrics.outcomes(runs, figures=figures)), "Outcomes (money in dollars)")
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     if len(failed):
         doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
@@ -148,7 +160,8 @@ def write_report(path: str | Path, out: str | Path | None = None, *, results: Re
             doc.figure(plots.failure_causes(events, ok, by), f"{n_fig:02d}-startup-failure-causes",
                        "startup: causes of failed tasks (they overlap)")
             doc.table(metrics.failure_cause_counts(events, ok, by), "Failure causes")
-            doc.table(metrics.adversarial_acceptance(events, ok, by), "Adversarial clients: acceptance rate against market share")
+            adversarial = metrics.adversarial_acceptance(events, ok, by)
+            doc.table(adversarial, "Adversarial clients: acceptance rate against market share")
             doc.table(metrics.tool_use(events, ok, by), "Tool use")
             doc.table(metrics.final_trust(series, ok, by), "Final trust per client")
         for agent, ar in ok.groupby("agent", sort=True):
@@ -156,7 +169,8 @@ def write_report(path: str | Path, out: str | Path | None = None, *, results: Re
                 break
             n_fig += 1
             doc.figure(plots.action_frequency(events, ar, bin_days=14 if world != "startup" else 30),
-                       f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}", f"{world}: actions over time, agent {agent}")
+                       f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
+                       f"{world}: actions over time, agent {agent}")
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     if has_cost or len(llm):
         doc.h(2, "Model cost")

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
 
-__all__ = ["RunSpec", "grid", "parse_seeds", "world_config", "agent_factory"]
+__all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
 
 def _canonical(value: Any, what: str) -> Any:
@@ -23,7 +22,9 @@ def _canonical(value: Any, what: str) -> Any:
     try:
         return json.loads(json.dumps(value, sort_keys=True, allow_nan=False))
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{what}(={value!r}) must be JSON-able data (numbers, strings, lists, tables): {exc}") from None
+        raise ConfigError(
+            f"{what}(={value!r}) must be JSON-able data (numbers, strings, lists, tables): {exc}"
+        ) from None
 
 
 def _dict(value: Any) -> dict:
@@ -69,7 +70,9 @@ class RunSpec:
         if self.seed < 0:
             raise ConfigError(f"seed(={self.seed}) must be >= 0")
         if not isinstance(self.preset, str):
-            raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path; put values in overrides")
+            raise ConfigError(
+                f"preset(={self.preset!r}) must be a preset name or a .toml path; put values in overrides"
+            )
         if self.preset.endswith(".toml") or "/" in self.preset:
             data = load_toml(self.preset)
             base = data.pop("extends", "default")
@@ -152,7 +155,8 @@ def world_config(spec: RunSpec) -> Any:
     package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
     presets = getattr(package, "PRESETS", None)
     if presets is None or spec.preset not in presets:
-        raise ConfigError(f"unknown {spec.world} preset {spec.preset!r}; choose one of {', '.join(world_presets(spec.world))}")
+        known = ", ".join(world_presets(spec.world))
+        raise ConfigError(f"unknown {spec.world} preset {spec.preset!r}; choose one of {known}")
     base = presets[spec.preset]
     if not spec.overrides:
         return base
@@ -236,7 +240,9 @@ def grid(
         out.extend(RunSpec(world, pname, aname, s, overrides, options, label) for s in seed_list)
     missing = [_agent_entry(a)[0] for a in agent_list if _agent_entry(a)[0] not in used]
     if missing:
-        raise ConfigError(f"agent {missing[0]!r} is offered by none of the worlds {', '.join(worlds)} (see `bizsim list`)")
+        raise ConfigError(
+            f"agent {missing[0]!r} is offered by none of the worlds {', '.join(worlds)} (see `bizsim list`)"
+        )
     return out
 
 

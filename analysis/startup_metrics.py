@@ -43,8 +43,14 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
-    "CAUSES", "TASK_FIELDS", "task_table", "failure_causes", "failure_cause_counts", "adversarial_acceptance",
-    "final_trust", "tool_use",
+    "CAUSES",
+    "TASK_FIELDS",
+    "adversarial_acceptance",
+    "failure_cause_counts",
+    "failure_causes",
+    "final_trust",
+    "task_table",
+    "tool_use",
 ]
 
 #: Failure causes, in the order that picks the primary one.
@@ -159,7 +165,9 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
         t = tasks[mask]
         accepted, adv = len(t), int(t["adversarial"].sum())
         rate = adv / accepted if accepted else math.nan
-        share = float(pd.to_numeric(g.get("adversarial_market_share"), errors="coerce").mean()) if "adversarial_market_share" in g else math.nan
+        share = math.nan
+        if "adversarial_market_share" in g:
+            share = float(pd.to_numeric(g["adversarial_market_share"], errors="coerce").mean())
         rows.append({**_key(cols, key), "runs": len(g), "accepted": accepted, "adversarial_accepted": adv,
                      "acceptance_rate": rate, "market_share": share,
                      "ratio": rate / share if share and not math.isnan(share) and not math.isnan(rate) else math.nan})

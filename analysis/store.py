@@ -37,18 +37,24 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.errors import ConfigError
 
 from ._results_file import RESULTS, iter_lines, read_at
 
 __all__ = [
-    "Results", "load", "compact", "RUN_COLUMNS", "SERIES_COLUMNS", "EVENT_COLUMNS", "LLM_CALL_COLUMNS", "TABLES",
+    "EVENT_COLUMNS",
+    "LLM_CALL_COLUMNS",
+    "RUN_COLUMNS",
+    "SERIES_COLUMNS",
+    "TABLES",
+    "Results",
+    "compact",
+    "load",
 ]
 
 US_PER_DAY = 86_400_000_000
@@ -183,7 +189,8 @@ def _infer_array(values: list) -> Any:
         return pa.array([None if v is None else float(v) for v in values], type=pa.float64())
     if kinds <= {str}:
         return pa.array(values, type=pa.string())
-    return pa.array([None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in values], type=pa.string())
+    text = [None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in values]
+    return pa.array(text, type=pa.string())
 
 
 def _sort_key(rec: dict) -> tuple:
@@ -281,7 +288,8 @@ def _llm_rows(run_id: str, path: Path) -> list[dict]:
         latency = resp.get("latency_s", rec.get("latency_s"))
         rows.append({
             "run_id": run_id, "call": i, "kind": rec.get("kind"), "ok": rec.get("ok"), "episode": rec.get("episode"),
-            "turn": rec.get("turn"), "model": resp.get("model"), "prompt_tokens": prompt, "completion_tokens": completion,
+            "turn": rec.get("turn"), "model": resp.get("model"), "prompt_tokens": prompt,
+            "completion_tokens": completion,
             "total_tokens": total, "cost_usd": None if cost is None else float(cost),
             "latency_s": None if latency is None else float(latency), "finish_reason": resp.get("finish_reason"),
             "tool_calls": len(calls), "tool_names": ",".join(str(c.get("name")) for c in calls),
@@ -352,9 +360,11 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
 
     _atomic_parquet(out["series"], batches(_series_batch), _schema(SERIES_COLUMNS))
     _atomic_parquet(out["events"], batches(_events_batch), _schema(EVENT_COLUMNS))
-    llm = [row for _, rec in latest for row in _llm_rows(rec["run_id"], root / "runs" / rec["run_id"] / "llm_calls.jsonl")]
+    llm = [
+        row for _, rec in latest for row in _llm_rows(rec["run_id"], root / "runs" / rec["run_id"] / "llm_calls.jsonl")
+    ]
     _atomic_parquet(out["llm_calls"], [_llm_table(llm)] if llm else [], _schema(LLM_CALL_COLUMNS))
-    stamp.update({"runs": len(latest), "compacted_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+    stamp.update({"runs": len(latest), "compacted_at": datetime.now(UTC).isoformat(timespec="seconds")})
     tmp = root / (_MANIFEST + ".tmp")
     tmp.write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
     tmp.replace(root / _MANIFEST)
@@ -438,4 +448,6 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     children = sorted(p for p in root.iterdir() if (p / "result.json").exists()) if root.is_dir() else []
     if children:
         return _from_records([record_from_run_dir(p) for p in children], None)
-    raise ConfigError(f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}) or run directories (result.json)")
+    raise ConfigError(
+        f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}) or run directories (result.json)"
+    )

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.errors import ConfigError
 
-from ._results_file import RESULTS, ResultsWriter, finished_ids
-from ._worker import execute
+from ._results_file import RESULTS, ResultsWriter, encode, finished_ids
+from ._worker import execute_encoded
 from .backends import Backend, make_backend
 from .runspec import RunSpec, grid, parse_seeds
 
@@ -76,8 +75,10 @@ class _Progress:
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self._rich = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
-                                  TimeRemainingColumn(), transient=False)
+            self._rich = Progress(
+                TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
+                TimeRemainingColumn(),
+            )
             self._task = self._rich.add_task("sweep", total=total, completed=done, note="")
             self._rich.start()
 
@@ -183,19 +184,21 @@ def sweep(
         _write_manifest(root, todo_all)
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
         todo = [s for s in todo_all if s.run_id not in done]
-        job = functools.partial(execute, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
+        job = functools.partial(execute_encoded, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0
         records = runner.run([s.to_dict() for s in todo], job)
         try:
-            for record in records:
-                writer.write(record)
+            for item in records:
+                # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
+                line = item["line"] if "line" in item else encode(item)
+                writer.write_line(line)
                 ran += 1
-                failed += record.get("status") != "ok"
+                failed += item.get("status") != "ok"
                 if bar is not None:
-                    bar.update(record)
+                    bar.update(item)
                 if on_result is not None:
-                    on_result(record)
+                    on_result(json.loads(line) if "line" in item else item)
         finally:
             close = getattr(records, "close", None)
             if close is not None:

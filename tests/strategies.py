@@ -18,7 +18,7 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
-    "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render",
+    "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -196,3 +196,33 @@ def render(world: Any, action: tuple) -> list[str]:
     if kind == "observe":
         return [f"yc-bench {action[1]}"]
     raise ValueError(f"unknown action {action!r}")
+
+
+# sweeps ------------------------------------------------------------------------------------
+def run_specs() -> st.SearchStrategy:
+    """Sweep run specs over every registered world: its presets and baseline agents (not ``llm``), seeds,
+    JSON-able agent options and overrides (shapes only: values a world may refuse when the run starts), labels."""
+    from bizsim.agents import agent_names
+    from bizsim.analysis import RunSpec
+    from bizsim.models import WORLDS, world_presets
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
+    tables = st.dictionaries(st.text("abcdefgh_", min_size=1, max_size=6), scalars, max_size=3)
+
+    def for_world(world: str) -> st.SearchStrategy:
+        agents = [a for a in agent_names(world) if a != "llm"]
+        return st.builds(
+            RunSpec, st.just(world), st.sampled_from(world_presets(world)), st.sampled_from(agents),
+            st.integers(0, 2**31), tables, tables, st.one_of(st.none(), st.text(max_size=10)),
+        )
+
+    return st.sampled_from(sorted(WORLDS)).flatmap(for_world)
+
+
+def seed_texts() -> st.SearchStrategy[tuple[str, list[int]]]:
+    """``("1-3,7", [1, 2, 3, 7])``: seed lists as ``--seeds`` writes them, with the seeds they mean."""
+    parts = st.lists(st.tuples(st.integers(0, 500), st.integers(0, 5)), min_size=1, max_size=5)
+    return parts.map(lambda ps: (
+        ",".join(f"{a}-{a + n}" if n else str(a) for a, n in ps),
+        [s for a, n in ps for s in range(a, a + n + 1)],
+    ))

@@ -9,7 +9,7 @@ import pytest
 
 pd = pytest.importorskip("pandas")
 
-from bizsim.analysis import metrics as m  # noqa: E402
+from bizsim.analysis import metrics as m
 
 #: t quantile for 2 degrees of freedom has a closed form: (2p - 1) / sqrt(2 p (1 - p)).
 T2 = (2 * 0.975 - 1) / math.sqrt(2 * 0.975 * 0.025)

@@ -18,9 +18,14 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
-from bizsim.analysis import RunSpec, grid, load, sweep  # noqa: E402
-from bizsim.analysis import plots  # noqa: E402
-from bizsim.analysis.report import write_report  # noqa: E402
+from bizsim.analysis import (
+    RunSpec,
+    grid,
+    load,
+    plots,
+    sweep,
+)
+from bizsim.analysis.report import write_report
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +75,7 @@ def test_the_report_embeds_and_writes_every_figure(sweep_dir):
         assert by_name[f.name] == "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
         assert f.read_bytes().startswith(b"\x89PNG")
     for heading in ("Runs", "Bankruptcy, collapse and error rates", "Outcomes", "Failed runs", "World: startup",
-                    "World: operation", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
+                    "World: operation", "Headline metric", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
         assert heading in text, heading
     assert "RuntimeError: agent gave up after 2 turns" in text
     assert "Model cost" not in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,29 +13,39 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from .strategies import run_specs, seed_texts
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep  # noqa: E402
-from bizsim.analysis.cli import main  # noqa: E402
-from bizsim.analysis.gridfile import load_grid  # noqa: E402
-from bizsim.analysis.runspec import parse_seeds  # noqa: E402
-from bizsim.analysis.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS  # noqa: E402
-from bizsim.simcore.errors import ConfigError  # noqa: E402
+from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep
+from bizsim.analysis._startup_extract import business_hours
+from bizsim.analysis.cli import main
+from bizsim.analysis.gridfile import load_grid
+from bizsim.analysis.runspec import parse_seeds
+from bizsim.analysis.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS
+from bizsim.models.startup import StartupWorld
+from bizsim.simcore.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
+#: The startup world's business calendar (09:00-18:00, Monday to Friday).
+CALENDAR = StartupWorld("default", 1).calendar
 #: Wall-clock columns: the only ones allowed to differ between backends.
 WALL = ["wall_s"]
 
 
 def small_grid() -> list[RunSpec]:
-    """A few runs of every world, cheap enough for every backend."""
-    return (
-        grid("startup", ["default", "hard"], ["greedy", "random"], "1-2")
-        + grid("operation", "hard", ["threshold", "round-robin"], 1)
-        + grid("vending", "default", "markup", 1)
-    )
+    """A few runs of every registered world (two of its baseline agents), cheap enough for every backend."""
+    from bizsim.agents import agent_names
+    from bizsim.models import WORLDS
+
+    specs = grid("startup", ["default", "hard"], ["greedy", "random"], "1-2")
+    for world in sorted(set(WORLDS) - {"startup"}):
+        specs += grid(world, "default", [a for a in agent_names(world) if a != "llm"][:2], 1)
+    return specs
 
 
 def tables(path: Path) -> dict:
@@ -98,6 +109,34 @@ def test_run_spec_round_trips_and_refuses_bad_values(tmp_path):
         RunSpec("startup", "nope").check()
     with pytest.raises(ConfigError, match="no option"):
         RunSpec("startup", agent="random", agent_options={"bogus": 1}).check()
+
+
+@given(run_specs())
+def test_any_run_spec_round_trips_and_keeps_its_id(spec):
+    """to_dict/from_dict and a JSON round trip give an equal spec with the same id; the label never changes the id."""
+    again = RunSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert spec == again and spec.run_id == again.run_id
+    assert re.fullmatch("[0-9a-f]{16}", spec.run_id)
+    relabelled = RunSpec.from_dict({**spec.to_dict(), "label": "another label"})
+    assert spec.run_id == relabelled.run_id
+    shuffled = RunSpec.from_dict({**spec.to_dict(), "agent_options": dict(reversed(list(spec.agent_options.items())))})
+    assert spec.run_id == shuffled.run_id
+
+
+@given(st.integers(0, 400 * 86_400_000_000), st.integers(-40 * 86_400_000_000, 40 * 86_400_000_000))
+def test_the_extractors_business_hours_equal_the_calendars(t0, span):
+    """The O(1) business-hours count of the task probe equals the calendar's day-by-day walk."""
+    t1 = t0 + span
+    between = CALENDAR.business_hours_between
+    expected = float(between(t0, t1)) if span >= 0 else -float(between(t1, t0))
+    assert pytest.approx(expected, abs=1e-6) == business_hours(CALENDAR, t0, t1)
+
+
+@given(seed_texts())
+def test_seed_lists_parse_as_written(case):
+    """``--seeds`` text expands to the seeds it names, in order."""
+    text, seeds = case
+    assert seeds == parse_seeds(text)
 
 
 def test_grid_is_the_product_with_seeds_fastest():
@@ -190,17 +229,38 @@ from bizsim.analysis import grid, sweep
 def slow(record):
     time.sleep(0.25)
 
-sweep(grid("startup", "default", ["greedy", "random"], "1-5"), sys.argv[1], backend="serial", progress=False,
-      compact=False, on_result=slow)
+if __name__ == "__main__":
+    sweep(grid("startup", "default", ["greedy", "random"], "1-5"), sys.argv[1], backend=sys.argv[2], workers=2,
+          progress=False, compact=False, on_result=slow)
 """
 
 
-def test_a_sweep_killed_with_sigkill_resumes_with_only_the_missing_runs(tmp_path):
-    """SIGKILL after some runs; the rerun runs exactly the others and the tables equal an uninterrupted sweep's."""
+def _orphans() -> set[int]:
+    """Processes adopted by init whose command line is a multiprocessing child (left behind by a killed parent)."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            stat = (proc / "stat").read_text()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == 1 and b"multiprocessing" in cmdline:
+            found.add(int(proc.name))
+    return found
+
+
+@pytest.mark.parametrize("backend", ["serial", "process"])
+def test_a_sweep_killed_with_sigkill_resumes_with_only_the_missing_runs(tmp_path, backend):
+    """SIGKILL after some runs: no worker is left behind, the rerun runs exactly the others, and the tables equal
+    an uninterrupted sweep's."""
     script = tmp_path / "kill_me.py"
     script.write_text(_KILL_SCRIPT)
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, str(script), str(out)], cwd=tmp_path)
+    before = _orphans() if Path("/proc").is_dir() else set()
+    proc = subprocess.Popen([sys.executable, str(script), str(out), backend], cwd=tmp_path)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -211,6 +271,11 @@ def test_a_sweep_killed_with_sigkill_resumes_with_only_the_missing_runs(tmp_path
     proc.wait()
     done = results.read_bytes().count(b"\n")
     assert 3 <= done < 10
+    if Path("/proc").is_dir():
+        deadline = time.monotonic() + 10
+        while _orphans() - before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert set() == _orphans() - before
     resumed = sweep(grid("startup", "default", ["greedy", "random"], "1-5"), out, backend="serial", progress=False)
     assert (10, done, 10 - done) == (resumed.total, resumed.skipped, resumed.ran)
     ids = [json.loads(line)["run_id"] for line in results.read_text().splitlines()]
@@ -388,9 +453,8 @@ def test_a_second_sweep_on_the_same_directory_is_refused(tmp_path):
     from bizsim.analysis._results_file import ResultsWriter
     from bizsim.simcore.errors import BizSimError
 
-    with ResultsWriter(tmp_path / "results.jsonl"):
-        with pytest.raises(BizSimError, match="another sweep"):
-            sweep(grid("startup", "default", "greedy", 1), tmp_path, backend="serial", progress=False)
+    with ResultsWriter(tmp_path / "results.jsonl"), pytest.raises(BizSimError, match="another sweep"):
+        sweep(grid("startup", "default", "greedy", 1), tmp_path, backend="serial", progress=False)
 
 
 def test_overrides_reach_the_world(tmp_path):

@@ -1,0 +1,56 @@
+"""LLM runs in the result tables: a sweep of the LLM agent over loopback HTTP, and an LLM run directory."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+
+from .llm_server import require_litellm
+
+require_litellm()
+
+from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
+from bizsim.analysis import LLMRunSpec, RunSpec, load, metrics, run_llm, sweep
+
+from .llm_policies import greedy_policy
+from .llm_server import LoopbackLLMServer
+
+MODEL = "openai/gpt-4o-mini"
+
+
+def test_a_sweep_of_the_llm_agent_records_its_calls_and_cost(tmp_path, monkeypatch):
+    """agent "llm" in a sweep goes through run_llm: run directory, llm_calls table, cost columns; a rerun skips it."""
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    with LoopbackLLMServer(greedy_policy, lifetime_s=120) as server:
+        spec = RunSpec("startup", "default", "llm", 1, agent_options={
+            "model": MODEL, "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY", "max_turns": 12,
+        })
+        summary = sweep([spec], tmp_path, backend="serial", progress=False)
+        assert (1, 0) == (summary.ran, summary.failed)
+        assert 0 == sweep([spec], tmp_path, backend="serial", progress=False).ran
+    res = load(tmp_path)
+    run = res.runs.iloc[0]
+    assert (12, 12) == (run.turns, run.llm_turns)
+    assert run.llm_cost_usd > 0 and run.llm_prompt_tokens > 0
+    assert (tmp_path / "runs" / spec.run_id / "llm_calls.jsonl").exists()
+    calls = res.llm_calls
+    assert 12 == (calls.kind == "chat").sum() and {spec.run_id} == set(calls.run_id)
+    assert pytest.approx(run.llm_cost_usd) == calls.cost_usd.sum()
+    assert (res.events.kind == "task").sum() >= 1
+    cost = metrics.cost_per_dollar(res.runs, res.llm_calls, by="agent")
+    assert pytest.approx(run.llm_cost_usd) == cost.cost_usd.item()
+
+
+def test_an_llm_run_directory_loads_with_its_calls(tmp_path):
+    """load(run directory of run_llm): one run, its model calls, and task rows recovered by replaying the log."""
+    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=20, prices={"scripted": (1.0, 2.0)}), out=str(tmp_path))
+    result = run_llm(spec, client=ScriptedClient(greedy_policy))
+    res = load(tmp_path)
+    run = res.runs.iloc[0]
+    assert ("llm", 20, result.final_world.funds_cents) == (run.agent, run.llm_turns, run.final_funds_cents)
+    assert pytest.approx(result.llm["total"]["cost_usd"]) == run.llm_cost_usd
+    assert 20 == len(res.llm_calls) and res.llm_calls.tool_calls.gt(0).all()
+    accepted = sum(1 for _, name, data in result.final_world.trajectory.of_kind("cmd") if name == "task accept" and "error" not in data)
+    assert accepted == (res.events.kind == "task").sum()
