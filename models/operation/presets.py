@@ -16,13 +16,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import MappingProxyType
 
 import attrs
 
-from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, dump_toml, load_toml
-from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.presets import PresetTable
 
 from .config import OperationConfig
 
@@ -42,36 +39,9 @@ def _build() -> dict[str, OperationConfig]:
     return {"default": default, "reference": reference, "easy": easy, "hard": hard}
 
 
-PRESETS: MappingProxyType[str, OperationConfig] = MappingProxyType(_build())
+PRESETS: PresetTable[OperationConfig] = PresetTable("operation", OperationConfig, _build())
 
-
-def preset(name: str) -> OperationConfig:
-    """The named preset; an unknown name lists the known ones."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise ConfigError(f"unknown operation preset {name!r}; choose one of {', '.join(PRESETS)}") from None
-
-
-def config_to_toml(config: OperationConfig) -> str:
-    """A config as self-contained TOML."""
-    return dump_toml(config_to_dict(config))
-
-
-def config_from_toml(path: str | Path) -> OperationConfig:
-    """Load a TOML file; a top-level ``extends = "preset"`` lays the file over that preset."""
-    data = load_toml(path)
-    base = data.pop("extends", None)
-    if base is not None:
-        data = deep_merge(config_to_dict(preset(base)), data)
-    return config_from_dict(OperationConfig, data)
-
-
-def resolve_config(config: OperationConfig | str | Path) -> OperationConfig:
-    """A config from a preset name, a ``.toml`` path, or a config itself."""
-    if isinstance(config, OperationConfig):
-        return config
-    text = str(config)
-    if text.endswith(".toml") or "/" in text:
-        return config_from_toml(text)
-    return preset(text)
+preset = PRESETS.preset
+config_to_toml = PRESETS.to_toml
+config_from_toml = PRESETS.from_toml
+resolve_config = PRESETS.resolve
