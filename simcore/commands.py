@@ -301,9 +301,12 @@ def _params_from_signature(func: Callable, overrides: Mapping[str, Any]) -> tupl
             continue  # the world
         hint = p.annotation
         if isinstance(hint, str):
-            # Only argument annotations are evaluated; the world's may name a type
-            # that is not importable here.
-            hint = eval(hint, func.__globals__)  # noqa: S307 - evaluates our own source annotations
+            # Resolve this argument's annotation alone: the world's may name a type
+            # that is only imported for type checking.
+            def probe() -> None: ...
+
+            probe.__annotations__ = {name: hint}
+            hint = typing.get_type_hints(probe, globalns=func.__globals__, include_extras=True)[name]
         if typing.get_origin(hint) is not typing.Annotated:
             raise TypeError(f"argument {name!r} of {func.__name__} needs Annotated[type, Arg(...)]")
         base, *meta = typing.get_args(hint)
