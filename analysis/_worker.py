@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bizsim.simcore.watch import watch
 
 from .runspec import RunSpec, agent_factory, world_config
 
@@ -22,20 +24,7 @@ record_version = 1
 
 def _probing(make: Callable, probe: Callable[[Any], None], name: str) -> Callable:
     """Wrap an agent so ``probe(world)`` sees the world each time the agent hands time back."""
-
-    def agent(world: Any) -> Generator:
-        gen = make(world)
-        value: Any = None
-        while True:
-            try:
-                event = gen.send(value)
-            except StopIteration:
-                return
-            probe(world)
-            value = yield event
-
-    agent.__name__ = name
-    return agent
+    return watch(make, before=probe, name=name)
 
 
 def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None) -> dict:

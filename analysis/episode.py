@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ import attrs
 from bizsim.agents import make_agent
 from bizsim.models import world_class
 from bizsim.simcore import Status, World
+from bizsim.simcore.watch import watch
 
 __all__ = ["EpisodeResult", "run_episode", "TERMINAL_REASONS"]
 
@@ -82,27 +83,22 @@ STALL_LIMIT = 1000
 
 
 def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop: Callable[[World], None] | None) -> Callable:
-    def wrapped(world: World) -> Generator:
-        gen = agent(world)
-        value: Any = None
-        last, same = -1, 0
-        while True:
-            try:
-                event = gen.send(value)
-            except StopIteration:
-                return
-            counter[0] += 1
-            value = yield event
-            same = same + 1 if world.now_us == last else 0
-            last = world.now_us
-            if same >= STALL_LIMIT:
-                stalled[0] = True
-                gen.close()
-                return
-            if on_stop is not None:
-                on_stop(world)
+    last = [-1, 0]  # instant of the previous wake-up, and how many wake-ups in a row at it
 
-    return wrapped
+    def count(world: World) -> None:
+        counter[0] += 1
+
+    def woken(world: World) -> bool:
+        last[1] = last[1] + 1 if world.now_us == last[0] else 0
+        last[0] = world.now_us
+        if last[1] >= STALL_LIMIT:
+            stalled[0] = True
+            return True
+        if on_stop is not None:
+            on_stop(world)
+        return False
+
+    return watch(agent, before=count, after=woken)
 
 
 def run_episode(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable
-from typing import Any
 
 import simpy
 
 from .replay import replay
+from .watch import watch
 from .world import World
 
 __all__ = ["check_world", "probe_agent"]
@@ -25,20 +25,12 @@ def probe_agent(world: World, max_stops: int = 50) -> Generator:
 
 
 def _checked(agent: Callable, problems: list[str]) -> Callable:
-    def wrapped(world: World) -> Generator:
-        gen = agent(world)
-        value: Any = None
-        while True:
-            try:
-                event = gen.send(value)
-            except StopIteration:
-                return
-            bad = world.invariants()
-            if bad:
-                problems.append(f"at t_us={world.now_us}: " + "; ".join(bad))
-            value = yield event
+    def check(world: World) -> None:
+        bad = world.invariants()
+        if bad:
+            problems.append(f"at t_us={world.now_us}: " + "; ".join(bad))
 
-    return wrapped
+    return watch(agent, before=check)
 
 
 def _bad_lines(world: World) -> list[str]:
