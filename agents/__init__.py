@@ -24,9 +24,9 @@ __all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_
 AGENTS: dict[str, dict[str, Callable]] = {
     "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent,
                 "planner": planner},
-    "operation": {**OPERATION_AGENTS, "planner": operation_planner_agent},
-    "vending": {"markup": markup, "planner": vending_planner_agent},
-    "freelance": dict(FREELANCE_AGENTS),
+    "operation": {**OPERATION_AGENTS, "planner": operation_planner_agent, "llm": llm_agent},
+    "vending": {"markup": markup, "planner": vending_planner_agent, "llm": llm_agent},
+    "freelance": {**FREELANCE_AGENTS, "llm": llm_agent},
 }
 
 
