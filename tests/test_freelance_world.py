@@ -207,7 +207,7 @@ def test_money_is_conserved_over_a_year():
     assert [] == w.invariants()
 
 
-@pytest.mark.parametrize("name", sorted(AGENTS["freelance"]))
+@pytest.mark.parametrize("name", sorted(set(AGENTS["freelance"]) - {"llm"}))  # llm needs a model
 def test_check_world_with_every_baseline(name):
     """The kernel's contract holds with each baseline."""
     check_world(lambda seed: FreelanceWorld("default", seed), make_agent("freelance", name), seeds=(3,))

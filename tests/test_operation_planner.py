@@ -18,7 +18,7 @@ def _mean_metric(agent: str) -> float:
 
 def test_planner_beats_every_baseline_on_ten_seeds():
     """On preset default, seeds 1-10, the planner's mean DAU beats every baseline's."""
-    means = {name: _mean_metric(name) for name in AGENTS["operation"]}
+    means = {name: _mean_metric(name) for name in AGENTS["operation"] if name != "llm"}  # llm needs a model
     for name, mean in sorted(means.items(), key=lambda kv: kv[1]):
         print(f"{name:28s} {mean:9.1f}")
     best_baseline = max(v for k, v in means.items() if k != "planner")

@@ -15,7 +15,7 @@ def test_planner_beats_every_baseline_on_ten_seeds():
     """On preset default, seeds 1-10, the planner's mean net worth beats every baseline's."""
     means = {name: statistics.mean(run_episode("vending", "default", name, seed=s).summary["metric_value"]
                                    for s in SEEDS)
-             for name in AGENTS["vending"]}
+             for name in AGENTS["vending"] if name != "llm"}  # llm needs a model
     for name, mean in sorted(means.items(), key=lambda kv: kv[1]):
         print(f"{name:10s} ${mean / 100:12,.2f}")
     best_baseline = max(v for k, v in means.items() if k != "planner")

@@ -69,6 +69,11 @@ class LLMAgent:
         self.config = cfg = config if config is not None else LLMAgentConfig.from_options(options)
         self.__name__ = "llm"  # the agent's name in episode results
         if client is None:
+            if cfg.model == "scripted":
+                raise ConfigError(
+                    "the llm agent needs a model (model='PROVIDER/MODEL', e.g. 'openai/gpt-4o-mini') or a client "
+                    "(client=ScriptedClient(...) or your own ModelClient)"
+                )
             from .litellm_client import LiteLLMClient
 
             client = LiteLLMClient(
