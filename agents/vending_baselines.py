@@ -8,7 +8,7 @@ agent does.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
 from bizsim.simcore import CommandError
@@ -23,6 +23,14 @@ DEFAULT_QUERIES: tuple[str, ...] = (
     "batteries", "pet", "party",
 )
 
+
+
+def delivered(report: dict) -> Iterator[tuple[str, int]]:
+    """``(product, quantity)`` of every order line a ``task_done`` report says arrived."""
+    for batch in report["events"]["deliveries"]:
+        for order in batch["orders"]:
+            for line in order["items"]:
+                yield line["name"], line["quantity"]
 
 def markup(
     world: Any,
@@ -120,13 +128,11 @@ def markup(
             item = portfolio.get(name)
             if item is not None:
                 item.stock -= sold
-        for batch in events["deliveries"]:
-            for o in batch["orders"]:
-                for line in o["items"]:
-                    item = portfolio.get(line["name"])
-                    if item is not None:
-                        item.stock += line["quantity"]
-                        item.pending -= line["quantity"]
+        for name, qty in delivered(report):
+            item = portfolio.get(name)
+            if item is not None:
+                item.stock += qty
+                item.pending -= qty
         money = report["current_state"]["money_cents"]
         if day % 7 == 0:
             for name in [n for n, i in portfolio.items() if i.days >= drop_after and (i.rate or 0.0) < min_rate]:

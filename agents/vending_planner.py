@@ -27,7 +27,7 @@ from typing import Any
 
 from bizsim.simcore import CommandError
 
-from .vending_baselines import DEFAULT_QUERIES
+from .vending_baselines import DEFAULT_QUERIES, delivered
 
 __all__ = ["LADDER", "planner"]
 
@@ -198,11 +198,9 @@ def planner(
             p.observe(p.stock, sold)
             p.stock -= sold
         by_name = {p.name: p for p in products.values()}
-        for batch in events["deliveries"]:
-            for order in batch["orders"]:
-                for line in order["items"]:
-                    p = by_name.get(line["name"])
-                    if p is not None:
-                        p.stock += line["quantity"]
-                        p.pending -= line["quantity"]
+        for name, qty in delivered(report):
+            p = by_name.get(name)
+            if p is not None:
+                p.stock += qty
+                p.pending -= qty
         money = report["current_state"]["money_cents"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.jsonl import cut_torn_tail
 
 __all__ = ["RESULTS", "ResultsWriter", "encode", "finished_ids", "iter_lines", "read_at"]
 
@@ -24,29 +25,6 @@ RESULTS = "results.jsonl"
 def encode(record: dict[str, Any]) -> str:
     """A record as its line of ``results.jsonl`` (newline included)."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
-
-
-def _cut_torn_tail(path: Path) -> None:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return
-    if size == 0:
-        return
-    with path.open("rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return
-        pos = size
-        while pos > 0:
-            start = max(0, pos - 65536)
-            fh.seek(start)
-            idx = fh.read(pos - start).rfind(b"\n")
-            if idx >= 0:
-                fh.truncate(start + idx + 1)
-                return
-            pos = start
-        fh.truncate(0)
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -121,7 +99,7 @@ class ResultsWriter:
         except BaseException:
             self._fh.close()
             raise
-        _cut_torn_tail(self.path)
+        cut_torn_tail(self.path)
 
     def _lock(self) -> None:
         try:

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bizsim.simcore.jsonl import cut_torn_tail
+
 __all__ = [
     "AGENT_COMMANDS",
     "LLM_CALLS",
@@ -47,33 +49,6 @@ def digest(obj: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _cut_torn_tail(path: Path) -> None:
-    """Drop a last line that a crash left without its newline."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return
-    if size == 0:
-        return
-    with path.open("rb+") as fh:
-        fh.seek(-1, os.SEEK_END)
-        if fh.read(1) == b"\n":
-            return
-        # Walk back to the last newline; files are append-only, so a torn record can only be at the end.
-        pos = size
-        chunk = 65536
-        while pos > 0:
-            start = max(0, pos - chunk)
-            fh.seek(start)
-            block = fh.read(pos - start)
-            idx = block.rfind(b"\n")
-            if idx >= 0:
-                fh.truncate(start + idx + 1)
-                return
-            pos = start
-        fh.truncate(0)
-
-
 class JsonlWriter:
     """Appends one JSON object a line, flushed to the OS after every record.
 
@@ -87,7 +62,7 @@ class JsonlWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not truncate:
-            _cut_torn_tail(self.path)
+            cut_torn_tail(self.path)
         self._fh = self.path.open("w" if truncate else "a", encoding="utf-8")
         self.fsync = fsync
 
