@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+from math import sqrt
 from typing import Literal
 
 import attrs
@@ -77,14 +78,43 @@ def _sampler(dist: Dist):
     if dist.type == "triangular":
         mode = dist.mode
 
+        if hi == lo:
+            # ``random.triangular`` draws its uniform before it finds the span empty.
+            def flat(rng: random.Random) -> float:
+                rng.random()
+                return lo
+
+            return flat
+        # random.triangular's inversion with its mode fraction computed once, so the draws are the same.
+        c0 = 0.5 if mode is None else (mode - lo) / (hi - lo)
+        span = hi - lo
+
         def tri(rng: random.Random) -> float:
-            v = rng.triangular(lo, hi, mode)
+            u = rng.random()
+            if u > c0:
+                v = hi + (lo - hi) * sqrt((1.0 - u) * (1.0 - c0))
+            else:
+                v = lo + span * sqrt(u * c0)
             return lo if v < lo else (hi if v > hi else v)
 
         return tri
     if dist.type == "constant":
         value = dist.value
         return lambda rng: value
+    if dist.type == "beta":
+        alpha, beta, scale = dist.alpha, dist.beta, dist.scale
+
+        def beta_draw(rng: random.Random) -> float:
+            return round(max(lo, min(hi, scale * rng.betavariate(alpha, beta))), 4)
+
+        return beta_draw
+    if dist.type == "normal":
+        mean, stdev = dist.mean, dist.stdev
+
+        def normal_draw(rng: random.Random) -> float:
+            return round(max(lo, min(hi, rng.gauss(mean, stdev))), 4)
+
+        return normal_draw
     return dist._draw
 
 

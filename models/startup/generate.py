@@ -11,6 +11,7 @@ import functools
 import hashlib
 import random
 import uuid
+from _random import Random as _CRandom
 
 from .config import StartupConfig
 from .state import DOMAINS, Client, Employee, Task, q3, q4
@@ -21,6 +22,7 @@ __all__ = [
 ]
 
 FIXED_WORLD_SEED = 1
+_c_seed = _CRandom.seed
 _TIER_PATTERN = ("junior",) * 5 + ("mid",) * 3 + ("senior",) * 2
 _FORCED_PRESTIGE_ONE = 10
 _CLIENT_NAMES = (
@@ -35,6 +37,17 @@ def stream(seed: int, key: str) -> random.Random:
     """The named stdlib stream of a seed."""
     digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _reseed(rng: random.Random, seed: int, key: str) -> None:
+    """Turn ``rng`` into ``stream(seed, key)`` in place.
+
+    Reusing one generator skips an allocation a task, and the C-level seed
+    skips ``random.Random.seed``'s type dispatch; clearing ``gauss_next`` is
+    the rest of what that method does for an int seed.
+    """
+    _c_seed(rng, int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big"))
+    rng.gauss_next = None
 
 
 def make_uid(seed: int, kind: str, n: int) -> str:
@@ -99,23 +112,8 @@ def generate_clients(cfg: StartupConfig) -> list[Client]:
     return clients
 
 
-def _pick_domains(rng: random.Random, k: int, specialties: list[str], bias: float) -> list[str]:
-    if not specialties or k <= 0:
-        return rng.sample(DOMAINS, k)
-    available = list(DOMAINS)
-    favoured = [d for d in DOMAINS if d in specialties]
-    first = rng.choice(favoured) if favoured and rng.random() < bias else rng.choice(available)
-    picked = [first]
-    available.remove(first)
-    if k > 1 and available:
-        picked.extend(rng.sample(available, min(k - 1, len(available))))
-    return picked
-
-
-class _Draws:
-    """A config's samplers, looked up once per generation run."""
-
-    __slots__ = ("domain_count", "qty", "reward", "delta", "boost", "prestige")
+class _TaskDraws:
+    """One config's task sampler: the reference's draw order, constants hoisted out of the per-task path."""
 
     def __init__(self, cfg: StartupConfig) -> None:
         d = cfg.dist
@@ -125,38 +123,57 @@ class _Draws:
         self.delta = d.reward_prestige_delta.sampler()
         self.boost = d.skill_boost.sampler()
         self.prestige = d.required_prestige.sampler()
+        self.bias = cfg.task_specialty_domain_bias
+        self.qty_scale = cfg.prestige_qty_scale
+        self.reward_scale = cfg.reward_prestige_scale
+        self.gated_boost = cfg.trust_gated_reward_boost
+        self.trust_floor = d.reward_funds_cents.low if d.reward_funds_cents.low is not None else 300_000
+        ceiling = d.reward_funds_cents.high if d.reward_funds_cents.high is not None else 4_000_000
+        self.trust_span = ceiling - self.trust_floor
+        self.ramp = cfg.trust_reward_ramp
+        self.threshold = cfg.trust_reward_threshold
+        self.level_scale = cfg.trust_level_reward_scale
+        self.level_max = cfg.trust_level_max_required
+
+    def domains(self, rng: random.Random, k: int, specialties: tuple[str, ...]) -> list[str]:
+        """The required domains: the first favours a client specialty, the rest are sampled."""
+        if not specialties or k <= 0:
+            return rng.sample(DOMAINS, k)
+        available = list(DOMAINS)
+        favoured = [d for d in DOMAINS if d in specialties]
+        first = rng.choice(favoured) if favoured and rng.random() < self.bias else rng.choice(available)
+        available.remove(first)
+        if k > 1 and available:
+            return [first, *rng.sample(available, min(k - 1, len(available)))]
+        return [first]
+
+    def required_trust(self, rng: random.Random, reward: int) -> int:
+        """The trust level a reward gates behind, drawn with the reference's ramp."""
+        if reward <= self.trust_floor:
+            return 0
+        frac = min(1.0, (reward - self.trust_floor) / self.trust_span)
+        ramp = self.ramp
+        prob = max(0.0, (frac - self.threshold) / ramp) if ramp > 0 else 0.0
+        if rng.random() >= prob:
+            return 0
+        return max(1, min(int(1 + frac * self.level_scale), self.level_max))
+
+    def task(self, rng: random.Random, prestige: int, specialties: tuple[str, ...]) -> tuple:
+        """``(requirements, reward, required_trust, delta, boost)`` of one task, in the reference's draw order."""
+        k = int(self.domain_count(rng))
+        scale = 1 + self.qty_scale * (prestige - 1)
+        qty = self.qty
+        required = {d: int(int(qty(rng)) * scale) for d in self.domains(rng, k, specialties)}
+        reward = int(int(self.reward(rng)) * (1 + self.reward_scale * (prestige - 1)))
+        trust = self.required_trust(rng, reward)
+        if trust > 0:
+            reward = int(reward * (1.0 + self.gated_boost * trust))
+        return required, reward, trust, q3(self.delta(rng)), q4(self.boost(rng))
 
 
-def _requirements(rng: random.Random, cfg: StartupConfig, draws: _Draws, prestige: int, specialties: list[str]) -> dict[str, int]:
-    k = int(draws.domain_count(rng))
-    domains = _pick_domains(rng, k, specialties, cfg.task_specialty_domain_bias)
-    scale = 1 + cfg.prestige_qty_scale * (prestige - 1)
-    return {d: int(int(draws.qty(rng)) * scale) for d in domains}
-
-
-def _required_trust(rng: random.Random, cfg: StartupConfig, reward: int) -> int:
-    dist = cfg.dist.reward_funds_cents
-    floor = dist.low if dist.low is not None else 300_000
-    ceiling = dist.high if dist.high is not None else 4_000_000
-    if reward <= floor:
-        return 0
-    frac = min(1.0, (reward - floor) / (ceiling - floor))
-    ramp = cfg.trust_reward_ramp
-    prob = max(0.0, (frac - cfg.trust_reward_threshold) / ramp) if ramp > 0 else 0.0
-    if rng.random() >= prob:
-        return 0
-    return max(1, min(int(1 + frac * cfg.trust_level_reward_scale), cfg.trust_level_max_required))
-
-
-def _draw_task(rng, cfg, draws, prestige, specialties):
-    required = _requirements(rng, cfg, draws, prestige, specialties)
-    reward = int(int(draws.reward(rng)) * (1 + cfg.reward_prestige_scale * (prestige - 1)))
-    required_trust = _required_trust(rng, cfg, reward)
-    if required_trust > 0:
-        reward = int(reward * (1.0 + cfg.trust_gated_reward_boost * required_trust))
-    delta = q3(draws.delta(rng))
-    boost = q4(draws.boost(rng))
-    return required, reward, required_trust, delta, boost
+@functools.lru_cache(maxsize=32)
+def _task_draws(cfg: StartupConfig) -> _TaskDraws:
+    return _TaskDraws(cfg)
 
 
 @functools.lru_cache(maxsize=64)
@@ -164,14 +181,16 @@ def _market_specs(cfg: StartupConfig, seed: int, specialties: tuple[tuple[str, .
     # Generation is a pure function of (config, seed): sweeps that run several
     # agents on one seed generate its market once.
     out = []
-    draws = _Draws(cfg)
+    draws = _task_draws(cfg)
+    draw_prestige, draw_task = draws.prestige, draws.task
+    rng = random.Random()
     n = len(specialties)
     for idx in range(1, cfg.num_market_tasks + 1):
-        rng = stream(seed, f"task_{idx}")
-        prestige = 1 if idx - 1 < _FORCED_PRESTIGE_ONE else int(draws.prestige(rng))
+        _reseed(rng, seed, f"task_{idx}")
+        prestige = 1 if idx - 1 < _FORCED_PRESTIGE_ONE else int(draw_prestige(rng))
         ci = (idx - 1) % n
-        required, reward, trust, delta, boost = _draw_task(rng, cfg, draws, prestige, list(specialties[ci]))
-        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), delta, boost, tuple(required.items())))
+        required, reward, trust, delta, boost = draw_task(rng, prestige, specialties[ci])
+        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), delta, boost, required))
     return tuple(out)
 
 
@@ -186,9 +205,8 @@ def generate_market(cfg: StartupConfig, seed: int, clients: list[Client]) -> lis
 
 @functools.lru_cache(maxsize=8192)
 def _replacement_spec(cfg: StartupConfig, seed: int, counter: int, prestige: int, specialties: tuple[str, ...]):
-    rng = stream(seed, f"replenish_{counter}")
-    required, reward, trust, delta, boost = _draw_task(rng, cfg, _Draws(cfg), prestige, list(specialties))
-    return tuple(required.items()), reward, trust, delta, boost
+    required, reward, trust, delta, boost = _task_draws(cfg).task(stream(seed, f"replenish_{counter}"), prestige, specialties)
+    return required, reward, trust, delta, boost
 
 
 def generate_replacement(

@@ -9,6 +9,8 @@ __all__ = ["DOMAINS", "Employee", "Client", "Task", "q3", "q4", "TASK_STATUSES"]
 #: Work domains, in the order that drives random draws.
 DOMAINS: tuple[str, ...] = ("research", "inference", "data_environment", "training")
 
+_ZERO = Decimal(0)
+
 TASK_STATUSES = ("market", "planned", "active", "completed_success", "completed_fail", "cancelled")
 
 
@@ -96,7 +98,7 @@ class Task:
         self.status = "market"
         self.market_slot = market_slot
         self.required = required
-        self.completed = {d: Decimal(0) for d in required}
+        self.completed = dict.fromkeys(required, _ZERO)
         self.accepted_at: int | None = None
         self.deadline: int | None = None
         self.completed_at: int | None = None
