@@ -154,6 +154,10 @@ class Calendar:
         total = Decimal(0)
         while cur < end:
             day = cur // US_PER_DAY
+            if cur == day * US_PER_DAY and end // US_PER_DAY - day > 1:
+                total = self._whole_days(total, day, end // US_PER_DAY - day, stretch_to_midnight)
+                cur = (end // US_PER_DAY) * US_PER_DAY
+                continue
             midnight = (day + 1) * US_PER_DAY
             seg_end = min(midnight, end)
             if day % 7 < 5:
@@ -168,6 +172,24 @@ class Calendar:
                         hours = self._spans[span] = Decimal(str(span / US_PER_SECOND)) / _SECONDS_PER_HOUR
                     total += hours
             cur = seg_end
+        return total
+
+    def _whole_days(self, total: Decimal, day: int, n: int, stretch_to_midnight: bool) -> Decimal:
+        """``total`` plus the hours of ``n`` whole days from ``day``.
+
+        Every whole weekday adds the same span, so only the additions remain of
+        the day-by-day loop; they stay one at a time because a 28-digit total
+        rounds differently than one multiplied sum would.
+        """
+        weeks, extra = divmod(n, 7)
+        weekday = day % 7
+        weekdays = 5 * weeks + sum(1 for i in range(extra) if (weekday + i) % 7 < 5)
+        span = (US_PER_DAY if stretch_to_midnight else self._close_us) - self._open_us
+        hours = self._spans.get(span)
+        if hours is None:
+            hours = self._spans[span] = Decimal(str(span / US_PER_SECOND)) / _SECONDS_PER_HOUR
+        for _ in range(weekdays):
+            total += hours
         return total
 
     # month boundaries -----------------------------------------------------

@@ -237,6 +237,10 @@ class CommandSpec:
 
         A JSON text holding an object is accepted too (models often send one).
         """
+        if type(args) is dict and args.keys() <= self._by_name.keys():
+            # Python callers and well-formed tool calls: every key known, nothing to rename.
+            names = self._by_name
+            return self._complete({k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None})
         if not args and not self.params:
             return {}
         if isinstance(args, (str, bytes)):
@@ -267,6 +271,8 @@ class CommandSpec:
         return self._complete(given)
 
     def _complete(self, given: dict) -> dict:
+        if len(given) == len(self.params):
+            return given
         for p in self.params:
             if p.name not in given:
                 if p.required:

@@ -34,7 +34,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         world.ledger.post(now, "task_reward", task.reward_cents, task.uid)
         cap = Decimal(str(cfg.prestige_max))
         for d in task.required:
-            world.prestige_dirty = True
+            world.prestige_dirty.add(d)
             world.prestige[d] = min(cap, world.prestige[d] + Decimal(str(float(task.delta))))
         if task.boost > 0:
             factor = Decimal(str(float(task.boost)))
@@ -43,12 +43,13 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
                 ranked = sorted(task.assignees, key=lambda e: e.rates[d], reverse=True)
                 for e in ranked[:TOP_CONTRIBUTORS]:
                     e.rates[d] = min(e.rates[d] + e.rates[d] * factor, rate_cap)
-                    world._boosted.add(e)
+                    world._boosted.add((e, d))
         if cfg.salary_bump_pct > 0:
+            bumps = world.salary_bumps
+            top = cfg.salary_max_cents
             for e in task.assignees:
-                if e.salary_cents < cfg.salary_max_cents:
-                    bump = int(cfg.tiers[e.tier].midpoint_cents * cfg.salary_bump_pct)
-                    new = min(cfg.salary_max_cents, e.salary_cents + bump)
+                if e.salary_cents < top:
+                    new = min(top, e.salary_cents + bumps[e.tier])
                     raises += new - e.salary_cents
                     e.salary_cents = new
     else:
@@ -57,7 +58,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
         floor = Decimal(str(cfg.prestige_min))
         for d in task.required:
-            world.prestige_dirty = True
+            world.prestige_dirty.add(d)
             world.prestige[d] = max(floor, world.prestige[d] - penalty)
         if cfg.penalty_fail_funds_pct > 0:
             advertised = task.advertised_reward_cents or task.reward_cents
@@ -123,7 +124,7 @@ def cancel_task(world: StartupWorld, task: Task) -> dict:
     for d in task.required:
         old = world.prestige[d]
         new = max(floor, old - penalty)
-        world.prestige_dirty = True
+        world.prestige_dirty.add(d)
         world.prestige[d] = new
         changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
     was_active = task.status == "active"

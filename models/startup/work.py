@@ -21,10 +21,11 @@ def effective_rates(task: Task) -> dict[str, Decimal]:
     An employee on k active tasks gives each of them rate/k.
     """
     out = {}
+    team = [(e.rates, e.active_tasks) for e in task.assignees if e.active_tasks > 0]
     for d in task.required:
-        contrib = sorted(
-            (e.rates[d] / Decimal(e.active_tasks) for e in task.assignees if e.active_tasks > 0), reverse=True
-        )
+        # An exact division by one returns its dividend unchanged (same digits, same exponent).
+        contrib = [rates[d] if k == 1 else rates[d] / Decimal(k) for rates, k in team]
+        contrib.sort(reverse=True)
         out[d] = sum(contrib[:TOP_CONTRIBUTORS], _ZERO)
     return out
 

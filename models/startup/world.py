@@ -79,8 +79,10 @@ class StartupWorld(World):
         self._eta: dict[str, tuple[int, int]] = {}
         self._counts = dict.fromkeys(("market", "planned", "active", "completed_success", "completed_fail", "cancelled"), 0)
         self._counts["market"] = len(self.tasks)
-        self._boosted: set[Employee] = set()
-        self.prestige_dirty = False
+        # What changed since the last stop, to be rounded to the reference's column precision there.
+        self._boosted: set[tuple[Employee, str]] = set()
+        self.prestige_dirty: set[str] = set()
+        self.salary_bumps = {t.name: int(t.midpoint_cents * cfg.salary_bump_pct) for t in cfg.tiers.values()}
         self.env.process(self._payroll_process())
         self.env.process(self._horizon_process())
 
@@ -161,7 +163,7 @@ class StartupWorld(World):
                 floor = Decimal(str(cfg.prestige_min))
                 for d in DOMAINS:
                     self.prestige[d] = max(floor, self.prestige[d] - decay)
-                self.prestige_dirty = True
+                self.prestige_dirty.update(DOMAINS)
             if cfg.trust_decay_per_day > 0 and days > 0:
                 decay = Decimal(str(cfg.trust_decay_per_day * days))
                 for c in self.clients:
@@ -307,12 +309,12 @@ class StartupWorld(World):
             if c.trust:
                 c.trust = q3(c.trust)
         if self.prestige_dirty:
+            # All four, as the reference reads the whole row back.
             for d in DOMAINS:
                 self.prestige[d] = q3(self.prestige[d])
-            self.prestige_dirty = False
-        for e in self._boosted:
-            for d in DOMAINS:
-                e.rates[d] = q4(e.rates[d])
+            self.prestige_dirty.clear()
+        for e, d in self._boosted:
+            e.rates[d] = q4(e.rates[d])
         self._boosted.clear()
         for t in self.active:
             for d in t.completed:
