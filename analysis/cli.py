@@ -55,6 +55,8 @@ def _build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--max-tokens-total", type=int, metavar="N", help="stop the run after N tokens")
     llm.add_argument("--temperature", type=float, help="sampling temperature (default: not sent)")
     llm.add_argument("--memory", help="extra memory modules: window,scratchpad,state,episodic")
+    llm.add_argument("--auditor", choices=("deterministic", "llm"),
+                     help="freelance: who prices, judges and pays; llm = the agent's model (default deterministic)")
     llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
 
@@ -102,9 +104,12 @@ def _run(args: argparse.Namespace) -> int:
         return _run_llm(args)
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
-    given = [f for f in _LLM_FLAGS if getattr(args, f) not in (None, False)]
+    given = [f for f in _LLM_FLAGS + _RUN_FLAGS if getattr(args, f) not in (None, False)]
+    if args.auditor == "deterministic" and args.world == "freelance":
+        given.remove("auditor")
     if given:
-        raise BizSimError(f"--{given[0].replace('_', '-')} goes with --agent llm, not --agent {args.agent}")
+        what = "the llm auditor uses the agent's model, so it" if given[0] == "auditor" else f"--{given[0].replace('_', '-')}"
+        raise BizSimError(f"{what} goes with --agent llm, not --agent {args.agent}")
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     if args.max_episodes < 1:
@@ -130,6 +135,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 _LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")
+#: Flags of an LLM run that are not agent options.
+_RUN_FLAGS = ("auditor",)
 
 
 def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -148,7 +155,7 @@ def _run_llm(args: argparse.Namespace) -> int:
     from .llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
 
     if args.resume:
-        extra = [f for f in ("world", *_LLM_FLAGS[:-1]) if getattr(args, f) is not None] + (["agent-opt"] if args.agent_opt else [])
+        extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if getattr(args, f) is not None] + (["agent-opt"] if args.agent_opt else [])
         if extra:
             raise BizSimError(f"--resume takes its settings from the run directory; drop --{extra[0].replace('_', '-')}")
         load_run_spec(args.resume)  # fail fast on a directory that holds no LLM run
@@ -165,7 +172,12 @@ def _run_llm(args: argparse.Namespace) -> int:
             raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
         config = LLMAgentConfig.from_options(options)
         out = args.out or _default_out(args, config.model)
-        spec = LLMRunSpec(world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out)
+        if args.auditor is not None and args.world != "freelance":
+            raise BizSimError(f"--auditor is a freelance setting; world {args.world!r} has no auditor")
+        spec = LLMRunSpec(
+            world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out,
+            auditor=args.auditor or "deterministic",
+        )
     progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
     try:
         kwargs = {"preflight": not args.no_preflight, "on_stop": progress.update if progress else None}

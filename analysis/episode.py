@@ -111,6 +111,7 @@ def run_episode(
     max_episodes: int = 1,
     out: str | Path | None = None,
     on_stop: Callable[[World], None] | None = None,
+    world_options: dict | None = None,
 ) -> EpisodeResult:
     """Run ``agent`` on a fresh world until the episode ends.
 
@@ -124,6 +125,8 @@ def run_episode(
             the scratchpad carried over, up to this many episodes.
         out: a directory to write the run into (config, commands, trajectory, result).
         on_stop: called with the world at every decision point (progress bars).
+        world_options: keyword arguments for the world's constructor, e.g.
+            ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode).
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
@@ -139,7 +142,9 @@ def run_episode(
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
     episodes, turns_total, scratchpad, w = [], 0, "", None
     for episode in range(1, max_episodes + 1):
-        kwargs = {"scratchpad": scratchpad} if scratchpad else {}
+        kwargs = dict(world_options or {})
+        if scratchpad:
+            kwargs["scratchpad"] = scratchpad
         w = cls(preset, seed, **kwargs)
         counter, stalled = [0], [False]
         w.run(_counting(make, counter, stalled, on_stop))

@@ -32,6 +32,8 @@ from .rundir import write_run_dir
 __all__ = ["LLMRunResult", "LLMRunSpec", "load_run_spec", "resume_llm", "run_llm", "run_llm_episodes"]
 
 _SPEC_VERSION = 1
+#: Who prices, judges and pays freelance work: the offline rule, or the agent's model.
+AUDITORS = ("deterministic", "llm")
 
 
 @attrs.frozen
@@ -48,12 +50,17 @@ class LLMRunSpec:
     max_episodes: int = attrs.field(default=1, converter=int)
     agent: LLMAgentConfig = attrs.field(factory=LLMAgentConfig)
     out: str | None = None
+    auditor: str = "deterministic"
 
     def __attrs_post_init__(self) -> None:
         if self.seed < 0:
             raise ConfigError(f"seed(={self.seed}) must be >= 0")
         if self.max_episodes < 1:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
+        if self.auditor not in AUDITORS:
+            raise ConfigError(f"auditor(={self.auditor!r}) must be one of {', '.join(AUDITORS)}")
+        if self.auditor != "deterministic" and self.world != "freelance":
+            raise ConfigError(f"auditor(={self.auditor!r}) is a freelance setting; world {self.world!r} has no auditor")
         if not isinstance(self.preset, str):
             raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path, so the run can be resumed")
 
@@ -61,7 +68,7 @@ class LLMRunSpec:
         """JSON-able form (the agent config holds no secrets)."""
         return {
             "world": self.world, "preset": self.preset, "seed": self.seed, "max_episodes": self.max_episodes,
-            "agent": self.agent.to_dict(), "out": self.out,
+            "agent": self.agent.to_dict(), "out": self.out, "auditor": self.auditor,
         }
 
     @classmethod
@@ -70,6 +77,7 @@ class LLMRunSpec:
         return cls(
             world=data["world"], preset=data["preset"], seed=data["seed"], max_episodes=data["max_episodes"],
             agent=LLMAgentConfig.from_options(data["agent"]), out=data.get("out"),
+            auditor=data.get("auditor", "deterministic"),
         )
 
 
@@ -100,7 +108,19 @@ class LLMRunResult:
         out["terminal_detail"] = self.terminal_detail
         out["llm"] = self.llm["total"]
         out["llm_episodes"] = self.llm["episodes"]
+        if self.llm.get("roles"):
+            out["llm_roles"] = self.llm["roles"]
         return out
+
+
+def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:
+    """World constructor arguments: an LLM auditor plays its roles through the agent's gateway."""
+    if spec.auditor != "llm":
+        return {}
+    from bizsim.models.freelance import LLMAuditor
+
+    temperature = spec.agent.temperature
+    return {"auditor": LLMAuditor(agent.role_client("auditor"), params={} if temperature is None else {"temperature": temperature})}
 
 
 def _world_config(spec: LLMRunSpec) -> dict:
@@ -187,7 +207,10 @@ def run_llm(
             })
         if preflight:
             agent.preflight()
-        episode = run_episode(spec.world, spec.preset, agent, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop)
+        episode = run_episode(
+            spec.world, spec.preset, agent, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
+            world_options=_world_options(spec, agent),
+        )
     finally:
         agent.close()
     result = LLMRunResult(

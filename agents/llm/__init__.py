@@ -16,11 +16,13 @@ from .limits import EndpointLimiter
 from .litellm_client import LiteLLMClient
 from .pricing import Pricing
 from .protocols import EcoGymProtocol, HarnessProtocol, YCBenchProtocol, make_protocol, register_protocol
+from .role_client import RoleClient
 from .scripted import ScriptedClient, reply
 from .stats import HarnessStats
 from .types import ModelResponse, ToolCall, Usage
 
 __all__ = [
+    "RoleClient",
     "MEMORY_NAMES",
     "EcoGymProtocol",
     "EmbeddingClient",

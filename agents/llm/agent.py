@@ -19,6 +19,7 @@ from .limits import EndpointLimiter
 from .memory import build_memory
 from .pricing import Pricing
 from .protocols import make_protocol
+from .role_client import RoleClient
 from .runlog import AGENT_COMMANDS, LLM_CALLS, JsonlWriter, read_jsonl
 from .session import Session
 from .stats import HarnessStats
@@ -112,12 +113,23 @@ class LLMAgent:
         self.total = HarnessStats()
         self.episodes: list[dict] = []
         self.episode = 0
+        self.roles: dict[str, RoleClient] = {}
 
     # -- running -----------------------------------------------------------
     def __call__(self, world: Any) -> Generator[simpy.Event, Any, None]:
         """The SimPy process of one episode on ``world``."""
         self.episode += 1
         return self._play(world, self.episode)
+
+    def role_client(self, role: str) -> RoleClient:
+        """A client for a world's own LLM role (``auditor``) that shares this agent's model, gateway and run log.
+
+        Its calls are recorded and replayed with the agent's; their cost counts
+        toward ``max_cost_usd``.
+        """
+        if role not in self.roles:
+            self.roles[role] = RoleClient(self, role)
+        return self.roles[role]
 
     def settings(self, world: Any) -> dict:
         """The protocol knobs this agent resolves for ``world`` (recorded with a run)."""
@@ -141,8 +153,11 @@ class LLMAgent:
         cfg, total = self.config, self.total
         if max_turns is not None and session.turn >= max_turns:
             raise RunAborted("max_turns", f"the episode reached max_turns={max_turns}")
-        if cfg.max_cost_usd is not None and total.cost_usd is not None and total.cost_usd >= cfg.max_cost_usd:
-            raise RunAborted("max_cost_usd", f"spent ${total.cost_usd:.4f} of max_cost_usd={cfg.max_cost_usd}")
+        spent = total.cost_usd
+        for r in self.roles.values():
+            spent = None if spent is None or r.stats.cost_usd is None else spent + r.stats.cost_usd
+        if cfg.max_cost_usd is not None and spent is not None and spent >= cfg.max_cost_usd:
+            raise RunAborted("max_cost_usd", f"spent ${spent:.4f} of max_cost_usd={cfg.max_cost_usd}")
         if cfg.max_tokens_total is not None and total.total_tokens >= cfg.max_tokens_total:
             raise RunAborted("max_tokens_total", f"used {total.total_tokens} of max_tokens_total={cfg.max_tokens_total} tokens")
 
@@ -225,6 +240,7 @@ class LLMAgent:
         return {
             "total": self.total.to_dict(),
             "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
+            "roles": {name: r.stats.to_dict() for name, r in self.roles.items()},
         }
 
 

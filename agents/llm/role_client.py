@@ -1,0 +1,42 @@
+"""A model client for a world's own LLM roles (the freelance auditor) that shares an agent's gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .gateway import request_digest
+from .runlog import digest
+from .stats import HarnessStats
+from .types import ModelResponse
+
+__all__ = ["RoleClient"]
+
+
+class RoleClient:
+    """``complete(messages, tools, **params)`` through an :class:`~bizsim.agents.llm.LLMAgent`'s gateway.
+
+    The role's calls interleave with the agent's in ``llm_calls.jsonl``
+    (tagged with ``role``), so a resumed run replays them in order like the
+    agent's own; they are retried, limited and priced the same way. They are
+    counted in :attr:`stats`, not as agent turns.
+
+    Args:
+        agent: the agent whose model, gateway and run log the role uses.
+        role: the tag written with each call (``auditor``).
+    """
+
+    def __init__(self, agent: Any, role: str = "auditor") -> None:
+        self.agent = agent
+        self.role = role
+        self.stats = HarnessStats()
+        self.endpoint = getattr(agent.client, "endpoint", agent.config.model)
+
+    def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None = None, **params: Any) -> ModelResponse:
+        """One answered call (replayed while the run's recorded answers last)."""
+        request = request_digest(self.agent.config.model, params, digest(tools), [digest(m) for m in messages])
+        meta = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1}
+        response, failed = self.agent.gateway.chat(list(messages), tools, params, request, meta)
+        usage = response.usage
+        self.stats.add_call(usage.prompt_tokens, usage.completion_tokens, response.cost_usd, failed)
+        return response

@@ -1,0 +1,132 @@
+"""`--auditor llm`: the freelance auditor plays its roles through the llm agent's model, recorded and resumable."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
+from bizsim.agents.llm.errors import FatalModelError
+from bizsim.agents.llm.runlog import read_jsonl
+from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+from bizsim.analysis.cli import main
+from bizsim.simcore.errors import ConfigError
+
+from .llm_server import LoopbackLLMServer, require_litellm
+from .test_freelance_llm import auditor_policy
+
+DAY = ("tasks_discover", "tasks_browse", "solution_submit", "task_done")
+
+
+def freelancer(messages: list[dict], tools: list[dict] | None) -> dict:
+    """Auditor prompts (no tools) by role; as the agent, each day: discover, browse, answer the first task "42", done."""
+    if not tools:
+        return auditor_policy()(messages, tools)
+    turn = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
+    name = DAY[turn % len(DAY)]
+    args: dict = {}
+    if name == "tasks_discover":
+        args = {"refresh_type": "free"}
+    elif name == "solution_submit":
+        listing = json.loads(next(m["content"] for m in reversed(messages) if m.get("role") == "tool"))
+        if not listing.get("tasks"):
+            name = "task_done"
+        else:
+            args = {"task_id": listing["tasks"][0]["task_id"], "solution_text": "42"}
+    return {"content": None, "tool_calls": [{"name": name, "arguments": args}]}
+
+
+def _spec(out, turns: int = 24, auditor: str = "llm") -> LLMRunSpec:
+    return LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=turns), out=str(out),
+                      auditor=auditor)
+
+
+def test_the_auditor_uses_the_agents_model_and_its_calls_are_recorded(tmp_path):
+    """Pricing votes, judging and negotiation go through the agent's client, tagged ``auditor`` in the run log."""
+    client = ScriptedClient(freelancer)
+    result = run_llm(_spec(tmp_path), client=client)
+    summary = result.episode.summary
+    rows = read_jsonl(tmp_path / "llm_calls.jsonl")
+    audit_rows = [r for r in rows if r.get("role") == "auditor"]
+    assert "llm" == summary["auditor"]
+    assert summary["auditor_model_calls"] == len(audit_rows) > 0
+    assert 24 == sum(1 for r in rows if "turn" in r) == result.to_dict()["llm"]["turns"]
+    assert len(rows) == client.answered
+    assert len(audit_rows) == result.to_dict()["llm_roles"]["auditor"]["turns"]
+
+
+def test_a_resumed_run_replays_the_auditors_answers_too(tmp_path):
+    """Cut the log after some auditor calls: the resume asks the model only for what was not recorded."""
+    whole = run_llm(_spec(tmp_path / "whole"), client=ScriptedClient(freelancer))
+    rows = (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(keepends=True)
+    keep = 1 + max(i for i, r in enumerate(rows[: len(rows) // 2]) if '"auditor"' in r)
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    recorded = json.loads((tmp_path / "whole" / "run.json").read_text())
+    assert "llm" == recorded["spec"]["auditor"]
+    (cut / "run.json").write_text(json.dumps({**recorded, "spec": {**recorded["spec"], "out": str(cut)}}))
+    (cut / "llm_calls.jsonl").write_text("".join(rows[:keep]))
+    client = ScriptedClient(freelancer)
+    again = resume_llm(cut, client=client)
+    assert keep == again.replayed_calls and len(rows) - keep == client.answered
+    assert whole.episode.summary == again.episode.summary and whole.to_dict() == again.to_dict()
+
+
+def test_a_failing_model_makes_the_auditor_fall_back(tmp_path):
+    """Every auditor call fails: quotes fall back to $5.00, every verdict to "fail"; the agent plays on."""
+    agent_only = ScriptedClient(freelancer)
+
+    class AuditorDown:
+        endpoint = "scripted"
+
+        def complete(self, messages, tools=None, **params):
+            if not tools:
+                raise FatalModelError("auditor endpoint down")
+            return agent_only.complete(messages, tools, **params)
+
+    result = run_llm(_spec(tmp_path), client=AuditorDown())
+    s = result.episode.summary
+    assert s["auditor_fallbacks"]["price"] > 0 and s["auditor_fallbacks"]["judge"] == s["submissions"] > 0
+    assert 0 == s["accepted"] and "max_turns" in result.terminal_detail
+    assert 24 == agent_only.answered
+
+
+def test_the_auditor_is_a_freelance_setting():
+    """Any other world, or an unknown auditor, is refused up front."""
+    with pytest.raises(ConfigError, match="freelance setting"):
+        LLMRunSpec(world="startup", auditor="llm")
+    with pytest.raises(ConfigError, match="must be one of"):
+        LLMRunSpec(world="freelance", auditor="gpt")
+
+
+def test_cli_auditor_flag_needs_the_llm_agent(capsys):
+    """The auditor borrows the agent's model: without --agent llm there is none to borrow (exit 2)."""
+    assert 2 == _exit_code(["run", "freelance", "--agent", "cautious", "--auditor", "llm"])
+    assert "goes with --agent llm" in capsys.readouterr().err
+    assert 2 == _exit_code(["run", "startup", "--agent", "llm", "--model", "openai/x", "--auditor", "llm"])
+    assert "freelance setting" in capsys.readouterr().err
+
+
+def _exit_code(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
+def test_cli_llm_auditor_end_to_end_over_http(tmp_path, capsys):
+    """`bizsim run freelance --agent llm --auditor llm` against a loopback server: the auditor's calls are real HTTP."""
+    require_litellm()
+    out = tmp_path / "run"
+    with LoopbackLLMServer(freelancer) as server:
+        code = main(["run", "freelance", "--agent", "llm", "--model", "hosted_vllm/freelancer", "--api-base", server.url,
+                     "--auditor", "llm", "--max-turns", "12", "--seed", "3", "--out", str(out), "--no-progress",
+                     "--no-preflight", "--json"])
+        answered = server.policy_calls
+    result = json.loads(capsys.readouterr().out)
+    rows = read_jsonl(out / "llm_calls.jsonl")
+    assert 1 == code and "max_turns" in result["terminal_detail"]  # the run stops at its turn cap, as asked
+    assert "llm" == result["auditor"] and result["auditor_model_calls"] > 0
+    assert answered == len(rows) > 12
+    assert {"auditor"} == {r["role"] for r in rows if "role" in r}
