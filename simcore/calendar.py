@@ -31,7 +31,7 @@ class Calendar:
     '2025-01-02T09:30:00'
     """
 
-    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us", "_full_day", "_spans")
+    __slots__ = ("start", "open_hour", "close_hour", "_base", "_open_us", "_close_us", "_full_day", "_spans", "_isos")
 
     def __init__(self, start: datetime, open_hour: int = 9, close_hour: int = 18) -> None:
         if start.tzinfo is not None:
@@ -47,6 +47,8 @@ class Calendar:
         self._full_day = Decimal(str((close_hour - open_hour) * 3600.0)) / _SECONDS_PER_HOUR
         # Hours of a segment depend only on its length; whole days repeat, so remember them.
         self._spans: dict[int, Decimal] = {}
+        # Reports print the same few instants again and again (now, deadlines).
+        self._isos: dict[int, str] = {}
 
     # conversions ---------------------------------------------------------
     def to_datetime(self, t_us: int) -> datetime:
@@ -61,7 +63,12 @@ class Calendar:
 
     def iso(self, t_us: int) -> str:
         """ISO-8601 text of an instant, as the reference prints read-back times."""
-        return self.to_datetime(t_us).isoformat()
+        text = self._isos.get(t_us)
+        if text is None:
+            if len(self._isos) > 4096:
+                self._isos.clear()
+            text = self._isos[t_us] = (self.start + timedelta(microseconds=t_us)).isoformat()
+        return text
 
     @staticmethod
     def hours(t_us: int) -> float:
@@ -115,7 +122,7 @@ class Calendar:
         full = self._full_day
         if remaining > full and cur % US_PER_DAY != self._open_us:
             closing = (cur // US_PER_DAY) * US_PER_DAY + self._close_us
-            remaining -= Decimal(str((closing - cur) / US_PER_SECOND)) / _SECONDS_PER_HOUR
+            remaining -= self._span_hours(closing - cur)
             cur = self._next_open(closing)
         if remaining > full:
             # Whole days cost exactly `full` each (an exact Decimal), so they can
@@ -127,7 +134,7 @@ class Calendar:
                 cur = self._add_weekdays(cur, days)
         while remaining > 0:
             closing = (cur // US_PER_DAY) * US_PER_DAY + self._close_us
-            available = Decimal(str((closing - cur) / US_PER_SECOND)) / _SECONDS_PER_HOUR
+            available = self._span_hours(closing - cur)
             if remaining <= available:
                 step = timedelta(seconds=float(remaining * _SECONDS_PER_HOUR)) // _ONE_US
                 return cur + step - self._base
@@ -166,13 +173,18 @@ class Calendar:
                 close_day = (seg_end // US_PER_DAY) if stretch_to_midnight else day
                 hi = min(seg_end, close_day * US_PER_DAY + self._close_us)
                 if hi > lo:
-                    span = hi - lo
-                    hours = self._spans.get(span)
-                    if hours is None:
-                        hours = self._spans[span] = Decimal(str(span / US_PER_SECOND)) / _SECONDS_PER_HOUR
-                    total += hours
+                    total += self._span_hours(hi - lo)
             cur = seg_end
         return total
+
+    def _span_hours(self, span_us: int) -> Decimal:
+        """Business hours of a same-day segment, through float seconds as the reference converts them."""
+        hours = self._spans.get(span_us)
+        if hours is None:
+            if len(self._spans) > 65536:  # segment lengths are nearly all distinct; keep the memo bounded
+                self._spans.clear()
+            hours = self._spans[span_us] = Decimal(str(span_us / US_PER_SECOND)) / _SECONDS_PER_HOUR
+        return hours
 
     def _whole_days(self, total: Decimal, day: int, n: int, stretch_to_midnight: bool) -> Decimal:
         """``total`` plus the hours of ``n`` whole days from ``day``.
@@ -184,10 +196,7 @@ class Calendar:
         weeks, extra = divmod(n, 7)
         weekday = day % 7
         weekdays = 5 * weeks + sum(1 for i in range(extra) if (weekday + i) % 7 < 5)
-        span = (US_PER_DAY if stretch_to_midnight else self._close_us) - self._open_us
-        hours = self._spans.get(span)
-        if hours is None:
-            hours = self._spans[span] = Decimal(str(span / US_PER_SECOND)) / _SECONDS_PER_HOUR
+        hours = self._span_hours((US_PER_DAY if stretch_to_midnight else self._close_us) - self._open_us)
         for _ in range(weekdays):
             total += hours
         return total
