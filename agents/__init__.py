@@ -9,6 +9,7 @@ from typing import Any
 from bizsim.simcore.errors import ConfigError
 
 from .freelance_baselines import FREELANCE_AGENTS
+from .freelance_planner import planner as freelance_planner_agent
 from .llm import LLMAgent, llm_agent
 from .operation_baselines import OPERATION_AGENTS
 from .operation_planner import planner as operation_planner_agent
@@ -26,7 +27,7 @@ AGENTS: dict[str, dict[str, Callable]] = {
                 "planner": planner},
     "operation": {**OPERATION_AGENTS, "planner": operation_planner_agent, "llm": llm_agent},
     "vending": {"markup": markup, "planner": vending_planner_agent, "llm": llm_agent},
-    "freelance": {**FREELANCE_AGENTS, "llm": llm_agent},
+    "freelance": {**FREELANCE_AGENTS, "planner": freelance_planner_agent, "llm": llm_agent},
 }
 
 
