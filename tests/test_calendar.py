@@ -187,6 +187,32 @@ def test_counting_is_monotone_and_bounded(a, d1, d2):
     assert cal.business_hours_between(a, a + long) <= cal.flush_hours_between(a, a + long)
 
 
+def _day_by_day(cal: Calendar, t0: int, t1: int, stretch: bool) -> Decimal:
+    """The reference's count, one calendar day at a time, each segment through float seconds."""
+    total, cur = Decimal(0), t0
+    while cur < t1:
+        midnight = cal.to_us(datetime.combine(cal.to_datetime(cur).date() + timedelta(days=1), datetime.min.time()))
+        end = min(midnight, t1)
+        day = cal.to_datetime(cur)
+        if day.weekday() < 5:
+            close_day = cal.to_datetime(end).date() if stretch else day.date()
+            opening = cal.to_us(datetime.combine(day.date(), datetime.min.time()) + timedelta(hours=cal.open_hour))
+            closing = cal.to_us(datetime.combine(close_day, datetime.min.time()) + timedelta(hours=cal.close_hour))
+            lo, hi = max(cur, opening), min(end, closing)
+            if hi > lo:
+                total += Decimal(str((hi - lo) / 1_000_000)) / Decimal(3600)
+        cur = end
+    return total
+
+
+@given(a=instants, d=st.integers(0, 60 * US_PER_DAY), hours=st.sampled_from([(9, 18), (0, 24), (8, 17), (23, 24)]))
+def test_counting_equals_the_day_by_day_sum_digit_for_digit(a, d, hours):
+    """Whole weekdays are skipped at once, yet every Decimal (digits and exponent) is the day-by-day loop's."""
+    cal = Calendar(START.replace(hour=hours[0]), *hours)
+    for stretch, count in ((False, cal.business_hours_between), (True, cal.flush_hours_between)):
+        assert str(_day_by_day(cal, a, a + d, stretch)) == str(count(a, a + d))
+
+
 @given(a=instants, d=st.integers(0, 30 * US_PER_DAY), m=st.integers(0, 30 * US_PER_DAY))
 def test_counting_is_additive(a, d, m):
     """Business hours of [a, c] split at any b are the sum of the two parts."""
