@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from decimal import Decimal
+from operator import itemgetter
 from typing import Any, Protocol
 
 from bizsim.simcore import Status, World
@@ -97,27 +98,40 @@ def trajectory_events(world: World) -> tuple[list[tuple], int]:
 
     Stops (the advance reports) are left out: their facts are in the events.
     """
-    rows, refused = [], 0
+    rows, (_, refused) = _trajectory_rows(world)
+    return rows, refused
+
+
+def _trajectory_rows(world: World) -> tuple[list[tuple], tuple[int, int]]:
+    """:func:`trajectory_events`'s rows, and ``(commands, refused commands)`` counted on the way."""
+    rows: list[tuple] = []
+    append = rows.append
+    commands = refused = 0
     for t_us, kind, name, data in world.trajectory:
         if kind in _SKIP_KINDS:
             continue
         if not isinstance(data, dict):
             data = {}
         if kind == "cmd":
+            commands += 1
             ok = "error" not in data
             refused += not ok
             task = (data.get("args") or {}).get("task_id")
-            rows.append((t_us, "cmd", name, ok, None if task is None else str(task), None, None, None))
+            append((t_us, "cmd", name, ok, None if task is None else str(task), None, None, None))
             continue
-        value = next((_number(data[f]) for f in VALUE_FIELDS if _number(data.get(f)) is not None), None)
+        value = None
+        for f in VALUE_FIELDS:
+            value = _number(data.get(f))
+            if value is not None:
+                break
         task = data.get("task_title", data.get("task_id"))
         success = data.get("success")
         client = data.get("client_name")
-        rows.append((
+        append((
             t_us, kind, name, success if isinstance(success, bool) else None, None if task is None else str(task),
             None if client is None else str(client), value, None,
         ))
-    return rows, refused
+    return rows, (commands, refused)
 
 
 def extract(world: World, extractor: Extractor, *, turns: int, terminal_reason: str, events: bool = True) -> dict:
@@ -125,7 +139,13 @@ def extract(world: World, extractor: Extractor, *, turns: int, terminal_reason: 
     summary = world.summary()
     columns, series = summary_parts(summary)
     extra_cols, extra_series, extra_events = extractor.finish(world)
-    rows, refused = trajectory_events(world)
+    if events:
+        rows, (commands, refused) = _trajectory_rows(world)
+    else:  # only the commands' outcomes are needed: leave the other records packed
+        rows, commands, refused = [], 0, 0
+        for _, _, data in world.trajectory.of_kind("cmd"):
+            commands += 1
+            refused += isinstance(data, dict) and "error" in data
     run = {k: v for k, v in columns.items() if k not in CORE_RUN_COLUMNS}
     run.update(extra_cols)
     metric_value = summary.get("metric_value")
@@ -135,7 +155,7 @@ def extract(world: World, extractor: Extractor, *, turns: int, terminal_reason: 
         "bankrupt": world.status is Status.BANKRUPT,
         "collapsed": world.status is Status.COLLAPSED,
         "turns": int(turns),
-        "commands": world.trajectory.count("cmd"),
+        "commands": commands,
         "commands_refused": refused,
         "metric": summary.get("metric"),
         "metric_value": None if metric_value is None else float(metric_value),
@@ -143,15 +163,26 @@ def extract(world: World, extractor: Extractor, *, turns: int, terminal_reason: 
         "end_time": world.now_iso,
     })
     series = series + list(extra_series)
-    rows = (rows if events else []) + list(extra_events)
-    rows.sort(key=lambda r: r[0])  # stable: same-instant rows keep their order
+    rows += extra_events
+    rows.sort(key=_T_US)  # stable: same-instant rows keep their order
+    # Column-wise in one transposition each (``zip(*rows)``); empty tables still name every column.
     return {
         "run": run,
-        "series": {c: [r[i] for r in series] for i, c in enumerate(SERIES_COLUMNS)},
-        "events": {c: [r[i] for r in rows] for i, c in enumerate(EVENT_COLUMNS)},
+        "series": _columns(series, SERIES_COLUMNS),
+        "events": _columns(rows, EVENT_COLUMNS),
     }
+
+
+def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list]:
+    if not rows:
+        return {c: [] for c in names}
+    return dict(zip(names, map(list, zip(*rows))))
+
+
+_T_US = itemgetter(0)
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def compact_json(data: dict) -> str:
     """Canonical short JSON for an event's ``data`` column."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return _COMPACT.encode(data)

@@ -11,25 +11,52 @@ task taken (the field meanings are documented in ``analysis.metrics``).
 
 from __future__ import annotations
 
-from datetime import date
+from collections import Counter
+from datetime import datetime, timedelta
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any
+
+from bizsim.models.startup.state import DOMAINS
 
 from ._extract import compact_json
 
 __all__ = ["StartupExtractor", "business_hours"]
 
 _TOP = 4  # only the best four contributions per task-domain count (specs/startup.md §10.1)
-_MONDAY_ORDINAL = date(1970, 1, 5).toordinal()
+_MONDAY = datetime(1970, 1, 5)
+_ONE_US = timedelta(microseconds=1)
+_US_PER_MINUTE = 60_000_000
+_US_PER_HOUR = 60 * _US_PER_MINUTE
+_US_PER_DAY = 24 * _US_PER_HOUR
+#: calendar start -> microseconds from ``_MONDAY`` to it
+_OFFSETS: dict[datetime, int] = {}
+_WIDTH = len(DOMAINS)
+_INDEX = {d: i for i, d in enumerate(DOMAINS)}
+_RATES_OF = attrgetter("rates")
+_RATES = itemgetter(*DOMAINS)  # an employee's rates in domain order (a tuple: there are several domains)
+_ACTIVE_TASKS = attrgetter("active_tasks")
+_CLIENT = attrgetter("client")
 
 
 def _hours_since_monday(cal: Any, t_us: int) -> float:
     """Business hours from the Monday midnight before 1970-01-05 (a Monday) to ``t_us``, in O(1)."""
-    dt = cal.to_datetime(t_us)
-    days = dt.toordinal() - _MONDAY_ORDINAL
+    # The instant's fields by integer division: what ``cal.to_datetime(t_us)`` holds, without building it.
+    start = cal.start
+    offset = _OFFSETS.get(start)
+    if offset is None:
+        offset = _OFFSETS[start] = (start - _MONDAY) // _ONE_US
+    days, us = divmod(offset + t_us, _US_PER_DAY)
     weeks, weekday = divmod(days, 7)
     span = cal.close_hour - cal.open_hour
-    hour = dt.hour + dt.minute / 60 + (dt.second + dt.microsecond / 1e6) / 3600
-    today = min(max(hour - cal.open_hour, 0.0), span) if weekday < 5 else 0.0
+    if weekday < 5:
+        hours, us = divmod(us, _US_PER_HOUR)
+        minutes, us = divmod(us, _US_PER_MINUTE)
+        seconds, us = divmod(us, 1_000_000)
+        hour = hours + minutes / 60 + (seconds + us / 1e6) / 3600
+        today = min(max(hour - cal.open_hour, 0.0), span)
+    else:
+        today = 0.0
     return (weeks * 5 + min(weekday, 5)) * span + today
 
 
@@ -41,32 +68,52 @@ def business_hours(cal: Any, t0_us: int, t1_us: int) -> float:
     return _hours_since_monday(cal, t1_us) - _hours_since_monday(cal, t0_us)
 
 
-def _staffing(world: Any, task: Any) -> dict:
-    """The team as dispatched: hours it needs undivided, hours left to the deadline, skill fit."""
-    from bizsim.models.startup.state import DOMAINS
+def _floats(values: list, cache: dict) -> list[float]:
+    """``[float(v) for v in values]``, remembering each conversion (``float`` of a Decimal goes through text)."""
+    try:
+        return list(map(cache.__getitem__, values))
+    except KeyError:
+        for v in values:
+            if v not in cache:
+                cache[v] = float(v)
+        return list(map(cache.__getitem__, values))
 
+
+def _staffing(world: Any, task: Any, cache: dict) -> dict:
+    """The team as dispatched: hours it needs undivided, hours left to the deadline, skill fit.
+
+    Every sum adds the same floats in the same order as the plain definition
+    (per assignee, then per domain), so the rounded figures never change.
+    """
     team = task.assignees
-    rates = [{d: float(r) for d, r in e.rates.items()} for e in team]
+    n = len(team)
+    # Assignee-major, domain-minor: column ``i`` of domain ``DOMAINS[i]`` is ``flat[i::_WIDTH]``.
+    flat = _floats(list(chain.from_iterable(map(_RATES, map(_RATES_OF, team)))), cache)
+    required = task.required
+    completed = task.completed
     needed: float | None = 0.0
-    for d, req in task.required.items():
-        remaining = float(req) - float(task.completed[d])
+    for d, req in required.items():
+        remaining = float(req) - float(completed[d])
         if remaining <= 0:
             continue
-        rate = sum(sorted((r[d] for r in rates), reverse=True)[:_TOP])
+        column = flat[_INDEX[d]::_WIDTH]
+        column.sort(reverse=True)
+        rate = sum(column[:_TOP])
         if rate <= 0:
             needed = None
             break
         needed = max(needed, remaining / rate)
-    now, deadline = world.now_us, task.deadline
-    available = business_hours(world.calendar, now, deadline)
+    now = world.now_us
+    available = business_hours(world.calendar, now, task.deadline)
     match = None
     if team:
-        in_task = sum(r[d] for r in rates for d in task.required) / (len(team) * len(task.required))
-        overall = sum(r[d] for r in rates for d in DOMAINS) / (len(team) * len(DOMAINS))
+        idx = [_INDEX[d] for d in required]
+        in_task = sum([flat[row + i] for row in range(0, n * _WIDTH, _WIDTH) for i in idx]) / (n * len(required))
+        overall = sum(flat) / (n * _WIDTH)
         match = in_task / overall if overall > 0 else None
     return {
         "dispatched_t_us": now,
-        "team_size": len(team),
+        "team_size": n,
         "hours_needed": None if needed is None else round(needed, 4),
         "hours_available": round(available, 4),
         "match_ratio": None if match is None else round(match, 4),
@@ -81,6 +128,7 @@ class StartupExtractor:
         self._split: dict[str, int] = {}
         self._ended: dict[str, int] = {}
         self._watch: dict[str, Any] = {}
+        self._floats: dict = {}  # skill rate -> float, for this run
 
     def probe(self, world: Any) -> None:
         """Look at the active tasks at the end of the agent's turn."""
@@ -93,9 +141,9 @@ class StartupExtractor:
         for task in world.active:
             uid = task.uid
             if uid not in self._first:
-                self._first[uid] = _staffing(world, task)
+                self._first[uid] = _staffing(world, task, self._floats)
                 self._watch[uid] = task
-            split = max((e.active_tasks for e in task.assignees), default=0)
+            split = max(map(_ACTIVE_TASKS, task.assignees), default=0)
             if split > self._split.get(uid, 0):
                 self._split[uid] = split
 
@@ -129,7 +177,10 @@ class StartupExtractor:
             ))
         income = sum(e.amount_cents for e in world.ledger.entries if e.category == "task_reward" and e.amount_cents > 0)
         adversarial = sorted(c.name for c in world.clients if c.adversarial)
-        share = sum(1 for t in world.tasks if t.client.adversarial) / len(world.tasks) if world.tasks else None
+        share = None
+        if world.tasks:
+            per_client = Counter(map(_CLIENT, world.tasks))
+            share = sum(n for c, n in per_client.items() if c.adversarial) / len(world.tasks)
         columns = {
             "income_cents": income,
             "adversarial_clients": ",".join(adversarial),

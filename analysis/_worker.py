@@ -29,18 +29,22 @@ def _probing(make: Callable, probe: Callable[[Any], None], name: str) -> Callabl
 
 def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None) -> dict:
     """Run one spec and extract its record body (``run``, ``series``, ``events``)."""
+    from bizsim.models import world_class
+
     from ._extract import extract, extractor_for
-    from .episode import run_episode
+    from .episode import _play, run_episode
 
     if spec.agent == "llm":
         return _run_llm(spec, events=events, run_dir=run_dir)
     extractor = extractor_for(spec.world)
     make = _probing(agent_factory(spec), extractor.probe, spec.agent)
     config = world_config(spec) if spec.overrides else spec.preset
-    result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
-    world = result.final_world
-    body = extract(world, extractor, turns=result.turns, terminal_reason=result.terminal_reason, events=events)
-    return body
+    if run_dir is None:  # nothing to write: skip the summaries an EpisodeResult holds (extract makes its own)
+        world, turns, reason = _play(world_class(spec.world), config, make, spec.seed)
+    else:
+        result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
+        world, turns, reason = result.final_world, result.turns, result.terminal_reason
+    return extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
 
 
 def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:

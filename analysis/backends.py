@@ -11,6 +11,7 @@ record for it instead.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -63,12 +64,20 @@ class ProcessBackend:
         mp_context: a multiprocessing context or start method name (default
             ``forkserver`` where available, else ``spawn``: safe with threads,
             and nothing global is changed).
-        in_flight: runs submitted ahead per worker (bounds memory on huge grids).
+        in_flight: tasks submitted ahead per worker (bounds memory on huge grids).
+        chunk: most runs per task. A task's runs go to a worker together and
+            come back together, which saves the sweep's process (sharing the
+            CPUs with the workers) most of its per-run work; grids too small to
+            keep every worker busy that way get smaller tasks.
     """
 
-    def __init__(self, workers: int | None = None, mp_context: Any = None, in_flight: int = 4) -> None:
+    def __init__(
+        self, workers: int | None = None, mp_context: Any = None, in_flight: int = 4, chunk: int = 8
+    ) -> None:
         if workers is not None and workers < 1:
             raise ConfigError(f"workers(={workers}) must be >= 1")
+        if chunk < 1:
+            raise ConfigError(f"chunk(={chunk}) must be >= 1")
         self.workers = workers or _cpus()
         if mp_context is None or isinstance(mp_context, str):
             methods = multiprocessing.get_all_start_methods()
@@ -76,6 +85,7 @@ class ProcessBackend:
             mp_context = multiprocessing.get_context(name)
         self.mp_context = mp_context
         self.in_flight = max(1, in_flight)
+        self.chunk = chunk
 
     def run(self, specs: Sequence[dict], job: Job) -> Iterator[dict]:
         """Yield records as workers finish them.
@@ -90,45 +100,51 @@ class ProcessBackend:
         suspects: list[dict] = []
         while queue or suspects:
             pool = self._start_pool(len(queue) + len(suspects))
-            pending: dict[Future, dict] = {}
+            pending: dict[Future, list[dict]] = {}
             isolated = False
             try:
                 while queue or suspects or pending:
                     if suspects and not pending:
                         isolated = True
-                        self._submit(pool, job, suspects, pending)
+                        self._submit(pool, job, suspects, pending, 1)
                     elif not suspects:
                         isolated = False
-                        while queue and len(pending) < self.workers * self.in_flight:
-                            self._submit(pool, job, queue, pending)
+                        capacity = self.workers * self.in_flight
+                        # Whole chunks only while every worker still gets ``in_flight`` tasks of them.
+                        size = max(1, min(self.chunk, len(queue) // capacity))
+                        while queue and len(pending) < capacity:
+                            self._submit(pool, job, queue, pending, size)
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     broken = False
                     for fut in done:
                         try:
-                            record = fut.result()
+                            records = fut.result()
                         except BrokenProcessPool:
                             broken = True
                             continue
                         del pending[fut]
-                        yield record
+                        yield from records
                     if broken:
                         break
             except BrokenProcessPool:  # the pool broke while a run was being submitted
                 pass
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
-            if isolated and len(pending) == 1:
-                yield _crash_record(pending.popitem()[1], BrokenProcessPool("the worker process died running this run"))
+            lost = [spec for chunk in pending.values() for spec in chunk]
+            if isolated and len(lost) == 1:
+                yield _crash_record(lost[0], BrokenProcessPool("the worker process died running this run"))
             else:
-                suspects.extend(pending.values())
+                suspects.extend(lost)
 
     @staticmethod
-    def _submit(pool: ProcessPoolExecutor, job: Job, source: list[dict], pending: dict[Future, dict]) -> None:
-        spec = source.pop()
+    def _submit(
+        pool: ProcessPoolExecutor, job: Job, source: list[dict], pending: dict[Future, list[dict]], size: int
+    ) -> None:
+        chunk = [source.pop() for _ in range(min(size, len(source)))]
         try:
-            pending[pool.submit(job, spec)] = spec
+            pending[pool.submit(_call_chunk, job, chunk)] = chunk
         except BrokenProcessPool:
-            source.append(spec)
+            source.extend(reversed(chunk))
             raise
 
     def _start_pool(self, runs: int) -> ProcessPoolExecutor:
@@ -208,6 +224,24 @@ class RayBackend:
 
 def _call(job: Job, spec: dict) -> dict:
     return job(spec)
+
+
+_frozen = False
+
+
+def _call_chunk(job: Job, specs: list[dict]) -> list[dict]:
+    """In a pool worker: run a task's specs; after the first task, freeze what the runs imported.
+
+    Modules, worlds' presets and agents stay for the worker's life; frozen,
+    the cyclic garbage collector stops walking them on every full collection.
+    """
+    global _frozen
+    records = [job(spec) for spec in specs]
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()
+    return records
 
 
 def _exit_with_parent() -> None:

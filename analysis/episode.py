@@ -101,6 +101,23 @@ def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop:
     return watch(agent, before=count, after=woken)
 
 
+def _play(
+    cls: type[World], preset: Any, make: Callable, seed: int, *, on_stop: Callable[[World], None] | None = None,
+    **world_options: Any,
+) -> tuple[World, int, str]:
+    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``.
+
+    The core of :func:`run_episode` without the summaries it builds (a sweep extracts its own record).
+
+    Returns:
+        the finished world, the agent's turns, and the terminal reason.
+    """
+    w = cls(preset, seed, **world_options)
+    counter, stalled = [0], [False]
+    w.run(_counting(make, counter, stalled, on_stop))
+    return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
+
+
 def run_episode(
     world: str = "startup",
     preset: Any = "default",
@@ -145,12 +162,9 @@ def run_episode(
         kwargs = dict(world_options or {})
         if scratchpad:
             kwargs["scratchpad"] = scratchpad
-        w = cls(preset, seed, **kwargs)
-        counter, stalled = [0], [False]
-        w.run(_counting(make, counter, stalled, on_stop))
-        turns_total += counter[0]
-        reason = "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
-        record = {"episode": episode, "terminal_reason": reason, "turns": counter[0], **w.summary()}
+        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, **kwargs)
+        turns_total += turns
+        record = {"episode": episode, "terminal_reason": reason, "turns": turns, **w.summary()}
         episodes.append(record)
         if w.status is not Status.BANKRUPT:
             break

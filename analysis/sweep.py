@@ -108,7 +108,7 @@ def _as_spec(s: RunSpec | Mapping) -> RunSpec:
     raise ConfigError(f"a sweep takes RunSpec objects or tables, not {type(s).__name__}")
 
 
-def _write_manifest(root: Path, specs: list[RunSpec]) -> None:
+def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     path = root / _MANIFEST
     known: list[dict] = []
     if path.exists():
@@ -117,7 +117,7 @@ def _write_manifest(root: Path, specs: list[RunSpec]) -> None:
         except (json.JSONDecodeError, AttributeError):
             known = []
     seen = {RunSpec.from_dict(d).run_id for d in known}
-    known += [s.to_dict() for s in specs if s.run_id not in seen]
+    known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
     tmp = root / (_MANIFEST + ".tmp")
     tmp.write_text(json.dumps({"version": 1, "specs": known}, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
@@ -181,9 +181,9 @@ def sweep(
         compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
     start = time.perf_counter()
     with ResultsWriter(root / RESULTS) as writer:
-        _write_manifest(root, todo_all)
+        _write_manifest(root, unique)
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
-        todo = [s for s in todo_all if s.run_id not in done]
+        todo = [s for rid, s in unique.items() if rid not in done]
         job = functools.partial(execute_encoded, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0
