@@ -92,26 +92,29 @@ def summary(world: StartupWorld) -> dict:
 def monthly_figures(world: StartupWorld) -> list[dict]:
     """Revenue, cost, return and ending funds for every month so far."""
     cal = world.calendar
-    rows: dict[str, dict] = {}
-    start = cal.to_datetime(0)
+    start, now = cal.to_datetime(0), cal.to_datetime(world._now_us)
     y, m = start.year, start.month
-    now = cal.to_datetime(world._now_us)
-    while (y, m) <= (now.year, now.month):
-        rows[f"{y:04d}-{m:02d}-01"] = {"month_start": f"{y:04d}-{m:02d}-01", "revenue_cents": 0, "cost_cents": 0}
-        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-    for e in world.ledger:
-        dt = cal.to_datetime(e.t_us)
-        row = rows[f"{dt.year:04d}-{dt.month:02d}-01"]
-        if e.amount_cents >= 0:
-            row["revenue_cents"] += e.amount_cents
-        else:
-            row["cost_cents"] -= e.amount_cents
     funds = world.ledger.initial_cents
-    for row in rows.values():
-        row["return_cents"] = row["revenue_cents"] - row["cost_cents"]
-        funds += row["return_cents"]
-        row["ending_funds_cents"] = funds
-    return list(rows.values())
+    # Entries are booked in time order: one walk over them, month boundary by month boundary.
+    entries = iter(world.ledger.entries)
+    pending = next(entries, None)
+    rows = []
+    while (y, m) <= (now.year, now.month):
+        nxt = datetime(y + 1, 1, 1) if m == 12 else datetime(y, m + 1, 1)
+        limit = cal.to_us(nxt)
+        revenue = cost = 0
+        while pending is not None and pending.t_us < limit:
+            if pending.amount_cents >= 0:
+                revenue += pending.amount_cents
+            else:
+                cost -= pending.amount_cents
+            pending = next(entries, None)
+        funds += revenue - cost
+        rows.append({"month_start": f"{y:04d}-{m:02d}-01", "revenue_cents": revenue, "cost_cents": cost,
+                     "return_cents": revenue - cost, "ending_funds_cents": funds})
+        y, m = nxt.year, nxt.month
+    return rows
+
 
 def observation(world: StartupWorld) -> dict:
     """The status summary an agent sees each turn."""
