@@ -107,9 +107,7 @@ def _trajectory_rows(world: World) -> tuple[list[tuple], tuple[int, int]]:
     rows: list[tuple] = []
     append = rows.append
     commands = refused = 0
-    for t_us, kind, name, data in world.trajectory:
-        if kind in _SKIP_KINDS:
-            continue
+    for t_us, kind, name, data in world.trajectory.excluding(_SKIP_KINDS):
         if not isinstance(data, dict):
             data = {}
         if kind == "cmd":
