@@ -8,6 +8,7 @@ agent does.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
@@ -88,11 +89,20 @@ def markup(
         left = budget
         if money is not None:
             wanted = []
+            target = lead + cover_days
             for name, item in portfolio.items():
-                qty = item.wanted(lead, first_order, cover_days)
+                # nothing while stock and orders cover the lead time, else up to the target
+                rate = item.rate
+                have = item.stock + item.pending
+                if rate is None:
+                    qty = first_order - have
+                elif have > rate * lead:
+                    continue
+                else:
+                    qty = math.ceil(rate * target) - have
                 if qty > 0:
-                    wanted.append((-(item.rate or 0.0), name, qty))
-            wanted.sort(key=lambda w: w[0])  # best sellers first; ties keep the portfolio's order
+                    wanted.append((-(rate or 0.0), name, qty))
+            wanted.sort(key=_first)  # best sellers first; ties keep the portfolio's order
             for _, name, qty in wanted:
                 if left == 0:
                     break
@@ -122,11 +132,13 @@ def markup(
         events = report["events"]
         details = events["sales"]["details"] if events["sales"] else {}
         for name, item in portfolio.items():
+            sold = details.get(name, 0)
             if item.stock > 0:  # stock at the start of the day's sales: the sales tell something
-                item.observe(details.get(name, 0))
-        for name, sold in details.items():
-            item = portfolio.get(name)
-            if item is not None:
+                # a moving average of the day's sales
+                rate = item.rate
+                item.rate = sold if rate is None else 0.8 * rate + 0.2 * sold
+                item.days += 1
+            if sold:
                 item.stock -= sold
         for name, qty in delivered(report):
             item = portfolio.get(name)
@@ -139,6 +151,9 @@ def markup(
                 del portfolio[name]  # stop restocking it; what is left still sells at its price
 
 
+_first = operator.itemgetter(0)
+
+
 class _Item:
     """What the markup agent knows of one product it trades."""
 
@@ -149,17 +164,3 @@ class _Item:
         self.stock = self.pending = self.days = 0
         self.rate: float | None = None
         self.priced = False
-
-    def observe(self, sold: int) -> None:
-        """A day's sales while in stock: update the moving average."""
-        self.rate = sold if self.rate is None else 0.8 * self.rate + 0.2 * sold
-        self.days += 1
-
-    def wanted(self, lead: int, first_order: int, cover_days: int) -> int:
-        """Units to order now: nothing while stock and orders cover the lead time, else up to the target."""
-        have = self.stock + self.pending
-        if self.rate is None:
-            return first_order - have
-        if have > self.rate * lead:
-            return 0
-        return math.ceil(self.rate * (lead + cover_days)) - have

@@ -12,13 +12,24 @@ from bizsim.simcore.dayworld import DayWorld
 from .._ecogym import parse_start_date, system_prompt
 from .commands import COMMANDS
 from .config import OperationConfig
-from .dynamics import action_noise, transition
+from .dynamics import Dynamics, action_noise
 from .presets import resolve_config
 from .prompt import ROLE
 
 __all__ = ["OperationWorld"]
 
 _BLOCK = 1024
+_PERCENTS: dict[float, str] = {}
+
+
+def _percent(rate: float) -> str:
+    """``f"{rate:.1%}"``, remembered: a retention rounded to 3 places takes few values, and formatting is slow."""
+    text = _PERCENTS.get(rate)
+    if text is None:
+        text = f"{rate:.1%}"
+        if len(_PERCENTS) < 10_000:
+            _PERCENTS[rate] = text
+    return text
 
 
 class OperationWorld(DayWorld):
@@ -66,8 +77,10 @@ class OperationWorld(DayWorld):
                 -cfg.growth_noise, cfg.growth_noise, cfg.horizon_days).tolist()
         else:
             self._retention_noise = self._growth_noise = None
+        self._dynamics = Dynamics.of(cfg)
         self._action_rng: np.random.Generator = self.streams.get("actions")
-        self._action_u: list[float] = []
+        #: Unused uniforms of stream ``actions``, consumed from the end (``None``: noise off).
+        self._action_u: list[float] | None = [] if cfg.noise else None
 
     #: The role line of the agent's system prompt.
     agent_role = ROLE
@@ -78,9 +91,9 @@ class OperationWorld(DayWorld):
 
     # actions (the commands validate nothing: they take no arguments) -----------------
     def _noisy(self, value: float, pair: tuple[float, float]) -> float:
-        if not self.config.noise:
-            return value
         u = self._action_u
+        if u is None:
+            return value
         if len(u) < 2:
             # Uniforms on [0, 1) come in blocks (numpy draws one at a time slowly); consumed from the end.
             u[:0] = self._action_rng.random(_BLOCK).tolist()[::-1]
@@ -103,8 +116,10 @@ class OperationWorld(DayWorld):
         cfg = self.config
         boost = self._noisy(cfg.engagement_boost, cfg.engagement_noise)
         penalty = self._noisy(cfg.engagement_quality_penalty, cfg.engagement_noise)
-        self.engagement_level = min(1.0, self.engagement_level + boost)
-        self.content_quality = max(0.0, self.content_quality - penalty)
+        e = self.engagement_level + boost
+        self.engagement_level = e if e < 1.0 else 1.0
+        q = self.content_quality - penalty
+        self.content_quality = q if q > 0.0 else 0.0
         self.action_history.append((self.day, "engagement_tune", boost, penalty))
         return {"status": "success", "action": "engagement_tune", "engagement_level": self.engagement_level,
                 "content_quality": round(self.content_quality, 3)}
@@ -114,11 +129,12 @@ class OperationWorld(DayWorld):
         cfg = self.config
         a = self.creator_activity
         boost = self._noisy(cfg.creator_boost * math.pow(1 - a, cfg.creator_diminishing), cfg.creator_noise)
-        self.creator_activity = min(1.0, a + boost)
-        added = int(cfg.creator_content * self.creator_activity)
+        a += boost
+        self.creator_activity = a = a if a < 1.0 else 1.0
+        added = int(cfg.creator_content * a)
         self.content_volume += added
         self.action_history.append((self.day, "creator_incentive", boost, added))
-        return {"status": "success", "action": "creator_incentive", "creator_activity": round(self.creator_activity, 3),
+        return {"status": "success", "action": "creator_incentive", "creator_activity": round(a, 3),
                 "activity_boost_applied": round(boost, 4), "content_added": added, "total_content": self.content_volume}
 
     def moderation_tighten(self) -> dict:
@@ -127,10 +143,13 @@ class OperationWorld(DayWorld):
         q = self.content_quality
         boost = self._noisy(cfg.moderation_boost * math.pow(1 - q, cfg.moderation_diminishing), cfg.moderation_noise)
         penalty = cfg.moderation_creator_penalty * (1 + cfg.moderation_penalty_amplifier * q)
-        self.content_quality = min(1.0, q + boost)
+        q += boost
+        self.content_quality = q if q < 1.0 else 1.0
         removed = int(self.content_volume * cfg.moderation_removal)
-        self.content_volume = max(0, self.content_volume - removed)
-        self.creator_activity = max(0.0, self.creator_activity - penalty)
+        v = self.content_volume - removed
+        self.content_volume = v if v > 0 else 0
+        a = self.creator_activity - penalty
+        self.creator_activity = a if a > 0.0 else 0.0
         self.action_history.append((self.day, "moderation_tighten", boost, removed, penalty))
         return {"status": "success", "action": "moderation_tighten", "content_quality": round(self.content_quality, 3),
                 "quality_boost_applied": round(boost, 4), "content_removed": removed,
@@ -140,29 +159,34 @@ class OperationWorld(DayWorld):
     # the day ---------------------------------------------------------------------
     def end_day(self, day: int) -> dict:
         """Run the day's dynamics (retention noise, then growth noise) and report as ``task_done`` does."""
-        cfg = self.config
-        if self._retention_noise is not None and day < len(self._retention_noise):
-            r_noise, g_noise = self._retention_noise[day], self._growth_noise[day]  # type: ignore[index]
+        r_noises = self._retention_noise
+        if r_noises is not None and day < len(r_noises):
+            r_noise, g_noise = r_noises[day], self._growth_noise[day]  # type: ignore[index]
         else:
             r_noise, g_noise = 0.0, None
         old_dau = self.dau
-        t = transition(cfg, old_dau, self.content_volume, self.content_quality, self.creator_activity,
-                       self.engagement_level, r_noise, g_noise)
-        self.dau, self.content_volume = t.dau, t.volume
-        self.content_quality, self.creator_activity, self.engagement_level = t.quality, t.activity, t.engagement
-        r3 = round(t.retention, 3)
-        self.dau_history.append((day, t.dau, t.retained, t.new, t.churned, t.volume, round(t.quality, 3), r3))
-        change = t.dau - old_dau
+        (dau, volume, quality, activity, engagement, retained, new, churned, retention, created,
+         decayed) = self._dynamics.step(old_dau, self.content_volume, self.content_quality, self.creator_activity,
+                                        self.engagement_level, r_noise, g_noise)
+        self.dau, self.content_volume = dau, volume
+        self.content_quality, self.creator_activity, self.engagement_level = quality, activity, engagement
+        r3 = round(retention, 3)
+        q3 = round(quality, 3)
+        self.dau_history.append((day, dau, retained, new, churned, volume, q3, r3))
+        change = dau - old_dau
         return {
             "status": "success",
             "current_day": self.day,
             "events": {
-                "dau": t.dau, "dau_change": change, "retained_users": t.retained, "new_users": t.new,
-                "churned_users": t.churned, "retention_rate": r3, "content_created": t.created,
-                "content_decayed": t.decayed,
+                "dau": dau, "dau_change": change, "retained_users": retained, "new_users": new,
+                "churned_users": churned, "retention_rate": r3, "content_created": created,
+                "content_decayed": decayed,
             },
-            "current_state": self._state_fields(),
-            "summary": f"Day {self.day}: DAU={t.dau}, Change={change:+d}, Retention Rate={r3:.1%}",
+            # engagement is often exactly 0.0 (the decay floor), and round(0.0, 3) is 0.0
+            "current_state": {"dau": dau, "content_volume": volume, "content_quality": q3,
+                              "creator_activity": round(activity, 3),
+                              "engagement_level": round(engagement, 3) if engagement else engagement},
+            "summary": f"Day {self.day}: DAU={dau}, Change={change:+d}, Retention Rate={_percent(r3)}",
         }
 
     def finished_status(self) -> Status | None:

@@ -102,12 +102,12 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
             raise OrderError("invalid_item_type", f"Each item must be an object, got {_json_type(item)}.",
                              f"Example: {example}", item_preview=_preview(item))
         name, quantity = item.get("name", ""), item.get("quantity", 0)
-        info = {"name": name if isinstance(name, str) else _preview(name),
-                "quantity": quantity if _plain_int(quantity) else _preview(quantity)}
+        plain = _plain_int(quantity)
         if not isinstance(name, str) or not name:
             raise OrderError("missing_name", "Each item must have a non-empty 'name'.", f"Example: {example}",
-                             item_info=info)
-        if not _plain_int(quantity) or not 0 < quantity <= _MAX_UNITS:
+                             item_info=_item_info(name, quantity, plain))
+        if not plain or not 0 < quantity <= _MAX_UNITS:
+            info = _item_info(name, quantity, plain)
             raise OrderError("invalid_quantity", f"'quantity' must be a whole number from 1 to {_MAX_UNITS:,}, "
                              f"got {info['quantity']!r}.", f"Example: {example}", item_info=info)
     missing = [item["name"] for item in items if world.known_index(item["name"]) is None]
@@ -120,6 +120,12 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
     index = world.known_index(item["name"])
     assert index is not None
     return index, item["quantity"], [{"name": item["name"], "quantity": item["quantity"]}]
+
+
+def _item_info(name: Any, quantity: Any, plain: bool) -> dict:
+    """An order line as a refusal shows it (anything but text or a plain integer as a JSON preview)."""
+    return {"name": name if isinstance(name, str) else _preview(name),
+            "quantity": quantity if plain else _preview(quantity)}
 
 
 def _plain_int(value: Any) -> bool:

@@ -95,6 +95,8 @@ class DemandModel:
         self._amp = np.array([g.amplitude for g in groups], dtype=float)
         self._period = np.array([g.period for g in groups], dtype=float)
         self._phase = np.array([g.phase for g in groups], dtype=float)
+        #: live groups -> the relations that matter to them (content-keyed: safe to share between worlds)
+        self._relevant: dict[tuple[int, ...], list[tuple[bool, int, int, float]]] = {}
         self._seasonal: list[list[float]] = self._seasonal_rows(0, horizon_days) if groups else []
 
     def _seasonal_rows(self, start: int, stop: int) -> list[list[float]]:
@@ -108,25 +110,69 @@ class DemandModel:
             return list(self._seasonal[t])
         return self._seasonal_rows(t, t + 1)[0] if self.beta else []
 
+    def _relations_for(self, live: tuple[int, ...]) -> list[tuple[bool, int, int, float]]:
+        """The relations that can change the demand of the groups in ``live``, in catalog order.
+
+        Walking the relations backwards: a complement matters if its target
+        does (and then its source matters before it); a competition matters
+        if either side does (its factor depends on no demand). The others
+        change only groups nobody sells, so skipping them leaves the live
+        groups' demand the same to the bit.
+        """
+        hit = self._relevant.get(live)
+        if hit is None:
+            need = set(live)
+            keep = []
+            for rel in reversed(self.relations):
+                complement, a, b, _ = rel
+                if complement:
+                    if b in need:
+                        keep.append(rel)
+                        need.add(a)
+                elif a in need or b in need:
+                    keep.append(rel)
+            hit = keep[::-1]
+            if len(self._relevant) < 4096:
+                self._relevant[live] = hit
+        return hit
+
     def _scan(self, t: int, by_group: Mapping[int, Sequence[int]], price_cents: Sequence[int],
-              stock: Sequence[int]) -> tuple[list[float], list[tuple[int, list[int], float]]]:
-        """Steps 1–3, and each priced group's in-stock products with their mean wholesale."""
+              stock: Sequence[int], *, live_only: bool = False
+              ) -> tuple[list[float], list[tuple[int, Sequence[int], float | None]]]:
+        """Steps 1–3, and each priced group with products in stock.
+
+        Returns the group demands and, per such group, ``(group, in-stock
+        products in pricing order, their wholesale sum if already known)``.
+        ``live_only``: only the demand of the groups returned is exact.
+        """
         d = self.seasonal(t)
         w = self.wholesale
         eps_of, markup_of = self.epsilon, self.markup
-        in_stock: list[tuple[int, list[int], float]] = []
+        in_stock: list[tuple[int, Sequence[int], float | None]] = []
+        live: list[int] = []
         for g, items in by_group.items():
             psum = 0.0
             inv = 0
-            avail = []
+            short = False
             for i in items:
                 q = stock[i]
                 if q > 0:
                     psum += price_cents[i] / 100 * q
                     inv += q
-                    avail.append(i)
-            if not avail:
+                else:
+                    short = True
+            if not inv:
                 continue  # the price factor is 1: the mean price equals the reference price
+            # Usually every priced product is in stock: then the in-stock list is the priced list (no copy),
+            # and the wholesale sum over it, added in the same order, is the one the price factor uses.
+            avail: Sequence[int] = items
+            if short:
+                kept = []
+                for i in items:
+                    if stock[i] > 0:
+                        kept.append(i)
+                avail = kept
+            wsum = None
             eps = eps_of[g]
             if eps != 0.0:
                 wsum = 0.0
@@ -141,11 +187,10 @@ class DemandModel:
                     factor = 0.01 if factor < 0.01 else (100.0 if factor > 100.0 else factor)
                     v = d[g] * factor
                     d[g] = v if v > 0.0 else 0.0
-            aw = 0.0
-            for i in avail:
-                aw += w[i]
-            in_stock.append((g, avail, aw / len(avail)))
-        for complement, a, b, s in self.relations:
+            in_stock.append((g, avail, None if short else wsum))
+            live.append(g)
+        relations = self._relations_for(tuple(live)) if live_only else self.relations
+        for complement, a, b, s in relations:
             if complement:
                 cap = d[a] * s
                 if cap < 0.0:
@@ -171,27 +216,53 @@ class DemandModel:
     def expected(self, t: int, by_group: Mapping[int, Sequence[int]], price_cents: Sequence[int],
                  stock: Sequence[int]) -> list[tuple[int, float]]:
         """``(product index, expected quantity)`` for every product that gets a noise draw, in draw order."""
-        d, in_stock = self._scan(t, by_group, price_cents, stock)
-        out: list[tuple[int, float]] = []
+        idx, xs = self._plan(t, by_group, price_cents, stock)
+        return list(zip(idx, xs))
+
+    def _plan(self, t: int, by_group: Mapping[int, Sequence[int]], price_cents: Sequence[int],
+              stock: Sequence[int]) -> tuple[list[int], list[float]]:
+        """:meth:`expected` as two parallel lists: product indices and expected quantities."""
+        d, in_stock = self._scan(t, by_group, price_cents, stock, live_only=True)
+        idx: list[int] = []
+        xs: list[float] = []
         exp = math.exp
-        beta, markup_of = self.beta, self.markup
-        for g, avail, mean_wholesale in in_stock:
+        w, beta, markup_of = self.wholesale, self.beta, self.markup
+        for g, avail, aw in in_stock:
             demand = d[g]
             if demand <= 0:
                 continue
-            ref = mean_wholesale * markup_of[g]
+            if len(avail) == 1:
+                # the general case below with one product: (0.0 + w) / 1 is w, and e / (0.0 + e) is e / e
+                i = avail[0]
+                ref = w[i] * markup_of[g]
+                if ref < _REF_FLOOR:
+                    ref = _REF_FLOOR
+                e = exp(-beta[g] * (price_cents[i] / 100 / ref))
+                if e <= 0:
+                    continue
+                idx.append(i)
+                xs.append(e / e * demand)
+                continue
+            if aw is None:
+                aw = 0.0
+                for i in avail:
+                    aw += w[i]
+            ref = aw / len(avail) * markup_of[g]
             if ref < _REF_FLOOR:
                 ref = _REF_FLOOR
             nb = -beta[g]
-            es = [exp(nb * (price_cents[i] / 100 / ref)) for i in avail]
+            es = []
             esum = 0.0
-            for e in es:
+            for i in avail:
+                e = exp(nb * (price_cents[i] / 100 / ref))
+                es.append(e)
                 esum += e
             if esum <= 0:
                 continue
-            for i, e in zip(avail, es):
-                out.append((i, e / esum * demand))
-        return out
+            idx += avail
+            for e in es:
+                xs.append(e / esum * demand)
+        return idx, xs
 
     def sales(self, t: int, by_group: Mapping[int, Sequence[int]], price_cents: Sequence[int], stock: Sequence[int],
               rng: NormalStream | None) -> list[tuple[int, int]]:
@@ -199,20 +270,27 @@ class DemandModel:
 
         ``rng`` ``None`` turns the noise off (units = expected quantity rounded half to even).
         """
-        plan = self.expected(t, by_group, price_cents, stock)
-        if not plan:
+        idx, xs = self._plan(t, by_group, price_cents, stock)
+        if not idx:
             return []
         out = []
         if rng is None:
-            for i, x in plan:
-                n = min(round(x), stock[i])
+            for i, x in zip(idx, xs):
+                n = round(x)
+                q = stock[i]
+                if q < n:
+                    n = q
                 if n > 0:
                     out.append((i, n))
             return out
         std = self.noise_std
-        for (i, x), z in zip(plan, rng.normals(len(plan))):
+        for i, x, z in zip(idx, xs, rng.normals(len(idx))):
             y = x + z * (abs(x) * std)
-            n = min(round(y), stock[i]) if y > 0 else 0
-            if n > 0:
-                out.append((i, n))
+            if y > 0:
+                n = round(y)
+                q = stock[i]
+                if q < n:
+                    n = q
+                if n > 0:
+                    out.append((i, n))
         return out

@@ -182,6 +182,12 @@ def generate_catalog(size: str, seed: int) -> Catalog:
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _names(k: int) -> tuple[str, ...]:
+    """Category ``k``'s possible product names, brand-major: name ``b * len(kinds) + j`` is brand b, kind j."""
+    return tuple(f"{brand} {kind}" for brand in BRANDS for kind in CATEGORIES[k][3])
+
+
 @functools.lru_cache(maxsize=16)
 def _full(seed: int) -> tuple[list[Product], list[DemandGroup], list[tuple[Relation, tuple[str, str]]]]:
     """Every category's products and group, and every relation, drawn in a fixed order from stream ``catalog``."""
@@ -191,11 +197,13 @@ def _full(seed: int) -> tuple[list[Product], list[DemandGroup], list[tuple[Relat
     lo_n, hi_n = _PRODUCTS_PER_CATEGORY
     for k, (category, tier, (lo, hi), kinds) in enumerate(CATEGORIES, 1):
         count = int(rng.integers(lo_n, hi_n + 1))
-        picks = rng.choice(len(BRANDS) * len(kinds), size=count, replace=False).tolist()
+        names = _names(k - 1)
+        picks = rng.choice(len(names), size=count, replace=False).tolist()
         prices = rng.uniform(lo, hi, size=count).tolist()
         for pick, price in zip(picks, prices):
-            brand, kind = BRANDS[pick // len(kinds)], kinds[pick % len(kinds)]
-            products.append(Product(f"{brand} {kind}", category, max(50, min(500, round(price * 100)))))
+            cents = round(price * 100)
+            cents = cents if cents < 500 else 500
+            products.append(Product(names[pick], category, cents if cents > 50 else 50))
         betas, epsilon = _TIER_PARAMS[tier]
         base, period, amp, phase, beta_pick = rng.random(5).tolist()
         groups.append(DemandGroup(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 import simpy
@@ -38,7 +39,7 @@ class Order:
 
     def as_dict(self, delivery_days: int) -> dict:
         """The reference's order record."""
-        out = {"items": [dict(i) for i in self.items], "status": self.status, "created_day": self.created_day,
+        out = {"items": list(map(dict, self.items)), "status": self.status, "created_day": self.created_day,
                "delivery_day": self.delivery_day, "delivery_days": delivery_days,
                "total_cost": self.cost_cents / 100, "total_cost_cents": self.cost_cents}
         if self.delivered_day is not None:
@@ -51,12 +52,32 @@ def _load_files(products_path: str, demand_path: str) -> Catalog:
     return load_reference_catalog(products_path, demand_path)
 
 
-@functools.lru_cache(maxsize=64)
-def _compiled(catalog: Catalog, horizon_days: int, noise_std: float,
-              top_k: int) -> tuple[DemandModel, ProductSearch, dict[str, int]]:
-    """The demand model, the search index and the name index of a catalog (shared: all are read-only)."""
-    names = {p.name: i for i, p in enumerate(catalog.products)}
-    return DemandModel(catalog, horizon_days, noise_std), ProductSearch(catalog, top_k), names
+_Compiled = tuple[DemandModel, ProductSearch, dict[str, int], list[str], list[int]]
+#: (id of the catalog, horizon, noise, top k) -> (the catalog, its compiled parts); oldest dropped first
+_COMPILED: dict[tuple[int, int, float, int], tuple[Catalog, _Compiled]] = {}
+
+
+def _compiled(catalog: Catalog, horizon_days: int, noise_std: float, top_k: int) -> _Compiled:
+    """The demand model, the search index, the name index, the names and the wholesale prices of a catalog.
+
+    Shared between worlds: all are read-only. Keyed by the catalog's
+    identity, not its value: hashing a catalog hashes every product (about
+    as much work as a few days of trading), and catalogs come from caches
+    that hand out the same object. An entry keeps its catalog alive, so
+    the id is not reused while the entry exists.
+    """
+    key = (id(catalog), horizon_days, noise_std, top_k)
+    hit = _COMPILED.get(key)
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    names = [p.name for p in catalog.products]
+    index = {name: i for i, name in enumerate(names)}
+    wholesale = [p.wholesale_cents for p in catalog.products]
+    parts = (DemandModel(catalog, horizon_days, noise_std), ProductSearch(catalog, top_k), index, names, wholesale)
+    if len(_COMPILED) >= 64:
+        del _COMPILED[next(iter(_COMPILED))]
+    _COMPILED[key] = (catalog, parts)
+    return parts
 
 
 class VendingWorld(DayWorld):
@@ -94,13 +115,14 @@ class VendingWorld(DayWorld):
                 catalog_seed = self.seed if cfg.catalog_seed is None else cfg.catalog_seed
                 catalog = generate_catalog(cfg.catalog_size, catalog_seed)
         self.catalog = catalog
-        self.demand, self._search, self._index = _compiled(catalog, cfg.horizon_days, cfg.noise_std,
-                                                           cfg.search_results)
+        self.demand, self._search, self._index, self._names, self._wholesale = _compiled(
+            catalog, cfg.horizon_days, cfg.noise_std, cfg.search_results)
         n = len(catalog.products)
         self.ledger = Ledger(cfg.initial_money_cents)
         self.stock: list[int] = [0] * n
         self.price_cents: list[int] = [0] * n
         self.priced: list[int] = []  # products in the order they were first priced
+        self._priced_names: list[str] = []
         self._by_group: dict[int, list[int]] = {}
         self.researched: list[int] = []  # products in the order searches first returned them
         self._researched: set[int] = set()
@@ -108,6 +130,7 @@ class VendingWorld(DayWorld):
         self._stocked: set[int] = set()
         self.orders: list[Order] = []
         self._due: dict[int, list[Order]] = {}
+        self._open_orders = 0  # orders in ``_due``
         self.pending_cents = 0
         self._stock_value = 0  # stock on hand at wholesale, kept up to date
         self.purchases_cents = 0
@@ -134,7 +157,9 @@ class VendingWorld(DayWorld):
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python (``items`` may be a list); a refusal raises :class:`CommandError`."""
-        return super().call(name, **(_items_as_text(name, kwargs) or {}))
+        if name == "order_place":
+            kwargs = _items_as_text(name, kwargs)  # type: ignore[assignment]
+        return super().call(name, **kwargs)
 
     # lookups -----------------------------------------------------------------------
     @property
@@ -180,24 +205,26 @@ class VendingWorld(DayWorld):
     def place_order(self, index: int, quantity: int, items: list[dict]) -> dict:
         """Pay for an order now; it arrives ``delivery_days`` later."""
         cfg = self.config
-        cost = self.catalog.products[index].wholesale_cents * quantity
+        cost = self._wholesale[index] * quantity
         money = self.money_cents
         if cost > money:
             raise OrderError("insufficient_funds", f"Insufficient funds. Order cost: ${cost / 100:.2f}, available: "
                              f"${money / 100:.2f}.", "Order fewer units, or wait for sales.", order_cost=cost / 100,
                              available_money=money / 100, shortfall=(cost - money) / 100)
         order = Order(index, quantity, items, self.day, self.day + cfg.delivery_days, cost)
-        self.ledger.post(self._now_us, "purchase", -cost, self.catalog.products[index].name)
+        self.ledger.post(self._now_us, "purchase", -cost, self._names[index])
         self.purchases_cents += cost
         self.pending_cents += cost
         self.orders.append(order)
         self._due.setdefault(order.delivery_day, []).append(order)
+        self._open_orders += 1
         return order.as_dict(cfg.delivery_days)
 
     def set_price(self, index: int, cents: int) -> None:
         """Set a product's retail price (it then takes part in the demand model)."""
         if not self.price_cents[index]:
             self.priced.append(index)
+            self._priced_names.append(self._names[index])
             g = self.demand.product_group[index]
             if g >= 0:
                 self._by_group.setdefault(g, []).append(index)
@@ -206,27 +233,30 @@ class VendingWorld(DayWorld):
     # the day -------------------------------------------------------------------------------
     def end_day(self, day: int) -> dict:
         """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
-        products = self.catalog.products
         stock, prices = self.stock, self.price_cents
         sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
-        revenue = units = value = 0
-        for i, n in sold:
-            stock[i] -= n
-            revenue += n * prices[i]
-            units += n
-            value += n * products[i].wholesale_cents
-        self._stock_value -= value
         events: dict[str, Any] = {"sales": {}, "deliveries": [], "replies": 0, "errors": []}
-        if units:
+        if sold:  # every line sells at least one unit
+            names, wholesale = self._names, self._wholesale
+            revenue = units = value = 0
+            # every priced product, in pricing order; only priced products sell
+            details = dict.fromkeys(self._priced_names, 0)
+            for i, n in sold:
+                stock[i] -= n
+                revenue += n * prices[i]
+                units += n
+                value += n * wholesale[i]
+                details[names[i]] = n
+            self._stock_value -= value
             self.ledger.post(self._now_us, "sales", revenue)
             self.sales_cents += revenue
             self.units_sold += units
             self.last_sales_day = day
             self._dry_days = 0
-            got = dict(sold)
             events["sales"] = {"items_sold": units, "revenue": revenue / 100, "revenue_cents": revenue,
-                               "details": {products[i].name: got.get(i, 0) for i in self.priced}}
+                               "details": details}
         else:
+            revenue = units = 0
             self._dry_days += 1
         due = self._due.pop(self.day, None)
         if due:
@@ -243,6 +273,7 @@ class VendingWorld(DayWorld):
                 order.delivered_day = self.day
                 cost += order.cost_cents
             self.pending_cents -= cost
+            self._open_orders -= len(due)
             dd = self.config.delivery_days
             events["deliveries"] = [{"order_count": len(due), "total_cost": cost / 100, "total_cost_cents": cost,
                                      "orders": [o.as_dict(dd) for o in due]}]
@@ -261,7 +292,7 @@ class VendingWorld(DayWorld):
             "current_state": {"money": money / 100, "money_cents": money,
                               "total_inventory_items": self.units_delivered - self.units_sold,
                               "product_types_count": len(self.stocked),
-                              "pending_orders": sum(len(v) for v in self._due.values())},
+                              "pending_orders": self._open_orders},
             "summary": " | ".join(parts),
         }
 
@@ -379,9 +410,26 @@ class VendingWorld(DayWorld):
 
 
 def _items_as_text(name: str, arguments: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    if name == "order_place" and isinstance(arguments, Mapping) and isinstance(arguments.get("items"), (list, dict)):
+    if (name == "order_place" and (type(arguments) is dict or isinstance(arguments, Mapping))
+            and isinstance(arguments.get("items"), (list, dict))):
         try:
-            return {**arguments, "items": json.dumps(arguments["items"], ensure_ascii=False, allow_nan=False)}
+            return {**arguments, "items": _items_json(arguments["items"])}
         except (TypeError, ValueError):
             return arguments
     return arguments
+
+
+def _items_json(items: Any) -> str:
+    """``json.dumps(items, ensure_ascii=False, allow_nan=False)``.
+
+    Agents order one plain ``{"name": str, "quantity": int}`` line almost
+    every day; that shape is written directly, with json's own string
+    encoder, as the same text.
+    """
+    if type(items) is list and len(items) == 1:
+        item = items[0]
+        if type(item) is dict and len(item) == 2 and next(iter(item)) == "name" and "quantity" in item:
+            name, quantity = item["name"], item["quantity"]
+            if type(name) is str and type(quantity) is int:
+                return f'[{{"name": {encode_basestring(name)}, "quantity": {int.__repr__(quantity)}}}]'
+    return json.dumps(items, ensure_ascii=False, allow_nan=False)
