@@ -17,19 +17,23 @@ from bizsim.simcore import CommandError
 __all__ = ["FREELANCE_AGENTS", "cautious", "oracle", "solve"]
 
 _NUM = r"([\d,]+(?:\.\d+)?)"
-_RULES: list[tuple[re.Pattern, Callable[..., float], int]] = [
-    (re.compile(rf"deposits \${_NUM} at {_NUM}% simple annual interest for (\d+) years?"),
+# Each rule: a phrase every match contains (a substring test is far cheaper than a failed search), the
+# pattern, the formula and the decimal places of the answer.
+_RULES: list[tuple[str, re.Pattern, Callable[..., float], int]] = [
+    ("simple annual interest", re.compile(rf"deposits \${_NUM} at {_NUM}% simple annual interest for (\d+) years?"),
      lambda p, r, t: p * r / 100 * t, 2),
-    (re.compile(rf"puts \${_NUM} into an account paying {_NUM}% interest compounded annually\. What is the balance "
-                r"after (\d+) years?"),
+    ("compounded annually", re.compile(rf"puts \${_NUM} into an account paying {_NUM}% interest compounded annually\. "
+                                       r"What is the balance after (\d+) years?"),
      lambda p, r, t: p * (1 + r / 100) ** t, 2),
-    (re.compile(rf"borrows \${_NUM} at {_NUM}% annual interest, compounded monthly, repaid in (\d+) equal monthly"),
+    ("compounded monthly", re.compile(rf"borrows \${_NUM} at {_NUM}% annual interest, compounded monthly, repaid in "
+                                      r"(\d+) equal monthly"),
      lambda p, r, n: p * (r / 1200) / (1 - (1 + r / 1200) ** -n), 2),
-    (re.compile(r"buys (\d+) \w+ at \$(\d+) each and (\d+) \w+ at \$(\d+) each, and pays with \$(\d+)"),
+    ("each, and pays with", re.compile(r"buys (\d+) \w+ at \$(\d+) each and (\d+) \w+ at \$(\d+) each, and pays "
+                                       r"with \$(\d+)"),
      lambda a, pa, b, pb, paid: paid - a * pa - b * pb, 0),
-    (re.compile(r"alone in (\d+) hours; another can finish the same job alone in (\d+) hours"),
+    ("another can finish", re.compile(r"alone in (\d+) hours; another can finish the same job alone in (\d+) hours"),
      lambda a, b: a * b / (a + b), 2),
-    (re.compile(r"at (\d+) km/h and returns the same way at (\d+) km/h"),
+    ("returns the same way", re.compile(r"at (\d+) km/h and returns the same way at (\d+) km/h"),
      lambda v1, v2: 2 * v1 * v2 / (v1 + v2), 2),
 ]
 
@@ -54,10 +58,12 @@ def solve(question: str) -> str | None:
     >>> solve("A client deposits $1,000 at 5% simple annual interest for 2 years. How much interest ...")
     'Final answer: 100.00'
     """
-    for pattern, formula, places in _RULES:
+    for phrase, pattern, formula, places in _RULES:
+        if phrase not in question:
+            continue
         m = pattern.search(question)
         if m:
-            value = formula(*(float(g.replace(",", "")) for g in m.groups()))
+            value = formula(*[float(g.replace(",", "")) for g in m.groups()])
             return f"Final answer: {value:.{places}f}"
     return None
 
@@ -78,14 +84,19 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
     """
     budget = world.daily_budget or 5
     cap = _EASE[max_complexity]
-    state = {"money": world.config.initial_money_cents / 100, "energy": world.config.initial_energy,
-             "stress": world.config.initial_stress}
+    cfg = world.config
+    money, energy, stress = cfg.initial_money_cents / 100, cfg.initial_energy, cfg.initial_stress
     known: dict[str, tuple[int, int, float]] = {}  # id -> (ease, last day, payment)
+    rank: dict[str, tuple[int, float, int]] = {}  # id -> preference: easiest, then best paid, then lowest id
     day = 0
+    call = world.call
 
     def act(name: str, **args: Any) -> dict:
         nonlocal left
-        out = _tool(world, name, args)
+        try:
+            out = call(name, **args)
+        except CommandError as exc:
+            return exc.to_dict()
         if "error" not in out:
             left -= 1
         return out
@@ -93,25 +104,27 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
     while not world.done:
         left = budget
         subs = 0
-        if state["energy"] < tired or state["stress"] > stressed:
-            level = "medium" if state["money"] > 200 else "low"
-            out = act("energy_restore", level=level)
+        if energy < tired or stress > stressed:
+            out = act("energy_restore", level="medium" if money > 200 else "low")
             if "current_state" in out:
-                state.update(out["current_state"])
+                now = out["current_state"]
+                money, energy, stress = now["money"], now["energy"], now["stress"]
         for tid in [t for t, k in known.items() if k[1] < day]:
             del known[tid]
-        if not known and left >= 2 and not world.done and state["energy"] > 8:
-            paid = state["energy"] < tired + 10 and state["money"] > 100
+        if not known and left >= 2 and not world.done and energy > 8:
+            paid = energy < tired + 10 and money > 100
             out = act("tasks_discover", refresh_type="paid" if paid else "free")
             if out.get("status") in ("success", "warning"):
-                state["energy"] -= 5 if paid else 8
+                energy -= 5 if paid else 8
             listing = act("tasks_browse") if not world.done else {}
             for t in listing.get("tasks", []):
                 ease = _EASE[t["complexity"]]
                 if t["category"] in SOLVABLE and ease <= cap:
-                    known[t["task_id"]] = (ease, day + t["days_left"], t["estimated_payment"])
-        while left >= 2 and subs < 3 and known and not world.done and state["energy"] > _MAX_SUBMIT_ENERGY:
-            tid = min(known, key=lambda t: (known[t][0], -known[t][2], int(t)))
+                    tid, pay = t["task_id"], t["estimated_payment"]
+                    known[tid] = (ease, day + t["days_left"], pay)
+                    rank[tid] = (ease, -pay, int(tid))
+        while left >= 2 and subs < 3 and known and not world.done and energy > _MAX_SUBMIT_ENERGY:
+            tid = min(known, key=rank.__getitem__)
             del known[tid]
             task = act("task_inspect", task_id=tid)
             answer = solve(task.get("question", ""))
@@ -120,16 +133,18 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
             out = act("solution_submit", task_id=tid, solution_text=answer)
             if "execution_stats" in out:
                 subs += 1
-                state["energy"] -= out["execution_stats"]["energy_consumed"]
-                state["stress"] = out["execution_stats"]["current_stress"]
-                state["money"] = out["settlement"]["current_balance"]
+                stats = out["execution_stats"]
+                energy -= stats["energy_consumed"]
+                stress = stats["current_stress"]
+                money = out["settlement"]["current_balance"]
             elif out.get("reason") == "exhaustion":
                 break
         report = yield world.advance()
         if "error" in report or report.get("status") == "game_over":
             return
         day = report["current_day"]
-        state.update(report["current_state"])
+        now = report["current_state"]
+        money, energy, stress = now["money"], now["energy"], now["stress"]
 
 
 def oracle(world: Any, tired: int = 30) -> Generator:
@@ -146,6 +161,7 @@ def oracle(world: Any, tired: int = 30) -> Generator:
     budget = world.daily_budget or 5
     energy, money = world.config.initial_energy, world.config.initial_money_cents / 100
     known: dict[str, tuple[int, float]] = {}  # id -> (last day, payment)
+    rank: dict[str, tuple[float, int]] = {}  # id -> preference: best paid, then lowest id
     day = 0
     while not world.done:
         left = budget
@@ -166,9 +182,13 @@ def oracle(world: Any, tired: int = 30) -> Generator:
             if not world.done:
                 listing = _tool(world, "tasks_browse", {})
                 left -= 1
-                known = {t["task_id"]: (day + t["days_left"], t["estimated_payment"]) for t in listing.get("tasks", [])}
+                known = {}
+                for t in listing.get("tasks", []):
+                    tid, pay = t["task_id"], t["estimated_payment"]
+                    known[tid] = (day + t["days_left"], pay)
+                    rank[tid] = (-pay, int(tid))
         subs = 0
-        for tid in sorted(known, key=lambda t: (-known[t][1], int(t))):
+        for tid in sorted(known, key=rank.__getitem__):
             if left == 0 or subs == 3 or world.done or energy <= _MAX_SUBMIT_ENERGY:
                 break
             out = _tool(world, "solution_submit", {"task_id": tid, "solution_text": world.answer_of(tid)})

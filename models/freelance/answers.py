@@ -54,12 +54,13 @@ def numbers_in(text: str) -> list[tuple[float, bool]]:
     """
     out = []
     for m in _NUMBER.finditer(text):
-        sign = -1.0 if (m.group(1) or m.group(2)) else 1.0
+        minus, minus_after_dollar, digits, exponent, percent = m.groups()
+        sign = -1.0 if (minus or minus_after_dollar) else 1.0
         try:
-            value = float(m.group(3).replace(",", "")) * (10.0 ** int(m.group(4)) if m.group(4) else 1.0)
+            value = float(digits.replace(",", "")) * (10.0 ** int(exponent) if exponent else 1.0)
         except (OverflowError, ValueError):
             continue
-        out.append((sign * value, bool(m.group(5))))
+        out.append((sign * value, bool(percent)))
     return out
 
 

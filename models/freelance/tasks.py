@@ -57,16 +57,20 @@ class Task:
     @property
     def question(self) -> str:
         """The task's text (generated tasks write it on first read)."""
-        if self._question is None:
+        question = self._question
+        if question is None:
             self._build()
-        return self._question  # type: ignore[return-value]
+            question = self._question
+        return question  # type: ignore[return-value]
 
     @property
     def answer(self) -> Answer:
         """The hidden canonical answer."""
-        if self._answer is None:
+        answer = self._answer
+        if answer is None:
             self._build()
-        return self._answer  # type: ignore[return-value]
+            answer = self._answer
+        return answer  # type: ignore[return-value]
 
     def checks(self, solution: str) -> bool:
         """The deterministic verdict on ``solution`` (``LLM_Judge`` rows of loaded files: the reference's
@@ -103,7 +107,11 @@ class TaskBank:
 
 
 def generate_bank(size: int, rng: np.random.Generator, categories: tuple[str, ...] = CATEGORIES) -> TaskBank:
-    """``size`` generated tasks; row ``i`` of one block of uniforms makes task ``i``."""
+    """``size`` generated tasks; row ``i`` of one block of uniforms makes task ``i``.
+
+    A task is built when first asked for (most episodes meet a fraction of the
+    bank), its text only when first read.
+    """
     block = rng.random((size, _ROW))
     lo, hi = _COMPLEXITY_CUT
 

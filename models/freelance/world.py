@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ __all__ = ["FreelanceWorld"]
 
 _COMPLEXITY_INDEX = {"Low": 0, "Medium": 1, "High": 2}
 _BLOCK = 256
+_RUNNING = Status.RUNNING
 
 
 class FreelanceWorld(DayWorld):
@@ -83,10 +85,12 @@ class FreelanceWorld(DayWorld):
         #: One row per day transition: (day, money cents, energy, stress, mean skill, income cents that day).
         self.daily: list[tuple[int, int, int, int, float, int]] = []
         self._income_today = 0
-        self._discovery = self.streams.get("discovery")
-        self._slips = self.streams.get("slips")
-        self._discovery_u: list[float] = []
-        self._slips_u: list[float] = []
+        self._next_discovery = _uniforms(self.streams.get("discovery")).__next__
+        self._next_slip = _uniforms(self.streams.get("slips")).__next__
+        #: The tasks_browse row of each task discovery pooled, bar its days left (copied, never handed out).
+        #: Written whenever a task enters the pool, so it is as current as the task and its quote.
+        self._listing: dict[int, dict] = {}
+        self._ids: frozenset[int] | None = None  # every task id, for sampling among the few left near exhaustion
         self.end_reason: str | None = None
 
     #: The role line of the default preset's prompt (``system_prompt()`` fits the world's config).
@@ -111,11 +115,11 @@ class FreelanceWorld(DayWorld):
         return self._ended().to_dict() if self.done else super().execute_tool(tool_name, arguments)
 
     def _invoke(self, spec: Any, kwargs: dict, *, raise_errors: bool) -> Any:
-        if self.done:
+        if self.status is not _RUNNING:
             if raise_errors:
                 raise self._ended()
             return self._ended().to_dict()
-        return super()._invoke(spec, kwargs, raise_errors=raise_errors)
+        return DayWorld._invoke(self, spec, kwargs, raise_errors=raise_errors)  # not super(): every command passes here
 
     # lookups --------------------------------------------------------------------------------
     @property
@@ -133,7 +137,8 @@ class FreelanceWorld(DayWorld):
 
     def pooled(self, task_id: str | int) -> Task:
         """The task of an id in the pool, else a :class:`CommandError` saying why not."""
-        tid = _task_id(task_id)
+        text = str(task_id).strip()
+        tid = int(text) if text.isdigit() and len(text) < 10 else None
         if tid is None or tid not in self.pool:
             end = self.end_days.get(tid) if tid is not None else None
             why = "has expired" if end is not None and end < self.day and tid not in self.submitted else (
@@ -148,46 +153,65 @@ class FreelanceWorld(DayWorld):
     # actions (commands validate the arguments; these apply the rules) -------------------------------
     def browse(self) -> list[dict]:
         """The pool, soonest-expiring first within insertion order (expired tasks dropped)."""
-        self.pool = [t for t in self.pool if self.end_days[t] >= self.day]
+        day, end_days, listing = self.day, self.end_days, self._listing
+        pool: list[int] = []
         out = []
-        for tid in self.pool:
-            task = self.tasks[tid]
-            out.append({"task_id": str(tid), "category": task.category, "complexity": task.complexity,
-                        "status": "Available", "days_left": self.end_days[tid] - self.day,
-                        "estimated_payment": self.quotes[tid][0] / 100})
+        for t in self.pool:
+            end = end_days[t]
+            if end >= day:
+                pool.append(t)
+                row = (listing.get(t) or self._listed(t)).copy()
+                row["days_left"] = end - day
+                out.append(row)
+        self.pool = pool
         return out
+
+    def _listed(self, tid: int) -> dict:
+        """A task's row of ``tasks_browse`` (``days_left`` to fill in), for a task pooled other than by discovery."""
+        task = self.tasks[tid]
+        return {"task_id": str(tid), "category": task.category, "complexity": task.complexity, "status": "Available",
+                "days_left": 0, "estimated_payment": self.quotes[tid][0] / 100}
 
     def discover(self, paid: bool) -> dict:
         """Pay the discovery's cost, then draw new tasks into the pool (oldest evicted above the cap)."""
         cfg = self.config
-        cost, energy, stress = cfg.paid_discovery if paid else cfg.free_discovery
-        kind = "paid" if paid else "free"
-        if self.money_cents < cost or self.energy < energy:
+        if paid:
+            (cost, energy, stress), kind, wanted = cfg.paid_discovery, "paid", cfg.paid_discovery_tasks
+        else:
+            (cost, energy, stress), kind, wanted = cfg.free_discovery, "free", cfg.free_discovery_tasks
+        money = self.ledger.funds_cents
+        if money < cost or self.energy < energy:
             raise FreelanceError("failed", f"Not enough resources for a {kind} discovery: it needs ${cost / 100:.2f} "
-                                 f"and {energy} energy; you have ${self.money_cents / 100:.2f} and {self.energy}.",
+                                 f"and {energy} energy; you have ${money / 100:.2f} and {self.energy}.",
                                  "Rest with energy_restore, or try the other discovery type.")
         if cost:
             self._spend(cost, "discovery")
         self.energy -= energy
         self.stress = min(100, self.stress + stress)
-        picked = self._draw_tasks(cfg.paid_discovery_tasks if paid else cfg.free_discovery_tasks)
+        picked = self._draw_tasks(wanted)
         if not picked:
             self._check_end()
             return {"status": "warning", "added_count": 0, "current_pool_size": len(self.pool),
                     "message": "No new tasks are left to discover; the costs were charged."}
         k = len(picked)
-        lifespans = cfg.lifespans
+        lifespans, tasks, quotes, end_days, day = cfg.lifespans, self.tasks, self.quotes, self.end_days, self.day
+        pool = self.pool
+        listing = self._listing
         for tid in picked:
-            task = self.tasks[tid]
-            if tid not in self.quotes:
-                self.quotes[tid] = self.auditor.price(task)
-            self.end_days[tid] = self.day + lifespans[_COMPLEXITY_INDEX.get(task.complexity, 1)]
-            self.pool.append(tid)
-        evicted = len(self.pool) - cfg.max_pool
+            task = tasks[tid]
+            quote = quotes.get(tid)
+            if quote is None:
+                quote = quotes[tid] = self.auditor.price(task)
+            complexity = task.complexity
+            end_days[tid] = day + lifespans[_COMPLEXITY_INDEX.get(complexity, 1)]
+            listing[tid] = {"task_id": str(tid), "category": task.category, "complexity": complexity,
+                            "status": "Available", "days_left": 0, "estimated_payment": quote[0] / 100}
+            pool.append(tid)
+        evicted = len(pool) - cfg.max_pool
         if evicted > 0:
-            del self.pool[:evicted]
+            del pool[:evicted]
         self._check_end()
-        return {"status": "success", "added_count": k, "current_pool_size": len(self.pool),
+        return {"status": "success", "added_count": k, "current_pool_size": len(pool),
                 "message": f"{kind.capitalize()} discovery found {k} tasks" +
                            (f"; the {evicted} oldest left the pool (limit {cfg.max_pool})." if evicted > 0 else ".")}
 
@@ -203,67 +227,66 @@ class FreelanceWorld(DayWorld):
         if free <= 0:
             return []
         k = min(k, free)
+        draw = self._next_discovery
+        picked: list[int] = []
         if free * 2 >= n:
-            picked: list[int] = []
             while len(picked) < k:
-                i = int(self._uniform(self._discovery_u, self._discovery) * n)
+                i = int(draw() * n)
                 if i not in submitted and i not in pooled:
                     pooled.add(i)
                     picked.append(i)
             return picked
-        candidates = [i for i in range(n) if i not in submitted and i not in pooled]
-        picked = []
+        if self._ids is None or len(self._ids) != n:
+            self._ids = frozenset(range(n))
+        candidates = sorted(self._ids.difference(submitted, pooled))
         for _ in range(k):
-            picked.append(candidates.pop(int(self._uniform(self._discovery_u, self._discovery) * len(candidates))))
+            picked.append(candidates.pop(int(draw() * len(candidates))))
         return picked
-
-    @staticmethod
-    def _uniform(buffer: list[float], rng: np.random.Generator) -> float:
-        """The next uniform of a stream; drawn in blocks (numpy draws one at a time slowly), used from the end."""
-        if not buffer:
-            buffer[:0] = rng.random(_BLOCK).tolist()[::-1]
-        return buffer.pop()
 
     def submit(self, task: Task, solution: str) -> dict:
         """Settle a submission with the reference's energy, stress and skill formulas (spec §3.2)."""
         cfg = self.config
-        payment, effort = self.quotes[task.id]
-        skill = self.skill(task.category)
+        tid, category = task.id, task.category
+        payment, effort = self.quotes[tid]
+        skills = self.skills
+        skill = skills.get(category, cfg.initial_skill)
         req = 10 * effort
         cm = max(0.4, 1 - (skill - req) / 100)
         cost = int((2 + 0.8 * effort) * cm)
-        if self.energy < cost:
-            raise FreelanceError("failed", f"Too exhausted: this task needs {cost} energy and you have {self.energy}.",
+        energy = self.energy
+        if energy < cost:
+            raise FreelanceError("failed", f"Too exhausted: this task needs {cost} energy and you have {energy}.",
                                  "Rest with energy_restore first.", reason="exhaustion")
-        self.energy -= cost
-        self.stress = min(100, self.stress + int((1 + 0.5 * effort) * cm))
-        success = self.auditor.judge(task, solution)
+        self.energy = energy - cost
+        self.stress = stress = min(100, self.stress + int((1 + 0.5 * effort) * cm))
+        auditor = self.auditor
+        success = auditor.judge(task, solution)
         slipped = False
         if cfg.burnout:
             p = cfg.base_failure + cfg.skill_failure * max(0.0, req - skill) / 100
-            if self.stress >= cfg.burnout_stress:
+            if stress >= cfg.burnout_stress:
                 p *= cfg.burnout_gamma
-            u = self._uniform(self._slips_u, self._slips)  # one draw per judged submission, whatever the verdict
+            u = self._next_slip()  # one draw per judged submission, whatever the verdict
             slipped = success and u < min(1.0, p)
             success = success and not slipped
         lm = min(2.0, max(0.1, req / skill)) if skill else 1.0
         if success:
-            self.stress = max(0, self.stress - int((2 + 0.5 * effort) * cm))
+            self.stress = stress = max(0, stress - int((2 + 0.5 * effort) * cm))
             new_skill = min(100.0, round(skill + (1 + 0.25 * effort) * lm, 2))
-            paid = max(0, int(self.auditor.settle(task, solution, payment)))
+            paid = max(0, int(auditor.settle(task, solution, payment)))
         else:
-            self.stress = min(100, self.stress + int((5 + effort) * cm))
+            self.stress = stress = min(100, stress + int((5 + effort) * cm))
             new_skill = max(0.0, round(skill - (1.5 + 0.1 * effort), 2))
             paid = 0
-        self.skills[task.category] = new_skill
+        skills[category] = new_skill
         if paid:
-            self.ledger.post(self._now_us, "payment", paid, str(task.id))
+            self.ledger.post(self._now_us, "payment", paid, str(tid))
             self.income_cents += paid
             self._income_today += paid
-        self.pool.remove(task.id)
-        self.submitted.add(task.id)
+        self.pool.remove(tid)
+        self.submitted.add(tid)
         self.submissions_today += 1
-        self.history.append((self.day, task.id, success, paid, cost, self.stress, new_skill))
+        self.history.append((self.day, tid, success, paid, cost, stress, new_skill))
         self._check_end()
         if success:
             message = f"Accepted: paid ${paid / 100:.2f}."
@@ -272,9 +295,9 @@ class FreelanceWorld(DayWorld):
         else:
             message = "Rejected: the solution was judged incorrect."
         return {"status": "success" if success else "failed", "is_success": success,
-                "execution_stats": {"energy_consumed": cost, "current_stress": self.stress,
-                                    "skill_avg": round(self.avg_skill(), 2)},
-                "settlement": {"final_payment": paid / 100, "current_balance": self.money_cents / 100},
+                "execution_stats": {"energy_consumed": cost, "current_stress": stress,
+                                    "skill_avg": round(sum(skills.values()) / len(skills), 2)},
+                "settlement": {"final_payment": paid / 100, "current_balance": self.ledger.funds_cents / 100},
                 "message": message}
 
     def rest(self, level: str) -> dict:
@@ -311,6 +334,8 @@ class FreelanceWorld(DayWorld):
 
     def _check_end(self) -> None:
         """End the career the moment a limit is reached (the reference checks before every step)."""
+        if self.energy > 0 and self.stress < 100 and self.ledger.funds_cents > 0:
+            return  # the common case, decided without building the verdict
         end = self._terminal()
         if end is not None and not self.done:
             self.end_reason = end[1]
@@ -322,26 +347,33 @@ class FreelanceWorld(DayWorld):
         if cfg.daily_cost_cents:
             self._spend(cfg.daily_cost_cents, "living")
         e0, s0 = self.energy, self.stress
-        self.energy = min(100, self.energy + cfg.daily_energy)
-        self.stress = max(0, self.stress - cfg.daily_stress_relief)
-        before = len(self.pool)
-        self.pool = [t for t in self.pool if self.end_days[t] >= self.day]
+        self.energy = energy = min(100, e0 + cfg.daily_energy)
+        self.stress = stress = max(0, s0 - cfg.daily_stress_relief)
+        pool, today = self.pool, self.day
+        before = len(pool)
+        end_days = self.end_days
+        for tid in pool:
+            if end_days[tid] < today:
+                pool = self.pool = [t for t in pool if end_days[t] >= today]
+                break
         self.submissions_today = 0
-        self.daily.append((day, self.money_cents, self.energy, self.stress, round(self.avg_skill(), 4),
-                           self._income_today))
+        money_cents = self.ledger.funds_cents
+        skills = self.skills
+        avg = sum(skills.values()) / len(skills) if skills else float(cfg.initial_skill)
+        self.daily.append((day, money_cents, energy, stress, round(avg, 4), self._income_today))
         self._income_today = 0
-        money = self.money_cents / 100
-        if self.money_cents <= 0:
-            return {"status": "game_over", "reason": "bankruptcy", "current_day": self.day,
-                    "current_state": self._state_fields()}
+        money = money_cents / 100
+        if money_cents <= 0:
+            return {"status": "game_over", "reason": "bankruptcy", "current_day": today,
+                    "current_state": {"money": money, "energy": energy, "stress": stress}}
         return {
             "status": "success",
-            "current_day": self.day,
-            "events": {"living_cost_deducted": cfg.daily_cost_cents / 100, "energy_recovered": self.energy - e0,
-                       "stress_relieved": s0 - self.stress, "expired_tasks_removed": before - len(self.pool),
+            "current_day": today,
+            "events": {"living_cost_deducted": cfg.daily_cost_cents / 100, "energy_recovered": energy - e0,
+                       "stress_relieved": s0 - stress, "expired_tasks_removed": before - len(pool),
                        "daily_task_limit_reset": True},
-            "current_state": {**self._state_fields(), "active_tasks_count": len(self.pool)},
-            "summary": f"Day {self.day}: Money=${money:.2f}, Energy={self.energy}, Stress={self.stress}",
+            "current_state": {"money": money, "energy": energy, "stress": stress, "active_tasks_count": len(pool)},
+            "summary": f"Day {today}: Money=${money:.2f}, Energy={energy}, Stress={stress}",
         }
 
     def finished_status(self) -> Status | None:
@@ -447,6 +479,7 @@ class FreelanceWorld(DayWorld):
         return bad
 
 
-def _task_id(value: Any) -> int | None:
-    text = str(value).strip()
-    return int(text) if text.isdigit() and len(text) < 10 else None
+def _uniforms(rng: np.random.Generator) -> Iterator[float]:
+    """A stream's uniforms one at a time, drawn in blocks (numpy is slow to draw them singly)."""
+    while True:
+        yield from rng.random(_BLOCK).tolist()
