@@ -8,7 +8,6 @@ JSON argument validation, the help text and the LLM tool schema all come.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import shlex
@@ -52,6 +51,15 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    # Derived once. A plain slot, not a cached property: attrs serves those
+    # through a class ``__getattr__``, which keeps CPython from specialising
+    # every attribute read on the class.
+    _plain: bool = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        # No choices or bounds: a value of the right type needs no further checks.
+        plain = self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
+        object.__setattr__(self, "_plain", plain)
 
     def coerce(self, value: Any, command: str) -> Any:
         """Turn a CLI token or JSON value into this parameter's type, or refuse it."""
@@ -98,11 +106,6 @@ class Param:
         if self.maximum is not None and out > self.maximum:
             raise CommandError(f"{where} must be <= {self.maximum:g}; got {out!r}.")
         return out
-
-    @functools.cached_property
-    def _plain(self) -> bool:
-        """No choices or bounds: a value of the right type needs no further checks."""
-        return self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
 
     def json_schema(self) -> dict:
         """This parameter as a JSON-schema property."""
@@ -161,10 +164,10 @@ class CommandSpec:
     advances: bool = False
     hidden: bool = False
     counted: bool = True
+    _by_name: dict[str, Param] = attrs.field(init=False, eq=False, repr=False, hash=False)
 
-    @functools.cached_property
-    def _by_name(self) -> dict[str, Param]:
-        return {p.name: p for p in self.params}
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
 
     @property
     def tool_name(self) -> str:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import attrs
+from typing import NamedTuple
 
 __all__ = ["Entry", "Ledger"]
 
 
-@attrs.frozen
-class Entry:
-    """One booked movement of money."""
+class Entry(NamedTuple):
+    """One booked movement of money (immutable; a tuple, so booking one is cheap)."""
 
     t_us: int
     category: str

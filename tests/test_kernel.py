@@ -50,7 +50,7 @@ def test_ledger_books_every_movement():
     book.post(9, "rent", -400)
     assert 850 == book.funds_cents
     assert 2 == len(book)
-    assert [(5, "sale", 250, "order-1"), (9, "rent", -400, None)] == [attrs.astuple(e) for e in book]
+    assert [(5, "sale", 250, "order-1"), (9, "rent", -400, None)] == [tuple(e) for e in book]
     assert book.balanced()
 
 
