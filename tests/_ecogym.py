@@ -1,4 +1,4 @@
-"""Hypothesis strategies and helpers for the EcoGym worlds (operation, vending)."""
+"""Hypothesis strategies and helpers for the EcoGym worlds (operation, vending, freelance)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from bizsim.models.operation import ACTIONS
 
 __all__ = [
-    "OPERATION_LINES", "operation_lines", "vending_actions", "render_vending", "play", "end_day", "budget_respected",
+    "OPERATION_LINES", "operation_lines", "vending_actions", "render_vending", "play", "play_checked", "end_day",
+    "budget_respected",
 ]
 
 #: Lines an operation agent plausibly sends, valid and not.
@@ -87,6 +88,23 @@ def play(world: Any, line: str) -> Any:
     if isinstance(out, simpy.Event):
         world.env.run(until=out)
         return out.value
+    return out
+
+
+def play_checked(world: Any, line: str) -> dict:
+    """:func:`play` a line and check what every EcoGym world promises after it.
+
+    The result is a JSON-able dict; a refusal says why and leaves the state
+    untouched; the world's invariants hold.
+    """
+    before = world.snapshot()
+    out = play(world, line)
+    assert isinstance(out, dict)
+    json.dumps(out, allow_nan=False)
+    if "error" in out:
+        assert isinstance(out["error"], str) and out["error"]
+        assert before == world.snapshot(), line
+    assert [] == world.invariants(), line
     return out
 
 

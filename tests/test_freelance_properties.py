@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 
 import attrs
@@ -12,7 +11,7 @@ from bizsim.simcore.replay import replay
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ._ecogym import budget_respected, play
+from ._ecogym import budget_respected, play_checked
 
 SEEDS = st.integers(0, 10_000)
 PRESET_NAMES = st.sampled_from(sorted(PRESETS))
@@ -63,13 +62,7 @@ def run_actions(preset: str, seed: int, acts: list[tuple], **changes) -> Freelan
         for line in render(w, act):
             if w.done:
                 return w
-            before = w.snapshot()
-            out = play(w, line)
-            assert isinstance(out, dict)
-            json.dumps(out, allow_nan=False)
-            if "error" in out:
-                assert before == w.snapshot(), line
-            assert [] == w.invariants(), line
+            play_checked(w, line)
     return w
 
 

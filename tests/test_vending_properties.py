@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +10,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from bizsim.models.vending import PRESETS, VendingWorld
 from bizsim.simcore.replay import replay
 
-from ._ecogym import budget_respected, play, render_vending, vending_actions
+from ._ecogym import budget_respected, play, play_checked, render_vending, vending_actions
 
 SEEDS = st.integers(0, 10_000)
 PRESET_NAMES = st.sampled_from(["small", "small", "medium", "large"])
@@ -25,14 +23,7 @@ def run_actions(preset: str, seed: int, actions: list[tuple]) -> VendingWorld:
         for line in render_vending(w, action):
             if w.done:
                 return w
-            before = w.snapshot()
-            out = play(w, line)
-            assert isinstance(out, dict)
-            json.dumps(out, allow_nan=False)
-            if "error" in out:
-                assert isinstance(out["error"], str) and out["error"]
-                assert before == w.snapshot(), line
-            assert [] == w.invariants(), line
+            play_checked(w, line)
     return w
 
 
