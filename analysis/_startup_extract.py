@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
-from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -33,7 +32,6 @@ _US_PER_DAY = 24 * _US_PER_HOUR
 _OFFSETS: dict[datetime, int] = {}
 _WIDTH = len(DOMAINS)
 _INDEX = {d: i for i, d in enumerate(DOMAINS)}
-_RATES_OF = attrgetter("rates")
 _RATES = itemgetter(*DOMAINS)  # an employee's rates in domain order (a tuple: there are several domains)
 _ACTIVE_TASKS = attrgetter("active_tasks")
 _CLIENT = attrgetter("client")
@@ -68,15 +66,20 @@ def business_hours(cal: Any, t0_us: int, t1_us: int) -> float:
     return _hours_since_monday(cal, t1_us) - _hours_since_monday(cal, t0_us)
 
 
-def _floats(values: list, cache: dict) -> list[float]:
-    """``[float(v) for v in values]``, remembering each conversion (``float`` of a Decimal goes through text)."""
-    try:
-        return list(map(cache.__getitem__, values))
-    except KeyError:
-        for v in values:
-            if v not in cache:
-                cache[v] = float(v)
-        return list(map(cache.__getitem__, values))
+def _team_floats(team: list, cache: dict) -> list[float]:
+    """The team's skill rates as floats, assignee-major and domain-minor.
+
+    ``float`` of a Decimal goes through text, so each employee's conversion is
+    kept until one of their rates changes (compared by value).
+    """
+    flat: list[float] = []
+    for e in team:
+        rates = _RATES(e.rates)
+        hit = cache.get(e)
+        if hit is None or hit[0] != rates:
+            hit = cache[e] = (rates, tuple(map(float, rates)))
+        flat.extend(hit[1])
+    return flat
 
 
 def _staffing(world: Any, task: Any, cache: dict) -> dict:
@@ -88,7 +91,7 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
     team = task.assignees
     n = len(team)
     # Assignee-major, domain-minor: column ``i`` of domain ``DOMAINS[i]`` is ``flat[i::_WIDTH]``.
-    flat = _floats(list(chain.from_iterable(map(_RATES, map(_RATES_OF, team)))), cache)
+    flat = _team_floats(team, cache)
     required = task.required
     completed = task.completed
     needed: float | None = 0.0
@@ -128,7 +131,7 @@ class StartupExtractor:
         self._split: dict[str, int] = {}
         self._ended: dict[str, int] = {}
         self._watch: dict[str, Any] = {}
-        self._floats: dict = {}  # skill rate -> float, for this run
+        self._floats: dict = {}  # employee -> (rates, their floats), for this run
 
     def probe(self, world: Any) -> None:
         """Look at the active tasks at the end of the agent's turn."""
