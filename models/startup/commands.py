@@ -127,11 +127,11 @@ def market_browse(
     prestige = {d: int(float(p)) for d, p in world.prestige.items()}
     top, floor = max(prestige.values()), min(prestige.values())
     results, skipped = [], 0
-    for task in world.market:
+    for task in world.market_up_to(top):
         if reward_min_cents is not None and task.reward_cents < reward_min_cents:
             break
         need = task.required_prestige
-        if need > top or (domain is not None and domain not in task.required):
+        if domain is not None and domain not in task.required:
             continue
         if need > floor and any(prestige[d] < need for d in task.required):
             continue

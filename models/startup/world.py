@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
+from bisect import insort
+from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
@@ -60,6 +63,10 @@ class StartupWorld(World):
         self.clients_by_name = sorted(self.clients, key=lambda c: c.name)
         self.tasks: list[Task] = generate_market(cfg, self.seed, self.clients)
         self.market: list[Task] = sorted(self.tasks, key=_market_key)
+        # The market again, split by required prestige: browsing skips the levels the company has not reached.
+        self._market_levels: dict[int, list[Task]] = {}
+        for t in self.market:
+            self._market_levels.setdefault(t.required_prestige, []).append(t)
         self.active: list[Task] = []
         self.prestige = {d: Decimal(str(cfg.initial_prestige_level)) for d in DOMAINS}
         self.ledger = Ledger(cfg.initial_funds_cents)
@@ -356,6 +363,7 @@ class StartupWorld(World):
         task.accepted_at = now
         task.deadline = self.calendar.add_business_hours(now, hours)
         self.market.remove(task)
+        self._market_levels[task.required_prestige].remove(task)
         if bot:
             counter, slot = self._bot_counter, None
             self._bot_counter += 1
@@ -370,13 +378,19 @@ class StartupWorld(World):
         return fresh
 
     def _add_market_task(self, task: Task) -> None:
-        from bisect import insort
-
         self.tasks.append(task)
         self._counts["market"] += 1
         self._by_uid[task.uid] = task
         self._by_title.setdefault(task.title, []).append(task)
         insort(self.market, task, key=_market_key)
+        insort(self._market_levels.setdefault(task.required_prestige, []), task, key=_market_key)
+
+    def market_up_to(self, level: int) -> Iterable[Task]:
+        """Market tasks that need at most ``level`` prestige, in market order (highest reward first)."""
+        lists = [tasks for need, tasks in self._market_levels.items() if need <= level and tasks]
+        if len(lists) == 1:
+            return lists[0]
+        return heapq.merge(*lists, key=_market_key)
 
     def assign(self, task: Task, employees: list[Employee]) -> list[Employee]:
         """Add employees to a task's team (already assigned ones are skipped)."""
