@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from marshal import dumps as _dumps
 from typing import Any
 
 import simpy
@@ -71,7 +72,7 @@ class DayWorld(World):
                     f"Call {self.advance_command} to receive the day's report.",
                 )
             if refusal is not None:
-                self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": refusal.to_dict()})
+                self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": refusal.to_dict()})))
                 if raise_errors:
                     raise refusal
                 return refusal.to_dict()
@@ -108,7 +109,7 @@ class DayWorld(World):
         status = self.finished_status()
         if status is not None:
             self._end(status, status.value)
-        self.trajectory.add(self._now_us, "stop", self.advance_command, report)
+        self._record((self._now_us, "stop", self.advance_command, _dumps(report)))
         waiter._value = report
 
     def end_day(self, day: int) -> dict:

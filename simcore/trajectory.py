@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 __all__ = ["Trajectory", "to_json"]
@@ -33,6 +33,13 @@ class Trajectory:
     def add(self, t_us: int, kind: str, name: str, data: Any) -> None:
         """Append one record (JSON-able data: dicts, lists, text, numbers, booleans, None)."""
         self._rows.append((t_us, kind, name, marshal.dumps(data)))
+
+    def appender(self) -> Callable[[tuple[int, str, str, bytes]], None]:
+        """The raw append of packed records ``(t_us, kind, name, marshal.dumps(data))``, for hot paths.
+
+        Equivalent to :meth:`add` for callers that marshal the data themselves.
+        """
+        return self._rows.append
 
     def __len__(self) -> int:
         return len(self._rows)

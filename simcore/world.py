@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from marshal import dumps as _dumps
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, ClassVar
 
@@ -61,6 +62,8 @@ class World:
         self.env = SimEnvironment()
         self.streams = RandomStreams(self.seed)
         self.trajectory = Trajectory()
+        # Commands append packed records directly: one call less per record on the hot path.
+        self._record = self.trajectory.appender()
         self.status = Status.RUNNING
         self.terminal_detail: str | None = None
         self.finished = self.env.event()
@@ -79,9 +82,15 @@ class World:
         return self.calendar.iso(self._now_us)
 
     @property
-    def done(self) -> bool:
-        """True once the episode has ended."""
-        return self.status is not Status.RUNNING
+    def status(self) -> Status:
+        """Where the episode stands; setting it keeps :attr:`done` in step."""
+        return self._status
+
+    @status.setter
+    def status(self, value: Status) -> None:
+        self._status = value
+        #: True once the episode has ended (a plain attribute: agents read it every turn).
+        self.done = value is not Status.RUNNING
 
     @property
     def benchmark_id(self) -> str:
@@ -134,18 +143,18 @@ class World:
     def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
         if self.done:
             exc = CommandError(f"The episode has ended ({self.status.value}).", "Start a new episode.")
-            self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": exc.to_dict()})
+            self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
             if raise_errors:
                 raise exc
             return exc.to_dict()
         try:
             result = spec.func(self, **kwargs)
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "error": exc.to_dict()})
+            self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
             if raise_errors:
                 raise
             return exc.to_dict()
-        self.trajectory.add(self._now_us, "cmd", spec.name, {"args": kwargs, "result": None if spec.advances else result})
+        self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "result": None if spec.advances else result})))
         return result
 
     def command_log(self) -> list[tuple[int, str]]:
@@ -168,7 +177,7 @@ class World:
     def _deliver_stop(self, report: dict, priority: int) -> None:
         """Wake whoever waits on an advance, at the current instant."""
         waiter, self._waiter = self._waiter, None
-        self.trajectory.add(self._now_us, "stop", self.advance_command, report)
+        self._record((self._now_us, "stop", self.advance_command, _dumps(report)))
         if waiter is not None:
             self.env.succeed_at(waiter, self._now_us, priority, report)
 
@@ -190,7 +199,7 @@ class World:
 
     def record_event(self, name: str, data: dict) -> None:
         """Append a world event to the trajectory."""
-        self.trajectory.add(self._now_us, "event", name, data)
+        self._record((self._now_us, "event", name, _dumps(data)))
 
     # running -------------------------------------------------------------
     def run(self, agent: Agent) -> simpy.Process:

@@ -124,6 +124,32 @@ def test_golden_tasks_of_other_seeds():
         t.client.name, t.required_prestige, t.required_trust, t.reward_cents, dict(t.required))
 
 
+@given(seed=seeds(), preset_name=presets())
+@settings(max_examples=10, deadline=None)
+def test_late_drawn_delta_and_boost_equal_the_full_stream(seed, preset_name):
+    """δ and boost, drawn when first read, equal the stream's last two draws, whatever order tasks are read in.
+
+    Market tasks and replacements alike: each task's values come from its own
+    stream drawn in full, in the reference's order.
+    """
+    from bizsim.models.startup.generate import _FORCED_PRESTIGE_ONE, _task_draws
+
+    w = StartupWorld(preset_name, seed)
+    for row in w.call("market browse", limit=3)["tasks"]:
+        w.call("task accept", task_id=row["task_id"])
+    draws = _task_draws(w.config)
+    for t in reversed(w.tasks):  # read back to front: order must not matter
+        if t.serial <= w.config.num_market_tasks:
+            rng = stream(seed, f"task_{t.serial}")
+            if t.serial - 1 >= _FORCED_PRESTIGE_ONE:
+                draws.prestige(rng)
+        else:
+            rng = stream(seed, f"replenish_{t.title.removeprefix('Task-')}")
+        required, reward, trust = draws.head(rng, t.required_prestige, tuple(t.client.specialties))
+        assert (t.delta, t.boost) == draws.tail(rng)
+        assert trust == t.required_trust
+
+
 def test_top_reward_open_task_of_seed_1(world):
     """Seed 1's best-paying prestige-1, trust-0 task is Task-10 of Vanguard ML (a RAT): $20,919.43, research 564."""
     open_tasks = [t for t in world.tasks if t.required_prestige == 1 and t.required_trust == 0]

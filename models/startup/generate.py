@@ -8,6 +8,7 @@ seed 1; only market tasks depend on the episode seed.
 from __future__ import annotations
 
 import functools
+from functools import partial
 import hashlib
 import random
 import uuid
@@ -158,8 +159,8 @@ class _TaskDraws:
             return 0
         return max(1, min(int(1 + frac * self.level_scale), self.level_max))
 
-    def task(self, rng: random.Random, prestige: int, specialties: tuple[str, ...]) -> tuple:
-        """``(requirements, reward, required_trust, delta, boost)`` of one task, in the reference's draw order."""
+    def head(self, rng: random.Random, prestige: int, specialties: tuple[str, ...]) -> tuple:
+        """``(requirements, reward, required_trust)`` of one task: its draws up to the last two."""
         k = int(self.domain_count(rng))
         scale = 1 + self.qty_scale * (prestige - 1)
         qty = self.qty
@@ -168,7 +169,11 @@ class _TaskDraws:
         trust = self.required_trust(rng, reward)
         if trust > 0:
             reward = int(reward * (1.0 + self.gated_boost * trust))
-        return required, reward, trust, q3(self.delta(rng)), q4(self.boost(rng))
+        return required, reward, trust
+
+    def tail(self, rng: random.Random) -> tuple[Decimal, Decimal]:
+        """``(prestige delta, skill boost)``: a task's last two draws."""
+        return q3(self.delta(rng)), q4(self.boost(rng))
 
 
 @functools.lru_cache(maxsize=32)
@@ -182,41 +187,65 @@ def _market_specs(cfg: StartupConfig, seed: int, specialties: tuple[tuple[str, .
     # agents on one seed generate its market once.
     out = []
     draws = _task_draws(cfg)
-    draw_prestige, draw_task = draws.prestige, draws.task
+    draw_prestige, draw_head = draws.prestige, draws.head
     rng = random.Random()
     n = len(specialties)
     for idx in range(1, cfg.num_market_tasks + 1):
         _reseed(rng, seed, f"task_{idx}")
         prestige = 1 if idx - 1 < _FORCED_PRESTIGE_ONE else int(draw_prestige(rng))
         ci = (idx - 1) % n
-        required, reward, trust, delta, boost = draw_task(rng, prestige, specialties[ci])
-        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), delta, boost, required))
+        required, reward, trust = draw_head(rng, prestige, specialties[ci])
+        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), required))
     return tuple(out)
+
+
+# A task's prestige delta and skill boost are its stream's last two draws and
+# most tasks are never shown, so they are drawn when first read: the stream is
+# replayed through the earlier draws, which gives the same values.
+@functools.lru_cache(maxsize=8192)
+def _late_market(cfg: StartupConfig, seed: int, idx: int, prestige: int, specialties: tuple[str, ...]):
+    draws = _task_draws(cfg)
+    rng = stream(seed, f"task_{idx}")
+    if idx - 1 >= _FORCED_PRESTIGE_ONE:
+        draws.prestige(rng)
+    draws.head(rng, prestige, specialties)
+    return draws.tail(rng)
+
+
+@functools.lru_cache(maxsize=8192)
+def _late_replacement(cfg: StartupConfig, seed: int, counter: int, prestige: int, specialties: tuple[str, ...]):
+    draws = _task_draws(cfg)
+    rng = stream(seed, f"replenish_{counter}")
+    draws.head(rng, prestige, specialties)
+    return draws.tail(rng)
 
 
 def generate_market(cfg: StartupConfig, seed: int, clients: list[Client]) -> list[Task]:
     """The initial market: tasks dealt round-robin to clients, rewards times client multiplier."""
-    specs = _market_specs(cfg, seed, tuple(tuple(c.specialties) for c in clients), tuple(c.multiplier for c in clients))
+    specialties = tuple(tuple(c.specialties) for c in clients)
+    specs = _market_specs(cfg, seed, specialties, tuple(c.multiplier for c in clients))
     return [
-        Task(task_uid(seed, idx), idx, f"Task-{idx}", clients[ci], prestige, trust, reward, delta, boost, dict(req), idx - 1)
-        for idx, ci, prestige, trust, reward, delta, boost, req in specs
+        Task(
+            task_uid(seed, idx), idx, f"Task-{idx}", clients[ci], prestige, trust, reward, None, None, dict(req), idx - 1,
+            partial(_late_market, cfg, seed, idx, prestige, specialties[ci]),
+        )
+        for idx, ci, prestige, trust, reward, req in specs
     ]
 
 
 @functools.lru_cache(maxsize=8192)
 def _replacement_spec(cfg: StartupConfig, seed: int, counter: int, prestige: int, specialties: tuple[str, ...]):
-    required, reward, trust, delta, boost = _task_draws(cfg).task(stream(seed, f"replenish_{counter}"), prestige, specialties)
-    return required, reward, trust, delta, boost
+    return _task_draws(cfg).head(stream(seed, f"replenish_{counter}"), prestige, specialties)
 
 
 def generate_replacement(
     cfg: StartupConfig, seed: int, counter: int, serial: int, like: Task, market_slot: int | None
 ) -> Task:
     """The task that refills the market after ``like`` is accepted (stream ``replenish_{counter}``)."""
-    required, reward, trust, delta, boost = _replacement_spec(
-        cfg, seed, counter, like.required_prestige, tuple(like.client.specialties)
-    )
+    specialties = tuple(like.client.specialties)
+    required, reward, trust = _replacement_spec(cfg, seed, counter, like.required_prestige, specialties)
     return Task(
         task_uid(seed, serial), serial, f"Task-{counter}", like.client, like.required_prestige, trust,
-        reward, delta, boost, dict(required), market_slot,
+        reward, None, None, dict(required), market_slot,
+        partial(_late_replacement, cfg, seed, counter, like.required_prestige, specialties),
     )

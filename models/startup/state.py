@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 __all__ = ["DOMAINS", "Employee", "Client", "Task", "q3", "q4", "TASK_STATUSES"]
@@ -66,7 +67,7 @@ class Task:
 
     __slots__ = (
         "uid", "serial", "title", "client", "required_prestige", "required_trust", "reward_cents",
-        "advertised_reward_cents", "delta", "boost", "status", "market_slot", "required", "completed",
+        "advertised_reward_cents", "_delta", "_boost", "_late", "status", "market_slot", "required", "completed",
         "accepted_at", "deadline", "completed_at", "success", "assignees", "assigned_at", "milestone_pct",
         "eta_token", "cancel_reason",
     )
@@ -80,11 +81,13 @@ class Task:
         required_prestige: int,
         required_trust: int,
         reward_cents: int,
-        delta: Decimal,
-        boost: Decimal,
+        delta: Decimal | None,
+        boost: Decimal | None,
         required: dict[str, int],
         market_slot: int | None,
+        late: Callable[[], tuple[Decimal, Decimal]] | None = None,
     ) -> None:
+        """``delta`` and ``boost`` may be ``None`` with ``late`` to draw both when first read."""
         self.uid = uid
         self.serial = serial
         self.title = title
@@ -93,8 +96,9 @@ class Task:
         self.required_trust = required_trust
         self.reward_cents = reward_cents
         self.advertised_reward_cents: int | None = None
-        self.delta = delta
-        self.boost = boost
+        self._delta = delta
+        self._boost = boost
+        self._late = late
         self.status = "market"
         self.market_slot = market_slot
         self.required = required
@@ -108,6 +112,20 @@ class Task:
         self.milestone_pct = 0
         self.eta_token = 0
         self.cancel_reason: str | None = None
+
+    @property
+    def delta(self) -> Decimal:
+        """Prestige gained per domain on success."""
+        if self._delta is None:
+            self._delta, self._boost = self._late()
+        return self._delta
+
+    @property
+    def boost(self) -> Decimal:
+        """Skill-rate boost of the team on success."""
+        if self._boost is None:
+            self._delta, self._boost = self._late()
+        return self._boost
 
     def progress_ratio(self) -> Decimal:
         """Completed over required work, summed over domains."""
