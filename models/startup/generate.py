@@ -32,6 +32,8 @@ _CLIENT_NAMES = (
     "Stratos Cloud", "Vanguard ML", "Equinox Labs", "Cortex Intelligence",
 )
 MAX_CLIENTS = len(_CLIENT_NAMES)
+_N_DOMAINS = len(DOMAINS)
+_DOMAIN_BITS = _N_DOMAINS.bit_length()
 
 
 def stream(seed: int, key: str) -> random.Random:
@@ -69,17 +71,23 @@ def _task_uid_prefix(seed: int) -> str:
 
 def generate_employees(cfg: StartupConfig) -> list[Employee]:
     """The fixed roster (tier pattern shuffled, per-domain rates, salaries skewed high)."""
+    return [Employee(uid, name, tier, salary, dict(rates)) for uid, name, tier, salary, rates in _employee_values(cfg)]
+
+
+@functools.lru_cache(maxsize=32)
+def _employee_values(cfg: StartupConfig) -> tuple:
+    # Seed 1 only: every world of a config has the same roster, so its draws are made once.
     tiers = [_TIER_PATTERN[i % len(_TIER_PATTERN)] for i in range(cfg.num_employees)]
     stream(FIXED_WORLD_SEED, "tier_assignment").shuffle(tiers)
     out = []
     for idx in range(1, cfg.num_employees + 1):
         rng = stream(FIXED_WORLD_SEED, f"employee_{idx}")
         tier = cfg.tiers[tiers[idx - 1]]
-        rates = {d: Decimal("%.4f" % round(rng.uniform(tier.rate_min, tier.rate_max), 4)) for d in DOMAINS}
+        rates = tuple((d, Decimal("%.4f" % round(rng.uniform(tier.rate_min, tier.rate_max), 4))) for d in DOMAINS)
         raw = round(rng.triangular(tier.min_cents, tier.max_cents, tier.max_cents))
         salary = int(max(tier.min_cents, min(tier.max_cents, raw)))
-        out.append(Employee(make_uid(FIXED_WORLD_SEED, "employee", idx), f"Emp_{idx}", tier.name, salary, rates))
-    return out
+        out.append((make_uid(FIXED_WORLD_SEED, "employee", idx), f"Emp_{idx}", tier.name, salary, rates))
+    return tuple(out)
 
 
 def _tier_label(mult: float, cfg: StartupConfig) -> str:
@@ -92,25 +100,33 @@ def _tier_label(mult: float, cfg: StartupConfig) -> str:
 
 def generate_clients(cfg: StartupConfig) -> list[Client]:
     """The fixed clients, adversarial ones first, then shuffled into client-index order."""
+    clients = []
+    for i, (uid, name, mult, tier, specialties, loyalty) in enumerate(_client_values(cfg)):
+        c = Client(uid, name, mult, tier, list(specialties), loyalty)
+        c.index = i
+        clients.append(c)
+    return clients
+
+
+@functools.lru_cache(maxsize=32)
+def _client_values(cfg: StartupConfig) -> tuple:
     rng = stream(FIXED_WORLD_SEED, "clients")
     names = rng.sample(_CLIENT_NAMES, cfg.num_clients)
     n_adversarial = max(1, round(cfg.num_clients * cfg.loyalty_rat_fraction))
-    clients = []
+    rows = []
     for i, name in enumerate(names):
         mult = round(rng.triangular(cfg.client_reward_mult_low, cfg.client_reward_mult_high, cfg.client_reward_mult_mode), 2)
         tier = _tier_label(mult, cfg)
         n_spec = 1 if rng.random() < cfg.client_single_specialty_prob else 2
-        specialties = list(rng.sample(DOMAINS, n_spec))
+        specialties = tuple(rng.sample(DOMAINS, n_spec))
         if i < n_adversarial:
             loyalty = round(rng.uniform(-1.0, -0.3), 3)
             mult = max(mult, cfg.client_reward_mult_high * 0.75)
         else:
             loyalty = round(rng.triangular(-0.3, 1.0, cfg.loyalty_mode), 3)
-        clients.append(Client(make_uid(FIXED_WORLD_SEED, "client", i), name, mult, tier, specialties, loyalty))
-    rng.shuffle(clients)
-    for i, c in enumerate(clients):
-        c.index = i
-    return clients
+        rows.append((make_uid(FIXED_WORLD_SEED, "client", i), name, mult, tier, specialties, loyalty))
+    rng.shuffle(rows)
+    return tuple(rows)
 
 
 class _TaskDraws:
@@ -135,16 +151,31 @@ class _TaskDraws:
         self.threshold = cfg.trust_reward_threshold
         self.level_scale = cfg.trust_level_reward_scale
         self.level_max = cfg.trust_level_max_required
+        self._favoured: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def domains(self, rng: random.Random, k: int, specialties: tuple[str, ...]) -> list[str]:
         """The required domains: the first favours a client specialty, the rest are sampled."""
         if not specialties or k <= 0:
             return rng.sample(DOMAINS, k)
-        available = list(DOMAINS)
-        favoured = [d for d in DOMAINS if d in specialties]
-        first = rng.choice(favoured) if favoured and rng.random() < self.bias else rng.choice(available)
-        available.remove(first)
-        if k > 1 and available:
+        favoured = self._favoured.get(specialties)
+        if favoured is None:
+            favoured = self._favoured[specialties] = tuple(d for d in DOMAINS if d in specialties)
+        # ``rng.choice`` spelled out: the same getrandbits calls as its ``_randbelow``.
+        getrandbits = rng.getrandbits
+        if favoured and rng.random() < self.bias:
+            n = len(favoured)
+            bits = n.bit_length()
+            r = getrandbits(bits)
+            while r >= n:
+                r = getrandbits(bits)
+            first = favoured[r]
+        else:
+            r = getrandbits(_DOMAIN_BITS)
+            while r >= _N_DOMAINS:
+                r = getrandbits(_DOMAIN_BITS)
+            first = DOMAINS[r]
+        if k > 1:
+            available = [d for d in DOMAINS if d != first]
             return [first, *rng.sample(available, min(k - 1, len(available)))]
         return [first]
 
