@@ -126,6 +126,9 @@ def market_browse(
         limit = world.config.market_browse_default_limit
     prestige = {d: int(float(p)) for d, p in world.prestige.items()}
     top, floor = max(prestige.values()), min(prestige.values())
+    # Per level above the floor, the domains whose prestige falls short of it.
+    short = {need: frozenset(d for d, p in prestige.items() if p < need) for need in range(floor + 1, top + 1)}
+    trust: dict = {}  # client -> its trust as a float, for the gated tasks met on the way
     results, skipped = [], 0
     for task in world.market_up_to(top):
         if reward_min_cents is not None and task.reward_cents < reward_min_cents:
@@ -133,10 +136,16 @@ def market_browse(
         need = task.required_prestige
         if domain is not None and domain not in task.required:
             continue
-        if need > floor and any(prestige[d] < need for d in task.required):
+        if need > floor and not short[need].isdisjoint(task.required):
             continue
-        if task.required_trust > 0 and float(task.client.trust) < task.required_trust:
-            continue
+        gate = task.required_trust
+        if gate > 0:
+            client = task.client
+            level = trust.get(client)
+            if level is None:
+                level = trust[client] = float(client.trust)
+            if level < gate:
+                continue
         if skipped < offset:
             skipped += 1
             continue
