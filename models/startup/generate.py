@@ -8,7 +8,6 @@ seed 1; only market tasks depend on the episode seed.
 from __future__ import annotations
 
 import functools
-from functools import partial
 import hashlib
 import random
 import uuid
@@ -215,7 +214,9 @@ def _task_draws(cfg: StartupConfig) -> _TaskDraws:
 @functools.lru_cache(maxsize=64)
 def _market_specs(cfg: StartupConfig, seed: int, specialties: tuple[tuple[str, ...], ...], multipliers: tuple[float, ...]):
     # Generation is a pure function of (config, seed): sweeps that run several
-    # agents on one seed generate its market once.
+    # agents on one seed generate its market once. Requirements are kept as
+    # (domain, qty) pairs: tuples of plain values drop out of the cyclic
+    # garbage collector's walks, which full caches would otherwise slow.
     out = []
     draws = _task_draws(cfg)
     draw_prestige, draw_head = draws.prestige, draws.head
@@ -226,7 +227,7 @@ def _market_specs(cfg: StartupConfig, seed: int, specialties: tuple[tuple[str, .
         prestige = 1 if idx - 1 < _FORCED_PRESTIGE_ONE else int(draw_prestige(rng))
         ci = (idx - 1) % n
         required, reward, trust = draw_head(rng, prestige, specialties[ci])
-        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), required))
+        out.append((idx, ci, prestige, trust, int(reward * multipliers[ci]), tuple(required.items())))
     return tuple(out)
 
 
@@ -258,7 +259,7 @@ def generate_market(cfg: StartupConfig, seed: int, clients: list[Client]) -> lis
     return [
         Task(
             task_uid(seed, idx), idx, f"Task-{idx}", clients[ci], prestige, trust, reward, None, None, dict(req), idx - 1,
-            partial(_late_market, cfg, seed, idx, prestige, specialties[ci]),
+            functools.partial(_late_market, cfg, seed, idx, prestige, specialties[ci]),
         )
         for idx, ci, prestige, trust, reward, req in specs
     ]
@@ -266,7 +267,8 @@ def generate_market(cfg: StartupConfig, seed: int, clients: list[Client]) -> lis
 
 @functools.lru_cache(maxsize=8192)
 def _replacement_spec(cfg: StartupConfig, seed: int, counter: int, prestige: int, specialties: tuple[str, ...]):
-    return _task_draws(cfg).head(stream(seed, f"replenish_{counter}"), prestige, specialties)
+    required, reward, trust = _task_draws(cfg).head(stream(seed, f"replenish_{counter}"), prestige, specialties)
+    return tuple(required.items()), reward, trust
 
 
 def generate_replacement(
@@ -278,5 +280,5 @@ def generate_replacement(
     return Task(
         task_uid(seed, serial), serial, f"Task-{counter}", like.client, like.required_prestige, trust,
         reward, None, None, dict(required), market_slot,
-        partial(_late_replacement, cfg, seed, counter, like.required_prestige, specialties),
+        functools.partial(_late_replacement, cfg, seed, counter, like.required_prestige, specialties),
     )
