@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-from marshal import dumps as _dumps
 from collections.abc import Callable, Generator, Mapping
+from marshal import dumps as _dumps
 from typing import Any, ClassVar
 
 import simpy

@@ -116,16 +116,16 @@ class Task:
     @property
     def delta(self) -> Decimal:
         """Prestige gained per domain on success."""
-        if self._delta is None:
-            self._delta, self._boost = self._late()
-        return self._delta
+        return self._delta if self._delta is not None else self._draw_late()[0]
 
     @property
     def boost(self) -> Decimal:
         """Skill-rate boost of the team on success."""
-        if self._boost is None:
-            self._delta, self._boost = self._late()
-        return self._boost
+        return self._boost if self._boost is not None else self._draw_late()[1]
+
+    def _draw_late(self) -> tuple[Decimal, Decimal]:
+        self._delta, self._boost = pair = self._late()
+        return pair
 
     def progress_ratio(self) -> Decimal:
         """Completed over required work, summed over domains."""
