@@ -44,7 +44,9 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     else:
         result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
         world, turns, reason = result.final_world, result.turns, result.terminal_reason
-    return extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
+    body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
+    world.close()  # freed now, not by the cyclic collector walking it later
+    return body
 
 
 def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:

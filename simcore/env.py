@@ -20,6 +20,35 @@ class SimEnvironment(simpy.Environment):
     ``priority``, then in the order they were scheduled.
     """
 
+    def __init__(self, initial_time: float = 0) -> None:
+        super().__init__(initial_time)
+        #: The processes started here that may still be alive, so :meth:`release` can stop them.
+        self.processes: list[simpy.Process] = []
+        self._prune_at = 64
+
+    def process(self, generator: Any) -> simpy.Process:
+        """Start ``generator`` as a process (and keep it in :attr:`processes`)."""
+        proc = simpy.Process(self, generator)
+        processes = self.processes
+        processes.append(proc)
+        if len(processes) >= self._prune_at:  # a model that starts a process per customer keeps only the live ones
+            processes[:] = [p for p in processes if p.is_alive]
+            self._prune_at = max(64, 2 * len(processes))
+        return proc
+
+    def release(self) -> None:
+        """Stop every process and drop every reference, so nothing here waits for the cyclic garbage collector.
+
+        A waiting process and the event it waits on refer to each other, and
+        its generator holds whatever the process uses; closing the generator
+        runs what a collector would run, only now. The environment cannot be
+        used afterwards.
+        """
+        for proc in self.processes:
+            proc._generator.close()
+            proc._target = None
+        vars(self).clear()
+
     def schedule_at(self, event: simpy.Event, t_us: int, priority: int) -> simpy.Event:
         """Put an already-triggered ``event`` on the heap at instant ``t_us``."""
         at = t_us / US_PER_HOUR

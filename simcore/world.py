@@ -197,6 +197,21 @@ class World:
         """
         self._end(Status.ERROR, detail)
 
+    def close(self) -> None:
+        """Free the world's memory now; the world cannot be used afterwards.
+
+        A world, its SimPy environment and its processes refer to one another,
+        so a dropped world waits for the cyclic garbage collector, which walks
+        every object it holds. Closing breaks those cycles and frees it at
+        once. For callers done with a world (a sweep worker, once it has the
+        record); any later use raises ``AttributeError``.
+        """
+        env = self.__dict__.get("env")
+        if env is not None:
+            env.release()
+        self.__dict__.clear()
+        self.closed = True
+
     def record_event(self, name: str, data: dict) -> None:
         """Append a world event to the trajectory."""
         self._record((self._now_us, "event", name, _dumps(data)))

@@ -388,3 +388,32 @@ def test_world_command_log_and_identity():
     assert expected == w.command_log()
     assert "toy-v3" == w.benchmark_id
     assert {"time": "2025-01-01T10:00:00", "status": "running"} == w.observation()
+
+
+@pytest.mark.parametrize(("world", "preset", "agent"), [
+    ("startup", "default", "greedy"), ("vending", "small", "markup"), ("freelance", "default", "cautious"),
+    ("operation", "default", "threshold"),
+])
+def test_close_frees_a_finished_world_without_the_cyclic_collector(world, preset, agent):
+    import gc
+    import weakref
+
+    from bizsim.agents import make_agent
+    from bizsim.models import world_class
+
+    world_class(world)(preset, 2).run(make_agent(world, agent))  # first use imports and builds classes: garbage
+    gc.collect()
+    gc.disable()
+    try:
+        w = world_class(world)(preset, 3)
+        w.run(make_agent(world, agent))
+        refs = [weakref.ref(w), weakref.ref(w.env)]
+        w.close()
+        assert w.closed
+        with pytest.raises(AttributeError):
+            w.trajectory  # noqa: B018
+        del w
+        assert [r() for r in refs] == [None, None]
+        assert gc.collect() == 0  # nothing of the world was left to the collector
+    finally:
+        gc.enable()
