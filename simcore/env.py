@@ -43,7 +43,12 @@ class SimEnvironment(simpy.Environment):
         its generator holds whatever the process uses; closing the generator
         runs what a collector would run, only now. The environment cannot be
         used afterwards.
+
+        Raises:
+            RuntimeError: called from inside one of its processes (a running generator cannot be closed).
         """
+        if self.active_process is not None:
+            raise RuntimeError("release() was called from inside a running process; call it once the run is over")
         for proc in self.processes:
             proc._generator.close()
             proc._target = None

@@ -205,6 +205,9 @@ class World:
         every object it holds. Closing breaks those cycles and frees it at
         once. For callers done with a world (a sweep worker, once it has the
         record); any later use raises ``AttributeError``.
+
+        Raises:
+            RuntimeError: called from inside the world's own processes (an agent); the world is left as it was.
         """
         env = self.__dict__.get("env")
         if env is not None:

@@ -417,3 +417,18 @@ def test_close_frees_a_finished_world_without_the_cyclic_collector(world, preset
         assert gc.collect() == 0  # nothing of the world was left to the collector
     finally:
         gc.enable()
+
+
+def test_close_from_inside_an_agent_is_refused_and_changes_nothing():
+    from bizsim.models.startup import StartupWorld
+
+    def closer(world):
+        yield world.advance()
+        world.close()
+
+    w = StartupWorld("tutorial", 1)
+    with pytest.raises(RuntimeError, match="inside a running process"):
+        w.run(closer)
+    assert w.status.value == "running" and w.env.processes
+    w.close()
+    assert w.closed
