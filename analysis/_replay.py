@@ -18,20 +18,23 @@ __all__ = ["probe_replay", "record_from_run_dir"]
 
 
 def probe_replay(
-    spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None
+    spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None,
+    world_options: dict | None = None,
 ) -> Any:
     """Rebuild a run's world from its ``(t_us, line)`` log, calling ``probe(world)`` before every advance.
 
     This is how facts only a live world holds (the startup world's staffing at
     each turn) are recovered for runs whose agent could not be watched (LLM runs,
-    run directories).
+    run directories). ``world_options`` go to the world's constructor (an
+    auditor answering from the run's recorded calls: ``llm_run.recorded_world_options``).
 
     Raises:
         ReplayError: the log does not belong to this world, config and seed.
     """
     from bizsim.models import world_class
 
-    world = world_class(spec.world)(config if config is not None else world_config(spec), spec.seed)
+    world = world_class(spec.world)(config if config is not None else world_config(spec), spec.seed,
+                                    **(world_options or {}))
     for i, (t_us, line) in enumerate(log):
         if world.done:
             break
@@ -81,8 +84,11 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     Raises:
         ConfigError: the directory holds no finished run.
     """
+    from bizsim.agents.llm.runlog import RUN_SPEC
+
     from ._extract import extract, extractor_for
     from ._worker import record_version
+    from .llm_run import check_replayed, recorded_world_options
     from .rundir import read_command_log
 
     root = Path(path)
@@ -92,7 +98,9 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
         raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
     spec, config = _spec_of(root, result)
     extractor = extractor_for(spec.world)
-    world = probe_replay(spec, read_command_log(root), extractor.probe, config)
+    options = recorded_world_options(root) if (root / RUN_SPEC).exists() else {}
+    world = probe_replay(spec, read_command_log(root), extractor.probe, config, options)
+    check_replayed(options)
     turns, reason = int(result.get("turns", 0)), str(result.get("terminal_reason"))
     body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
     llm = result.get("llm")

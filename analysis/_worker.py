@@ -56,7 +56,7 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
 
     from ._extract import extract, extractor_for
     from ._replay import probe_replay
-    from .llm_run import LLMRunSpec, resume_llm, run_llm
+    from .llm_run import LLMRunSpec, check_replayed, recorded_world_options, resume_llm, run_llm
 
     if spec.overrides:
         raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
@@ -65,10 +65,15 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     if (run_dir / "run.json").exists():
         result = resume_llm(run_dir)
     else:
-        cfg = LLMAgentConfig.from_options(dict(spec.agent_options))
-        result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir)))
+        options = dict(spec.agent_options)
+        auditor = str(options.pop("auditor", "deterministic"))  # a world setting the agent's model plays
+        cfg = LLMAgentConfig.from_options(options)
+        result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
+                                    auditor=auditor))
     extractor = extractor_for(spec.world)
-    world = probe_replay(spec, result.final_world.command_log(), extractor.probe)
+    world_options = recorded_world_options(run_dir)
+    world = probe_replay(spec, result.final_world.command_log(), extractor.probe, world_options=world_options)
+    check_replayed(world_options)
     body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
     total = result.llm.get("total", {})
     body["run"].update({

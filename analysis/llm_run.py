@@ -24,12 +24,15 @@ from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
-from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.errors import ConfigError, ReplayError
 
 from .episode import EpisodeResult, run_episode
 from .rundir import write_run_dir
 
-__all__ = ["LLMRunResult", "LLMRunSpec", "load_run_spec", "resume_llm", "run_llm", "run_llm_episodes"]
+__all__ = [
+    "LLMRunResult", "LLMRunSpec", "check_replayed", "load_run_spec", "recorded_world_options", "resume_llm", "run_llm",
+    "run_llm_episodes",
+]
 
 _SPEC_VERSION = 1
 #: Who prices, judges and pays freelance work: the offline rule, or the agent's model.
@@ -117,10 +120,38 @@ def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:
     """World constructor arguments: an LLM auditor plays its roles through the agent's gateway."""
     if spec.auditor != "llm":
         return {}
+    return {"auditor": _llm_auditor(spec, agent.role_client("auditor"))}
+
+
+def _llm_auditor(spec: LLMRunSpec, client: Any) -> Any:
     from bizsim.models.freelance import LLMAuditor
 
     temperature = spec.agent.temperature
-    return {"auditor": LLMAuditor(agent.role_client("auditor"), params={} if temperature is None else {"temperature": temperature})}
+    return LLMAuditor(client, params={} if temperature is None else {"temperature": temperature})
+
+
+def recorded_world_options(path: str | Path) -> dict:
+    """World constructor arguments that rebuild the world of the LLM run in ``path`` from its command log.
+
+    A world's own LLM role shaped the run (the freelance auditor priced,
+    judged and paid), so it answers again from the run's ``llm_calls.jsonl``;
+    no model is called. Check with :func:`check_replayed` once the log is replayed.
+    """
+    from bizsim.agents.llm.recorded import RecordedRoleClient
+
+    spec, _ = load_run_spec(path)
+    if spec.auditor != "llm":
+        return {}
+    return {"auditor": _llm_auditor(spec, RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor"))}
+
+
+def check_replayed(world_options: dict) -> None:
+    """Raise :class:`ReplayError` if a rebuilt run left recorded role calls unasked (it went another way)."""
+    client = getattr(world_options.get("auditor"), "client", None)
+    left = getattr(client, "remaining", 0)
+    if left:
+        raise ReplayError(f"the rebuilt run made {client.served} auditor calls but the recorded run made "
+                          f"{client.served + left}: the log does not belong to this run or bizsim's version changed")
 
 
 def _world_config(spec: LLMRunSpec) -> dict:

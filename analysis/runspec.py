@@ -134,6 +134,14 @@ class RunSpec:
     def check(self) -> None:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
         world_config(self)
+        if self.agent == "llm" and "auditor" in self.agent_options:
+            # Not the agent's option but the world's, played by the agent's model: checked as `bizsim run` does.
+            from .llm_run import LLMRunSpec
+
+            options = dict(self.agent_options)
+            LLMRunSpec(world=self.world, auditor=str(options.pop("auditor")))
+            agent_factory(attrs.evolve(self, agent_options=options))
+            return
         agent_factory(self)
 
 

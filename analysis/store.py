@@ -118,7 +118,8 @@ LLM_CALL_COLUMNS: dict[str, tuple[str, str]] = {
     "kind": ("string", "chat, embed or preflight"),
     "ok": ("bool", "the call was answered"),
     "episode": ("int64", "episode number"),
-    "turn": ("int64", "turn number within the episode"),
+    "turn": ("int64", "turn number within the episode (null for a world role's calls)"),
+    "role": ("string", "who asked: null for the agent, else the world's own role (auditor)"),
     "model": ("string", "model that answered"),
     "prompt_tokens": ("int64", "prompt tokens"),
     "completion_tokens": ("int64", "completion tokens"),
@@ -288,7 +289,7 @@ def _llm_rows(run_id: str, path: Path) -> list[dict]:
         latency = resp.get("latency_s", rec.get("latency_s"))
         rows.append({
             "run_id": run_id, "call": i, "kind": rec.get("kind"), "ok": rec.get("ok"), "episode": rec.get("episode"),
-            "turn": rec.get("turn"), "model": resp.get("model"), "prompt_tokens": prompt,
+            "turn": rec.get("turn"), "role": rec.get("role"), "model": resp.get("model"), "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": total, "cost_usd": None if cost is None else float(cost),
             "latency_s": None if latency is None else float(latency), "finish_reason": resp.get("finish_reason"),

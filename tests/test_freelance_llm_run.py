@@ -130,3 +130,68 @@ def test_cli_llm_auditor_end_to_end_over_http(tmp_path, capsys):
     assert "llm" == result["auditor"] and result["auditor_model_calls"] > 0
     assert answered == len(rows) > 12
     assert {"auditor"} == {r["role"] for r in rows if "role" in r}
+
+
+def _flaky(agent: ScriptedClient, every: int = 3):
+    """The agent's answers from ``agent``; every ``every``-th auditor call fails outright."""
+
+    class Flaky:
+        endpoint = "scripted"
+        asked = 0
+
+        def complete(self, messages, tools=None, **params):
+            if not tools:
+                Flaky.asked += 1
+                if Flaky.asked % every == 0:
+                    raise FatalModelError("auditor endpoint hiccup")
+            return agent.complete(messages, tools, **params)
+
+    return Flaky()
+
+
+def _copy_run(src, dst, rows: list[str]) -> None:
+    dst.mkdir()
+    recorded = json.loads((src / "run.json").read_text())
+    (dst / "run.json").write_text(json.dumps({**recorded, "spec": {**recorded["spec"], "out": str(dst)}}))
+    (dst / "llm_calls.jsonl").write_text("".join(rows))
+
+
+def test_a_resume_fails_the_auditor_where_it_failed_and_calls_no_model(tmp_path):
+    """Failed auditor calls are replayed as failures (the auditor falls back again), so the resume fits the log."""
+    whole = run_llm(_spec(tmp_path / "whole", turns=40), client=_flaky(ScriptedClient(freelancer)))
+    rows = (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(keepends=True)
+    assert any(not json.loads(r)["ok"] for r in rows) and whole.episode.summary["auditor_fallbacks"]["judge"] > 0
+    _copy_run(tmp_path / "whole", tmp_path / "again", rows)
+    client = ScriptedClient(freelancer)
+    again = resume_llm(tmp_path / "again", client=client)
+    assert 0 == client.answered and len(rows) == again.replayed_calls
+    assert whole.to_dict() == again.to_dict()
+
+
+def test_load_rebuilds_an_llm_audited_run_with_the_recorded_answers(tmp_path):
+    """The tables of a run directory hold the run's own figures (not a replay judged by the deterministic auditor)."""
+    pd = pytest.importorskip("pandas")  # noqa: F841 - load needs it
+    from bizsim.analysis import load
+
+    result = run_llm(_spec(tmp_path / "run", turns=60), client=_flaky(ScriptedClient(freelancer), every=4))
+    s = result.episode.summary
+    run = load(tmp_path / "run").runs.iloc[0]
+    got = (run.final_money_cents, run.submissions, run.accepted, run.auditor, run.auditor_model_calls)
+    assert (s["final_money_cents"], s["submissions"], s["accepted"], "llm", s["auditor_model_calls"]) == got
+    calls = load(tmp_path / "run").llm_calls
+    assert (calls.role == "auditor").sum() == s["auditor_model_calls"] > 0
+    assert calls.role.isna().sum() == result.to_dict()["llm"]["turns"] > 0
+
+
+def test_load_refuses_an_auditor_log_that_does_not_fit(tmp_path):
+    """One auditor answer missing from the log: rebuilding the run cannot go on, and says why."""
+    from bizsim.analysis import load
+    from bizsim.simcore.errors import ReplayError
+
+    run_llm(_spec(tmp_path / "run", turns=40), client=ScriptedClient(freelancer))
+    path = tmp_path / "run" / "llm_calls.jsonl"
+    rows = path.read_text().splitlines(keepends=True)
+    last = max(i for i, r in enumerate(rows) if '"auditor"' in r)
+    path.write_text("".join(rows[:last] + rows[last + 1:]))
+    with pytest.raises(ReplayError, match="auditor call"):
+        load(tmp_path / "run")

@@ -13,6 +13,7 @@ require_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.analysis import LLMRunSpec, RunSpec, load, metrics, run_llm, sweep
+from bizsim.simcore.errors import ConfigError
 
 from .llm_policies import greedy_policy
 from .llm_server import LoopbackLLMServer
@@ -54,3 +55,27 @@ def test_an_llm_run_directory_loads_with_its_calls(tmp_path):
     assert 20 == len(res.llm_calls) and res.llm_calls.tool_calls.gt(0).all()
     accepted = sum(1 for _, name, data in result.final_world.trajectory.of_kind("cmd") if name == "task accept" and "error" not in data)
     assert accepted == (res.events.kind == "task").sum()
+
+
+def test_a_sweep_gives_the_freelance_auditor_the_agents_model(tmp_path, monkeypatch):
+    """agent option auditor=llm: the auditor's calls go over HTTP too, and the record holds the audited run's figures."""
+    from .test_freelance_llm_run import freelancer
+
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    with LoopbackLLMServer(freelancer, lifetime_s=120) as server:
+        spec = RunSpec("freelance", "default", "llm", 3, agent_options={
+            "model": "hosted_vllm/freelancer", "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY",
+            "max_turns": 16, "auditor": "llm",
+        })
+        summary = sweep([spec], tmp_path, backend="serial", progress=False)
+        assert (1, 0) == (summary.ran, summary.failed)
+        answered = server.policy_calls
+    res = load(tmp_path)
+    run = res.runs.iloc[0]
+    assert ("llm", 16) == (run.auditor, run.llm_turns)
+    assert run.auditor_model_calls == (res.llm_calls.role == "auditor").sum() > 0
+    assert answered == len(res.llm_calls)
+    for world, auditor, why in [("startup", "llm", "freelance setting"), ("freelance", "gpt", "must be one of")]:
+        bad = RunSpec(world, "default", "llm", 1, agent_options={"model": "openai/x", "auditor": auditor})
+        with pytest.raises(ConfigError, match=why):  # refused up front, like an unknown option
+            sweep([bad], tmp_path / "bad", backend="serial", progress=False)

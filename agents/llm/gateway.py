@@ -81,7 +81,11 @@ class ModelGateway:
         self.model = model
         self.pricing = pricing
         self.log = log
-        self._replay = deque(r for r in replay if r.get("kind") in ("chat", "embed") and r.get("ok", True))
+        # A failed call of the agent ended its run: a resume tries it live again. A failed call of a world's
+        # role (the auditor) was survived (the role took its fallback): a resume must fail it again, in place.
+        self._replay = deque(
+            r for r in replay if r.get("kind") in ("chat", "embed") and (r.get("ok", True) or r.get("role"))
+        )
         self.limiter = limiter
         self.max_failures = max_failures
         self.backoff = backoff
@@ -111,8 +115,9 @@ class ModelGateway:
                 f"but the run now makes a {kind} call for request {request[:12]}…: the run's spec, bizsim's version "
                 "or the log changed, so the recorded answers no longer fit; start a new run instead of resuming"
             )
-        self.calls += 1
         self.replayed += 1
+        if rec.get("ok", True):
+            self.calls += 1
         return rec
 
     def chat(
@@ -129,6 +134,9 @@ class ModelGateway:
         """
         if self._replay:
             rec = self._next_recorded("chat", request)
+            if not rec.get("ok", True):
+                errors = rec.get("errors") or ["no answer"]
+                raise RunAborted("api_error", f"the model call failed (recorded): {errors[-1]}", len(errors))
             return ModelResponse.from_record(rec["response"]), int(rec.get("failed_attempts", 0))
         errors: list[str] = []
         while True:

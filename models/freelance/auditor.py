@@ -16,6 +16,8 @@ import re
 import statistics
 from typing import Any, Protocol, runtime_checkable
 
+from bizsim.simcore.errors import ReplayError
+
 from .tasks import FALLBACK_EFFORT, FALLBACK_PAYMENT_CENTS, Task
 
 __all__ = ["Auditor", "DeterministicAuditor", "LLMAuditor"]
@@ -124,6 +126,8 @@ class LLMAuditor:
         try:
             response = self.client.complete([{"role": "system", "content": system}, {"role": "user", "content": user}],
                                             None, **self.params)
+        except ReplayError:
+            raise  # a rebuilt or resumed run that no longer fits its log: not a model failure to paper over
         except Exception:  # noqa: BLE001 - any model failure takes the reference's fallback
             self.failures += 1
             return None
