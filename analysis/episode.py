@@ -128,7 +128,7 @@ def run_episode(
     max_episodes: int = 1,
     out: str | Path | None = None,
     on_stop: Callable[[World], None] | None = None,
-    world_options: dict | None = None,
+    world_options: dict | Callable[[], dict] | None = None,
 ) -> EpisodeResult:
     """Run ``agent`` on a fresh world until the episode ends.
 
@@ -143,7 +143,8 @@ def run_episode(
         out: a directory to write the run into (config, commands, trajectory, result).
         on_stop: called with the world at every decision point (progress bars).
         world_options: keyword arguments for the world's constructor, e.g.
-            ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode).
+            ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
+            or a function returning them, called once per episode (a fresh auditor each time).
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
@@ -159,7 +160,7 @@ def run_episode(
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
     episodes, turns_total, scratchpad, w = [], 0, "", None
     for episode in range(1, max_episodes + 1):
-        kwargs = dict(world_options or {})
+        kwargs = dict((world_options() if callable(world_options) else world_options) or {})
         if scratchpad:
             kwargs["scratchpad"] = scratchpad
         w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, **kwargs)

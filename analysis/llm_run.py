@@ -142,7 +142,10 @@ def recorded_world_options(path: str | Path) -> dict:
     spec, _ = load_run_spec(path)
     if spec.auditor != "llm":
         return {}
-    return {"auditor": _llm_auditor(spec, RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor"))}
+    # A run restarted after a bankruptcy is rebuilt from its last episode's log, so only that episode's calls.
+    episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
+    client = RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor", int(episodes[-1]["episode"]))
+    return {"auditor": _llm_auditor(spec, client)}
 
 
 def check_replayed(world_options: dict) -> None:
@@ -240,7 +243,7 @@ def run_llm(
             agent.preflight()
         episode = run_episode(
             spec.world, spec.preset, agent, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
-            world_options=_world_options(spec, agent),
+            world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
         )
     finally:
         agent.close()

@@ -195,3 +195,29 @@ def test_load_refuses_an_auditor_log_that_does_not_fit(tmp_path):
     path.write_text("".join(rows[:last] + rows[last + 1:]))
     with pytest.raises(ReplayError, match="auditor call"):
         load(tmp_path / "run")
+
+
+def _spender(messages: list[dict], tools: list[dict] | None) -> dict:
+    """Auditor prompts by role; as the agent: a paid discovery, then end the day; again (bankrupt by day 84)."""
+    if not tools:
+        return auditor_policy()(messages, tools)
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant" and m.get("tool_calls")), None)
+    name = "task_done" if last and last["tool_calls"][0]["function"]["name"] == "tasks_discover" else "tasks_discover"
+    return {"content": None, "tool_calls": [{"name": name, "arguments": {"refresh_type": "paid"} if name != "task_done" else {}}]}
+
+
+def test_a_restarted_run_has_a_fresh_auditor_per_episode_and_loads_from_its_last(tmp_path):
+    """After a bankruptcy the next episode's auditor counts only its own calls; load rebuilds the last episode."""
+    from bizsim.analysis import load
+
+    spec = LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=400), out=str(tmp_path),
+                      auditor="llm", max_episodes=2)
+    result = run_llm(spec, client=ScriptedClient(_spender))
+    first, second = result.episode.episodes
+    assert ("bankruptcy", "bankruptcy") == (first["terminal_reason"], second["terminal_reason"])
+    rows = read_jsonl(tmp_path / "llm_calls.jsonl")
+    per_episode = [sum(1 for r in rows if r.get("role") == "auditor" and r["episode"] == e) for e in (1, 2)]
+    assert per_episode == [first["auditor_model_calls"], second["auditor_model_calls"]] and min(per_episode) > 0
+    run = load(tmp_path).runs.iloc[0]
+    assert (second["final_money_cents"], second["days"], second["auditor_model_calls"]) == (
+        run.final_money_cents, run.days, run.auditor_model_calls)

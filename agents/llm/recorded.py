@@ -29,21 +29,24 @@ class RecordedRoleClient:
         rows: the run's ``llm_calls.jsonl`` records (other roles' and the agent's are skipped).
         model: the model the run used (checked against each recorded request).
         role: the role whose calls to serve.
+        episode: serve only this episode's calls (a run restarted after a bankruptcy rebuilds its last episode).
 
     Raises (from :meth:`complete`):
         ReplayError: the rebuilt run asks something the recorded run did not, or asks more.
     """
 
-    def __init__(self, rows: Sequence[dict], model: str, role: str = "auditor") -> None:
+    def __init__(self, rows: Sequence[dict], model: str, role: str = "auditor", episode: int | None = None) -> None:
         self.model = model
         self.role = role
-        self._rows = deque(r for r in rows if r.get("role") == role and r.get("kind") == "chat")
+        self._rows = deque(r for r in rows if r.get("role") == role and r.get("kind") == "chat"
+                           and (episode is None or r.get("episode") == episode))
         self.served = 0
 
     @classmethod
-    def from_run_dir(cls, path: str | Path, model: str, role: str = "auditor") -> RecordedRoleClient:
-        """The client for ``role`` of the run directory ``path``."""
-        return cls(read_jsonl(Path(path, LLM_CALLS)), model, role)
+    def from_run_dir(cls, path: str | Path, model: str, role: str = "auditor",
+                     episode: int | None = None) -> RecordedRoleClient:
+        """The client for ``role`` (of one episode) of the run directory ``path``."""
+        return cls(read_jsonl(Path(path, LLM_CALLS)), model, role, episode)
 
     @property
     def remaining(self) -> int:
