@@ -20,6 +20,8 @@ __all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
 
 #: Version of the record layout written to ``results.jsonl``.
 record_version = 1
+#: How an LLM run ends when its model API gave up on it (``RunAborted`` details).
+_API_FAILURES = ("api_failures", "api_error")
 
 
 def _probing(make: Callable, probe: Callable[[Any], None], name: str) -> Callable:
@@ -52,6 +54,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
 def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     """The LLM agent: through ``run_llm`` so the run directory (with ``llm_calls.jsonl``) is written and resumable."""
     from bizsim.agents.llm import LLMAgentConfig
+    from bizsim.agents.llm.errors import RunAborted
     from bizsim.simcore.errors import ConfigError
 
     from ._extract import extract, extractor_for
@@ -70,11 +73,20 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
         cfg = LLMAgentConfig.from_options(options)
         result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
                                     auditor=auditor))
+    if result.terminal_detail in _API_FAILURES:
+        # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
+        episodes = result.llm.get("episodes") or [{}]
+        raise RunAborted(result.terminal_detail, (
+            f"the model API failed ({result.terminal_detail}) after {result.llm.get('total', {}).get('turns', 0)} turns: "
+            f"{episodes[-1].get('message', 'no answer')}. The run directory keeps every answered call; a sweep with "
+            "retry_failed=True (--retry-failed) resumes the run from there"))
     extractor = extractor_for(spec.world)
     world_options = recorded_world_options(run_dir)
     world = probe_replay(spec, result.final_world.command_log(), extractor.probe, world_options=world_options)
     check_replayed(world_options)
     body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
+    if result.terminal_detail is not None:  # a cap that stopped the agent is not in the command log the world replays
+        body["run"]["terminal_detail"] = result.terminal_detail
     total = result.llm.get("total", {})
     body["run"].update({
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),

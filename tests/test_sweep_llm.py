@@ -79,3 +79,29 @@ def test_a_sweep_gives_the_freelance_auditor_the_agents_model(tmp_path, monkeypa
         bad = RunSpec(world, "default", "llm", 1, agent_options={"model": "openai/x", "auditor": auditor})
         with pytest.raises(ConfigError, match=why):  # refused up front, like an unknown option
             sweep([bad], tmp_path / "bad", backend="serial", progress=False)
+
+
+def test_an_llm_run_cut_short_by_an_outage_is_failed_and_retry_failed_resumes_it(tmp_path, monkeypatch):
+    """The API fails for good at turn 4: the run is recorded as failed (not as the agent's result); once the
+    endpoint is back, retry_failed resumes it from its run directory, replaying the recorded answers."""
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    outage = [True]
+    with LoopbackLLMServer(greedy_policy, faults=lambda i: "500" if outage[0] and i >= 3 else None) as server:
+        spec = RunSpec("startup", "default", "llm", 1, agent_options={
+            "model": MODEL, "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY", "max_turns": 8,
+            "max_api_failures": 2, "backoff_base_s": 0.0,
+        })
+        cut = sweep([spec], tmp_path, backend="serial", progress=False)
+        assert (1, 1) == (cut.ran, cut.failed)
+        record = load(tmp_path).runs.iloc[0]
+        assert ("error", "RunAborted") == (record.status, record.error_type)
+        assert "api_failures" in record.error and "retry_failed" in record.error
+        assert 0 == sweep([spec], tmp_path, backend="serial", progress=False).ran  # failed runs wait to be asked
+        outage[0] = False
+        before = server.policy_calls
+        again = sweep([spec], tmp_path, backend="serial", progress=False, retry_failed=True)
+        assert (1, 0) == (again.ran, again.failed)
+        resumed_calls = server.policy_calls - before
+    run = load(tmp_path).runs.iloc[0]
+    assert ("ok", 8, "max_turns") == (run.status, run.llm_turns, run.terminal_detail)
+    assert 8 - 3 == resumed_calls  # the three answered turns were replayed, not asked again
