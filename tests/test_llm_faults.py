@@ -121,8 +121,8 @@ def test_a_model_that_keeps_failing_ends_with_error_and_keeps_the_partial_run(tm
     assert KEY not in (tmp_path / "llm_calls.jsonl").read_text()
 
 
-def test_a_fatal_error_is_not_retried():
-    """A 401 (bad key) aborts at once: one request, status error, detail api_error."""
+def test_a_fatal_error_is_not_retried(capfd):
+    """A 401 (bad key) aborts at once: one request, status error, detail api_error; litellm prints nothing."""
     with LoopbackLLMServer(greedy_policy, faults=lambda i: "401") as srv:
         agent = LLMAgent(client=client(srv), model=FAST, sleep=lambda s: pytest.fail("must not retry"))
         world = StartupWorld("default", 1)
@@ -130,3 +130,5 @@ def test_a_fatal_error_is_not_retried():
         assert 1 == srv.requests
     assert (Status.ERROR, "api_error") == (world.status, world.terminal_detail)
     assert "AuthenticationError" in agent.episodes[0]["message"] and KEY not in agent.episodes[0]["message"]
+    out, err = capfd.readouterr()
+    assert "litellm" not in (out + err).lower()  # the harness reports errors itself; no banners over progress bars

@@ -39,6 +39,9 @@ def import_litellm() -> Any:
         from bizsim.simcore.errors import ConfigError
 
         raise ConfigError("the LLM agent needs litellm: pip install 'bizsim[llm]'") from None
+    # Its "Give Feedback / Get Help" banner on every failed call would print over progress bars; the harness
+    # records each failure itself (llm_calls.jsonl, the run's terminal detail).
+    litellm.suppress_debug_info = True
     return litellm
 
 
