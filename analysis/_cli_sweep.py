@@ -37,6 +37,7 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--no-events", action="store_true", help="leave commands and world events out of the events table")
     sw.add_argument("--run-dirs", action="store_true", help="also write every run's directory under DIR/runs/")
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed")
+    sw.add_argument("--no-preflight", action="store_true", help="skip the one-call check of every LLM endpoint")
     sw.add_argument("--report", action="store_true", help="write DIR/report/report.html when done")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a sweep directory",
@@ -85,6 +86,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             events=not args.no_events and settings.get("events", True),
             run_dirs=args.run_dirs or settings.get("run_dirs", False),
             retry_failed=args.retry_failed or settings.get("retry_failed", False),
+            preflight=not args.no_preflight and settings.get("preflight", True),
         )
     except ImportError as exc:
         raise _needs("ray" if backend == "ray" else "data", exc) from None

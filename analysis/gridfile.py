@@ -44,6 +44,7 @@ __all__ = ["SWEEP_KEYS", "load_grid"]
 #: Keys the ``[sweep]`` table may set, with their types.
 SWEEP_KEYS: dict[str, type | tuple[type, ...]] = {
     "backend": str, "workers": int, "ray_address": str, "events": bool, "run_dirs": bool, "retry_failed": bool,
+    "preflight": bool,
 }
 _GRID_KEYS = {"worlds", "world", "presets", "preset", "agents", "agent", "seeds"}
 _RUN_KEYS = {"world", "preset", "agent", "agent_options", "overrides", "label", "seed", "seeds"}

@@ -123,6 +123,31 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     tmp.replace(path)
 
 
+def _preflight(specs: Iterable[RunSpec]) -> None:
+    """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
+    seen: set[tuple] = set()
+    for spec in specs:
+        if spec.agent != "llm":
+            continue
+        options = dict(spec.agent_options)
+        options.pop("auditor", None)
+        endpoint = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
+        if endpoint in seen:
+            continue
+        seen.add(endpoint)
+        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
+        from bizsim.agents.llm.errors import PreflightError
+
+        agent = LLMAgent(LLMAgentConfig.from_options(options))
+        try:
+            agent.preflight()
+        except PreflightError as exc:
+            raise PreflightError(f"{exc} (the sweep did not start: fix the model settings, or skip this check with "
+                                 "preflight=False, --no-preflight)") from None
+        finally:
+            agent.close()
+
+
 def sweep(
     specs: Iterable[RunSpec | Mapping],
     out: str | Path,
@@ -136,6 +161,7 @@ def sweep(
     retry_failed: bool = False,
     compact: bool | None = None,
     on_result: Callable[[dict], None] | None = None,
+    preflight: bool = True,
 ) -> SweepSummary:
     """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
 
@@ -156,6 +182,9 @@ def sweep(
         retry_failed: run again the runs recorded as failed.
         compact: write the Parquet tables at the end (default: when pyarrow is installed).
         on_result: called with each record after it is written.
+        preflight: before anything runs, make one tiny call to every model
+            endpoint the LLM runs to do will use (a wrong key or address fails
+            the sweep at once instead of every run after its retries).
 
     Returns:
         counts of what ran; ``.load()`` gives the tables.
@@ -163,6 +192,7 @@ def sweep(
     Raises:
         ConfigError: a spec names an unknown world, preset, override, agent or option
             (checked before anything runs).
+        PreflightError: an LLM endpoint does not answer (nothing ran).
     """
     root = Path(out).resolve()
     unique: dict[str, RunSpec] = {}
@@ -184,6 +214,8 @@ def sweep(
         _write_manifest(root, unique)
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
+        if preflight:
+            _preflight(todo)
         job = functools.partial(execute_encoded, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0

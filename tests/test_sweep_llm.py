@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("pandas")
@@ -97,6 +99,9 @@ def test_an_llm_run_cut_short_by_an_outage_is_failed_and_retry_failed_resumes_it
         assert ("error", "RunAborted") == (record.status, record.error_type)
         assert "api_failures" in record.error and "retry_failed" in record.error
         assert 0 == sweep([spec], tmp_path, backend="serial", progress=False).ran  # failed runs wait to be asked
+        log = (tmp_path / "runs" / spec.run_id / "llm_calls.jsonl").read_text().splitlines()
+        answered = sum(1 for line in log if json.loads(line).get("ok") and json.loads(line).get("kind") == "chat")
+        assert 0 < answered < 8
         outage[0] = False
         before = server.policy_calls
         again = sweep([spec], tmp_path, backend="serial", progress=False, retry_failed=True)
@@ -104,4 +109,22 @@ def test_an_llm_run_cut_short_by_an_outage_is_failed_and_retry_failed_resumes_it
         resumed_calls = server.policy_calls - before
     run = load(tmp_path).runs.iloc[0]
     assert ("ok", 8, "max_turns") == (run.status, run.llm_turns, run.terminal_detail)
-    assert 8 - 3 == resumed_calls  # the three answered turns were replayed, not asked again
+    assert 8 - answered == resumed_calls  # the turns answered before the outage were replayed, not asked again
+
+
+def test_a_sweep_checks_each_llm_endpoint_once_before_anything_runs(tmp_path, monkeypatch):
+    """A bad key fails the sweep at once (one request for three runs); without the check every run fails on its own."""
+    from bizsim.agents.llm.errors import PreflightError
+
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    with LoopbackLLMServer(greedy_policy, faults=lambda i: "401") as server:
+        specs = [RunSpec("startup", "default", "llm", seed, agent_options={
+            "model": MODEL, "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY", "max_turns": 4,
+        }) for seed in (1, 2, 3)]
+        with pytest.raises(PreflightError, match="did not start"):
+            sweep(specs, tmp_path / "checked", backend="serial", progress=False)
+        assert 1 == server.requests
+        assert not (tmp_path / "checked" / "results.jsonl").read_text()
+        unchecked = sweep(specs, tmp_path / "unchecked", backend="serial", progress=False, preflight=False)
+        assert (3, 3) == (unchecked.ran, unchecked.failed) and 4 == server.requests
+    assert {"api_error"} == {e.split(")")[0].split("(")[-1] for e in load(tmp_path / "unchecked").runs.error}
