@@ -92,8 +92,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise _needs("ray" if backend == "ray" else "data", exc) from None
     print(summary)
     if summary.failed:
-        print(f"bizsim: {summary.failed} run(s) failed; their errors are in {summary.out}/runs.parquet (column error)",
-              file=sys.stderr)
+        where = f"{summary.out}/runs.parquet (column error)" if summary.compacted else f"{summary.out}/results.jsonl"
+        print(f"bizsim: {summary.failed} run(s) failed; their errors are in {where}. The same command with "
+              "--retry-failed runs them again (LLM runs resume from their run directories).", file=sys.stderr)
     if args.report:
         print(f"report: {_report(str(summary.out), None, None)}")
     return 1 if summary.failed else 0

@@ -494,7 +494,7 @@ def test_cli_sweep_grid_file(tmp_path, capsys):
     assert 1 == main(["sweep", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
     captured = capsys.readouterr()
     assert "3 runs: 3 run now (1 failed)" in captured.out
-    assert "1 run(s) failed" in captured.err
+    assert "1 run(s) failed" in captured.err and "--retry-failed" in captured.err
 
 
 @pytest.mark.parametrize("argv, message", [
