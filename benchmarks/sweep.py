@@ -36,7 +36,9 @@ def bare(years: int, first_seed: int) -> float:
     """Seconds to simulate ``years`` greedy years in this process with no recording."""
     start = time.perf_counter()
     for seed in range(first_seed, first_seed + years):
-        StartupWorld("default", seed).run(greedy)
+        world = StartupWorld("default", seed)
+        world.run(greedy)
+        world.close()  # as the sweep's workers do
     return time.perf_counter() - start
 
 
