@@ -59,7 +59,7 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
 
     from ._extract import extract, extractor_for
     from ._replay import probe_replay
-    from .llm_run import LLMRunSpec, check_replayed, recorded_world_options, resume_llm, run_llm
+    from .llm_run import LLMRunSpec, check_replayed, recorded_world_options, resume_llm, run_llm, split_sweep_options
 
     if spec.overrides:
         raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
@@ -68,18 +68,18 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     if (run_dir / "run.json").exists():
         result = resume_llm(run_dir)
     else:
-        options = dict(spec.agent_options)
-        auditor = str(options.pop("auditor", "deterministic"))  # a world setting the agent's model plays
+        options, auditor = split_sweep_options(spec.agent_options)
         cfg = LLMAgentConfig.from_options(options)
         result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
                                     auditor=auditor))
     if result.terminal_detail in _API_FAILURES:
         # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
-        episodes = result.llm.get("episodes") or [{}]
+        last = (result.llm.get("episodes") or [{}])[-1]
+        turns = result.llm.get("total", {}).get("turns", 0)
         raise RunAborted(result.terminal_detail, (
-            f"the model API failed ({result.terminal_detail}) after {result.llm.get('total', {}).get('turns', 0)} turns: "
-            f"{episodes[-1].get('message', 'no answer')}. The run directory keeps every answered call; a sweep with "
-            "retry_failed=True (--retry-failed) resumes the run from there"))
+            f"the model API failed ({result.terminal_detail}) after {turns} turns: {last.get('message', 'no answer')}. "
+            "The run directory keeps every answered call; a sweep with retry_failed=True (--retry-failed) resumes "
+            "the run from there"))
     extractor = extractor_for(spec.world)
     world_options = recorded_world_options(run_dir)
     world = probe_replay(spec, result.final_world.command_log(), extractor.probe, world_options=world_options)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import platform
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,7 +31,7 @@ from .rundir import write_run_dir
 
 __all__ = [
     "LLMRunResult", "LLMRunSpec", "check_replayed", "load_run_spec", "recorded_world_options", "resume_llm", "run_llm",
-    "run_llm_episodes",
+    "run_llm_episodes", "split_sweep_options",
 ]
 
 _SPEC_VERSION = 1
@@ -114,6 +114,12 @@ class LLMRunResult:
         if self.llm.get("roles"):
             out["llm_roles"] = self.llm["roles"]
         return out
+
+
+def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, str]:
+    """An LLM run's agent options in a sweep: the agent's own, and the world's ``auditor`` setting its model plays."""
+    own = dict(options)
+    return own, str(own.pop("auditor", "deterministic"))
 
 
 def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:

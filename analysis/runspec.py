@@ -136,10 +136,10 @@ class RunSpec:
         world_config(self)
         if self.agent == "llm" and "auditor" in self.agent_options:
             # Not the agent's option but the world's, played by the agent's model: checked as `bizsim run` does.
-            from .llm_run import LLMRunSpec
+            from .llm_run import LLMRunSpec, split_sweep_options
 
-            options = dict(self.agent_options)
-            LLMRunSpec(world=self.world, auditor=str(options.pop("auditor")))
+            options, auditor = split_sweep_options(self.agent_options)
+            LLMRunSpec(world=self.world, auditor=auditor)
             agent_factory(attrs.evolve(self, agent_options=options))
             return
         agent_factory(self)

@@ -129,15 +129,16 @@ def _preflight(specs: Iterable[RunSpec]) -> None:
     for spec in specs:
         if spec.agent != "llm":
             continue
-        options = dict(spec.agent_options)
-        options.pop("auditor", None)
+        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
+        from bizsim.agents.llm.errors import PreflightError
+
+        from .llm_run import split_sweep_options
+
+        options, _ = split_sweep_options(spec.agent_options)
         endpoint = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
         if endpoint in seen:
             continue
         seen.add(endpoint)
-        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
-        from bizsim.agents.llm.errors import PreflightError
-
         agent = LLMAgent(LLMAgentConfig.from_options(options))
         try:
             agent.preflight()
@@ -183,7 +184,7 @@ def sweep(
         compact: write the Parquet tables at the end (default: when pyarrow is installed).
         on_result: called with each record after it is written.
         preflight: before anything runs, make one tiny call to every model
-            endpoint the LLM runs to do will use (a wrong key or address fails
+            endpoint the LLM runs still to do will use (a wrong key or address fails
             the sweep at once instead of every run after its retries).
 
     Returns:
