@@ -60,6 +60,7 @@ def main() -> None:
     ]
     print(f"{'world / preset / agent':38s} {'years/s':>9s} {'cpu y/s':>9s} {'ms/year':>8s}  target")
     for label, factory, agent, target in cases:
+        measure(factory, agent, 1, 10**6)  # untimed: first-use costs (lazy imports, caches) stay out of the figures
         runs = [measure(factory, agent, args.years, 1 + r * args.years) for r in range(args.repeats)]
         wall = statistics.median(args.years / w for w, _ in runs)
         cpu = statistics.median(args.years / c for _, c in runs)
