@@ -53,7 +53,8 @@ class ModelGateway:
         model: the model name (for prices and records).
         pricing: prices calls.
         log: the ``llm_calls.jsonl`` writer, or ``None`` to keep nothing.
-        replay: recorded rows to serve before going live (resume).
+        replay: recorded rows to serve before going live (resume); a world role's failed
+            calls fail again in place, the agent's are asked again live.
         limiter: per-endpoint concurrency limit shared with other runs.
         max_failures: consecutive failed attempts that abort the run.
         backoff: ``(base_s, max_s)`` of the exponential backoff.
