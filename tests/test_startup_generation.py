@@ -219,6 +219,14 @@ def test_worlds_are_a_function_of_the_seed(seed):
     assert [] == a.invariants()
 
 
+def test_the_market_order_follows_each_tasks_reward():
+    """Market order is kept as a key per task; a reward changed behind its back is reported by the invariants."""
+    world = StartupWorld("default", 4)
+    assert [(-t.reward_cents, t.serial) for t in world.market] == sorted((-t.reward_cents, t.serial) for t in world.market)
+    world.market[5].reward_cents += 1
+    assert any("ordering key" in bad for bad in world.invariants())
+
+
 # ---------------------------------------------------------------------------
 # presets and configuration
 

@@ -56,6 +56,8 @@ def invariants(world: StartupWorld) -> list[str]:
             bad.append(f"{e.name} salary negative")
     if len(world.market) != cfg.num_market_tasks:
         bad.append(f"market holds {len(world.market)} tasks, not {cfg.num_market_tasks}")
+    if any(t.market_key != (-t.reward_cents, t.serial) for t in world.market):
+        bad.append("a market task's ordering key no longer matches its reward")
     by_level = sorted((t for tasks in world._market_levels.values() for t in tasks), key=lambda t: (-t.reward_cents, t.serial))
     if by_level != world.market:
         bad.append("the market split by prestige level does not hold the market's tasks")

@@ -69,7 +69,7 @@ class Task:
         "uid", "serial", "title", "client", "required_prestige", "required_trust", "reward_cents",
         "advertised_reward_cents", "_delta", "_boost", "_late", "status", "market_slot", "required", "completed",
         "accepted_at", "deadline", "completed_at", "success", "assignees", "assigned_at", "milestone_pct",
-        "eta_token", "cancel_reason",
+        "eta_token", "cancel_reason", "market_key",
     )
 
     def __init__(
@@ -95,6 +95,8 @@ class Task:
         self.required_prestige = required_prestige
         self.required_trust = required_trust
         self.reward_cents = reward_cents
+        #: Market order: highest reward first, then the lower serial (the reward never changes in the market).
+        self.market_key = (-reward_cents, serial)
         self.advertised_reward_cents: int | None = None
         self._delta = delta
         self._boost = boost

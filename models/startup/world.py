@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import insort
+from operator import attrgetter
 from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
@@ -454,5 +455,4 @@ class StartupWorld(World):
         return reports.observation(self)
 
 
-def _market_key(task: Task) -> tuple[int, int]:
-    return (-task.reward_cents, task.serial)
+_market_key = attrgetter("market_key")
