@@ -88,7 +88,7 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
 
     from ._extract import extract, extractor_for
     from ._worker import record_version
-    from .llm_run import check_replayed, recorded_world_options
+    from .llm_run import check_replayed, llm_run_columns, recorded_world_options
     from .rundir import read_command_log
 
     root = Path(path)
@@ -105,10 +105,7 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
     llm = result.get("llm")
     if isinstance(llm, dict):
-        body["run"].update({
-            "llm_turns": llm.get("turns"), "llm_prompt_tokens": llm.get("prompt_tokens"),
-            "llm_completion_tokens": llm.get("completion_tokens"), "llm_cost_usd": llm.get("cost_usd"),
-        })
+        body["run"].update(llm_run_columns(llm, result.get("llm_roles")))
     if result.get("terminal_detail") is not None:
         body["run"]["terminal_detail"] = result["terminal_detail"]
     return {

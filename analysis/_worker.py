@@ -59,7 +59,9 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
 
     from ._extract import extract, extractor_for
     from ._replay import probe_replay
-    from .llm_run import LLMRunSpec, check_replayed, recorded_world_options, resume_llm, run_llm, split_sweep_options
+    from .llm_run import (
+        LLMRunSpec, check_replayed, llm_run_columns, recorded_world_options, resume_llm, run_llm, split_sweep_options,
+    )
 
     if spec.overrides:
         raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
@@ -87,11 +89,7 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
     if result.terminal_detail is not None:  # a cap that stopped the agent is not in the command log the world replays
         body["run"]["terminal_detail"] = result.terminal_detail
-    total = result.llm.get("total", {})
-    body["run"].update({
-        "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
-        "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
-    })
+    body["run"].update(llm_run_columns(result.llm.get("total", {}), result.llm.get("roles")))
     return body
 
 

@@ -31,7 +31,7 @@ from .rundir import write_run_dir
 
 __all__ = [
     "LLMRunResult", "LLMRunSpec", "check_replayed", "load_run_spec", "recorded_world_options", "resume_llm", "run_llm",
-    "run_llm_episodes", "split_sweep_options",
+    "llm_run_columns", "run_llm_episodes", "split_sweep_options",
 ]
 
 _SPEC_VERSION = 1
@@ -114,6 +114,18 @@ class LLMRunResult:
         if self.llm.get("roles"):
             out["llm_roles"] = self.llm["roles"]
         return out
+
+
+def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, Any]] | None) -> dict:
+    """The ``runs`` table's LLM columns from a run's counters: the agent's, and its world's roles' (the auditor's)."""
+    roles = roles or {}
+    costs = [r.get("cost_usd") for r in roles.values()]
+    return {
+        "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
+        "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
+        "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
+        "llm_role_cost_usd": None if not roles or any(c is None for c in costs) else float(sum(costs)),
+    }
 
 
 def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, str]:

@@ -329,9 +329,11 @@ def action_frequencies(
 def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
     """Model dollars spent per dollar earned, per group (LLM runs with a known cost).
 
-    Cost is ``runs.llm_cost_usd`` (else the sum of ``llm_calls.cost_usd`` per
-    run); earned is income (``income_cents``, else ``total_revenue_cents``) in
-    dollars. Runs with an unknown cost are left out.
+    Cost is the agent's: ``runs.llm_cost_usd`` (else the sum of the agent's
+    ``llm_calls.cost_usd`` per run); a world role's calls (the freelance
+    auditor's) are in ``runs.llm_role_cost_usd``, apart. Earned is income
+    (``income_cents``, else ``total_revenue_cents``) in dollars. Runs with an
+    unknown cost are left out.
 
     Returns:
         ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
@@ -343,6 +345,8 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     r = _ok(runs).copy()
     cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
     if llm_calls is not None and len(llm_calls):
+        if "role" in llm_calls:
+            llm_calls = llm_calls[llm_calls["role"].isna()]
         summed = llm_calls.groupby("run_id")["cost_usd"].sum(min_count=1)
         answered = llm_calls["ok"].fillna(False).astype(bool)
         unknown = llm_calls[llm_calls["cost_usd"].isna() & answered]["run_id"].unique()

@@ -92,6 +92,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "llm_prompt_tokens": ("int64", "prompt tokens (LLM runs)"),
     "llm_completion_tokens": ("int64", "completion tokens (LLM runs)"),
     "llm_cost_usd": ("double", "dollars spent on the model; null when unknown or not an LLM run"),
+    "llm_role_calls": ("int64", "model calls of the world's own roles (the freelance auditor), answered"),
+    "llm_role_cost_usd": ("double", "their dollars, apart from llm_cost_usd; null when unknown or no role played"),
 }
 SERIES_COLUMNS: dict[str, tuple[str, str]] = {
     "run_id": ("string", "the run"),

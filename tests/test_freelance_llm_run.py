@@ -180,6 +180,8 @@ def test_load_rebuilds_an_llm_audited_run_with_the_recorded_answers(tmp_path):
     assert (s["final_money_cents"], s["submissions"], s["accepted"], "llm", s["auditor_model_calls"]) == got
     calls = load(tmp_path / "run").llm_calls
     assert (calls.role == "auditor").sum() == s["auditor_model_calls"] > 0
+    assert run.llm_role_calls == result.to_dict()["llm_roles"]["auditor"]["turns"] == (calls.role == "auditor").sum() - (
+        ~calls.ok.astype(bool)).sum()
     assert calls.role.isna().sum() == result.to_dict()["llm"]["turns"] > 0
 
 

@@ -199,6 +199,8 @@ def test_cost_per_dollar_earned():
     assert math.isnan(c.loc["B", "cost_per_dollar"])
     unknown = pd.DataFrame({"run_id": ["a3", "a3"], "cost_usd": [0.1, None], "ok": [True, True]})
     assert 2 == m.cost_per_dollar(runs, unknown, by="agent").set_index("agent").loc["A", "runs"]
+    audited = calls.assign(role=[None, "auditor"])  # a world role's call is not the agent's cost
+    assert pytest.approx(3.1) == m.cost_per_dollar(runs, audited, by="agent").set_index("agent").loc["A", "cost_usd"]
 
 
 def test_action_frequencies_over_time():

@@ -67,7 +67,7 @@ def test_a_sweep_gives_the_freelance_auditor_the_agents_model(tmp_path, monkeypa
     with LoopbackLLMServer(freelancer, lifetime_s=120) as server:
         spec = RunSpec("freelance", "default", "llm", 3, agent_options={
             "model": "hosted_vllm/freelancer", "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY",
-            "max_turns": 16, "auditor": "llm",
+            "max_turns": 16, "auditor": "llm", "prices": {"hosted_vllm/freelancer": [1.0, 2.0]},
         })
         summary = sweep([spec], tmp_path, backend="serial", progress=False)
         assert (1, 0) == (summary.ran, summary.failed)
@@ -77,6 +77,10 @@ def test_a_sweep_gives_the_freelance_auditor_the_agents_model(tmp_path, monkeypa
     assert ("llm", 16) == (run.auditor, run.llm_turns)
     assert run.auditor_model_calls == (res.llm_calls.role == "auditor").sum() > 0
     assert answered == len(res.llm_calls)
+    audit = res.llm_calls[(res.llm_calls.role == "auditor") & res.llm_calls.ok.astype(bool)]
+    assert run.llm_role_calls == len(audit) and 0 < run.llm_role_cost_usd == pytest.approx(audit.cost_usd.sum())
+    agent = res.llm_calls[res.llm_calls.role.isna()]
+    assert run.llm_cost_usd == pytest.approx(agent.cost_usd.sum())  # the agent's own dollars, the auditor's apart
     for world, auditor, why in [("startup", "llm", "freelance setting"), ("freelance", "gpt", "must be one of")]:
         bad = RunSpec(world, "default", "llm", 1, agent_options={"model": "openai/x", "auditor": auditor})
         with pytest.raises(ConfigError, match=why):  # refused up front, like an unknown option
