@@ -70,10 +70,10 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     if (run_dir / "run.json").exists():
         result = resume_llm(run_dir)
     else:
-        options, auditor = split_sweep_options(spec.agent_options)
+        options, settings = split_sweep_options(spec.agent_options)
         cfg = LLMAgentConfig.from_options(options)
         result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
-                                    auditor=auditor))
+                                    **settings))
     if result.terminal_detail in _API_FAILURES:
         # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
         last = (result.llm.get("episodes") or [{}])[-1]

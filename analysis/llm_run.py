@@ -31,7 +31,7 @@ from .rundir import write_run_dir
 
 __all__ = [
     "LLMRunResult", "LLMRunSpec", "check_replayed", "load_run_spec", "recorded_world_options", "resume_llm", "run_llm",
-    "llm_run_columns", "run_llm_episodes", "split_sweep_options",
+    "RUN_OPTIONS", "llm_run_columns", "run_llm_episodes", "split_sweep_options",
 ]
 
 _SPEC_VERSION = 1
@@ -128,10 +128,18 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     }
 
 
-def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, str]:
-    """An LLM run's agent options in a sweep: the agent's own, and the world's ``auditor`` setting its model plays."""
+#: Options of an LLM run in a sweep that set the run, not the agent (``LLMRunSpec`` fields).
+RUN_OPTIONS = ("auditor", "max_episodes")
+
+
+def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, dict]:
+    """An LLM run's agent options in a sweep: the agent's own, and the run's settings (:data:`RUN_OPTIONS`).
+
+    ``auditor=llm`` lets the agent's model play the freelance auditor;
+    ``max_episodes`` restarts the run after a bankruptcy (YC-Bench's multi-episode protocol).
+    """
     own = dict(options)
-    return own, str(own.pop("auditor", "deterministic"))
+    return own, {k: own.pop(k) for k in RUN_OPTIONS if k in own}
 
 
 def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:

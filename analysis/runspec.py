@@ -134,14 +134,15 @@ class RunSpec:
     def check(self) -> None:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
         world_config(self)
-        if self.agent == "llm" and "auditor" in self.agent_options:
-            # Not the agent's option but the world's, played by the agent's model: checked as `bizsim run` does.
+        if self.agent == "llm":
+            # Some options set the run, not the agent (the auditor, restarts): checked as `bizsim run` checks them.
             from .llm_run import LLMRunSpec, split_sweep_options
 
-            options, auditor = split_sweep_options(self.agent_options)
-            LLMRunSpec(world=self.world, auditor=auditor)
-            agent_factory(attrs.evolve(self, agent_options=options))
-            return
+            options, settings = split_sweep_options(self.agent_options)
+            if settings:
+                LLMRunSpec(world=self.world, **settings)
+                agent_factory(attrs.evolve(self, agent_options=options))
+                return
         agent_factory(self)
 
 

@@ -132,3 +132,20 @@ def test_a_sweep_checks_each_llm_endpoint_once_before_anything_runs(tmp_path, mo
         unchecked = sweep(specs, tmp_path / "unchecked", backend="serial", progress=False, preflight=False)
         assert (3, 3) == (unchecked.ran, unchecked.failed) and 4 == server.requests
     assert {"api_error"} == {e.split(")")[0].split("(")[-1] for e in load(tmp_path / "unchecked").runs.error}
+
+
+def test_a_sweep_runs_yc_bench_restarts_with_max_episodes(tmp_path, monkeypatch):
+    """Agent option max_episodes sets the run: after a bankruptcy it starts again, as `bizsim run --max-episodes`."""
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    options = {"model": MODEL, "api_key_env": "BIZSIM_LOOPBACK_KEY", "max_turns": 50}
+    with LoopbackLLMServer(greedy_policy) as server:
+        options["api_base"] = server.url
+        spec = RunSpec("startup", "nightmare", "llm", 1, agent_options={**options, "max_episodes": 2})
+        assert (1, 0) == (lambda s: (s.ran, s.failed))(sweep([spec], tmp_path, backend="serial", progress=False))
+    run = load(tmp_path).runs.iloc[0]
+    saved = json.loads((tmp_path / "runs" / spec.run_id / "result.json").read_text())
+    assert [1, 2] == [e["episode"] for e in saved["episodes"]]
+    assert ("bankruptcy", saved["turns"], saved["llm"]["turns"]) == (run.terminal_reason, run.turns, run.llm_turns)
+    with pytest.raises(ConfigError, match="max_episodes"):
+        sweep([RunSpec("startup", "default", "llm", 1, agent_options={**options, "max_episodes": 0})], tmp_path / "bad",
+              backend="serial", progress=False)
