@@ -133,6 +133,10 @@ class BizSimEnv(gymnasium.Env):
         info["command"] = line
         return obs, reward, done, False, info
 
+    def close(self) -> None:
+        """Free the current episode's world (Gymnasium's ``close``); ``reset`` starts another."""
+        self.text.close()
+
     def render(self) -> str | None:
         """The last observation (``render_mode="ansi"``)."""
         return self._last if self.render_mode == "ansi" else None

@@ -131,6 +131,12 @@ class TextEnv:
                 "status": world.status.value, "time": world.now_iso}
         return observation_text(result), reward, world.done, info
 
+    def close(self) -> None:
+        """Free the current episode's world now (:meth:`World.close`); :meth:`reset` starts another."""
+        if self._driver is not None:
+            self._driver.world.close()
+            self._driver = None
+
     def _require(self) -> Driver:
         if self._driver is None:
             raise BizSimError("no episode yet; call reset() first")

@@ -101,6 +101,24 @@ def test_rewards_sum_to_the_metric_and_render_shows_the_last_observation():
     assert obs == env.render()
 
 
+def test_close_frees_the_world_and_reset_starts_again():
+    """Gymnasium's close() frees the episode's world; the env can be reset and played again."""
+    import weakref
+
+    from bizsim.simcore.errors import BizSimError
+
+    env = gymnasium.make("bizsim/operation-v1")
+    env.reset(seed=3)
+    env.step(2)
+    world = weakref.ref(env.unwrapped.world)
+    env.close()
+    assert world() is None  # freed at once, nothing left for the cyclic collector
+    with pytest.raises(BizSimError, match="reset"):
+        env.unwrapped.world  # noqa: B018
+    env.reset(seed=3)
+    assert env.step(2)[4]["error"] is False
+
+
 def test_doctests():
     """The module's examples run."""
     assert 0 == doctest.testmod(bizgym).failed
