@@ -30,8 +30,8 @@ from .episode import EpisodeResult, run_episode
 from .rundir import write_run_dir
 
 __all__ = [
-    "LLMRunResult", "LLMRunSpec", "check_replayed", "load_run_spec", "recorded_world_options", "resume_llm", "run_llm",
-    "RUN_OPTIONS", "llm_run_columns", "run_llm_episodes", "split_sweep_options",
+    "RUN_OPTIONS", "LLMRunResult", "LLMRunSpec", "check_replayed", "llm_run_columns", "load_run_spec",
+    "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes", "split_sweep_options",
 ]
 
 _SPEC_VERSION = 1
