@@ -28,6 +28,7 @@ Float expressions follow the reference's order of operations.
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -274,17 +275,9 @@ class DemandModel:
         if not idx:
             return []
         out = []
-        if rng is None:
-            for i, x in zip(idx, xs):
-                n = round(x)
-                q = stock[i]
-                if q < n:
-                    n = q
-                if n > 0:
-                    out.append((i, n))
-            return out
         std = self.noise_std
-        for i, x, z in zip(idx, xs, rng.normals(len(idx))):
+        # Noise off: z = 0.0 leaves y exactly x (x >= 0), so both cases share the clamp below.
+        for i, x, z in zip(idx, xs, repeat(0.0) if rng is None else rng.normals(len(idx))):
             y = x + z * (abs(x) * std)
             if y > 0:
                 n = round(y)
