@@ -12,7 +12,7 @@ import time
 import pytest
 from bizsim.agents.llm import EndpointLimiter, LLMAgentConfig, Pricing, ScriptedClient, Usage, backoff_delay
 from bizsim.agents.llm.conversation import messages_window, msg, rounds_window
-from bizsim.agents.llm.errors import scrub
+from bizsim.agents.llm.errors import TransientModelError, scrub
 from bizsim.agents.llm.protocols._calls import clip_reply, parse_arguments
 from bizsim.agents.llm.runlog import JsonlWriter, digest, read_jsonl
 from bizsim.agents.llm.types import ModelResponse, ToolCall
@@ -181,3 +181,44 @@ def test_response_records_round_trip():
     """What the call log stores rebuilds the same response."""
     r = ModelResponse("hi", (ToolCall("c1", "run_command", '{"command": "x"}'),), Usage(10, 3), 0.25, 1.5, "m", "tool_calls")
     assert r == ModelResponse.from_record(r.to_record())
+
+
+class _DownClient:
+    """A client whose endpoint is down: every call is a transient failure."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages, tools, **params):
+        self.calls += 1
+        raise TransientModelError("503 service unavailable")
+
+
+def _role_gateway(client, log=None, replay=()):
+    from bizsim.agents.llm.gateway import ModelGateway
+
+    return ModelGateway(client, "m", Pricing("m"), log=log, replay=replay, max_failures=3, sleep=lambda s: None)
+
+
+def test_a_resume_keeps_the_failure_streak_of_a_recorded_role_failure(tmp_path):
+    """After a role's call failed for good, the next call gets one attempt: on a resume as in the original run."""
+    from bizsim.agents.llm.errors import RunAborted
+
+    meta = {"role": "auditor", "turn": 0}
+    original, log = _DownClient(), JsonlWriter(tmp_path / "calls.jsonl")
+    gateway = _role_gateway(original, log=log)
+    for request in ("a", "b"):
+        with pytest.raises(RunAborted, match="consecutive"):
+            gateway.chat([], None, {}, request, meta)
+    log.close()
+    assert 3 + 1 == original.calls  # the streak carried over: "b" was tried once
+
+    rows = read_jsonl(tmp_path / "calls.jsonl")
+    assert [3, 4] == [r["consecutive_failures"] for r in rows]
+    resumed_client = _DownClient()
+    resumed = _role_gateway(resumed_client, replay=rows[:1])
+    with pytest.raises(RunAborted, match="recorded"):
+        resumed.chat([], None, {}, "a", meta)
+    with pytest.raises(RunAborted, match="4 consecutive"):
+        resumed.chat([], None, {}, "b", meta)
+    assert 1 == resumed_client.calls

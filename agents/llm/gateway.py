@@ -119,6 +119,11 @@ class ModelGateway:
         self.replayed += 1
         if rec.get("ok", True):
             self.calls += 1
+            self.consecutive_failures = 0
+        else:
+            # A recorded failure leaves the failure streak where the live run left it, so the calls after the
+            # resume get the same retry budget they had then.
+            self.consecutive_failures = int(rec.get("consecutive_failures", len(rec.get("errors") or ())))
         return rec
 
     def chat(
@@ -178,7 +183,10 @@ class ModelGateway:
 
     def _log_failure(self, request: str, meta: dict, errors: list[str]) -> None:
         if self.log is not None:
-            self.log.write({"kind": "chat", "ok": False, **meta, "request": request, "errors": errors, "wall_time": time.time()})
+            self.log.write({
+                "kind": "chat", "ok": False, **meta, "request": request, "errors": errors,
+                "consecutive_failures": self.consecutive_failures, "wall_time": time.time(),
+            })
 
     def embed(self, texts: Sequence[str], model: str | None, meta: dict) -> list[list[float]]:
         """Embeddings from the provider, recorded (and replayed) like chat calls."""
