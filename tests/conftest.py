@@ -23,6 +23,9 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# A bug hunt off CI: each ``HYPOTHESIS_PROFILE=hunt python -m pytest -q tests/test_*_properties.py`` draws fresh
+# random examples (tests that set their own ``max_examples`` keep it; loop the command for more).
+settings.register_profile("hunt", settings.get_profile("ci"), max_examples=200, derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
