@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +12,7 @@ from .freelance_planner import planner as freelance_planner_agent
 from .llm import LLMAgent, llm_agent
 from .operation_baselines import OPERATION_AGENTS
 from .operation_planner import planner as operation_planner_agent
+from .options import check_agent_options
 from .startup_baselines import greedy, greedy_reference, random_agent
 from .startup_planner import planner
 from .vending_baselines import markup
@@ -48,13 +48,13 @@ def make_agent(world: str, name: str, options: dict[str, Any] | None = None) -> 
         raise ConfigError(f"unknown agent {name!r} for world {world!r}; choose one of {', '.join(table) or 'none'}")
     fn = table[name]
     options = dict(options or {})
-    accepted = list(getattr(fn, "option_names", None) or list(inspect.signature(fn).parameters)[1:])
-    unknown = sorted(set(options) - set(accepted))
+    make = getattr(fn, "make", None)
+    if make is None:
+        check_agent_options(name, fn, options)
+        return lambda w: fn(w, **options)
+    unknown = sorted(set(options) - set(fn.option_names))
     if unknown:
         raise ConfigError(
-            f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
+            f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(fn.option_names)}"
         )
-    make = getattr(fn, "make", None)
-    if make is not None:
-        return make(**options)
-    return lambda w: fn(w, **options)
+    return make(**options)

@@ -54,9 +54,7 @@ def threshold(
         low: the action taken below the threshold.
         high: the action taken at or above it.
     """
-    for name in (low, high):
-        if name not in OPERATION_ACTIONS:
-            raise ValueError(f"action(={name!r}) must be one of {', '.join(OPERATION_ACTIONS)}")
+    _check_threshold(threshold, low, high)
     quality: float | None = None
     while not world.done:
         world.call(low if quality is not None and quality < threshold else high)
@@ -65,6 +63,14 @@ def threshold(
             return
         quality = report["current_state"]["content_quality"]
 
+
+def _check_threshold(threshold: float, low: str, high: str) -> None:
+    for option, name in (("low", low), ("high", high)):
+        if name not in OPERATION_ACTIONS:
+            raise ValueError(f"{option}(={name!r}) must be one of {', '.join(OPERATION_ACTIONS)}")
+
+
+threshold.check_options = _check_threshold  # type: ignore[attr-defined]
 
 #: The registry entries: CLI name -> agent function.
 OPERATION_AGENTS: dict[str, Callable] = {

@@ -366,6 +366,13 @@ def planner(world: Any, max_concurrent: int = 3, safety_margin: float = 0.04, ma
     >>> result.terminal_reason, result.tasks_failed, result.final_funds_cents > 100_000_000
     ('horizon_end', 0, True)
     """
+    _check_options(max_concurrent, safety_margin, max_team, pad_teams)
+    plan = _Plan(world, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
+                 max_team=int(max_team), pad_teams=pad_teams)
+    return _play(world, plan)
+
+
+def _check_options(max_concurrent: int, safety_margin: float, max_team: int, pad_teams: bool) -> None:
     if int(max_concurrent) < 1:
         raise ConfigError(f"max_concurrent(={max_concurrent}) must be >= 1")
     if not 0.0 <= float(safety_margin) < 1.0:
@@ -374,9 +381,9 @@ def planner(world: Any, max_concurrent: int = 3, safety_margin: float = 0.04, ma
         raise ConfigError(f"max_team(={max_team}) must be >= 1")
     if not isinstance(pad_teams, bool):
         raise ConfigError(f"pad_teams(={pad_teams!r}) must be true or false")
-    plan = _Plan(world, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
-                 max_team=int(max_team), pad_teams=pad_teams)
-    return _play(world, plan)
+
+
+planner.check_options = _check_options  # type: ignore[attr-defined]
 
 
 def _play(world: Any, plan: _Plan) -> Generator[Any, Any, None]:

@@ -154,6 +154,23 @@ def markup(
 _first = operator.itemgetter(0)
 
 
+def _check_markup(
+    markup: float, queries: Sequence[str], max_products: int, first_order: int, cover_days: int, drop_after: int,
+    min_rate: float,
+) -> None:
+    if markup <= 0:
+        raise ValueError(f"markup(={markup}) must be > 0: a price must be positive")
+    for name, value in (("max_products", max_products), ("first_order", first_order)):
+        if value < 1:
+            raise ValueError(f"{name}(={value}) must be >= 1")
+    for name, value in (("cover_days", cover_days), ("drop_after", drop_after), ("min_rate", min_rate)):
+        if value < 0:
+            raise ValueError(f"{name}(={value}) must be >= 0")
+
+
+markup.check_options = _check_markup  # type: ignore[attr-defined]
+
+
 class _Item:
     """What the markup agent knows of one product it trades."""
 

@@ -175,6 +175,7 @@ def world_config(spec: RunSpec) -> Any:
 def agent_factory(spec: RunSpec) -> Callable:
     """The agent process factory ``world -> generator`` a spec names, options bound and checked."""
     from bizsim.agents import make_agent
+    from bizsim.agents.options import check_agent_options
 
     if ":" not in spec.agent:
         return make_agent(spec.world, spec.agent, spec.agent_options)
@@ -184,6 +185,7 @@ def agent_factory(spec: RunSpec) -> Callable:
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"agent {spec.agent!r} cannot be imported ({exc}); give 'package.module:function'") from None
     options = dict(spec.agent_options)
+    check_agent_options(spec.agent, fn, options)
     return lambda world: fn(world, **options)
 
 

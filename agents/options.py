@@ -1,0 +1,85 @@
+"""Agent options checked before a run starts: a bad value is a clear ``ConfigError``, not a crash mid-episode."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from bizsim.simcore.errors import ConfigError
+
+__all__ = ["check_agent_options"]
+
+
+def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any]) -> None:
+    """Check the options' names against the agent function's parameters, each value against its annotation,
+    then the values together with the agent's own ``check_options``.
+
+    ``fn.check_options``, when the agent has one, is called with every option
+    (defaults filled in) and raises ``ValueError`` on a value out of range.
+
+    Raises:
+        ConfigError: naming the agent, the option, the value and what it must be.
+    """
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # the first takes the world
+    except (TypeError, ValueError):  # a callable without a signature: its options are its own business
+        return
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        accepted = [p.name for p in params]
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise ConfigError(
+                f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
+            )
+    try:
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError):  # an annotation this module cannot resolve: leave the value to the agent
+        hints = {}
+    for key, value in options.items():
+        hint = hints.get(key)
+        if hint is not None and not _fits(value, hint):
+            raise ConfigError(f"agent {name!r}: option {key}={value!r} must be {_describe(hint)}")
+    check = getattr(fn, "check_options", None)
+    if check is not None:
+        bound = inspect.signature(fn).bind_partial(None, **options)
+        bound.apply_defaults()
+        try:
+            check(**dict(list(bound.arguments.items())[1:]))  # every option, defaults filled in; not the world
+        except ValueError as exc:
+            raise ConfigError(f"agent {name!r}: {exc}") from None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    if origin in (Sequence, list, tuple) and typing.get_args(hint):
+        item = typing.get_args(hint)[0]
+        return isinstance(value, (list, tuple)) and all(_fits(v, item) for v in value)
+    return True  # a type these checks do not cover
+
+
+_NAMES = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string", type(None): "null"}
+
+
+def _describe(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_describe(h) for h in typing.get_args(hint))
+    if origin in (Sequence, list, tuple) and typing.get_args(hint):
+        return f"a list of {_describe(typing.get_args(hint)[0]).removeprefix('a ').removeprefix('an ')}s"
+    return _NAMES.get(hint, getattr(hint, "__name__", str(hint)))

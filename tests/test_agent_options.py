@@ -1,0 +1,78 @@
+"""Agent options are checked before a run starts: wrong types and values out of range are ConfigErrors."""
+
+from __future__ import annotations
+
+import pytest
+from bizsim.agents import AGENTS, make_agent
+from bizsim.analysis import RunSpec
+from bizsim.simcore.errors import ConfigError
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+@pytest.mark.parametrize(
+    "world, agent, options, message",
+    [
+        ("vending", "markup", {"markup": "1.5"}, r"option markup='1\.5' must be a finite number"),
+        ("vending", "markup", {"queries": "soda"}, "must be a list of strings"),
+        ("vending", "markup", {"max_products": 2.5}, "must be an integer"),
+        ("vending", "markup", {"max_products": True}, "must be an integer"),
+        ("vending", "markup", {"min_rate": -0.1}, r"min_rate\(=-0\.1\) must be >= 0"),
+        ("startup", "random", {"seed": "x"}, "must be an integer or null"),
+        ("startup", "planner", {"pad_teams": 1}, "must be true or false"),
+        ("startup", "planner", {"safety_margin": 1.0}, r"safety_margin\(=1\.0\) must be in \[0, 1\)"),
+        ("operation", "threshold", {"high": "sleep"}, r"high\(='sleep'\) must be one of"),
+        ("freelance", "cautious", {"max_complexity": 3}, "must be a string"),
+    ],
+)
+def test_bad_options_are_refused_when_the_agent_is_made(world, agent, options, message):
+    """The error names the agent, the option and the rule; in a sweep, ``RunSpec.check`` refuses it up front."""
+    with pytest.raises(ConfigError, match=f"agent '{agent}': .*{message}"):
+        make_agent(world, agent, options)
+    with pytest.raises(ConfigError, match=message):
+        RunSpec(world, agent=agent, agent_options=options).check()
+
+
+def test_a_non_finite_number_is_refused():
+    """NaN and infinity pass no numeric option (a sweep's spec refuses them earlier still, as not JSON)."""
+    for value in (float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="must be a finite number"):
+            make_agent("vending", "markup", {"markup": value})
+
+
+def test_good_options_pass_and_keep_their_values():
+    """Ints where floats are declared, lists for sequences, null for optional values: all accepted as given."""
+    for world, agent, options in [
+        ("vending", "markup", {"markup": 2, "queries": ["soda", "chips"], "min_rate": 0}),
+        ("startup", "random", {"seed": None, "max_parallel": 1}),
+        ("startup", "planner", {"max_concurrent": 2, "safety_margin": 0, "pad_teams": False}),
+        ("operation", "threshold", {"threshold": 1, "low": "acquisition_boost"}),
+    ]:
+        make_agent(world, agent, options)
+        RunSpec(world, agent=agent, agent_options=options).check()
+
+
+@given(st.sampled_from([(w, a) for w, table in AGENTS.items() for a in table if a != "llm"]),
+       st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=3),
+                 st.lists(st.integers(0, 3), max_size=2)))
+def test_any_value_for_any_option_is_accepted_or_refused_with_a_config_error(agent, value):
+    """make_agent either takes the value or raises ConfigError: never another exception."""
+    import inspect
+
+    world, name = agent
+    fn = AGENTS[world][name]
+    for option in list(inspect.signature(fn).parameters)[1:]:
+        try:
+            make_agent(world, name, {option: value})
+        except ConfigError:
+            pass
+
+
+def test_an_agent_of_your_own_gets_the_same_checks():
+    """``package.module:function`` agents: unknown names and wrong types are refused before a sweep starts."""
+    agent = "tests._sweep_agents:explode"
+    RunSpec("startup", agent=agent, agent_options={"after": 3}).check()
+    with pytest.raises(ConfigError, match="has no option"):
+        RunSpec("startup", agent=agent, agent_options={"before": 3}).check()
+    with pytest.raises(ConfigError, match="after='3' must be an integer"):
+        RunSpec("startup", agent=agent, agent_options={"after": "3"}).check()
