@@ -44,7 +44,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     if run_dir is None:  # nothing to write: skip the summaries an EpisodeResult holds (extract makes its own)
         world, turns, reason = _play(world_class(spec.world), config, make, spec.seed)
     else:
-        result = run_episode(spec.world, config, make, spec.seed, out=run_dir)
+        result = run_episode(spec.world, config, make, spec.seed, out=run_dir, overwrite=True)  # its own run_id's
         world, turns, reason = result.final_world, result.turns, result.terminal_reason
     body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
     world.close()  # freed now, not by the cyclic collector walking it later

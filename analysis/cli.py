@@ -44,6 +44,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
     run.add_argument("--max-episodes", type=int, default=1, help="restart after bankruptcy up to N episodes")
     run.add_argument("--out", help="write the run directory here")
+    run.add_argument("--overwrite", action="store_true", help="replace the run already in --out (never an LLM run)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     llm = run.add_argument_group("LLM agent (--agent llm)")
@@ -122,7 +123,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         result = run_episode(
             args.world, args.preset, args.agent, args.seed, agent_options=options, max_episodes=args.max_episodes,
-            out=args.out, on_stop=progress.update if progress else None,
+            out=args.out, overwrite=args.overwrite, on_stop=progress.update if progress else None,
         )
     finally:
         if progress:
@@ -154,6 +155,8 @@ def _run_llm(args: argparse.Namespace) -> int:
 
     from .llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
 
+    if args.overwrite:
+        raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
     if args.resume:
         extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if getattr(args, f) is not None] + (["agent-opt"] if args.agent_opt else [])
         if extra:

@@ -13,6 +13,8 @@ from bizsim.models import world_class
 from bizsim.simcore import Status, World
 from bizsim.simcore.watch import watch
 
+from .rundir import check_run_dir_free, write_run_dir
+
 __all__ = ["EpisodeResult", "run_episode", "TERMINAL_REASONS"]
 
 TERMINAL_REASONS = {
@@ -127,6 +129,7 @@ def run_episode(
     agent_options: dict | None = None,
     max_episodes: int = 1,
     out: str | Path | None = None,
+    overwrite: bool = False,
     on_stop: Callable[[World], None] | None = None,
     world_options: dict | Callable[[], dict] | None = None,
 ) -> EpisodeResult:
@@ -141,6 +144,8 @@ def run_episode(
         max_episodes: after a bankruptcy, start again on the same seed with
             the scratchpad carried over, up to this many episodes.
         out: a directory to write the run into (config, commands, trajectory, result).
+        overwrite: replace the run already in ``out``; without it such a directory is refused before the
+            run starts. A directory holding an LLM run (``run.json``) is always refused.
         on_stop: called with the world at every decision point (progress bars).
         world_options: keyword arguments for the world's constructor, e.g.
             ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
@@ -151,6 +156,8 @@ def run_episode(
     """
     if max_episodes < 1:
         raise ValueError(f"max_episodes(={max_episodes}) must be >= 1")
+    if out is not None:
+        check_run_dir_free(out, overwrite=overwrite)
     cls = world_class(world)
     if callable(agent):
         agent_name, make = getattr(agent, "__name__", "custom"), agent
@@ -187,7 +194,5 @@ def run_episode(
         final_world=w,
     )
     if out is not None:
-        from .rundir import write_run_dir
-
         write_run_dir(out, result)
     return result

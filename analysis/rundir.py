@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bizsim.simcore.config import config_to_dict, dump_toml
+from bizsim.simcore.errors import ConfigError
 
 if TYPE_CHECKING:
     from .episode import EpisodeResult
 
-__all__ = ["write_run_dir", "read_command_log"]
+__all__ = ["check_run_dir_free", "write_run_dir", "read_command_log"]
 
 
 def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
@@ -28,6 +29,20 @@ def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
     _atomic(root / "trajectory.jsonl", world.trajectory.to_jsonl())
     _atomic(root / "result.json", json.dumps(result.to_dict(), indent=2) + "\n")
     return root
+
+
+def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
+    """Refuse a directory that already holds a run, before a new run is written over it.
+
+    Raises:
+        ConfigError: ``path`` holds an LLM run (its recorded model calls cost money: never replaced), or another
+            run and ``overwrite`` is false.
+    """
+    root = Path(path)
+    if (root / "run.json").exists():
+        raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
+    if not overwrite and (root / "result.json").exists():
+        raise ConfigError(f"{str(root)!r} already holds a run; choose another directory or overwrite it (--overwrite)")
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:

@@ -76,6 +76,21 @@ def test_cli_summary_and_agent_options(capsys, tmp_path):
     assert {"max_parallel": 1} == json.loads((tmp_path / "r" / "result.json").read_text())["agent_options"]
 
 
+def test_a_run_directory_is_replaced_only_with_overwrite(capsys, tmp_path):
+    """A second run into the same --out is refused before it runs (exit 2, files unchanged); --overwrite replaces it."""
+    out = tmp_path / "r"
+    assert 0 == main(["run", "startup", "--seed", "1", "--out", str(out), "--no-progress", "--json"])
+    first = (out / "result.json").read_bytes()
+    try:
+        code = main(["run", "startup", "--seed", "2", "--out", str(out), "--no-progress"])
+    except SystemExit as exc:
+        code = exc.code
+    assert 2 == code and "--overwrite" in capsys.readouterr().err
+    assert first == (out / "result.json").read_bytes()
+    assert 0 == main(["run", "startup", "--seed", "2", "--out", str(out), "--overwrite", "--no-progress", "--json"])
+    assert 2 == json.loads((out / "result.json").read_text())["seed"]
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

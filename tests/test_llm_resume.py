@@ -155,6 +155,29 @@ def test_a_run_directory_is_not_overwritten(tmp_path):
         run_llm(spec, client=ScriptedClient(greedy_policy))
 
 
+def test_a_baseline_run_and_an_llm_run_never_overwrite_each_other(tmp_path, capsys):
+    """A greedy run into an LLM run's directory is refused (even with --overwrite), and the other way round;
+    the LLM run's files are untouched."""
+    from bizsim.analysis import run_episode
+
+    llm_dir, greedy_dir = tmp_path / "llm", tmp_path / "greedy"
+    run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(llm_dir)),
+            client=ScriptedClient(greedy_policy))
+    before = {p.name: p.read_bytes() for p in llm_dir.iterdir()}
+    for overwrite in (False, True):
+        with pytest.raises(ConfigError, match="holds an LLM run"):
+            run_episode("startup", "default", "greedy", 1, out=llm_dir, overwrite=overwrite)
+    assert 2 == main(["run", "startup", "--out", str(llm_dir), "--overwrite", "--no-progress"])
+    assert "holds an LLM run" in capsys.readouterr().err
+    assert before == {p.name: p.read_bytes() for p in llm_dir.iterdir()}
+
+    run_episode("startup", "default", "greedy", 1, out=greedy_dir)
+    with pytest.raises(ConfigError, match="already holds a run"):
+        run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(greedy_dir)),
+                client=ScriptedClient(greedy_policy))
+    assert not (greedy_dir / "run.json").exists()
+
+
 def _closed_port_url() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
