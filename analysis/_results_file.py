@@ -17,7 +17,7 @@ from typing import IO, Any
 from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.jsonl import cut_torn_tail
 
-__all__ = ["RESULTS", "ResultsWriter", "encode", "finished_ids", "iter_lines", "read_at"]
+__all__ = ["RESULTS", "ResultsWriter", "encode", "finished_ids", "iter_heads", "read_at"]
 
 RESULTS = "results.jsonl"
 
@@ -27,8 +27,19 @@ def encode(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """``(byte offset, record)`` of every complete line; a torn or garbled line is skipped."""
+# A line as bizsim writes it ends ``..."series":{"name":[...]...},"events":{...},"wall_s":N}``: the head before
+# the series is a record of its own once closed, and the run time is the tail's one number.
+_SERIES_KEY = b',"series":{"name":'
+_WALL_KEY = b',"wall_s":'
+_WALL_TAIL = re.compile(rb'(-?[0-9][0-9.eE+-]*)\}\n')
+
+
+def iter_heads(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """``(byte offset, record)`` of every complete line, without the record's ``series`` and ``events``.
+
+    Their bulk is never decoded: a line of another shape is decoded whole and
+    they are dropped, so the result is the same. A torn or garbled line is skipped.
+    """
     p = Path(path)
     if not p.exists():
         return
@@ -38,12 +49,32 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
             start, offset = offset, offset + len(raw)
             if not raw.endswith(b"\n"):
                 return
-            try:
-                rec = json.loads(raw)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and "run_id" in rec:
+            rec = _head(raw)
+            if rec is not None:
                 yield start, rec
+
+
+def _head(raw: bytes) -> dict | None:
+    cut = raw.rfind(_SERIES_KEY)
+    wall = raw.rfind(_WALL_KEY, cut) if cut > 0 else -1
+    tail = _WALL_TAIL.fullmatch(raw, wall + len(_WALL_KEY)) if wall > 0 else None
+    if tail is not None:
+        try:
+            rec = json.loads(raw[:cut] + b"}")
+            rec["wall_s"] = json.loads(tail.group(1))
+        except json.JSONDecodeError:
+            rec = None
+        if isinstance(rec, dict) and "run_id" in rec:
+            return rec
+    try:
+        rec = json.loads(raw)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(rec, dict) or "run_id" not in rec:
+        return None
+    rec.pop("series", None)
+    rec.pop("events", None)
+    return rec
 
 
 def read_at(path: str | Path, offset: int) -> dict:

@@ -34,6 +34,7 @@ directory (``runs/<run_id>/llm_calls.jsonl``) is in the sweep
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,7 +45,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.errors import ConfigError
 
-from ._results_file import RESULTS, iter_lines, read_at
+from ._results_file import RESULTS, iter_heads, read_at
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -256,6 +257,7 @@ def _series_batch(records: Iterable[dict]) -> Any:
 
 def _events_batch(records: Iterable[dict]) -> Any:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     cols: dict[str, list] = {c: [] for c in EVENT_COLUMNS}
     for rec in records:
@@ -263,9 +265,11 @@ def _events_batch(records: Iterable[dict]) -> Any:
         t = e.get("t_us") or []
         cols["run_id"].extend([rec["run_id"]] * len(t))
         cols["t_us"].extend(t)
-        cols["day"].extend(x // US_PER_DAY for x in t)
         for c in ("kind", "name", "ok", "task", "client", "value", "data"):
             cols[c].extend(e.get(c) or [None] * len(t))
+    t_us = pa.array(cols["t_us"], type=pa.int64())
+    cols["day"] = pc.divide(t_us, US_PER_DAY)  # integer division: instants are never negative
+    cols["t_us"] = t_us
     return pa.Table.from_pydict(cols, schema=_schema(EVENT_COLUMNS))
 
 
@@ -310,25 +314,38 @@ def _llm_table(rows: list[dict]) -> Any:
 
 # compaction ------------------------------------------------------------------------
 def _atomic_parquet(path: Path, tables: Iterable[Any], schema: Any) -> None:
+    _atomic_parquets({path: schema}, ([t] for t in tables))
+
+
+def _atomic_parquets(files: dict[Path, Any], rows: Iterable[list[Any]]) -> None:
+    """Write several Parquet files in one pass: each item of ``rows`` holds one table per file, in order."""
     import pyarrow.parquet as pq
 
-    tmp = path.with_name(path.name + ".tmp")
-    with pq.ParquetWriter(tmp, schema) as writer:
+    paths = list(files)
+    tmps = [p.with_name(p.name + ".tmp") for p in paths]
+    with contextlib.ExitStack() as stack:
+        writers = [stack.enter_context(pq.ParquetWriter(t, files[p])) for p, t in zip(paths, tmps)]
         wrote = False
-        for t in tables:
-            writer.write_table(t)
+        for tables in rows:
+            for writer, table in zip(writers, tables):
+                writer.write_table(table)
             wrote = True
         if not wrote:
-            writer.write_table(schema.empty_table())
-    tmp.replace(path)
+            for writer, path in zip(writers, paths):
+                writer.write_table(files[path].empty_table())
+    for tmp, path in zip(tmps, paths):
+        tmp.replace(path)
+
+
+def _read_at(fh: Any, offset: int) -> dict:
+    fh.seek(offset)
+    return json.loads(fh.readline())
 
 
 def _latest(results: Path) -> list[tuple[int, dict]]:
     """``(offset, record without series/events)`` of the last line of each run, in table order."""
     last: dict[str, tuple[int, dict]] = {}
-    for offset, rec in iter_lines(results):
-        rec.pop("series", None)
-        rec.pop("events", None)
+    for offset, rec in iter_heads(results):
         last[rec["run_id"]] = (offset, rec)
     return sorted(last.values(), key=lambda item: _sort_key(item[1]))
 
@@ -357,12 +374,13 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
     runs = _runs_table([_run_row(rec) for _, rec in latest])
     _atomic_parquet(out["runs"], [runs], runs.schema)
 
-    def batches(build: Any) -> Iterator[Any]:
-        for i in range(0, len(latest), batch_runs):
-            yield build(read_at(results, off) for off, _ in latest[i:i + batch_runs])
+    def batches() -> Iterator[list[Any]]:
+        with results.open("rb") as fh:
+            for i in range(0, len(latest), batch_runs):
+                records = [_read_at(fh, off) for off, _ in latest[i:i + batch_runs]]  # each line decoded once
+                yield [_series_batch(records), _events_batch(records)]
 
-    _atomic_parquet(out["series"], batches(_series_batch), _schema(SERIES_COLUMNS))
-    _atomic_parquet(out["events"], batches(_events_batch), _schema(EVENT_COLUMNS))
+    _atomic_parquets({out["series"]: _schema(SERIES_COLUMNS), out["events"]: _schema(EVENT_COLUMNS)}, batches())
     llm = [
         row for _, rec in latest for row in _llm_rows(rec["run_id"], root / "runs" / rec["run_id"] / "llm_calls.jsonl")
     ]
