@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import types
@@ -25,20 +26,18 @@ def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any]) -> 
         ConfigError: naming the agent, the option, the value and what it must be.
     """
     try:
-        params = list(inspect.signature(fn).parameters.values())[1:]  # the first takes the world
-    except (TypeError, ValueError):  # a callable without a signature: its options are its own business
+        shape = _shape(fn)
+    except TypeError:  # an unhashable callable: not cached
+        shape = _shape.__wrapped__(fn)
+    if shape is None:  # a callable without a signature: its options are its own business
         return
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        accepted = [p.name for p in params]
+    accepted, hints = shape
+    if accepted is not None:
         unknown = sorted(set(options) - set(accepted))
         if unknown:
             raise ConfigError(
                 f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
             )
-    try:
-        hints = typing.get_type_hints(fn)
-    except (NameError, TypeError):  # an annotation this module cannot resolve: leave the value to the agent
-        hints = {}
     for key, value in options.items():
         hint = hints.get(key)
         if hint is not None and not _fits(value, hint):
@@ -51,6 +50,21 @@ def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any]) -> 
             check(**dict(list(bound.arguments.items())[1:]))  # every option, defaults filled in; not the world
         except ValueError as exc:
             raise ConfigError(f"agent {name!r}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _shape(fn: Callable) -> tuple[tuple[str, ...] | None, dict[str, Any]] | None:
+    """The option names an agent function accepts (``None``: any, it takes ``**options``) and their annotations."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # the first takes the world
+    except (TypeError, ValueError):
+        return None
+    accepted = None if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params) else tuple(p.name for p in params)
+    try:
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError):  # an annotation this module cannot resolve: leave the value to the agent
+        hints = {}
+    return accepted, hints
 
 
 def _fits(value: Any, hint: Any) -> bool:
