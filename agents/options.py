@@ -10,6 +10,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from bizsim.simcore.config import type_ok
 from bizsim.simcore.errors import ConfigError
 
 __all__ = ["check_agent_options"]
@@ -68,23 +69,8 @@ def _shape(fn: Callable) -> tuple[tuple[str, ...] | None, dict[str, Any]] | None
 
 
 def _fits(value: Any, hint: Any) -> bool:
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        return any(_fits(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if hint is str:
-        return isinstance(value, str)
-    if origin in (Sequence, list, tuple) and typing.get_args(hint):
-        item = typing.get_args(hint)[0]
-        return isinstance(value, (list, tuple)) and all(_fits(v, item) for v in value)
-    return True  # a type these checks do not cover
+    # Options arrive as JSON-like data: NaN and infinity pass no numeric option.
+    return type_ok(value, hint) and not (isinstance(value, float) and not math.isfinite(value))
 
 
 _NAMES = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string", type(None): "null"}

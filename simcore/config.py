@@ -11,7 +11,7 @@ import attrs
 
 from .errors import ConfigError
 
-__all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range"]
+__all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range", "type_ok"]
 
 C = TypeVar("C")
 
@@ -39,13 +39,16 @@ def check_types(config: Any) -> None:
     hints = typing.get_type_hints(type(config))
     for field in attrs.fields(type(config)):
         value = getattr(config, field.name)
-        if not _type_ok(value, hints.get(field.name, Any)):
+        if not type_ok(value, hints.get(field.name, Any)):
             raise ConfigError(
                 f"{field.name}(={value!r}) has type {type(value).__name__}; it must be {_type_name(hints.get(field.name))}"
             )
 
 
-def _type_ok(value: Any, hint: Any) -> bool:
+def type_ok(value: Any, hint: Any) -> bool:
+    """Whether ``value`` has the type ``hint`` names: ints pass for floats, bools never for numbers, a
+    ``Sequence[X]`` or ``list[X]`` is a list or tuple (not text) of ``X``; hints it does not know pass."""
+    import collections.abc
     import types
     import typing
 
@@ -53,7 +56,7 @@ def _type_ok(value: Any, hint: Any) -> bool:
         return True
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        return any(_type_ok(value, h) for h in typing.get_args(hint))
+        return any(type_ok(value, h) for h in typing.get_args(hint))
     if origin is typing.Literal:
         return value in typing.get_args(hint)
     if origin is tuple:
@@ -61,7 +64,11 @@ def _type_ok(value: Any, hint: Any) -> bool:
         if not isinstance(value, tuple):
             return False
         inner = args[0] if args else Any
-        return all(_type_ok(v, inner) for v in value)
+        return all(type_ok(v, inner) for v in value)
+    if origin in (collections.abc.Sequence, list):
+        args = typing.get_args(hint)
+        inner = args[0] if args else Any
+        return isinstance(value, (list, tuple)) and all(type_ok(v, inner) for v in value)
     if hint is type(None):
         return value is None
     if hint is bool:
