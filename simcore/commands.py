@@ -8,7 +8,6 @@ JSON argument validation, the help text and the LLM tool schema all come.
 
 from __future__ import annotations
 
-import json
 import math
 import shlex
 import types
@@ -19,6 +18,7 @@ from typing import Any, Literal
 import attrs
 
 from .errors import CommandError
+from .untrusted_json import loads_untrusted
 
 __all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
 
@@ -248,7 +248,7 @@ class CommandSpec:
             return {}
         if isinstance(args, (str, bytes)):
             try:
-                args = json.loads(args) if args.strip() else {}
+                args = loads_untrusted(args) if args.strip() else {}
             except (ValueError, UnicodeDecodeError):
                 raise CommandError(
                     f"Arguments of '{self.name}' are not valid JSON: {str(args)[:200]!r}.", self._hint()

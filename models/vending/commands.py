@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 if TYPE_CHECKING:
     from .world import VendingWorld
@@ -83,8 +84,8 @@ def order_place(world: VendingWorld, items: Annotated[str, Arg(
 def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
     example = 'order_place --items \'[{"name": "Product Name", "quantity": 10}]\''
     try:
-        items = json.loads(text)
-    except (ValueError, RecursionError):  # bad JSON, or an integer too long to read
+        items = loads_untrusted(text)
+    except ValueError:  # bad JSON, nested too deep, or an integer too long to read
         raise OrderError("invalid_json", "Invalid JSON format for items parameter.", f"Example: {example}",
                          items_preview=text[:100]) from None
     if not isinstance(items, list):

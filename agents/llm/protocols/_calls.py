@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bizsim.simcore.untrusted_json import loads_untrusted
+
 __all__ = ["clip_reply", "parse_arguments"]
 
 
@@ -26,7 +28,7 @@ def parse_arguments(raw: Any, tool: str) -> tuple[dict | None, str | None]:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}, None
     try:
-        value = json.loads(raw)
+        value = loads_untrusted(raw)
     except (TypeError, json.JSONDecodeError) as exc:
         where = f" ({exc.msg} at character {exc.pos})" if isinstance(exc, json.JSONDecodeError) else ""
         return None, (
@@ -36,7 +38,7 @@ def parse_arguments(raw: Any, tool: str) -> tuple[dict | None, str | None]:
         )
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads_untrusted(value)
         except json.JSONDecodeError:
             pass
     if not isinstance(value, dict):

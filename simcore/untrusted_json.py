@@ -1,0 +1,58 @@
+"""JSON from agents and models, read the same way on every Python version.
+
+``json.loads`` recurses once per level of nesting, so a deep enough text
+raises ``RecursionError``, at a depth that depends on the interpreter and on
+how deep the caller's stack already is. Text an agent sends is refused past a
+fixed nesting depth instead, as invalid JSON, before it is parsed; what is
+read then needs at most that many frames, which any caller has to spare.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "loads_untrusted"]
+
+#: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
+MAX_DEPTH = 64
+
+
+def loads_untrusted(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads`` for text an agent sent: nesting deeper than ``max_depth`` is a ``json.JSONDecodeError``.
+
+    >>> loads_untrusted('[{"name": "x", "quantity": 2}]')
+    [{'name': 'x', 'quantity': 2}]
+    >>> loads_untrusted("[" * 65 + "]" * 65)
+    Traceback (most recent call last):
+    json.decoder.JSONDecodeError: Nesting deeper than 64 levels: line 1 column 65 (char 64)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads decodes bytes
+    # Counting brackets costs no Python loop; only text with more of them than the limit is scanned.
+    if text.count("[") + text.count("{") > max_depth:
+        _check_depth(text, max_depth)
+    try:
+        return json.loads(text)
+    except RecursionError:  # a caller already deep in its stack
+        raise json.JSONDecodeError("Nesting too deep to read", text, 0) from None
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    depth, in_string, escaped = 0, False, False
+    for pos, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "[" or ch == "{":
+            depth += 1
+            if depth > max_depth:
+                raise json.JSONDecodeError(f"Nesting deeper than {max_depth} levels", text, pos)
+        elif ch == "]" or ch == "}":
+            depth -= 1
