@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bizsim.simcore.summation import plain_sum
+
 __all__ = ["solve_question"]
 
 _NUM = r"(-?[\d,]*\.?\d+)"
@@ -60,7 +62,7 @@ def _round_trip(m: re.Match) -> str:
 
 def _mean(m: re.Match) -> str:
     xs = [_f(x) for x in re.findall(_NUM, m["xs"])]
-    return f"{sum(xs) / len(xs):.2f}"
+    return f"{plain_sum(xs) / len(xs):.2f}"
 
 
 def _pct_change(m: re.Match) -> str:

@@ -7,6 +7,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 from bizsim.simcore import CommandError, ConfigError
+from bizsim.simcore.summation import plain_sum
 
 __all__ = ["business_hours", "planner"]
 
@@ -42,7 +43,7 @@ def business_hours(a: datetime, b: datetime) -> float:
 # teams -------------------------------------------------------------------------
 def _rate(team: list[dict], domain: str) -> float:
     """A team's units per business hour in ``domain``: its best four members, each on this task only."""
-    return sum(sorted((e["skill_rates"][domain] for e in team), reverse=True)[:_TOP])
+    return plain_sum(sorted((e["skill_rates"][domain] for e in team), reverse=True)[:_TOP])
 
 
 def _strength(e: dict) -> float:
@@ -54,7 +55,7 @@ def _meets(team: list[dict], need: dict[str, float]) -> bool:
 
 
 def _coverage(team: list[dict], need: dict[str, float]) -> float:
-    return sum(min(1.0, _rate(team, d) / r) for d, r in need.items())
+    return plain_sum(min(1.0, _rate(team, d) / r) for d, r in need.items())
 
 
 def _best_fit(free: list[dict], domain: str, need: float, limit: int) -> list[dict] | None:
@@ -64,7 +65,7 @@ def _best_fit(free: list[dict], domain: str, need: float, limit: int) -> list[di
     """
     pool = sorted(free, key=lambda e: (-e["skill_rates"][domain], e["name"]))
     rates = [e["skill_rates"][domain] for e in pool]
-    size = next((s for s in range(1, min(limit, _TOP, len(pool)) + 1) if sum(rates[:s]) >= need), None)
+    size = next((s for s in range(1, min(limit, _TOP, len(pool)) + 1) if plain_sum(rates[:s]) >= need), None)
     if size is None:
         return None
     team: list[dict] = []
@@ -73,7 +74,7 @@ def _best_fit(free: list[dict], domain: str, need: float, limit: int) -> list[di
         for i in range(len(pool) - 1, -1, -1):
             rate = rates[i]
             others = rates[: slots - 1] if i >= slots - 1 else rates[:i] + rates[i + 1 : slots]
-            if rate + sum(others) >= remaining:
+            if rate + plain_sum(others) >= remaining:
                 team.append(pool.pop(i))
                 rates.pop(i)
                 remaining -= rate
@@ -187,8 +188,8 @@ class _Plan:
         if work >= hours_left:
             return None
         months_left = (hours_left - work) / (_DAY_HOURS * 21.75)
-        raises = sum(0.01 * e["salary_cents"] for e in team) * months_left
-        capacity = sum(_strength(e) for e in team) * work
+        raises = plain_sum(0.01 * e["salary_cents"] for e in team) * months_left
+        capacity = plain_sum(_strength(e) for e in team) * work
         return (task["reward_funds_cents"] - raises) / capacity, team
 
     # acting ----------------------------------------------------------------

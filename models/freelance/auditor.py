@@ -17,6 +17,7 @@ import statistics
 from typing import Any, Protocol, runtime_checkable
 
 from bizsim.simcore.errors import ReplayError
+from bizsim.simcore.summation import plain_sum
 
 from .tasks import FALLBACK_EFFORT, FALLBACK_PAYMENT_CENTS, Task
 
@@ -221,12 +222,12 @@ class LLMAuditor:
 def _robust_mean(values: list[float]) -> float:
     """Mean after the reference's MAD outlier filter (modified z >= 2.5 dropped, unless too few remain)."""
     if len(values) < 3:
-        return sum(values) / len(values)
+        return plain_sum(values) / len(values)
     med = statistics.median(values)
     mad = statistics.median(abs(v - med) for v in values)
     if mad == 0:
-        return sum(values) / len(values)
+        return plain_sum(values) / len(values)
     kept = [v for v in values if 0.6745 * abs(v - med) / mad < 2.5]
     if len(kept) < max(2, len(values) // 2):
         kept = values
-    return sum(kept) / len(kept)
+    return plain_sum(kept) / len(kept)

@@ -8,6 +8,7 @@ import numpy as np
 
 from bizsim.simcore import Status
 from bizsim.simcore.dayworld import DayWorld
+from bizsim.simcore.summation import plain_sum
 
 from .._ecogym import parse_start_date, system_prompt
 from .commands import COMMANDS
@@ -264,7 +265,7 @@ class OperationWorld(DayWorld):
             "horizon_mean_dau": sum(series) / self.horizon_days,
             "final_dau": self.dau,
             "peak_dau": max(series) if series else self.dau,
-            "mean_retention": sum(r[7] for r in self.dau_history) / days if days else None,
+            "mean_retention": plain_sum(r[7] for r in self.dau_history) / days if days else None,
             "final_content_volume": self.content_volume,
             "final_content_quality": round(self.content_quality, 4),
             "final_creator_activity": round(self.creator_activity, 4),
