@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import bizsim.simcore.calendar
 import bizsim.simcore.ledger
 import bizsim.simcore.streams
+import bizsim.simcore.summation
+import bizsim.simcore.untrusted_json
 from bizsim.simcore import (
     Arg, BizSimError, Calendar, CommandError, CommandSet, ConfigError, Ledger, RandomStreams, SimEnvironment, Status,
     Trajectory, World, stable_hash, to_json,
@@ -24,7 +26,10 @@ from bizsim.simcore.calendar import US_PER_HOUR
 from bizsim.simcore.config import config_from_dict, deep_merge, dump_toml, in_range, load_toml, nested_config
 
 
-@pytest.mark.parametrize("module", [bizsim.simcore.calendar, bizsim.simcore.ledger, bizsim.simcore.streams])
+@pytest.mark.parametrize("module", [
+    bizsim.simcore.calendar, bizsim.simcore.ledger, bizsim.simcore.streams, bizsim.simcore.summation,
+    bizsim.simcore.untrusted_json,
+])
 def test_doctests(module):
     """The examples in the kernel's docstrings run and hold."""
     failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
