@@ -77,11 +77,10 @@ def _head(raw: bytes) -> dict | None:
     return rec
 
 
-def read_at(path: str | Path, offset: int) -> dict:
-    """The record of the line starting at ``offset``."""
-    with Path(path).open("rb") as fh:
-        fh.seek(offset)
-        return json.loads(fh.readline())
+def read_at(fh: IO[bytes], offset: int) -> dict:
+    """The record of the line starting at ``offset`` of the results file open in ``fh``."""
+    fh.seek(offset)
+    return json.loads(fh.readline())
 
 
 _HEAD = re.compile(rb'^\{"v":\d+,"run_id":"([^"\\]+)","status":"([a-z]+)",')

@@ -337,11 +337,6 @@ def _atomic_parquets(files: dict[Path, Any], rows: Iterable[list[Any]]) -> None:
         tmp.replace(path)
 
 
-def _read_at(fh: Any, offset: int) -> dict:
-    fh.seek(offset)
-    return json.loads(fh.readline())
-
-
 def _latest(results: Path) -> list[tuple[int, dict]]:
     """``(offset, record without series/events)`` of the last line of each run, in table order."""
     last: dict[str, tuple[int, dict]] = {}
@@ -377,7 +372,7 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
     def batches() -> Iterator[list[Any]]:
         with results.open("rb") as fh:
             for i in range(0, len(latest), batch_runs):
-                records = [_read_at(fh, off) for off, _ in latest[i:i + batch_runs]]  # each line decoded once
+                records = [read_at(fh, off) for off, _ in latest[i:i + batch_runs]]  # each line decoded once
                 yield [_series_batch(records), _events_batch(records)]
 
     _atomic_parquets({out["series"]: _schema(SERIES_COLUMNS), out["events"]: _schema(EVENT_COLUMNS)}, batches())
@@ -418,7 +413,9 @@ def _read_dir(root: Path) -> Results:
         try:
             compact(root)
         except OSError:  # a read-only copy: build the tables in memory instead
-            return _from_records([read_at(root / RESULTS, off) for off, _ in _latest(root / RESULTS)], root)
+            with (root / RESULTS).open("rb") as fh:
+                records = [read_at(fh, off) for off, _ in _latest(root / RESULTS)]
+            return _from_records(records, root)
     return _to_pandas({n: pq.read_table(root / f"{n}.parquet") for n in TABLES}, root)
 
 
