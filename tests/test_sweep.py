@@ -368,6 +368,27 @@ def test_load_returns_the_documented_columns(serial_dir):
     assert "int64" == str(res.runs.seed.dtype) and "float64" == str(res.runs.metric_value.dtype)
 
 
+def test_a_sweep_that_cannot_be_compacted_loads_from_its_results(serial_dir, tmp_path, monkeypatch):
+    """Where the Parquet files cannot be written (a read-only copy), load builds the same tables in memory."""
+    import shutil
+
+    import bizsim.analysis.store as store
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(serial_dir / "results.jsonl", copy / "results.jsonl")
+    expected = load(serial_dir)
+
+    def read_only(path, **kwargs):
+        raise PermissionError(f"{path} is read-only")
+
+    monkeypatch.setattr(store, "compact", read_only)
+    got = load(copy)
+    assert not list(copy.glob("*.parquet"))
+    for name in ("runs", "series", "events"):
+        assert expected[name].reset_index(drop=True).equals(got[name].reset_index(drop=True)), name
+
+
 def test_the_parquet_files_open_in_duckdb_and_polars(serial_dir):
     """Plain Parquet: DuckDB and polars read the same rows."""
     runs = load(serial_dir).runs
