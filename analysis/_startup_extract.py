@@ -17,6 +17,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from bizsim.models.startup.state import DOMAINS
+from bizsim.simcore.summation import plain_sum
 
 from ._extract import compact_json
 
@@ -86,7 +87,8 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
     """The team as dispatched: hours it needs undivided, hours left to the deadline, skill fit.
 
     Every sum adds the same floats in the same order as the plain definition
-    (per assignee, then per domain), so the rounded figures never change.
+    (per assignee, then per domain), left to right on every Python version,
+    so the rounded figures never change.
     """
     team = task.assignees
     n = len(team)
@@ -101,7 +103,7 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
             continue
         column = flat[_INDEX[d]::_WIDTH]
         column.sort(reverse=True)
-        rate = sum(column[:_TOP])
+        rate = plain_sum(column[:_TOP])
         if rate <= 0:
             needed = None
             break
@@ -111,8 +113,8 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
     match = None
     if team:
         idx = [_INDEX[d] for d in required]
-        in_task = sum([flat[row + i] for row in range(0, n * _WIDTH, _WIDTH) for i in idx]) / (n * len(required))
-        overall = sum(flat) / (n * _WIDTH)
+        in_task = plain_sum([flat[row + i] for row in range(0, n * _WIDTH, _WIDTH) for i in idx]) / (n * len(required))
+        overall = plain_sum(flat) / (n * _WIDTH)
         match = in_task / overall if overall > 0 else None
     return {
         "dispatched_t_us": now,

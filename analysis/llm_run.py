@@ -25,6 +25,7 @@ from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, wr
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.summation import plain_sum
 
 from .episode import EpisodeResult, run_episode
 from .rundir import check_run_dir_free, write_run_dir
@@ -124,7 +125,7 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
         "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
-        "llm_role_cost_usd": None if not roles or any(c is None for c in costs) else float(sum(costs)),
+        "llm_role_cost_usd": None if not roles or any(c is None for c in costs) else float(plain_sum(costs)),
     }
 
 

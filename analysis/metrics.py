@@ -79,10 +79,10 @@ def mean_ci(values: Sequence[float] | Any, confidence: float = 0.95) -> tuple[fl
     n = len(xs)
     if n == 0:
         return math.nan, math.nan, math.nan, 0
-    mean = sum(xs) / n
+    mean = math.fsum(xs) / n  # correctly rounded, so the same on every Python version
     if n < 2:
         return mean, math.nan, math.nan, n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
+    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
     half = float(stdtrit(n - 1, (1 + confidence) / 2)) * sd / math.sqrt(n)
     return mean, mean - half, mean + half, n
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from decimal import Decimal
 
+from bizsim.simcore.summation import compensated_sum
+
 __all__ = ["DOMAINS", "Employee", "Client", "Task", "q3", "q4", "TASK_STATUSES"]
 
 #: Work domains, in the order that drives random draws.
@@ -135,7 +137,7 @@ class Task:
         return done / sum(self.required.values())
 
     def progress_pct(self) -> float:
-        """Progress in percent, as ``task list`` reports it."""
-        total = sum(float(q) for q in self.required.values())
-        done = sum(float(c) for c in self.completed.values())
+        """Progress in percent, as ``task list`` reports it (float sums as the reference's Python 3.12 makes them)."""
+        total = compensated_sum(float(q) for q in self.required.values())
+        done = compensated_sum(float(c) for c in self.completed.values())
         return round(done / total * 100, 2) if total > 0 else 0.0
