@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
 
 from .runspec import RunSpec, world_config
 
-__all__ = ["probe_replay", "record_from_run_dir"]
+__all__ = ["probe_replay", "record_from_run_dir", "replay_episodes"]
 
 
 def probe_replay(
@@ -54,6 +54,36 @@ def probe_replay(
     return world
 
 
+def replay_episodes(
+    spec: RunSpec, logs: Sequence[Iterable[tuple[int, str]]], probe: Callable[[Any], None], config: Any = None,
+    world_options: Callable[[int], dict] | None = None,
+) -> list[Any]:
+    """Rebuild every episode of a run, oldest first; ``probe`` watches the last one only.
+
+    Each episode starts with the scratchpad the one before left, as
+    ``run_episode`` carries it after a bankruptcy. ``world_options(n)`` gives
+    episode ``n``'s (from 1) constructor arguments; each is checked with
+    :func:`~bizsim.analysis.llm_run.check_replayed` after its episode.
+    """
+    from .llm_run import check_replayed
+
+    worlds: list[Any] = []
+    scratchpad = ""
+    for n, log in enumerate(logs, 1):
+        options = dict(world_options(n) if world_options is not None else {})
+        if scratchpad:
+            options["scratchpad"] = scratchpad
+        world = probe_replay(spec, log, probe if n == len(logs) else _ignore, config, options)
+        check_replayed(options)
+        worlds.append(world)
+        scratchpad = getattr(world, "scratchpad", "")
+    return worlds
+
+
+def _ignore(_world: Any) -> None:
+    pass
+
+
 def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
     """The run spec and world config a run directory was made with."""
     from bizsim.models import world_class
@@ -88,8 +118,8 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
 
     from ._extract import extract, extractor_for
     from ._worker import record_version
-    from .llm_run import check_replayed, llm_run_columns, recorded_world_options
-    from .rundir import read_command_log
+    from .llm_run import llm_run_columns, recorded_world_options
+    from .rundir import read_episode_logs
 
     root = Path(path)
     try:
@@ -98,9 +128,11 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
         raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
     spec, config = _spec_of(root, result)
     extractor = extractor_for(spec.world)
-    options = recorded_world_options(root) if (root / RUN_SPEC).exists() else {}
-    world = probe_replay(spec, read_command_log(root), extractor.probe, config, options)
-    check_replayed(options)
+    logs = read_episode_logs(root)
+    # Run directories written before episodes/ existed hold only the last episode's log.
+    skipped = max(0, len(result.get("episodes") or [result]) - len(logs))
+    options = (lambda n: recorded_world_options(root, n + skipped)) if (root / RUN_SPEC).exists() else None
+    world = replay_episodes(spec, logs, extractor.probe, config, options)[-1]
     turns, reason = int(result.get("turns", 0)), str(result.get("terminal_reason"))
     body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
     llm = result.get("llm")

@@ -58,9 +58,9 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     from bizsim.simcore.errors import ConfigError
 
     from ._extract import extract, extractor_for
-    from ._replay import probe_replay
+    from ._replay import replay_episodes
     from .llm_run import (
-        LLMRunSpec, check_replayed, llm_run_columns, recorded_world_options, resume_llm, run_llm, split_sweep_options,
+        LLMRunSpec, llm_run_columns, recorded_world_options, resume_llm, run_llm, split_sweep_options,
     )
 
     if spec.overrides:
@@ -83,9 +83,8 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
             "The run directory keeps every answered call; a sweep with retry_failed=True (--retry-failed) resumes "
             "the run from there"))
     extractor = extractor_for(spec.world)
-    world_options = recorded_world_options(run_dir)
-    world = probe_replay(spec, result.final_world.command_log(), extractor.probe, world_options=world_options)
-    check_replayed(world_options)
+    logs = [w.command_log() for w in result.episode.worlds]
+    world = replay_episodes(spec, logs, extractor.probe, world_options=lambda n: recorded_world_options(run_dir, n))[-1]
     body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
     if result.terminal_detail is not None:  # a cap that stopped the agent is not in the command log the world replays
         body["run"]["terminal_detail"] = result.terminal_detail

@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, sweep, report."""
+"""The ``bizsim`` command: run, shell, list, verify, sweep, report."""
 
 from __future__ import annotations
 
@@ -68,6 +68,13 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
+    verify = sub.add_parser(
+        "verify", help="replay run directories and check they give back their trajectories and results exactly",
+        description="Replay the command log of each run directory (every episode, in order) and compare the "
+                    "trajectories and summaries with the recorded ones. Exit 0 when all match, 1 when one differs.",
+    )
+    verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
+
     from ._cli_sweep import add_parsers
 
     add_parsers(sub)  # sweep, report
@@ -82,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.cmd == "shell":
             return _shell(args)
+        if args.cmd == "verify":
+            return _verify(args.dirs)
         if args.cmd in ("sweep", "report"):
             from ._cli_sweep import run_report, run_sweep
 
@@ -133,6 +142,27 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print_summary(result, args.out)
     return 0
+
+
+def _verify(dirs: Sequence[str]) -> int:
+    from .verify import verify_run_dir
+
+    worst = 0
+    for path in dirs:
+        try:
+            found = verify_run_dir(path)
+        except BizSimError as exc:
+            print(f"bizsim: error: {exc}", file=sys.stderr)
+            worst = 2
+            continue
+        if found.ok:
+            print(f"ok      {path}: {found.episodes} episode(s), {found.commands} commands replayed to the same bytes")
+            continue
+        worst = max(worst, 1)
+        print(f"DIFFERS {path}:")
+        for problem in found.problems:
+            print(f"  {problem}")
+    return worst
 
 
 _LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")

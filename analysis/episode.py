@@ -43,6 +43,13 @@ class EpisodeResult:
     summary: dict
     episodes: tuple[dict, ...]
     final_world: World = attrs.field(repr=False, eq=False)
+    #: The episodes before the last (``max_episodes`` restarts after a bankruptcy), oldest first.
+    earlier_worlds: tuple[World, ...] = attrs.field(default=(), repr=False, eq=False)
+
+    @property
+    def worlds(self) -> tuple[World, ...]:
+        """Every episode's world, oldest first (the last is :attr:`final_world`)."""
+        return (*self.earlier_worlds, self.final_world)
 
     @property
     def trajectory(self):
@@ -165,12 +172,13 @@ def run_episode(
             raise ValueError("agent_options go with a registered agent name, not a function")
     else:
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
-    episodes, turns_total, scratchpad, w = [], 0, "", None
+    episodes, turns_total, scratchpad, w, worlds = [], 0, "", None, []
     for episode in range(1, max_episodes + 1):
         kwargs = dict((world_options() if callable(world_options) else world_options) or {})
         if scratchpad:
             kwargs["scratchpad"] = scratchpad
         w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, **kwargs)
+        worlds.append(w)
         turns_total += turns
         record = {"episode": episode, "terminal_reason": reason, "turns": turns, **w.summary()}
         episodes.append(record)
@@ -192,6 +200,7 @@ def run_episode(
         summary=w.summary(),
         episodes=tuple(episodes),
         final_world=w,
+        earlier_worlds=tuple(worlds[:-1]),
     )
     if out is not None:
         write_run_dir(out, result)

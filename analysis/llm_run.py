@@ -157,21 +157,23 @@ def _llm_auditor(spec: LLMRunSpec, client: Any) -> Any:
     return LLMAuditor(client, params={} if temperature is None else {"temperature": temperature})
 
 
-def recorded_world_options(path: str | Path) -> dict:
-    """World constructor arguments that rebuild the world of the LLM run in ``path`` from its command log.
+def recorded_world_options(path: str | Path, episode: int | None = None) -> dict:
+    """World constructor arguments that rebuild an episode (default: the last) of the LLM run in ``path``.
 
     A world's own LLM role shaped the run (the freelance auditor priced,
-    judged and paid), so it answers again from the run's ``llm_calls.jsonl``;
-    no model is called. Check with :func:`check_replayed` once the log is replayed.
+    judged and paid), so it answers again from the run's ``llm_calls.jsonl``
+    (that episode's calls); no model is called. Check with
+    :func:`check_replayed` once the episode's log is replayed.
     """
     from bizsim.agents.llm.recorded import RecordedRoleClient
 
     spec, _ = load_run_spec(path)
     if spec.auditor != "llm":
         return {}
-    # A run restarted after a bankruptcy is rebuilt from its last episode's log, so only that episode's calls.
-    episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
-    client = RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor", int(episodes[-1]["episode"]))
+    if episode is None:
+        episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
+        episode = int(episodes[-1]["episode"])
+    client = RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor", episode)
     return {"auditor": _llm_auditor(spec, client)}
 
 

@@ -1,8 +1,16 @@
-"""The run directory: everything needed to inspect or replay a run."""
+"""The run directory: everything needed to inspect or replay a run.
+
+``config.toml``, ``result.json``, and the last episode's ``commands.jsonl``
+and ``trajectory.jsonl``. A run restarted after a bankruptcy
+(``max_episodes``) keeps each earlier episode's two files in
+``episodes/<n>/`` (``n`` from 1): replaying the episodes in order, each
+starting with the scratchpad the one before left, rebuilds the last.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,7 +20,10 @@ from bizsim.simcore.errors import ConfigError
 if TYPE_CHECKING:
     from .episode import EpisodeResult
 
-__all__ = ["check_run_dir_free", "write_run_dir", "read_command_log"]
+__all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "write_run_dir", "read_command_log", "read_episode_logs"]
+
+#: The folder of a multi-episode run's earlier episodes.
+EPISODES = "episodes"
 
 
 def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
@@ -25,10 +36,18 @@ def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     world = result.final_world
     _atomic(root / "config.toml", dump_toml(config_to_dict(world.config)))
-    _atomic(root / "commands.jsonl", "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
-    _atomic(root / "trajectory.jsonl", world.trajectory.to_jsonl())
+    shutil.rmtree(root / EPISODES, ignore_errors=True)  # an overwritten run's, which may have had more episodes
+    for n, earlier in enumerate(result.earlier_worlds, 1):
+        _write_logs(root / EPISODES / str(n), earlier)
+    _write_logs(root, world)
     _atomic(root / "result.json", json.dumps(result.to_dict(), indent=2) + "\n")
     return root
+
+
+def _write_logs(folder: Path, world) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic(folder / "commands.jsonl", "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
+    _atomic(folder / "trajectory.jsonl", world.trajectory.to_jsonl())
 
 
 def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
@@ -46,9 +65,23 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
-    """The ``(t_us, line)`` log of a run directory."""
-    rows = Path(path, "commands.jsonl").read_text().splitlines()
+    """The ``(t_us, line)`` log of a run directory (its last episode)."""
+    rows = Path(path, "commands.jsonl").read_text(encoding="utf-8").splitlines()
     return [(d["t_us"], d["line"]) for d in map(json.loads, rows) if d]
+
+
+def episode_folders(path: str | Path) -> list[Path]:
+    """Where each episode's ``commands.jsonl`` and ``trajectory.jsonl`` are, oldest first."""
+    root = Path(path)
+    earlier = []
+    while (root / EPISODES / str(len(earlier) + 1) / "commands.jsonl").exists():
+        earlier.append(root / EPISODES / str(len(earlier) + 1))
+    return [*earlier, root]
+
+
+def read_episode_logs(path: str | Path) -> list[list[tuple[int, str]]]:
+    """The ``(t_us, line)`` log of every episode of a run directory, oldest first."""
+    return [read_command_log(folder) for folder in episode_folders(path)]
 
 
 def _atomic(path: Path, text: str) -> None:

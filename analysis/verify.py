@@ -1,0 +1,127 @@
+"""Checking a run directory: its command logs, replayed, give back its trajectories and results exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import attrs
+from bizsim.simcore.errors import ConfigError, ReplayError
+
+__all__ = ["Verification", "verify_run_dir"]
+
+_SHOWN = 160  # characters of a differing line in a message
+
+
+@attrs.frozen
+class Verification:
+    """What :func:`verify_run_dir` found: ``ok`` when every episode replayed to the same bytes."""
+
+    path: str
+    episodes: int
+    commands: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing differs."""
+        return not self.problems
+
+
+def verify_run_dir(path: str | Path) -> Verification:
+    """Replay every episode of a run directory and compare it with what the directory recorded.
+
+    Each episode's ``trajectory.jsonl`` must come back byte for byte and its
+    summary must equal ``result.json``'s. Two records are left out of the
+    comparison because no command log can carry them: a refused tool call
+    whose name was not a command (logged as ``?tool NAME``; it changed
+    nothing) and the ``episode_end`` of a run its agent stopped (a spending
+    cap, API failures). An LLM run's world roles (the freelance auditor)
+    answer from its ``llm_calls.jsonl``; no model is called.
+
+    Raises:
+        ConfigError: ``path`` holds no finished run.
+    """
+    from ._replay import _spec_of, replay_episodes
+    from .llm_run import recorded_world_options
+    from .rundir import episode_folders, read_command_log
+
+    root = Path(path)
+    try:
+        result = json.loads((root / "result.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{str(root)!r}: result.json cannot be read: {exc}") from None
+    try:
+        spec, config = _spec_of(root, result)
+        folders = episode_folders(root)
+        logs = [read_command_log(folder) for folder in folders]
+    except ConfigError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # a damaged file, whatever the damage
+        raise ConfigError(f"{str(root)!r} cannot be read as a run directory: {type(exc).__name__}: {exc}") from None
+    summaries = result.get("episodes") or [result]
+    problems: list[str] = []
+    if len(summaries) != len(logs):
+        problems.append(f"result.json records {len(summaries)} episodes but the directory keeps the command logs of "
+                        f"{len(logs)} (a run directory written before episodes/ existed keeps only the last)")
+    skipped = max(0, len(summaries) - len(logs))
+    llm = (root / "run.json").exists()
+    try:
+        worlds = replay_episodes(spec, logs, lambda _w: None, config,
+                                 (lambda n: recorded_world_options(root, n + skipped)) if llm else None)
+    except ReplayError as exc:
+        problems.append(f"the command log does not replay: {exc}")
+        worlds = []
+    for n, (folder, world) in enumerate(zip(folders, worlds), 1 + skipped):
+        where = "" if len(folders) == 1 else f"episode {n}: "
+        problems += [where + p for p in _compare_trajectory(folder / "trajectory.jsonl", world)]
+        problems += [where + p for p in _compare_summary(summaries[n - 1], world.summary())]
+    return Verification(str(root), len(summaries), sum(map(len, logs)), tuple(problems))
+
+
+def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple[int, str]], int]:
+    """``(line number, line)`` of the records a replay must give back, and how many refused unknown inputs."""
+    kept, unknown = [], 0
+    for i, line in enumerate(lines, 1):
+        record = json.loads(line)
+        if record.get("kind") == "cmd" and record.get("name") == "?":
+            unknown += 1
+            continue
+        kept.append((i, line))
+    if drop_aborted_end and kept:
+        last = json.loads(kept[-1][1])
+        if last.get("name") == "episode_end" and (last.get("data") or {}).get("status") == "error":
+            kept.pop()
+    return kept, unknown
+
+
+def _compare_trajectory(file: Path, world: Any) -> list[str]:
+    try:
+        recorded = file.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return [f"{file.name} is missing"]
+    try:
+        want, want_unknown = _comparable(recorded, drop_aborted_end=not world.done)
+    except ValueError as exc:
+        return [f"{file.name} is damaged: {exc}"]
+    got, got_unknown = _comparable(world.trajectory.to_jsonl().splitlines(), drop_aborted_end=False)
+    problems = []
+    for (line_no, a), (_, b) in zip(want, got):
+        if a != b:
+            problems.append(f"{file.name} line {line_no} differs: recorded {a[:_SHOWN]} / replayed {b[:_SHOWN]}")
+            break
+    else:
+        if len(want) != len(got):
+            problems.append(f"{file.name} holds {len(want)} records the replay must give back; it gave {len(got)}")
+    if want_unknown != got_unknown:
+        problems.append(f"{file.name} records {want_unknown} refused unknown commands; the replay made {got_unknown}")
+    return problems
+
+
+def _compare_summary(recorded: dict, summary: dict) -> list[str]:
+    replayed = json.loads(json.dumps(summary, default=str))
+    return [f"result.json {key}={recorded[key]!r} but the replay gives {value!r}"
+            for key, value in replayed.items() if key in recorded and recorded[key] != value]

@@ -1,0 +1,136 @@
+"""`bizsim verify`: a run directory's command logs, replayed episode after episode, give back its bytes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
+from bizsim.analysis import LLMRunSpec, load, run_episode, run_llm
+from bizsim.analysis.cli import main
+from bizsim.analysis.rundir import read_episode_logs
+from bizsim.analysis.verify import verify_run_dir
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.replay import replay
+from bizsim.models.startup import StartupWorld
+
+from .llm_policies import calls, greedy_policy
+from .test_freelance_llm_run import freelancer
+
+
+def noting(world):
+    """Writes the scratchpad in episode 1; later episodes read it and staff by what it says (one employee)."""
+    if world.call("scratchpad read")["content"]:
+        team = "Emp_1"
+    else:
+        world.call("scratchpad write", content="staff lightly")
+        team = "Emp_1,Emp_2"
+    while not world.done:
+        if world.call("company status")["tasks"]["active"] == 0:
+            top = world.call("market browse", limit=1)["tasks"][0]["task_id"]
+            world.call("task accept", task_id=top)
+            world.call("task assign", task_id=top, employees=team)
+            world.call("task dispatch", task_id=top)
+        yield world.advance()
+
+
+@pytest.fixture
+def restarted(tmp_path):
+    """A three-episode run directory (a bankruptcy each time) whose later episodes depend on the scratchpad."""
+    result = run_episode("startup", "default", noting, seed=1, max_episodes=3, out=tmp_path / "run")
+    assert 3 == len(result.episodes)
+    return tmp_path / "run", result
+
+
+def test_every_episode_of_a_restarted_run_is_kept_and_replays(restarted):
+    path, result = restarted
+    assert ["commands.jsonl", "trajectory.jsonl"] == sorted(p.name for p in (path / "episodes" / "1").iterdir())
+    assert not (path / "episodes" / "3").exists()  # the last episode is the directory's own files
+    logs = read_episode_logs(path)
+    assert [w.command_log() for w in result.worlds] == logs
+    for n, world in enumerate(result.earlier_worlds, 1):
+        assert world.trajectory.to_jsonl() == (path / "episodes" / str(n) / "trajectory.jsonl").read_text()
+    found = verify_run_dir(path)
+    assert (True, 3, sum(map(len, logs))) == (found.ok, found.episodes, found.commands), found.problems
+
+
+def test_the_last_episode_needs_the_scratchpad_the_earlier_ones_left(restarted):
+    """Replayed alone on a fresh world, the last log reads an empty scratchpad: the chain is what makes it exact."""
+    path, result = restarted
+    alone = replay(lambda: StartupWorld("default", 1), read_episode_logs(path)[-1])
+    assert alone.trajectory.to_jsonl() != result.final_world.trajectory.to_jsonl()
+    assert load(path).runs.iloc[0].final_funds_cents == result.final_world.funds_cents
+
+
+def test_a_changed_record_or_result_is_found(restarted, capsys):
+    path, _ = restarted
+    file = path / "episodes" / "2" / "trajectory.jsonl"
+    lines = file.read_text().splitlines(keepends=True)
+    lines[5] = lines[5].replace('"t_us":', '"t_us":1')
+    file.write_text("".join(lines))
+    result = json.loads((path / "result.json").read_text())
+    result["episodes"][0]["final_funds_cents"] += 1
+    (path / "result.json").write_text(json.dumps(result))
+    assert 1 == main(["verify", str(path)])
+    out = capsys.readouterr().out
+    assert "DIFFERS" in out and "episode 2: trajectory.jsonl line 6 differs" in out
+    assert "episode 1: result.json final_funds_cents=" in out
+
+
+def test_a_command_log_that_does_not_belong_is_found(restarted):
+    path, _ = restarted
+    log = path / "commands.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    rows[-1]["t_us"] += 1
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert any("does not replay" in p for p in verify_run_dir(path).problems)
+
+
+def test_an_overwritten_restarted_run_leaves_no_stale_episodes(restarted):
+    path, _ = restarted
+    run_episode("startup", "default", "greedy", seed=1, out=path, overwrite=True)
+    assert not (path / "episodes").exists()
+    assert verify_run_dir(path).ok
+
+
+def test_bad_directories_are_a_clear_error(tmp_path, restarted, capsys):
+    path, _ = restarted
+    assert 2 == main(["verify", str(tmp_path / "nothing")])
+    assert "no result.json" in capsys.readouterr().err
+    (path / "commands.jsonl").write_text("not json\n")
+    with pytest.raises(ConfigError, match="cannot be read as a run directory"):
+        verify_run_dir(path)
+    assert 2 == main(["verify", str(path)])
+
+
+def test_llm_runs_verify_with_their_recorded_roles_and_caps(tmp_path, capsys):
+    """The freelance auditor answers from llm_calls.jsonl; a run stopped by its turn cap ends without a command."""
+    run_llm(LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=24),
+                       out=str(tmp_path / "audited"), auditor="llm"), client=ScriptedClient(freelancer))
+
+    def unknown_command_first(messages, tools):
+        return calls("teleport --to moon") if len(messages) <= 2 else greedy_policy(messages, tools)
+
+    capped = run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=12), out=str(tmp_path / "capped")),
+                     client=ScriptedClient(unknown_command_first))
+    assert capped.terminal_detail is not None
+    assert '"name":"?"' in (tmp_path / "capped" / "trajectory.jsonl").read_text()
+    assert 0 == main(["verify", str(tmp_path / "audited"), str(tmp_path / "capped")])
+    assert 2 == capsys.readouterr().out.count("replayed to the same bytes")
+
+
+def test_a_refused_unknown_tool_is_left_out_but_counted(tmp_path):
+    """A tool name that is no command is logged as ``?tool NAME``; it changed nothing, so only its count is compared."""
+
+    def confused(world):
+        world.execute_tool("teleport", {"to": "moon"})
+        yield from noting(world)
+
+    run_episode("startup", "default", confused, seed=1, out=tmp_path / "run")
+    assert '"tool":"teleport"' in (tmp_path / "run" / "trajectory.jsonl").read_text()
+    assert verify_run_dir(tmp_path / "run").ok
+    file = tmp_path / "run" / "trajectory.jsonl"
+    file.write_text("".join(line for line in file.read_text().splitlines(keepends=True) if '"tool":"teleport"' not in line))
+    assert ["trajectory.jsonl records 0 refused unknown commands; the replay made 1"] == list(
+        verify_run_dir(tmp_path / "run").problems)
