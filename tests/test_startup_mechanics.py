@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from bizsim.models.startup import PRESETS, StartupWorld
 from bizsim.models.startup.outcomes import judge_trust
 from bizsim.simcore import Status
+from bizsim.simcore.driver import Driver
 
 from ._helpers import inspect, ok, resume, start
 
@@ -460,3 +461,52 @@ def test_cancelled_active_task_never_completes(world):
     assert "2025-01-08T10:11" == report["new_sim_time"][:16]
     assert "cancelled" == inspect(world, "Task-8")["status"]
     assert 20_000_000 + 510_433 == world.funds_cents
+
+
+def test_a_completion_reads_trust_as_the_reference_reads_it_back_after_decay():
+    """YC-Bench seed 3, four tasks in a row: the reference rounds decayed trust to its column (3 dp) before judging.
+
+    Its values for Task-189 (Prism Analytics) are pinned: a trust gain computed from the unrounded decayed
+    trust would be 0.9081297..., and the stored trust 2.481.
+    """
+    d = Driver(StartupWorld("reference", 3))
+    for title in ("Task-19", "Task-158", "Task-9", "Task-189"):
+        d.send(f"task accept --task-id {title}")
+        d.send(f"task assign --task-id {title} --employees Emp_1,Emp_2,Emp_3,Emp_4,Emp_5,Emp_6,Emp_7,Emp_8")
+        d.send(f"task dispatch --task-id {title}")
+        report = d.send("sim resume")
+    event = report["wake_events"][0]
+    assert ("Task-189", "2025-01-24T16:23:55.607546") == (event["task_title"], report["new_sim_time"])
+    assert 0.9082934785855064 == event["trust_delta"]
+    assert [2.48] == [c["trust_level"] for c in d.send("client list")["clients"] if c["name"] == "Prism Analytics"]
+
+
+# Seed 1, preset reference: several tasks at once, staffing changed mid-task (a policy run beside the reference).
+# "A T" accepts T, "S T E" assigns employees E to T, "D T" dispatches T, "R" resumes.
+_CONCURRENT = (
+    "A Task-10 | A Task-8 | S Task-10 Emp_1,Emp_6,Emp_4,Emp_3,Emp_2,Emp_5,Emp_8 | S Task-8 "
+    "Emp_4,Emp_8,Emp_6,Emp_1,Emp_2,Emp_7,Emp_3 | D Task-8 | S Task-10 Emp_7 | S Task-10 Emp_6,Emp_8 | A "
+    "Task-49 | A Task-101 | S Task-49 Emp_3,Emp_8,Emp_5,Emp_7,Emp_1,Emp_2,Emp_4 | D Task-49 | S Task-10 "
+    "Emp_1,Emp_3,Emp_6,Emp_5,Emp_4,Emp_7,Emp_8,Emp_2 | D Task-10 | S Task-101 "
+    "Emp_6,Emp_7,Emp_5,Emp_3,Emp_4,Emp_2,Emp_1 | D Task-101 | R | R | R | S Task-101 Emp_1,Emp_7 | R | A "
+    "Task-119 | A Task-31 | A Task-143 | S Task-119 Emp_4,Emp_3,Emp_1,Emp_7,Emp_2,Emp_5,Emp_8 | S Task-31 "
+    "Emp_8,Emp_6,Emp_5 | D Task-31 | R | A Task-128 | S Task-119 Emp_2,Emp_3 | S Task-119 Emp_1,Emp_5,Emp_8 | "
+    "D Task-119 | S Task-128 Emp_4,Emp_3,Emp_1,Emp_2,Emp_8,Emp_7,Emp_6 | D Task-128 | S Task-143 Emp_6 | D "
+    "Task-143 | S Task-31 Emp_3,Emp_8 | R | A Task-183 | S Task-183 Emp_5,Emp_7,Emp_3,Emp_8 | D Task-183 | R "
+    "| R "
+)
+_VERBS = {"A": "task accept --task-id {}", "S": "task assign --task-id {} --employees {}", "D": "task dispatch --task-id {}"}
+
+
+def test_a_re_solve_after_a_completion_reads_progress_and_boosted_rates_as_the_reference_does():
+    """The reference re-reads progress and boosted skill rates rounded to 4 dp when it re-solves completion times.
+
+    Its completion instant for Task-183 is pinned (unrounded values would give 10:29:00.405909).
+    """
+    d = Driver(StartupWorld("reference", 1))
+    for step in _CONCURRENT.split(" | "):
+        verb, *args = step.split()
+        report = d.send("sim resume" if verb == "R" else _VERBS[verb].format(*args))
+    assert "2025-03-28T10:29:00.428578" == report["new_sim_time"]
+    assert [("Task-183", -608312), ("Task-119", -612082)] == [
+        (e["task_title"], e["funds_delta"]) for e in report["wake_events"]]

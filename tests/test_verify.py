@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient

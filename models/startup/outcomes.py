@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from .state import Client, Task
+from .state import Client, Task, q4
 from .work import TOP_CONTRIBUTORS
 
 if TYPE_CHECKING:
@@ -42,8 +42,8 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
             for d in task.required:
                 ranked = sorted(task.assignees, key=lambda e: e.rates[d], reverse=True)
                 for e in ranked[:TOP_CONTRIBUTORS]:
-                    e.rates[d] = min(e.rates[d] + e.rates[d] * factor, rate_cap)
-                    world._boosted.add((e, d))
+                    # Stored, then read back rounded by the re-solve below (the reference's 4-decimal column).
+                    e.rates[d] = q4(min(e.rates[d] + e.rates[d] * factor, rate_cap))
         if cfg.salary_bump_pct > 0:
             bumps = world.salary_bumps
             top = cfg.salary_max_cents

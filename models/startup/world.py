@@ -88,7 +88,6 @@ class StartupWorld(World):
         self._counts = dict.fromkeys(("market", "planned", "active", "completed_success", "completed_fail", "cancelled"), 0)
         self._counts["market"] = len(self.tasks)
         # What changed since the last stop, to be rounded to the reference's column precision there.
-        self._boosted: set[tuple[Employee, str]] = set()
         self.prestige_dirty: set[str] = set()
         self.salary_bumps = {t.name: int(t.midpoint_cents * cfg.salary_bump_pct) for t in cfg.tiers.values()}
         self.env.process(self._payroll_process())
@@ -163,20 +162,21 @@ class StartupWorld(World):
                         r = rates[task.uid]
                         for d, req in task.required.items():
                             done = task.completed[d] + r[d] * hours
-                            task.completed[d] = min(done, Decimal(req))
+                            # Written back, then read again by whatever this instant runs next: rounded.
+                            task.completed[d] = q4(min(done, Decimal(req)))
             days = ((t_us - t0) / 10**6) / 86400.0
             cfg = self.config
             if cfg.prestige_decay_per_day > 0 and days > 0:
                 decay = Decimal(str(cfg.prestige_decay_per_day * days))
                 floor = Decimal(str(cfg.prestige_min))
                 for d in DOMAINS:
-                    self.prestige[d] = max(floor, self.prestige[d] - decay)
+                    self.prestige[d] = q3(max(floor, self.prestige[d] - decay))
                 self.prestige_dirty.update(DOMAINS)
             if cfg.trust_decay_per_day > 0 and days > 0:
                 decay = Decimal(str(cfg.trust_decay_per_day * days))
                 for c in self.clients:
                     if c.trust > 0:
-                        c.trust = max(_ZERO, c.trust - decay)
+                        c.trust = q3(max(_ZERO, c.trust - decay))
             self._flushed_us = t_us
         self._now_us = t_us
 
@@ -321,9 +321,6 @@ class StartupWorld(World):
             for d in DOMAINS:
                 self.prestige[d] = q3(self.prestige[d])
             self.prestige_dirty.clear()
-        for e, d in self._boosted:
-            e.rates[d] = q4(e.rates[d])
-        self._boosted.clear()
         for t in self.active:
             for d in t.completed:
                 t.completed[d] = q4(t.completed[d])
