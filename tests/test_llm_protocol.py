@@ -336,3 +336,37 @@ def test_a_model_that_never_starts_work_is_stopped():
     world, agent, rec = play(lambda m, t: calls("yc-bench company status"), max_stalled_turns=12)
     assert (Status.ERROR, "stalled") == (world.status, world.terminal_detail)
     assert 12 == len(rec.requests) and 2 == agent.total.auto_advances
+
+
+def _tool_messages(rec: Recorder, turn: int) -> list[str]:
+    """The tool messages the model saw on ``turn`` (1-based): the results of the turn before."""
+    return [m["content"] for m in rec.requests[turn - 1][0] if m["role"] == "tool"]
+
+
+def test_reference_sends_the_reference_harness_result_objects():
+    """Preset reference: each tool message is YC-Bench's executor result (ok, exit code, stdout, stderr, command)."""
+    first = calls(
+        "yc-bench company status", "yc-bench task accept --task-id Task-99999", "yc-bench task accept",
+        "market browse", "yc-bench market browse --limit 'x",
+    )
+    world, _, rec = play(scripted(first), preset="reference", max_turns=2)
+    ok_, refused, usage, unprefixed, unquoted = map(json.loads, _tool_messages(rec, 2))
+    assert ["ok", "exit_code", "stdout", "stderr", "sim_time", "command"] == list(ok_)
+    assert (True, 0, "", None, "yc-bench company status") == (
+        ok_["ok"], ok_["exit_code"], ok_["stderr"], ok_["sim_time"], ok_["command"])
+    assert ok_["stdout"].startswith('{\n  "company_id": "') and ok_["stdout"].endswith("\n  }\n}\n")
+    assert (False, 1, '{"error": "Task \'Task-99999\' not found."}\n', "") == (
+        refused["ok"], refused["exit_code"], refused["stdout"], refused["stderr"])
+    assert (False, 2, "") == (usage["ok"], usage["exit_code"], usage["stdout"]) and usage["stderr"].startswith("Error: ")
+    assert (2, "only top-level `yc-bench` commands are allowed") == (unprefixed["exit_code"], unprefixed["stderr"])
+    assert (2, "invalid command syntax: yc-bench market browse --limit 'x") == (unquoted["exit_code"], unquoted["stderr"])
+    logged = [name for _, name, _ in world.trajectory.of_kind("cmd")]
+    assert "market browse" not in logged  # refused by the command policy: nothing ran
+    tool = rec.requests[0][1][0]["function"]
+    assert tool["description"].startswith("Execute one benchmark CLI command inside the sandbox")
+
+
+def test_default_sends_the_result_itself_as_compact_json():
+    _, _, rec = play(scripted(calls("yc-bench company status", "market browse --limit 1")), max_turns=2)
+    status, browse = map(json.loads, _tool_messages(rec, 2))
+    assert "BenchCo" == status["company_name"] and 1 == len(browse["tasks"])

@@ -224,6 +224,21 @@ def test_assign_skips_already_assigned(busy):
     } == busy.execute("task assign --task-id Task-42 --employees Emp_4,Emp_2,Emp_2")
 
 
+def test_reference_refuses_an_assign_naming_a_new_employee_twice():
+    """As the reference fails (a UNIQUE constraint): nobody is assigned, and the task cannot be dispatched yet.
+
+    Naming someone already on the team twice is skipped there too, as in ``default``.
+    """
+    w = StartupWorld("reference", 1)
+    ok(w.execute("task accept --task-id Task-8"))
+    refused = w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1")
+    assert refused["error"].startswith("task assign failed in the reference behaviour: Emp_1 is named twice")
+    assert [] == inspect(w, "Task-8")["assignments"]
+    assert "No employees assigned" in w.execute("task dispatch --task-id Task-8")["error"]
+    ok(w.execute("task assign --task-id Task-8 --employees Emp_1"))
+    assert ["Emp_2"] == ok(w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1"))["newly_assigned"]
+
+
 def test_first_resume_with_task_8(world):
     """Seed 1: Task-8 with everyone completes on 2025-01-07 11:15:31, ahead of its deadline, and pays its reward."""
     start(world, "Task-8")

@@ -217,6 +217,15 @@ def task_assign(
         if emp is None:
             raise CommandError(f"Employee '{name}' not found.", "Use `employee list` to see names.")
         staff.append(emp)
+    if world.config.assign_duplicates_fail:
+        fresh = [e for e in staff if e not in task.assignees]
+        twice = next((e for i, e in enumerate(fresh) if e in fresh[:i]), None)
+        if twice is not None:
+            raise CommandError(
+                f"task assign failed in the reference behaviour: {twice.name} is named twice (the reference "
+                "implementation fails on it); nobody was assigned.",
+                "Name each employee once.",
+            )
     added = world.assign(task, staff)
     return {
         "task_id": task.title,

@@ -221,6 +221,8 @@ class StartupConfig:
     # behaviour: bizsim's fixes, or the reference implementation's quirks
     progress_flush: Literal["business", "reference"] = "business"
     cancel_enabled: bool = True
+    #: The reference fails a ``task assign`` that names a not-yet-assigned employee twice, assigning nobody.
+    assign_duplicates_fail: bool = False
     reference_outputs: bool = False
     stale_scratchpad: bool = False
 

@@ -10,8 +10,9 @@ resumes itself; a refused resume counts as a resume.
 Fixed in preset ``default`` and reproduced when the world config asks
 (preset ``reference``): with ``reference_outputs`` the turn after a resume
 is labelled one lower, the start message recommends ``task assign-all``,
-failures hide their cash penalty, and only the last resume's events are
-shown; with ``stale_scratchpad`` the system prompt shows the scratchpad as
+failures hide their cash penalty, only the last resume's events are
+shown, and the tool and its results are the reference harness's
+(:mod:`.yc_bench_wire`); with ``stale_scratchpad`` the system prompt shows the scratchpad as
 it was when the last non-resume turn began (§14.6). Otherwise events of every
 resume since the last turn are listed and the scratchpad is always current.
 """
@@ -23,10 +24,12 @@ from typing import Any
 
 import simpy
 from bizsim.models.startup import prompt
+from bizsim.simcore.errors import CommandError
 
 from ..conversation import Msg, flatten, msg, rounds_window, to_content, tool_result
 from ..runlog import digest
 from ..types import ModelResponse
+from . import yc_bench_wire as wire
 from ._calls import clip_reply, parse_arguments
 from .base import Request
 
@@ -125,7 +128,7 @@ class YCBenchProtocol:
         window, _ = rounds_window(self.rounds, self.keep, self._marker)
         messages, digests = flatten([msg("system", system), *window])
         if self._tools is None:
-            self._tools = [RUN_COMMAND_TOOL, *session.memory.tools()]
+            self._tools = [wire.REFERENCE_RUN_COMMAND_TOOL if self.faithful else RUN_COMMAND_TOOL, *session.memory.tools()]
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
 
@@ -152,20 +155,20 @@ class YCBenchProtocol:
         resumed = False
         events: list[dict] = []
         for i, call in enumerate(calls):
-            command = None
+            command, text = None, None
             if session.world.done and i > 0:
                 result: Any = {"error": "Not run: the episode has ended."}
             elif i >= self.max_calls:
                 session.bump("dropped_tool_calls")
                 result = {"error": f"Not run: at most {self.max_calls} tool calls are executed per turn."}
             else:
-                result, command = yield from self._run_call(session, call.name, call.arguments)
+                result, command, text = yield from self._run_call(session, call.name, call.arguments)
             if command == self.advance_command and isinstance(result, dict):
                 resumed = True
                 if self.faithful:
                     events = []
                 events.extend(result.get("wake_events") or [])
-            current.append(tool_result(call.id, result))
+            current.append(tool_result(call.id, result if text is None else text))
             session.remember(to_content(result)[:2000], "tool", command=command, data=result)
         if resumed:
             self.idle = 0
@@ -184,26 +187,57 @@ class YCBenchProtocol:
             self.events = events
         self.resumed_last = resumed
 
-    def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
+    def _run_call(
+        self, session: Any, name: str, arguments: str
+    ) -> Generator[simpy.Event, Any, tuple[Any, str | None, str | None]]:
+        """Run one tool call: ``(result, command name or None, tool message text)``.
+
+        The text is the reference harness's result object on preset
+        ``reference`` (:mod:`.yc_bench_wire`), else ``None`` (the result as JSON).
+        """
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
+        command = args.get("command") if isinstance(args, dict) else None
         if name != "run_command":
             if args is not None:
                 handled = session.memory.handle_tool(name, args)
                 if handled is not None:
                     session.bump("memory_tool_calls")
-                    return handled, None
+                    return handled, None, None
             session.bump("unknown_tools")
-            return {"error": f"Unknown tool '{name}'. The only tool is run_command(command: string)."}, None
+            return self._refused(f"Unknown tool '{name}'. The only tool is run_command(command: string).", command)
         if error is not None:
             session.bump("invalid_arguments")
-            return {"error": error}, None
-        command = args.get("command")
+            return self._refused(error, "")
         if not isinstance(command, str) or not command.strip():
             session.bump("invalid_arguments")
-            return {"error": "run_command needs a 'command' string, e.g. {\"command\": \"yc-bench company status\"}."}, None
+            return self._refused("run_command needs a 'command' string, e.g. {\"command\": \"yc-bench company status\"}.",
+                                 command, wire.refusal(command))
         if len(command) > self.max_chars:
             session.bump("oversized_replies")
-            return {"error": f"The command is {len(command)} characters long; the limit is {self.max_chars}."}, None
+            return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
+        if self.faithful:
+            refused = wire.refusal(command)
+            if refused is not None:  # the reference's command policy: nothing runs
+                session.bump("invalid_arguments")
+                return self._refused(refused, command, refused)
+        usage = None
+        if self.faithful:
+            try:
+                session.world.commands.parse(command)
+            except CommandError as exc:
+                usage = exc.message
         result, spec_name = yield from session.run_line(command)
-        return result, spec_name
+        if not self.faithful:
+            return result, spec_name, None
+        failed = isinstance(result, dict) and "error" in result
+        if usage is not None or (failed and spec_name is None):
+            text = wire.tool_message(command, exit_code=2, stderr=f"Error: {usage or result['error']}\n")
+        else:
+            text = wire.tool_message(command, result, exit_code=1 if failed else 0)
+        return result, spec_name, text
+
+    def _refused(self, message: str, command: Any, stderr: str | None = None) -> tuple[dict, None, str | None]:
+        """A call that runs nothing: bizsim's error, or on preset ``reference`` a usage refusal (exit code 2)."""
+        text = wire.tool_message(command or "", exit_code=2, stderr=stderr or message) if self.faithful else None
+        return {"error": message}, None, text
