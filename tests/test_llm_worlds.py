@@ -27,3 +27,36 @@ def test_llm_through_the_ecogym_protocol_matches_the_native_agent(world, preset,
     assert "horizon_end" == via_llm.terminal_reason
     assert native.summary["metric_value"] == via_llm.summary["metric_value"]
     assert [line for _, line in native.command_log] == [line for _, line in via_llm.command_log]
+
+
+def _repeating(name: str, arguments: dict):
+    return ScriptedClient(lambda messages, tools: {"content": None, "tool_calls": [{"name": name, "arguments": arguments}]})
+
+
+@pytest.mark.parametrize(("world", "name", "arguments"), [
+    ("operation", "teleport", {}),                      # an unknown tool
+    ("vending", "price_query", {"name": "no such product"}),   # a refused command
+    ("freelance", "energy_restore", {"level": "Low"}),  # a value the schema refuses
+])
+def test_under_the_reference_harness_refused_calls_spend_the_days_actions(world, name, arguments):
+    """EcoGym's harness counts every executed call, so a model that only errs still moves through the days.
+
+    Under bizsim's own counting a refused call is free: such a model never moves time and is stopped as stalled.
+    """
+    stuck = run_episode(world, "default", "llm", seed=1, agent_options={"client": _repeating(name, arguments)})
+    assert ("error", "stalled", 0) == (stuck.terminal_reason, stuck.final_world.terminal_detail, stuck.final_world.day)
+    moving = run_episode(world, "reference", "llm", seed=1,
+                         agent_options={"client": _repeating(name, arguments), "max_turns": 60})
+    budget = moving.final_world.daily_budget
+    assert "max_turns" == moving.final_world.terminal_detail
+    # 60 steps: each day takes `budget` model calls and one task_done from the harness
+    assert 60 // (budget + 1) == moving.final_world.day
+
+
+def test_under_the_reference_harness_the_step_cap_counts_the_harness_task_done():
+    """Operation, one action a day, a cap of 20 steps: the reference's loop reaches day 10, bizsim's own day 19."""
+    ours = run_episode("operation", "default", "llm", seed=1,
+                       agent_options={"client": _repeating("creator_incentive", {}), "max_turns": 20})
+    reference = run_episode("operation", "reference", "llm", seed=1,
+                            agent_options={"client": _repeating("creator_incentive", {}), "max_turns": 20})
+    assert (19, 10) == (ours.final_world.day, reference.final_world.day)

@@ -149,9 +149,11 @@ class LLMAgent:
 
         return build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day, embed=embed)
 
-    def _check_caps(self, session: Session, max_turns: int | None) -> None:
+    def _check_caps(self, session: Session, max_turns: int | None, protocol: Any = None) -> None:
         cfg, total = self.config, self.total
-        if max_turns is not None and session.turn >= max_turns:
+        steps = getattr(protocol, "steps_used", None)
+        used = steps(session) if steps is not None else session.turn
+        if max_turns is not None and used >= max_turns:
             raise RunAborted("max_turns", f"the episode reached max_turns={max_turns}")
         spent = total.cost_usd
         for r in self.roles.values():
@@ -178,7 +180,7 @@ class LLMAgent:
         last_now, stalled = world.now_us, 0
         try:
             while not world.done:
-                self._check_caps(session, max_turns)
+                self._check_caps(session, max_turns, protocol)
                 stalled = stalled + 1 if world.now_us == last_now and session.turn else 0
                 last_now = world.now_us
                 if cfg.max_stalled_turns is not None and stalled >= cfg.max_stalled_turns:
@@ -186,6 +188,7 @@ class LLMAgent:
                 yield from protocol.before_call(session)
                 if world.done:
                     break
+                self._check_caps(session, max_turns, protocol)  # the harness's own step may have been the last
                 req = protocol.request(session)
                 digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
                 meta = {"episode": episode, "turn": session.turn + 1}

@@ -76,6 +76,9 @@ class FreelanceConfig:
     burnout_stress: int = attrs.field(default=70, validator=_PCT)
     # agent protocol (recorded with every run; read by the LLM harness): the reference's step cap
     max_steps: int | None = attrs.field(default=2000, validator=in_range(1))
+    #: The reference harness's counting: every executed tool call but task_done spends one of the day's actions
+    #: (refused ones too), and the step cap counts the task_done the harness issues itself.
+    reference_harness: bool = False
 
     def __attrs_post_init__(self) -> None:
         parse_start_date(self.start_date)

@@ -6,7 +6,8 @@
   (``(10*effort - skill)/100``), three times as likely (γ = 3) while stress
   is 70 or more.
 - ``reference``: the same without the burnout spiral, as the reference code
-  runs (a right answer always succeeds). Tasks are generated in both; to
+  runs (a right answer always succeeds), and the reference harness's counting
+  for LLM agents (``reference_harness``). Tasks are generated in both; to
   play the reference's own file, extend a preset in TOML with ``tasks_path``.
 """
 
@@ -22,7 +23,7 @@ __all__ = ["PRESETS", "config_from_toml", "config_to_toml", "preset", "resolve_c
 
 PRESETS: PresetTable[FreelanceConfig] = PresetTable("freelance", FreelanceConfig, {
     "default": FreelanceConfig(),
-    "reference": attrs.evolve(FreelanceConfig(), burnout=False),
+    "reference": attrs.evolve(FreelanceConfig(), burnout=False, reference_harness=True),
 }, path_keys=("tasks_path",))
 
 preset = PRESETS.preset

@@ -97,6 +97,9 @@ class OperationConfig:
     moderation_penalty_amplifier: float = attrs.field(default=1.1, validator=_NONNEG)
     # agent protocol (recorded with every run; read by the LLM harness): the reference's step cap
     max_steps: int | None = attrs.field(default=1000, validator=in_range(1))
+    #: The reference harness's counting: every executed tool call but task_done spends one of the day's actions
+    #: (refused ones too), and the step cap counts the task_done the harness issues itself.
+    reference_harness: bool = False
 
     def __attrs_post_init__(self) -> None:
         parse_start_date(self.start_date)

@@ -6,7 +6,8 @@
 - ``medium``: 16 groups (about 260 products), 5 relations.
 - ``reference``: the ``large`` setting with the catalog fixed (catalog seed
   2025) whatever the episode seed, like the reference's single shipped
-  world: episode seeds then vary only the demand noise. To run on the
+  world: episode seeds then vary only the demand noise; LLM agents get the
+  reference harness's counting (``reference_harness``). To run on the
   reference's own files, extend it in TOML with ``products_path`` and
   ``demand_path``.
 """
@@ -30,7 +31,7 @@ def _build() -> dict[str, VendingConfig]:
         "small": attrs.evolve(large, catalog_size="small"),
         "medium": attrs.evolve(large, catalog_size="medium"),
         "large": large,
-        "reference": attrs.evolve(large, catalog_seed=2025),
+        "reference": attrs.evolve(large, catalog_seed=2025, reference_harness=True),
     }
 
 

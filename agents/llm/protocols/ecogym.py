@@ -13,7 +13,12 @@ advance command ``task_done`` ends the day, and the action that spends the
 budget ends it by itself (``day_ending``, ``actions_left == 0``). Then,
 before the next call, the harness issues ``task_done`` — free, no model
 call — and shows the model a synthetic ``task_done`` call with the day's
-report, as the reference harness does. The system prompt is the world's own
+report, as the reference harness does. With the world config's
+``reference_harness`` (the EcoGym presets ``reference``) the harness also
+counts as the reference's does: every executed tool call but the advance
+spends one of the day's actions, refused and unknown ones included, and
+the step cap counts the advances the harness issued itself (:meth:`steps_used`).
+The system prompt is the world's own
 (``world.system_prompt()``) when it has one; otherwise the role line given
 to the constructor (or ``world.agent_role``, or a generic line) plus
 :data:`SHARED_RULES` with the world's ``daily_budget``.
@@ -77,10 +82,17 @@ class EcoGymProtocol:
             self.system = role + "\n\n" + SHARED_RULES.format(done=self.done_tool, budget=budget if budget is not None else "unlimited")
         self.max_calls = config.max_tool_calls_per_turn
         self.max_reply = config.max_reply_chars
+        self.budget = budget
+        self.reference = bool(getattr(wc, "reference_harness", False))
         return {
             "protocol": self.name, "tools": [t["function"]["name"] for t in self.world_tools],
             "history_messages": self.keep, "max_turns": self._max_turns, "max_actions_per_day": budget,
+            "reference_harness": self.reference,
         }
+
+    def steps_used(self, session: Any) -> int:
+        """What the step cap counts: model calls, plus the harness's own advances under ``reference_harness``."""
+        return session.turn + (self._auto if self.reference else 0)
 
     def max_turns(self) -> int | None:
         """Model calls allowed per episode (the world's ``max_steps`` unless the agent sets ``max_turns``)."""
@@ -92,11 +104,22 @@ class EcoGymProtocol:
         self.pending_user: str | None = FIRST_MESSAGE
         self._tools: list[dict] | None = None
         self._auto = 0
+        self._calls_day: Any = None
+        self._calls_today = 0
+
+    def _calls_counted(self, session: Any) -> int:
+        """Tool calls counted today under ``reference_harness`` (the count restarts when the day changes)."""
+        day = getattr(session.world, "day", None)
+        if day != self._calls_day:
+            self._calls_day, self._calls_today = day, 0
+        return self._calls_today
 
     def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
-        """End the day for the model when the world's budget is spent (free; no model call)."""
+        """End the day for the model when the day's budget is spent (free; no model call)."""
         world = session.world
         spent = getattr(world, "day_ending", False) or getattr(world, "actions_left", None) == 0
+        if self.reference and self.budget is not None and self._calls_counted(session) >= self.budget:
+            spent = True
         if world.done or not spent:
             return
         result = yield from session.advance("harness")
@@ -157,13 +180,17 @@ class EcoGymProtocol:
     def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
+        if error is None:
+            handled = session.memory.handle_tool(name, args)
+            if handled is not None:
+                session.bump("memory_tool_calls")
+                return handled, None
+        if self.reference and name != self.done_tool:  # executed, so it spends an action, refused or not
+            self._calls_counted(session)
+            self._calls_today += 1
         if error is not None:
             session.bump("invalid_arguments")
             return {"error": error}, None
-        handled = session.memory.handle_tool(name, args)
-        if handled is not None:
-            session.bump("memory_tool_calls")
-            return handled, None
         try:
             session.world.commands.by_tool_name(name)
         except Exception:  # noqa: BLE001 - an unknown tool is the model's mistake, answered below
