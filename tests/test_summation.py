@@ -5,12 +5,13 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import statistics
 import sys
 from decimal import Decimal
 
 import pytest
 from bizsim.models.startup import StartupWorld
-from bizsim.simcore.summation import compensated_sum, plain_sum
+from bizsim.simcore.summation import compensated_sum, exact_mean, plain_sum
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -61,3 +62,18 @@ def test_task_progress_is_the_references_even_where_a_left_to_right_sum_rounds_d
     task.completed = {d: Decimal(q) for d, q in zip(task.required, ("1539.9829", "1763.4394", "5424.0235"))}
     assert 28.9 == round(plain_sum(map(float, task.completed.values())) / 30204 * 100, 2)
     assert 28.89 == world.call("task inspect", task_id=task.title)["progress_pct"]
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300), min_size=1,
+                max_size=12))
+def test_exact_mean_is_statistics_mean(xs):
+    """Exact on every version: the freelance reference averages skills and price votes with ``statistics.mean``."""
+    assert repr(float(statistics.mean(xs))) == repr(exact_mean(xs))
+
+
+def test_a_skill_average_rounds_as_the_reference_rounds_it():
+    """A left-to-right float mean of these ratings rounds to 82.39; the reference's ``statistics.mean`` to 82.38."""
+    assert (82.38, 82.39) == (round(exact_mean([96.24, 68.63, 81.49, 83.18]), 2),
+                              round(plain_sum([96.24, 68.63, 81.49, 83.18]) / 4, 2))
+    with pytest.raises(ValueError):
+        exact_mean([])

@@ -17,7 +17,7 @@ import statistics
 from typing import Any, Protocol, runtime_checkable
 
 from bizsim.simcore.errors import ReplayError
-from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.summation import exact_mean
 
 from .tasks import FALLBACK_EFFORT, FALLBACK_PAYMENT_CENTS, Task
 
@@ -220,14 +220,17 @@ class LLMAuditor:
 
 
 def _robust_mean(values: list[float]) -> float:
-    """Mean after the reference's MAD outlier filter (modified z >= 2.5 dropped, unless too few remain)."""
+    """Mean after the reference's MAD outlier filter (modified z >= 2.5 dropped, unless too few remain).
+
+    Means are ``statistics.mean``'s, as the reference's.
+    """
     if len(values) < 3:
-        return plain_sum(values) / len(values)
+        return exact_mean(values)
     med = statistics.median(values)
     mad = statistics.median(abs(v - med) for v in values)
     if mad == 0:
-        return plain_sum(values) / len(values)
+        return exact_mean(values)
     kept = [v for v in values if 0.6745 * abs(v - med) / mad < 2.5]
     if len(kept) < max(2, len(values) // 2):
         kept = values
-    return plain_sum(kept) / len(kept)
+    return exact_mean(kept)

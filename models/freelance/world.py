@@ -9,7 +9,7 @@ import numpy as np
 from bizsim.simcore import CommandError, Ledger, Status
 from bizsim.simcore.dayworld import DayWorld
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.summation import exact_mean
 
 from .._ecogym import parse_start_date, system_prompt
 from .auditor import Auditor, DeterministicAuditor
@@ -134,7 +134,7 @@ class FreelanceWorld(DayWorld):
 
     def avg_skill(self) -> float:
         """Mean skill over the categories worked in (the initial rating if none)."""
-        return plain_sum(self.skills.values()) / len(self.skills) if self.skills else float(self.config.initial_skill)
+        return exact_mean(self.skills.values()) if self.skills else float(self.config.initial_skill)
 
     def pooled(self, task_id: str | int) -> Task:
         """The task of an id in the pool, else a :class:`CommandError` saying why not."""
@@ -297,7 +297,7 @@ class FreelanceWorld(DayWorld):
             message = "Rejected: the solution was judged incorrect."
         return {"status": "success" if success else "failed", "is_success": success,
                 "execution_stats": {"energy_consumed": cost, "current_stress": stress,
-                                    "skill_avg": round(plain_sum(skills.values()) / len(skills), 2)},
+                                    "skill_avg": round(exact_mean(skills.values()), 2)},
                 "settlement": {"final_payment": paid / 100, "current_balance": self.ledger.funds_cents / 100},
                 "message": message}
 
@@ -360,7 +360,7 @@ class FreelanceWorld(DayWorld):
         self.submissions_today = 0
         money_cents = self.ledger.funds_cents
         skills = self.skills
-        avg = plain_sum(skills.values()) / len(skills) if skills else float(cfg.initial_skill)
+        avg = exact_mean(skills.values()) if skills else float(cfg.initial_skill)
         self.daily.append((day, money_cents, energy, stress, round(avg, 4), self._income_today))
         self._income_today = 0
         money = money_cents / 100
