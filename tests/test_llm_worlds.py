@@ -60,3 +60,15 @@ def test_under_the_reference_harness_the_step_cap_counts_the_harness_task_done()
     reference = run_episode("operation", "reference", "llm", seed=1,
                             agent_options={"client": _repeating("creator_incentive", {}), "max_turns": 20})
     assert (19, 10) == (ours.final_world.day, reference.final_world.day)
+
+
+def test_under_the_reference_harness_calls_written_as_json_text_are_run():
+    """EcoGym's harness runs a ``{"tool_calls": [...]}`` reply body; bizsim's own protocol answers it with a warning."""
+    body = '```json\n{"tool_calls": [{"function": {"name": "creator_incentive", "arguments": {}}}]}\n```'
+    texting = ScriptedClient(lambda messages, tools: {"content": body, "tool_calls": []})
+    via_text = run_episode("operation", "reference", "llm", seed=3, agent_options={"client": texting})
+    native = run_episode("operation", "reference", "always-creator_incentive", seed=3)
+    assert "horizon_end" == via_text.terminal_reason
+    assert native.summary["metric_value"] == via_text.summary["metric_value"]
+    stuck = run_episode("operation", "default", "llm", seed=3, agent_options={"client": texting})
+    assert ("stalled", 0) == (stuck.final_world.terminal_detail, stuck.final_world.day)

@@ -32,6 +32,7 @@ class HarnessStats:
     oversized_replies: int = 0
     dropped_tool_calls: int = 0
     memory_tool_calls: int = 0
+    text_tool_calls: int = 0
 
     @property
     def total_tokens(self) -> int:

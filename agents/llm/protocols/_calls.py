@@ -7,7 +7,9 @@ from typing import Any
 
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-__all__ = ["clip_reply", "parse_arguments"]
+from ..types import ToolCall
+
+__all__ = ["calls_in_text", "clip_reply", "parse_arguments"]
 
 
 def parse_arguments(raw: Any, tool: str) -> tuple[dict | None, str | None]:
@@ -54,6 +56,48 @@ def _clean(value: Any) -> Any:
         except UnicodeEncodeError:
             return value.encode("utf-8", "replace").decode("utf-8")
     return value
+
+
+def calls_in_text(content: str | None, prefix: str) -> list[ToolCall]:
+    """Tool calls a reply wrote out as text, read as EcoGym's harness reads them; ``[]`` if it wrote none.
+
+    The text (or the first fenced block in it) must be one JSON object with a
+    ``tool_calls`` list of OpenAI-shaped entries ``{"function": {"name",
+    "arguments"}}``; other entries are skipped. Call ids are ``prefix`` plus
+    the entry's position, unless the entry has its own.
+
+    >>> calls_in_text('```json\\n{"tool_calls": [{"function": {"name": "task_done", "arguments": {}}}]}\\n```', "t")
+    [ToolCall(id='t0', name='task_done', arguments='{}')]
+    """
+    text = (content or "").strip()
+    if "```json" in text:
+        text = text.split("```json")[1].split("```")[0].strip()
+    elif "```" in text:
+        text = text.split("```")[1].split("```")[0].strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return []
+    try:
+        data = loads_untrusted(text)
+    except json.JSONDecodeError:
+        return []
+    entries = data.get("tool_calls") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return []
+    calls = []
+    for i, entry in enumerate(entries):
+        function = entry.get("function") if isinstance(entry, dict) else None
+        if not isinstance(function, dict):
+            continue
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):
+            arguments = json.dumps(arguments)
+        call_id = entry.get("id")
+        calls.append(ToolCall(
+            id=call_id if isinstance(call_id, str) and call_id else f"{prefix}{i}",
+            name=str(function.get("name") or ""),
+            arguments=arguments if isinstance(arguments, str) else "",
+        ))
+    return calls
 
 
 def clip_reply(content: str | None, limit: int) -> tuple[str | None, bool]:

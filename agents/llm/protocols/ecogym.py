@@ -17,7 +17,9 @@ report, as the reference harness does. With the world config's
 ``reference_harness`` (the EcoGym presets ``reference``) the harness also
 counts as the reference's does: every executed tool call but the advance
 spends one of the day's actions, refused and unknown ones included, and
-the step cap counts the advances the harness issued itself (:meth:`steps_used`).
+the step cap counts the advances the harness issued itself (:meth:`steps_used`),
+and a reply without a structured call whose text is a JSON ``tool_calls``
+object has those calls run.
 The system prompt is the world's own
 (``world.system_prompt()``) when it has one; otherwise the role line given
 to the constructor (or ``world.agent_role``, or a generic line) plus
@@ -34,7 +36,7 @@ import simpy
 from ..conversation import Msg, flatten, messages_window, msg, to_content, tool_result
 from ..runlog import digest
 from ..types import ModelResponse
-from ._calls import clip_reply, parse_arguments
+from ._calls import calls_in_text, clip_reply, parse_arguments
 from .base import Request
 
 __all__ = ["SHARED_RULES", "EcoGymProtocol"]
@@ -153,6 +155,10 @@ class EcoGymProtocol:
         if cut:
             session.bump("oversized_replies")
         calls = response.tool_calls
+        if not calls and self.reference:  # EcoGym's harness runs calls a reply wrote out as JSON text
+            calls = calls_in_text(content, f"text_{session.episode}_{session.turn}_")
+            if calls:
+                session.bump("text_tool_calls")
         data: dict = {"role": "assistant", "content": content}
         if calls:
             data["tool_calls"] = [
