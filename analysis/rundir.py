@@ -18,6 +18,8 @@ from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
 
 if TYPE_CHECKING:
+    from bizsim.simcore import World
+
     from .episode import EpisodeResult
 
 __all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "write_run_dir", "read_command_log", "read_episode_logs"]
@@ -44,7 +46,7 @@ def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
     return root
 
 
-def _write_logs(folder: Path, world) -> None:
+def _write_logs(folder: Path, world: World) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     _atomic(folder / "commands.jsonl", "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
     _atomic(folder / "trajectory.jsonl", world.trajectory.to_jsonl())
