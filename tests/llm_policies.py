@@ -30,11 +30,19 @@ def last_round_results(messages: list[dict]) -> dict[str, dict]:
             commands = {c["id"]: _command_of(c["function"]["arguments"]) for c in m.get("tool_calls") or []}
             out = {}
         elif m["role"] == "tool":
-            try:
-                out[commands.get(m["tool_call_id"], "?")] = json.loads(m["content"])
-            except json.JSONDecodeError:
-                out[commands.get(m["tool_call_id"], "?")] = {"error": m["content"]}
+            out[commands.get(m["tool_call_id"], "?")] = _result_of(m["content"])
     return out
+
+
+def _result_of(content: str) -> dict:
+    """A tool message's result: the JSON itself, or what the stdout of YC-Bench's result object holds (preset reference)."""
+    try:
+        data = json.loads(content)
+        if isinstance(data, dict) and {"exit_code", "stdout", "stderr"} <= set(data):
+            return json.loads(data["stdout"]) if data["stdout"] else {"error": data["stderr"]}
+        return data
+    except json.JSONDecodeError:
+        return {"error": content}
 
 
 def _command_of(arguments: str) -> str:

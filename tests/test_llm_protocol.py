@@ -370,3 +370,42 @@ def test_default_sends_the_result_itself_as_compact_json():
     _, _, rec = play(scripted(calls("yc-bench company status", "market browse --limit 1")), max_turns=2)
     status, browse = map(json.loads, _tool_messages(rec, 2))
     assert "BenchCo" == status["company_name"] and 1 == len(browse["tasks"])
+
+
+def test_reference_runs_the_command_of_a_misnamed_tool_and_reads_arguments_as_its_harness_does():
+    """YC-Bench's harness runs ``arguments["command"]`` whatever the tool is called; unreadable arguments run ""."""
+    first = {"content": None, "tool_calls": [
+        {"name": "bash", "arguments": {"command": "yc-bench company status"}},
+        {"name": "run_command", "arguments": '{"command": '},
+        {"name": "run_command", "arguments": json.dumps(json.dumps({"command": "yc-bench company status"}))},
+    ]}
+    _, agent, rec = play(scripted(first), preset="reference", max_turns=2)
+    misnamed, broken, double = map(json.loads, _tool_messages(rec, 2))
+    assert (0, "yc-bench company status") == (misnamed["exit_code"], misnamed["command"])
+    assert (2, "", "command must be a non-empty string") == (broken["exit_code"], broken["command"], broken["stderr"])
+    assert (2, "command must be a non-empty string") == (double["exit_code"], double["stderr"])
+    assert 1 == agent.total.unknown_tools
+
+
+def test_reference_adds_no_harness_notes_and_no_empty_events_section():
+    """Preset reference: no note after an empty reply or an automatic resume, no events section when it reported none.
+
+    Other presets tell the model all three.
+    """
+    empty = {"content": None, "tool_calls": []}
+    idle = [calls("yc-bench company status")] * 5
+    for preset, expect, left in (("reference", False, 18), ("default", True, 19)):
+        _, _, rec = play(scripted(empty, *idle), preset=preset, max_turns=8)
+        users = rec.users()
+        assert f"; {left} more turns before" in users[1]  # the reference counts down from the turn label
+        assert expect == ("previous reply was empty" in users[1]), preset
+        assert expect == any("ran `yc-bench sim resume` for you" in u for u in users), preset
+        assert expect == any("### Events since last turn\n- (none)" in u for u in users), preset
+        assert {"role": "assistant", "content": ""} == rec.requests[1][0][-2]  # never null content without calls
+
+
+def test_reference_event_lines_print_whole_dollars():
+    _, _, rec = play(greedy_policy, preset="reference", max_turns=12)
+    lines = [line for u in rec.users() for line in u.splitlines() if ": SUCCESS" in line]
+    assert lines and all(re.search(r"SUCCESS \+\$[\d,]+ \[ahead by \d+h\] \| \d employees, \+\$[\d,]+/mo payroll$", line)
+                         for line in lines), lines

@@ -163,17 +163,35 @@ def start_message(obs: Mapping[str, Any], *, faithful: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _dollars(cents: int) -> str:
+    """Whole dollars, as the reference's event lines print money: ``$17,380``."""
+    return f"${cents / 100:,.0f}"
+
+
 def event_lines(events: Iterable[Mapping[str, Any]], *, faithful: bool = False, titles: Mapping[str, str] | None = None) -> list[str]:
-    """One line per event a stop reported (completions, payroll, milestones, the horizon)."""
+    """One line per event a stop reported (completions, payroll, milestones, the horizon).
+
+    ``faithful`` (preset ``reference``) prints money as the reference does: whole dollars, a zero reward
+    or raise left out.
+    """
     out = []
     for ev in events:
         kind = ev.get("type")
-        if kind == "task_completed":
+        if kind == "task_completed" and faithful:
+            bump, n = ev["salary_bump_total_cents"], ev["employees_assigned"]
+            team = f" | {n} employees, +{_dollars(bump)}/mo payroll" if bump > 0 else (f" | {n} employees" if n else "")
+            head = f"- {ev['task_title']} (client: {ev['client_name']}): "
+            if ev["success"]:
+                paid = f" +{_dollars(ev['funds_delta'])}" if ev["funds_delta"] else ""
+                out.append(f"{head}SUCCESS{paid} [{ev['deadline_margin']}]{team}")
+            else:
+                out.append(f"{head}FAILED — missed deadline [{ev['deadline_margin']}], no reward")
+        elif kind == "task_completed":
             head = f"- {ev['task_title']} (client: {ev['client_name']}): "
             team = f"{ev['employees_assigned']} employees, +{money(ev['salary_bump_total_cents'])}/mo payroll"
             if ev["success"]:
                 out.append(f"{head}SUCCESS +{money(ev['funds_delta'])} [{ev['deadline_margin']}] | {team}")
-            elif faithful or not ev.get("funds_delta"):
+            elif not ev.get("funds_delta"):
                 out.append(f"{head}FAILED — missed deadline [{ev['deadline_margin']}], no reward")
             else:
                 out.append(
@@ -212,15 +230,17 @@ def turn_message(
         rounds_seen: rounds already in the conversation before this one.
         events: wake events of the stops since the last turn (``None``: time did not move).
         notes: extra lines from the harness (an empty reply, an automatic resume).
+        faithful: as the reference (preset ``reference``): the countdown runs on the turn label, and a resume
+            that reported nothing adds no events section.
     """
     lines = [f"## Turn {label} — Simulation State", *_status_lines(obs)]
-    left = keep_rounds - rounds_seen
+    left = keep_rounds - (label if faithful else rounds_seen)
     if left > 0:
         lines.append(f"- Memory: your history keeps the last {keep_rounds} turns; {left} more turns before the oldest start dropping.")
     else:
         lines.append(f"- Memory: older turns have been dropped (only the last {keep_rounds} are kept); rely on your scratchpad.")
     lines.extend(f"- {n}" for n in notes)
-    if events is not None:
+    if events is not None and (events or not faithful):
         rendered = event_lines(events, faithful=faithful, titles=titles)
         lines += ["", "### Events since last turn", *(rendered or ["- (none)"])]
     lines.append("")

@@ -159,7 +159,8 @@ class EcoGymProtocol:
             calls = calls_in_text(content, f"text_{session.episode}_{session.turn}_")
             if calls:
                 session.bump("text_tool_calls")
-        data: dict = {"role": "assistant", "content": content}
+        # A reply with no call keeps "" (chat APIs refuse an assistant message with neither content nor calls).
+        data: dict = {"role": "assistant", "content": content if content is not None or calls else ""}
         if calls:
             data["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls

@@ -25,6 +25,7 @@ from typing import Any
 import simpy
 from bizsim.models.startup import prompt
 from bizsim.simcore.errors import CommandError
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 from ..conversation import Msg, flatten, msg, rounds_window, to_content, tool_result
 from ..runlog import digest
@@ -141,9 +142,10 @@ class YCBenchProtocol:
         calls = response.tool_calls
         if not calls:
             session.bump("text_replies" if (content or "").strip() else "empty_replies")
-            if not (content or "").strip():
+            if not (content or "").strip() and not self.faithful:  # the reference's harness says nothing
                 self.notes.append(prompt.EMPTY_REPLY_NOTE)
-        assistant: dict = {"role": "assistant", "content": content}
+        # A reply with no call keeps "" (chat APIs refuse an assistant message with neither content nor calls).
+        assistant: dict = {"role": "assistant", "content": content if content is not None or calls else ""}
         if calls:
             assistant["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": clip_reply(c.arguments, self.max_chars)[0]}}
@@ -178,7 +180,8 @@ class YCBenchProtocol:
             if self.auto and self.idle >= self.auto and not session.world.done:
                 report = yield from session.advance("harness")
                 session.bump("auto_advances")
-                self.notes.append(prompt.AUTO_ADVANCE_NOTE.format(n=self.idle))
+                if not self.faithful:  # the reference's harness resumes silently
+                    self.notes.append(prompt.AUTO_ADVANCE_NOTE.format(n=self.idle))
                 self.idle = 0
                 resumed = True
                 if isinstance(report, dict):
@@ -198,12 +201,14 @@ class YCBenchProtocol:
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
         command = args.get("command") if isinstance(args, dict) else None
+        if name != "run_command" and args is not None:
+            handled = session.memory.handle_tool(name, args)
+            if handled is not None:
+                session.bump("memory_tool_calls")
+                return handled, None, None
+        if self.faithful:
+            return (yield from self._run_call_reference(session, name, arguments))
         if name != "run_command":
-            if args is not None:
-                handled = session.memory.handle_tool(name, args)
-                if handled is not None:
-                    session.bump("memory_tool_calls")
-                    return handled, None, None
             session.bump("unknown_tools")
             return self._refused(f"Unknown tool '{name}'. The only tool is run_command(command: string).", command)
         if error is not None:
@@ -212,30 +217,40 @@ class YCBenchProtocol:
         if not isinstance(command, str) or not command.strip():
             session.bump("invalid_arguments")
             return self._refused("run_command needs a 'command' string, e.g. {\"command\": \"yc-bench company status\"}.",
-                                 command, wire.refusal(command))
+                                 command)
         if len(command) > self.max_chars:
             session.bump("oversized_replies")
             return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
-        if self.faithful:
-            refused = wire.refusal(command)
-            if refused is not None:  # the reference's command policy: nothing runs
-                session.bump("invalid_arguments")
-                return self._refused(refused, command, refused)
-        usage = None
-        if self.faithful:
-            try:
-                session.world.commands.parse(command)
-            except CommandError as exc:
-                usage = exc.message
         result, spec_name = yield from session.run_line(command)
-        if not self.faithful:
-            return result, spec_name, None
+        return result, spec_name, None
+
+    def _run_call_reference(
+        self, session: Any, name: str, arguments: str
+    ) -> Generator[simpy.Event, Any, tuple[Any, str | None, str | None]]:
+        """A call as YC-Bench's harness runs it: whatever the tool's name, its ``command`` argument runs."""
+        if name != "run_command":
+            session.bump("unknown_tools")
+        try:
+            command = loads_untrusted(arguments).get("command", "")
+        except Exception:  # noqa: BLE001 - the reference's harness runs "" for any argument it cannot read
+            command = ""
+        refused = wire.refusal(command)
+        if refused is not None:
+            session.bump("invalid_arguments")
+            return {"error": refused}, None, wire.tool_message(command, exit_code=2, stderr=refused)
+        if len(command) > self.max_chars:
+            session.bump("oversized_replies")
+            return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
+        usage = None
+        try:
+            session.world.commands.parse(command)
+        except CommandError as exc:
+            usage = exc.message
+        result, spec_name = yield from session.run_line(command)
         failed = isinstance(result, dict) and "error" in result
         if usage is not None or (failed and spec_name is None):
-            text = wire.tool_message(command, exit_code=2, stderr=f"Error: {usage or result['error']}\n")
-        else:
-            text = wire.tool_message(command, result, exit_code=1 if failed else 0)
-        return result, spec_name, text
+            return result, spec_name, wire.tool_message(command, exit_code=2, stderr=f"Error: {usage or result['error']}\n")
+        return result, spec_name, wire.tool_message(command, result, exit_code=1 if failed else 0)
 
     def _refused(self, message: str, command: Any, stderr: str | None = None) -> tuple[dict, None, str | None]:
         """A call that runs nothing: bizsim's error, or on preset ``reference`` a usage refusal (exit code 2)."""
