@@ -11,8 +11,11 @@ Fixed in preset ``default`` and reproduced when the world config asks
 (preset ``reference``): with ``reference_outputs`` the turn after a resume
 is labelled one lower, the start message recommends ``task assign-all``,
 failures hide their cash penalty, only the last resume's events are
-shown, and the tool and its results are the reference harness's
-(:mod:`.yc_bench_wire`); with ``stale_scratchpad`` the system prompt shows the scratchpad as
+shown (and none when it reported none), event money is in whole dollars,
+the history countdown runs on the turn label, the harness adds no notes
+(empty reply, automatic resume), and the tool, its results and its reading
+of arguments (any tool name runs its ``command``) are the reference
+harness's (:mod:`.yc_bench_wire`); with ``stale_scratchpad`` the system prompt shows the scratchpad as
 it was when the last non-resume turn began (§14.6). Otherwise events of every
 resume since the last turn are listed and the scratchpad is always current.
 """
