@@ -48,7 +48,7 @@ def probe_replay(
             advances = False
         if advances:
             probe(world)
-        result = world.execute(line)
+        result = world.execute(line, allow_hidden=True)  # a built-in agent's own commands (``bot take``) too
         if isinstance(result, simpy.Event):
             world.env.run(until=result)
     return world

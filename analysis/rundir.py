@@ -9,8 +9,8 @@ starting with the scratchpad the one before left, rebuilds the last.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +38,27 @@ def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     world = result.final_world
     _atomic(root / "config.toml", dump_toml(config_to_dict(world.config)))
-    shutil.rmtree(root / EPISODES, ignore_errors=True)  # an overwritten run's, which may have had more episodes
+    _remove_episode_logs(root)  # an overwritten run's, which may have had more episodes
     for n, earlier in enumerate(result.earlier_worlds, 1):
         _write_logs(root / EPISODES / str(n), earlier)
     _write_logs(root, world)
     _atomic(root / "result.json", json.dumps(result.to_dict(), indent=2) + "\n")
     return root
+
+
+def _remove_episode_logs(root: Path) -> None:
+    """Delete the earlier-episode logs of a run directory; anything else in ``episodes/`` stays."""
+    folder = root / EPISODES
+    if not folder.is_dir():
+        return
+    for sub in folder.iterdir():
+        if sub.is_dir() and sub.name.isdigit():
+            for name in ("commands.jsonl", "trajectory.jsonl"):
+                (sub / name).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                sub.rmdir()  # only if nothing else is in it
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
 def _write_logs(folder: Path, world: World) -> None:

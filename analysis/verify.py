@@ -33,37 +33,49 @@ def verify_run_dir(path: str | Path) -> Verification:
     """Replay every episode of a run directory and compare it with what the directory recorded.
 
     Each episode's ``trajectory.jsonl`` must come back byte for byte and its
-    summary must equal ``result.json``'s. Two records are left out of the
-    comparison because no command log can carry them: a refused tool call
-    whose name was not a command (logged as ``?tool NAME``; it changed
-    nothing) and the ``episode_end`` of a run its agent stopped (a spending
-    cap, API failures). An LLM run's world roles (the freelance auditor)
-    answer from its ``llm_calls.jsonl``; no model is called.
+    summary must equal ``result.json``'s; ``config.toml`` must be the preset
+    ``result.json`` names (when it names one), so the run is this version's
+    world with that preset. Two records are left out of the comparison
+    because no command log can carry them: a refused tool call whose name was
+    not a command (logged as ``?tool NAME``; it changed nothing; only their
+    number is compared) and the ``episode_end`` of a run its agent stopped (a
+    spending cap, API failures). An LLM run's world roles (the freelance
+    auditor) answer from its ``llm_calls.jsonl``; no model is called.
 
     Raises:
-        ConfigError: ``path`` holds no finished run.
+        ConfigError: ``path`` holds no finished run, or a file of it cannot be read.
     """
+    root = Path(path)
+    try:
+        return _verify(root)
+    except ConfigError:
+        raise
+    except (OSError, ValueError, LookupError, TypeError, AttributeError) as exc:  # a damaged file, whatever the damage
+        raise ConfigError(f"{str(root)!r} cannot be read as a run directory: {type(exc).__name__}: {exc}") from None
+
+
+def _verify(root: Path) -> Verification:
+    from bizsim.models import world_presets
+
     from ._replay import _spec_of, replay_episodes
     from .llm_run import recorded_world_options
     from .rundir import episode_folders, read_command_log
 
-    root = Path(path)
     try:
         result = json.loads((root / "result.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{str(root)!r}: result.json cannot be read: {exc}") from None
-    try:
-        spec, config = _spec_of(root, result)
-        folders = episode_folders(root)
-        logs = [read_command_log(folder) for folder in folders]
-    except ConfigError:
-        raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # a damaged file, whatever the damage
-        raise ConfigError(f"{str(root)!r} cannot be read as a run directory: {type(exc).__name__}: {exc}") from None
+    if not isinstance(result, dict):
+        raise ConfigError(f"{str(root)!r}: result.json does not hold a run's result")
+    spec, config = _spec_of(root, result)
+    folders = episode_folders(root)
+    logs = [read_command_log(folder) for folder in folders]
     summaries = result.get("episodes") or [result]
     problems: list[str] = []
+    preset = result.get("preset")
+    if isinstance(preset, str) and preset in world_presets(spec.world) and spec.overrides:
+        problems.append(f"config.toml is not preset {preset!r}, which result.json names (other values, or another "
+                        "bizsim version's preset)")
     if len(summaries) != len(logs):
         problems.append(f"result.json records {len(summaries)} episodes but the directory keeps the command logs of "
                         f"{len(logs)} (a run directory written before episodes/ existed keeps only the last)")
@@ -78,7 +90,11 @@ def verify_run_dir(path: str | Path) -> Verification:
     for n, (folder, world) in enumerate(zip(folders, worlds), 1 + skipped):
         where = "" if len(folders) == 1 else f"episode {n}: "
         problems += [where + p for p in _compare_trajectory(folder / "trajectory.jsonl", world)]
-        problems += [where + p for p in _compare_summary(summaries[n - 1], world.summary())]
+        recorded = summaries[n - 1] if n <= len(summaries) else None
+        if isinstance(recorded, dict):
+            problems += [where + p for p in _compare_summary(recorded, world.summary())]
+        else:
+            problems.append(f"{where}result.json holds no summary of this episode")
     return Verification(str(root), len(summaries), sum(map(len, logs)), tuple(problems))
 
 
@@ -87,13 +103,14 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
     kept, unknown = [], 0
     for i, line in enumerate(lines, 1):
         record = json.loads(line)
-        if record.get("kind") == "cmd" and record.get("name") == "?":
+        if isinstance(record, dict) and record.get("kind") == "cmd" and record.get("name") == "?":
             unknown += 1
             continue
         kept.append((i, line))
     if drop_aborted_end and kept:
         last = json.loads(kept[-1][1])
-        if last.get("name") == "episode_end" and (last.get("data") or {}).get("status") == "error":
+        data = last.get("data") if isinstance(last, dict) else None
+        if isinstance(data, dict) and last.get("name") == "episode_end" and data.get("status") == "error":
             kept.pop()
     return kept, unknown
 
@@ -103,6 +120,8 @@ def _compare_trajectory(file: Path, world: Any) -> list[str]:
         recorded = file.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return [f"{file.name} is missing"]
+    except (OSError, UnicodeDecodeError) as exc:
+        return [f"{file.name} cannot be read: {exc}"]
     try:
         want, want_unknown = _comparable(recorded, drop_aborted_end=not world.done)
     except ValueError as exc:

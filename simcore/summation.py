@@ -13,6 +13,7 @@ float much faster.
 from __future__ import annotations
 
 from collections.abc import Iterable
+import statistics
 from functools import reduce
 from math import isfinite
 from operator import add
@@ -31,6 +32,9 @@ def plain_sum(values: Iterable[float], start: float = 0) -> float:
 
 def compensated_sum(values: Iterable[float]) -> float:
     """``sum(values)`` of floats as Python 3.12 computes it (Neumaier's compensation), on any version.
+
+    For floats only: each value goes through ``float()`` (3.12 adds integers in a float sum without
+    compensation).
 
     The first value is added to the integer start ``0``; each later one
     carries its rounding error into a compensation term, added once at the
@@ -69,14 +73,17 @@ def exact_mean(values: Iterable[float]) -> float:
     >>> round(exact_mean(values), 2), round(plain_sum(values) / len(values), 2)
     (82.38, 82.39)
     """
-    num, den, n = 0, 1, 0
-    for v in values:
-        top, bottom = float(v).as_integer_ratio()  # bottom is a power of two
-        if bottom > den:
-            num *= bottom // den
-            den = bottom
-        num += top * (den // bottom)
-        n += 1
-    if n == 0:
+    values = [float(v) for v in values]
+    if not values:
         raise ValueError("exact_mean of no values")
-    return num / (den * n)
+    num, den = 0, 1
+    try:
+        for v in values:
+            top, bottom = v.as_integer_ratio()  # bottom is a power of two
+            if bottom > den:
+                num *= bottom // den
+                den = bottom
+            num += top * (den // bottom)
+    except (OverflowError, ValueError):  # an infinity or a NaN: statistics.mean's answer
+        return float(statistics.mean(values))
+    return num / (den * len(values))

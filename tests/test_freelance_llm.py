@@ -129,3 +129,13 @@ def test_llm_judged_submission_end_to_end_over_http():
         out = down.call("solution_submit", task_id=tid, solution_text=down.answer_of(tid))
         assert (False, 0.0) == (out["is_success"], out["settlement"]["final_payment"])
         assert {"price": 4, "judge": 1, "settle": 0} == down.auditor.fallbacks
+
+
+def test_absurd_votes_and_offers_do_not_overflow():
+    """A model answering 1e308 dollars gets the payment cap, never an OverflowError out of the run."""
+    huge = ScriptedClient(lambda m, t: {"content": '{"estimated_effort": 5, "base_payment": 1e308, '
+                                                   '"proposed_money": 1e308}', "tool_calls": []})
+    aud = LLMAuditor(huge)
+    cents, effort = aud.price(TASK)
+    assert 5.0 == effort and cents == 10**14  # the vote counts as a trillion dollars
+    assert aud.max_payment_cents == aud.settle(TASK, "42", cents)

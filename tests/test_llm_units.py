@@ -13,7 +13,7 @@ import pytest
 from bizsim.agents.llm import EndpointLimiter, LLMAgentConfig, Pricing, ScriptedClient, Usage, backoff_delay
 from bizsim.agents.llm.conversation import messages_window, msg, rounds_window
 from bizsim.agents.llm.errors import TransientModelError, scrub
-from bizsim.agents.llm.protocols._calls import clip_reply, parse_arguments
+from bizsim.agents.llm.protocols._calls import calls_in_text, clip_reply, parse_arguments
 from bizsim.agents.llm.runlog import JsonlWriter, digest, read_jsonl
 from bizsim.agents.llm.types import ModelResponse, ToolCall
 from bizsim.simcore.errors import ConfigError
@@ -222,3 +222,13 @@ def test_a_resume_keeps_the_failure_streak_of_a_recorded_role_failure(tmp_path):
     with pytest.raises(RunAborted, match="4 consecutive"):
         resumed.chat([], None, {}, "b", meta)
     assert 1 == resumed_client.calls
+
+
+def test_calls_written_as_text_are_read_defensively():
+    """Fresh ids, cleaned names and arguments; unreadable bodies and huge integers give no calls, never a crash."""
+    body = '{"tool_calls": [{"id": "x", "function": {"name": "a\\ud800", "arguments": [1]}}, ' \
+           '{"id": "x", "function": {"name": "b", "arguments": {"k": 1}}}, {"name": "no function key"}]}'
+    calls = calls_in_text(body, "p")
+    assert [("p0", "a?", "[1]"), ("p1", "b", '{"k": 1}')] == [(c.id, c.name, c.arguments) for c in calls]
+    assert [] == calls_in_text('{"tool_calls": [' + "9" * 5000 + "]}", "p")
+    assert [] == calls_in_text("not json at all", "p") == calls_in_text(None, "p")

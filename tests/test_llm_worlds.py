@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from bizsim.agents import AGENTS
 from bizsim.agents.llm import ScriptedClient
 from bizsim.analysis import run_episode
 from bizsim.models import WORLDS
+from bizsim.models.freelance import PRESETS as FREELANCE
+from bizsim.models.operation import PRESETS as OPERATION
+from bizsim.models.vending import PRESETS as VENDING
+
+PRESETS = {"freelance": FREELANCE, "operation": OPERATION, "vending": VENDING}
 
 
 def test_llm_is_registered_for_every_world():
@@ -45,8 +51,8 @@ def test_under_the_reference_harness_refused_calls_spend_the_days_actions(world,
     """
     stuck = run_episode(world, "default", "llm", seed=1, agent_options={"client": _repeating(name, arguments)})
     assert ("error", "stalled", 0) == (stuck.terminal_reason, stuck.final_world.terminal_detail, stuck.final_world.day)
-    moving = run_episode(world, "reference", "llm", seed=1,
-                         agent_options={"client": _repeating(name, arguments), "max_turns": 60})
+    capped = attrs.evolve(PRESETS[world]["reference"], max_steps=60)
+    moving = run_episode(world, capped, "llm", seed=1, agent_options={"client": _repeating(name, arguments)})
     budget = moving.final_world.daily_budget
     assert "max_turns" == moving.final_world.terminal_detail
     # 60 steps: each day takes `budget` model calls and one task_done from the harness
@@ -54,12 +60,17 @@ def test_under_the_reference_harness_refused_calls_spend_the_days_actions(world,
 
 
 def test_under_the_reference_harness_the_step_cap_counts_the_harness_task_done():
-    """Operation, one action a day, a cap of 20 steps: the reference's loop reaches day 10, bizsim's own day 19."""
-    ours = run_episode("operation", "default", "llm", seed=1,
-                       agent_options={"client": _repeating("creator_incentive", {}), "max_turns": 20})
-    reference = run_episode("operation", "reference", "llm", seed=1,
-                            agent_options={"client": _repeating("creator_incentive", {}), "max_turns": 20})
-    assert (19, 10) == (ours.final_world.day, reference.final_world.day)
+    """Operation, one action a day, a world step cap of 20: the reference's loop reaches day 10, bizsim's own day 19.
+
+    An agent's own ``max_turns`` counts model calls under either harness.
+    """
+    client = _repeating("creator_incentive", {})
+    ours = run_episode("operation", attrs.evolve(PRESETS["operation"]["default"], max_steps=20), "llm", seed=1,
+                       agent_options={"client": client})
+    reference = run_episode("operation", attrs.evolve(PRESETS["operation"]["reference"], max_steps=20), "llm", seed=1,
+                            agent_options={"client": client})
+    by_agent = run_episode("operation", "reference", "llm", seed=1, agent_options={"client": client, "max_turns": 20})
+    assert (19, 10, 19) == (ours.final_world.day, reference.final_world.day, by_agent.final_world.day)
 
 
 def test_under_the_reference_harness_calls_written_as_json_text_are_run():
@@ -72,3 +83,11 @@ def test_under_the_reference_harness_calls_written_as_json_text_are_run():
     assert native.summary["metric_value"] == via_text.summary["metric_value"]
     stuck = run_episode("operation", "default", "llm", seed=3, agent_options={"client": texting})
     assert ("stalled", 0) == (stuck.final_world.terminal_detail, stuck.final_world.day)
+
+
+def test_under_the_reference_harness_memory_tools_never_spend_an_action():
+    """A memory tool call is bizsim's own, well formed or not: it never ends the day."""
+    broken = _repeating("memory_note", "{not json")  # the scratchpad module's tool, with unreadable arguments
+    run = run_episode("vending", "reference", "llm", seed=1,
+                      agent_options={"client": broken, "memory": "scratchpad", "max_turns": 12})
+    assert (0, "max_turns") == (run.final_world.day, run.final_world.terminal_detail)

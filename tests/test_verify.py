@@ -133,3 +133,38 @@ def test_a_refused_unknown_tool_is_left_out_but_counted(tmp_path):
     file.write_text("".join(line for line in file.read_text().splitlines(keepends=True) if '"tool":"teleport"' not in line))
     assert ["trajectory.jsonl records 0 refused unknown commands; the replay made 1"] == list(
         verify_run_dir(tmp_path / "run").problems)
+
+
+def test_a_run_of_the_reference_bot_verifies(tmp_path):
+    """greedy-reference acts through hidden commands (``bot take``); a replay of its log runs them too."""
+    run_episode("startup", "reference", "greedy-reference", seed=1, out=tmp_path / "run")
+    assert verify_run_dir(tmp_path / "run").ok
+
+
+def test_damaged_files_are_differences_or_a_clear_error_never_a_crash(restarted):
+    path, _ = restarted
+    (path / "episodes" / "1" / "trajectory.jsonl").write_text("null\n[1, 2]\n")
+    (path / "episodes" / "2" / "trajectory.jsonl").write_bytes(b"\xff\xfe")
+    problems = verify_run_dir(path).problems
+    assert any(p.startswith("episode 1: trajectory.jsonl line 1 differs") for p in problems)
+    assert any(p.startswith("episode 2: trajectory.jsonl cannot be read") for p in problems)
+    (path / "result.json").write_text(json.dumps({"world": "startup", "seed": 1, "preset": "default", "episodes": [3]}))
+    assert "episode 1: result.json holds no summary of this episode" in verify_run_dir(path).problems
+    (path / "result.json").write_text("[]")
+    with pytest.raises(ConfigError, match="does not hold a run's result"):
+        verify_run_dir(path)
+
+
+def test_a_config_that_is_not_the_named_preset_is_found(tmp_path):
+    run_episode("startup", "default", "greedy", seed=1, out=tmp_path / "run")
+    config = tmp_path / "run" / "config.toml"
+    config.write_text(config.read_text().replace("initial_funds_cents = 20000000", "initial_funds_cents = 20000001"))
+    assert any("config.toml is not preset 'default'" in p for p in verify_run_dir(tmp_path / "run").problems)
+
+
+def test_writing_a_run_leaves_other_files_in_episodes_alone(tmp_path):
+    mine = tmp_path / "run" / "episodes" / "notes.csv"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("keep me")
+    run_episode("startup", "default", "greedy", seed=1, out=tmp_path / "run")
+    assert "keep me" == mine.read_text()

@@ -77,6 +77,10 @@ def _json_object(text: str | None) -> dict | None:
     return None
 
 
+#: Larger payment votes count as this many dollars: a vote of 1e308 would overflow the mean's cents.
+_MAX_VOTE = 1e12
+
+
 def _number(value: Any) -> float | None:
     try:
         out = float(value)
@@ -153,7 +157,7 @@ class LLMAuditor:
                     if e > 0:
                         efforts.append(min(10.0, e))
                     if p > 0:
-                        pays.append(p)
+                        pays.append(min(p, _MAX_VOTE))
                     break
         if not efforts or not pays:
             self.fallbacks["price"] += 1
@@ -216,7 +220,9 @@ class LLMAuditor:
         return None if value is None else round(value, 2)
 
     def _cap(self, dollars: float) -> int:
-        return max(0, min(self.max_payment_cents, round(dollars * 100)))
+        if dollars * 100 >= self.max_payment_cents:  # also where dollars * 100 overflows to inf
+            return self.max_payment_cents
+        return max(0, round(dollars * 100))
 
 
 def _robust_mean(values: list[float]) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from .state import Client, Task, q4
+from .state import Client, Task, q3, q4
 from .work import TOP_CONTRIBUTORS
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         floor = Decimal(str(cfg.prestige_min))
         for d in task.required:
             world.prestige_dirty.add(d)
-            world.prestige[d] = max(floor, world.prestige[d] - penalty)
+            world.prestige[d] = q3(max(floor, world.prestige[d] - penalty))  # stored, read back at 3 dp
         if cfg.penalty_fail_funds_pct > 0:
             advertised = task.advertised_reward_cents or task.reward_cents
             cents = int(advertised * cfg.penalty_fail_funds_pct)
@@ -123,7 +123,7 @@ def cancel_task(world: StartupWorld, task: Task) -> dict:
     floor = Decimal(str(cfg.prestige_min))
     for d in task.required:
         old = world.prestige[d]
-        new = max(floor, old - penalty)
+        new = q3(max(floor, old - penalty))  # stored, read back at 3 dp
         world.prestige_dirty.add(d)
         world.prestige[d] = new
         changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}

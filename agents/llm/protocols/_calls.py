@@ -64,7 +64,7 @@ def calls_in_text(content: str | None, prefix: str) -> list[ToolCall]:
     The text (or the first fenced block in it) must be one JSON object with a
     ``tool_calls`` list of OpenAI-shaped entries ``{"function": {"name",
     "arguments"}}``; other entries are skipped. Call ids are ``prefix`` plus
-    the entry's position, unless the entry has its own.
+    the entry's position (a model's own ids could repeat).
 
     >>> calls_in_text('```json\\n{"tool_calls": [{"function": {"name": "task_done", "arguments": {}}}]}\\n```', "t")
     [ToolCall(id='t0', name='task_done', arguments='{}')]
@@ -78,7 +78,7 @@ def calls_in_text(content: str | None, prefix: str) -> list[ToolCall]:
         return []
     try:
         data = loads_untrusted(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or an integer too long to read
         return []
     entries = data.get("tool_calls") if isinstance(data, dict) else None
     if not isinstance(entries, list):
@@ -89,14 +89,9 @@ def calls_in_text(content: str | None, prefix: str) -> list[ToolCall]:
         if not isinstance(function, dict):
             continue
         arguments = function.get("arguments")
-        if isinstance(arguments, dict):
-            arguments = json.dumps(arguments)
-        call_id = entry.get("id")
-        calls.append(ToolCall(
-            id=call_id if isinstance(call_id, str) and call_id else f"{prefix}{i}",
-            name=str(function.get("name") or ""),
-            arguments=arguments if isinstance(arguments, str) else "",
-        ))
+        if not isinstance(arguments, str):  # an object, or something the argument parser will refuse
+            arguments = "" if arguments is None else json.dumps(arguments)
+        calls.append(ToolCall(id=f"{prefix}{i}", name=_clean(str(function.get("name") or "")), arguments=_clean(arguments)))
     return calls
 
 

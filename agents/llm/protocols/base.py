@@ -45,7 +45,7 @@ class HarnessProtocol(Protocol):
         ...
 
     def max_turns(self) -> int | None:
-        """Model calls allowed per episode (``None``: no limit)."""
+        """Model calls allowed per episode (``None``: no limit); a protocol with ``steps_used(session)`` counts those."""
         ...
 
     def begin(self, session: Any) -> None:

@@ -86,6 +86,7 @@ class EcoGymProtocol:
         self.max_reply = config.max_reply_chars
         self.budget = budget
         self.reference = bool(getattr(wc, "reference_harness", False))
+        self._steps_cap = self.reference and config.max_turns is None
         return {
             "protocol": self.name, "tools": [t["function"]["name"] for t in self.world_tools],
             "history_messages": self.keep, "max_turns": self._max_turns, "max_actions_per_day": budget,
@@ -93,11 +94,13 @@ class EcoGymProtocol:
         }
 
     def steps_used(self, session: Any) -> int:
-        """What the step cap counts: model calls, plus the harness's own advances under ``reference_harness``."""
-        return session.turn + (self._auto if self.reference else 0)
+        """What the step cap counts: model calls, plus the harness's own advances when the cap is the world's
+        ``max_steps`` under ``reference_harness`` (an agent's ``max_turns`` counts model calls only)."""
+        return session.turn + (self._auto if self._steps_cap else 0)
 
     def max_turns(self) -> int | None:
-        """Model calls allowed per episode (the world's ``max_steps`` unless the agent sets ``max_turns``)."""
+        """Steps allowed per episode: the world's ``max_steps`` (see :meth:`steps_used`) unless the agent sets
+        ``max_turns`` (model calls)."""
         return self._max_turns
 
     def begin(self, session: Any) -> None:
@@ -108,6 +111,13 @@ class EcoGymProtocol:
         self._auto = 0
         self._calls_day: Any = None
         self._calls_today = 0
+        self._memory_names: set[str] | None = None
+
+    def _memory_tools(self, session: Any) -> set[str]:
+        """Names of the memory modules' tools (bizsim's own; they never spend an action)."""
+        if self._memory_names is None:
+            self._memory_names = {t["function"]["name"] for t in session.memory.tools()}
+        return self._memory_names
 
     def _calls_counted(self, session: Any) -> int:
         """Tool calls counted today under ``reference_harness`` (the count restarts when the day changes)."""
@@ -156,7 +166,7 @@ class EcoGymProtocol:
             session.bump("oversized_replies")
         calls = response.tool_calls
         if not calls and self.reference:  # EcoGym's harness runs calls a reply wrote out as JSON text
-            calls = calls_in_text(content, f"text_{session.episode}_{session.turn}_")
+            calls = calls_in_text(response.content, f"text_{session.episode}_{session.turn}_")
             if calls:
                 session.bump("text_tool_calls")
         # A reply with no call keeps "" (chat APIs refuse an assistant message with neither content nor calls).
@@ -192,8 +202,8 @@ class EcoGymProtocol:
             if handled is not None:
                 session.bump("memory_tool_calls")
                 return handled, None
-        if self.reference and name != self.done_tool:  # executed, so it spends an action, refused or not
-            self._calls_counted(session)
+        if self.reference and name != self.done_tool and name not in self._memory_tools(session):
+            self._calls_counted(session)  # executed, so it spends an action, refused or not
             self._calls_today += 1
         if error is not None:
             session.bump("invalid_arguments")

@@ -162,10 +162,10 @@ class YCBenchProtocol:
         for i, call in enumerate(calls):
             command, text = None, None
             if session.world.done and i > 0:
-                result: Any = {"error": "Not run: the episode has ended."}
+                result, _, text = self._refused("Not run: the episode has ended.", "")
             elif i >= self.max_calls:
                 session.bump("dropped_tool_calls")
-                result = {"error": f"Not run: at most {self.max_calls} tool calls are executed per turn."}
+                result, _, text = self._refused(f"Not run: at most {self.max_calls} tool calls are executed per turn.", "")
             else:
                 result, command, text = yield from self._run_call(session, call.name, call.arguments)
             if command == self.advance_command and isinstance(result, dict):
