@@ -35,6 +35,8 @@ class Arg:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    #: Text is trimmed and lower-cased before the choices are checked (``"Low "`` is ``low``).
+    fold_case: bool = False
 
 
 @attrs.frozen
@@ -51,6 +53,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    fold_case: bool = False
     # Derived once. A plain slot, not a cached property: attrs serves those
     # through a class ``__getattr__``, which keeps CPython from specialising
     # every attribute read on the class.
@@ -58,7 +61,8 @@ class Param:
 
     def __attrs_post_init__(self) -> None:
         # No choices or bounds: a value of the right type needs no further checks.
-        plain = self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
+        plain = (self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
+                 and not self.fold_case)
         object.__setattr__(self, "_plain", plain)
 
     def coerce(self, value: Any, command: str) -> Any:
@@ -97,6 +101,8 @@ class Param:
                 raise CommandError(
                     f"{where} is {len(out)} characters long; the limit is {self.max_length}."
                 )
+        if self.fold_case and isinstance(out, str):
+            out = out.strip().lower()
         if self.choices is not None and out not in self.choices:
             raise CommandError(
                 f"{where} must be one of {', '.join(map(str, self.choices))}; got {value!r}."
@@ -346,6 +352,7 @@ def _params_from_signature(func: Callable, overrides: Mapping[str, Any]) -> tupl
                 minimum=arg.minimum,
                 maximum=arg.maximum,
                 max_length=arg.max_length,
+                fold_case=arg.fold_case,
             )
         )
     return tuple(params)

@@ -255,3 +255,12 @@ def test_cli_run_and_shell(monkeypatch, capsys):
     assert 0 == main(["shell", "freelance", "--seed", "3"])
     out = capsys.readouterr().out
     assert '"added_count": 6' in out and '"current_day": 1' in out
+
+
+def test_rest_and_discovery_levels_are_read_as_the_reference_reads_them():
+    """Trimmed and lower-cased, as the reference does (``" Low "`` is a low rest, ``"Paid"`` a paid discovery)."""
+    w = FreelanceWorld("default", 1)
+    assert "success" == w.execute_tool("energy_restore", {"level": " Low "})["status"]
+    assert 6 == w.execute_tool("tasks_discover", {"refresh_type": "Paid"})["added_count"]
+    assert "--level low" in w.command_log()[0][1] and "--refresh-type paid" in w.command_log()[1][1]
+    assert "error" in w.execute_tool("energy_restore", {"level": "nap"})

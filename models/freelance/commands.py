@@ -60,7 +60,7 @@ def task_inspect(world: FreelanceWorld, task_id: Annotated[str, Arg("A task id f
 @command("tasks_discover", "Look for new tasks. free: -8 energy, +1 stress, 4 tasks. paid: -$2, -5 energy, "
          "+3 stress, 6 tasks. The pool holds at most 10 tasks; the oldest leave first.")
 def tasks_discover(world: FreelanceWorld, refresh_type: Annotated[
-        Literal["free", "paid"], Arg("'free' or 'paid'")] = "free") -> dict:
+        Literal["free", "paid"], Arg("'free' or 'paid'", fold_case=True)] = "free") -> dict:
     return world.discover(refresh_type == "paid")
 
 
@@ -89,7 +89,7 @@ def solution_submit(
 @command("energy_restore", "Rest to recover. low: $15, +20 energy, -10 stress. medium: $20, +30 energy, "
          "-20 stress. high: $45, +40 energy, -30 stress. Energy is capped at 100.")
 def energy_restore(world: FreelanceWorld, level: Annotated[
-        Literal["low", "medium", "high"], Arg("'low', 'medium' or 'high'")]) -> dict:
+        Literal["low", "medium", "high"], Arg("'low', 'medium' or 'high'", fold_case=True)]) -> dict:
     return world.rest(level)
 
 
