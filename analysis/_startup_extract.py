@@ -6,7 +6,7 @@ task. The first look is the turn the task was dispatched in; it records the
 team's undivided speed against the deadline and how well the team's skills
 fit the task. Every look updates the largest number of active tasks any
 assignee was split across. ``finish`` turns that into one ``task`` event per
-task taken (the field meanings are documented in ``analysis.metrics``).
+task taken (the field meanings are documented in ``analysis.startup_metrics``).
 """
 
 from __future__ import annotations
@@ -183,14 +183,19 @@ class StartupExtractor:
         income = sum(e.amount_cents for e in world.ledger.entries if e.category == "task_reward" and e.amount_cents > 0)
         adversarial = sorted(c.name for c in world.clients if c.adversarial)
         share = None
-        if world.tasks:
-            per_client = Counter(map(_CLIENT, world.tasks))
-            share = sum(n for c, n in per_client.items() if c.adversarial) / len(world.tasks)
+        # The initial market only: every accepted task is replaced from its own client, so counting replacements
+        # would move the share towards the agent's own choices.
+        market = world.tasks[:world.config.num_market_tasks]
+        if market:
+            per_client = Counter(map(_CLIENT, market))
+            share = sum(n for c, n in per_client.items() if c.adversarial) / len(market)
         columns = {
             "income_cents": income,
             "adversarial_clients": ",".join(adversarial),
             "adversarial_market_share": share,
             "final_funds_cents": world.funds_cents,
+            # YC-Bench's leaderboard averages final funds with a bankrupt run counted as 0.
+            "leaderboard_funds_cents": 0 if world.funds_cents < 0 else world.funds_cents,
         }
         series = [("final_trust", i, c.name, float(c.trust)) for i, c in enumerate(world.clients_by_name)]
         series += [("final_prestige", i, d, float(p)) for i, (d, p) in enumerate(world.prestige.items())]

@@ -57,9 +57,13 @@ __all__ = [
 GROUP = ("world", "preset_label", "agent")
 #: Per-run figures :func:`outcomes` reports when a run has them.
 FIGURES = (
-    "metric_value", "final_funds_cents", "net_worth_cents", "final_money_cents", "income_cents", "total_revenue_cents",
-    "mean_dau", "career_score",
+    "metric_value", "final_funds_cents", "leaderboard_funds_cents", "net_worth_cents", "final_money_cents",
+    "income_cents", "total_revenue_cents", "mean_dau", "career_score",
 )
+#: Series of amounts per period: a run that ended adds nothing more to them.
+_FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
+#: Series a collapse wipes out (a collapsed platform has no users left).
+_GONE_WITH_COLLAPSE = frozenset({"daily_dau"})
 #: Columns that measure income, in order of preference.
 INCOME = ("income_cents", "total_revenue_cents")
 
@@ -155,9 +159,10 @@ def outcomes(
 ) -> Any:
     """Final funds, net worth, final money, income, mean DAU and the headline metric: mean ± CI over seeds, per group.
 
-    A figure is listed for a group when its runs have it (startup: final funds
-    and income; vending: net worth, final money and revenue; operation: mean
-    DAU; freelance: final money, income and career score).
+    A figure is listed for a group when its runs have it (startup: final funds,
+    the same with a bankrupt run counted as 0 as YC-Bench's leaderboard
+    averages them, and income; vending: net worth, final money and revenue;
+    operation: mean DAU; freelance: final money, income and career score).
 
     Returns:
         long format: ``by...``, ``figure``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
@@ -219,9 +224,15 @@ def series_over_time(
         fill: what a run that ended early contributes:
             ``"auto"`` — a bankrupt run counts 0 from its last point on (the
             YC-Bench leaderboard counts a seed as 0 from the month it went
-            bankrupt), a collapsed run 0 after its last point, any other run
-            its last value; ``"last"`` — its last value after its last point;
-            ``None`` — nothing (means over the runs still going).
+            bankrupt); after its last point a flow (income, revenue, cost)
+            counts 0, users (``daily_dau``) of a collapsed platform 0, and a
+            stock (funds, money, energy, ...) its last value, so a freelance
+            career that ended keeps its money; ``"last"`` — its last value
+            after its last point; ``None`` — nothing (means over the runs
+            still going).
+            With a fill every group runs to the last step any group of the
+            series reaches (an all-bankrupt group's funds stay at 0 to the
+            horizon).
 
     Returns:
         ``by...``, ``step``, ``key``, ``n``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
@@ -245,17 +256,20 @@ def series_over_time(
         return None
 
     ended = {rid: ending(rid) for rid in s["run_id"].unique()}
+    all_keys = s.drop_duplicates("step").set_index("step")["key"].sort_index()
+    flow = name in _FLOW_SERIES
     for key, g in s.groupby(cols, sort=True, dropna=False):
         wide = g.pivot_table(index="step", columns="run_id", values="value", aggfunc="first").sort_index()
-        keys = g.drop_duplicates("step").set_index("step")["key"]
+        keys = all_keys
         if fill is not None:
+            wide = wide.reindex(all_keys.index)
             for rid in wide.columns:
                 col = wide[rid]
                 last = col.last_valid_index()
                 after = col.index > last
                 if fill == "auto" and ended[rid] == "bankrupt":
                     wide.loc[col.index >= last, rid] = 0.0
-                elif fill == "auto" and ended[rid] == "collapsed":
+                elif fill == "auto" and (flow or (ended[rid] == "collapsed" and name in _GONE_WITH_COLLAPSE)):
                     wide.loc[after, rid] = 0.0
                 else:
                     wide.loc[after, rid] = col[last]
@@ -331,9 +345,9 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
 
     Cost is the agent's: ``runs.llm_cost_usd`` (else the sum of the agent's
     ``llm_calls.cost_usd`` per run); a world role's calls (the freelance
-    auditor's) are in ``runs.llm_role_cost_usd``, apart. Earned is income
-    (``income_cents``, else ``total_revenue_cents``) in dollars. Runs with an
-    unknown cost are left out.
+    auditor's) are in ``runs.llm_role_cost_usd``, apart. Earned is each run's
+    income (``income_cents``, else ``total_revenue_cents``) in dollars. Runs
+    with an unknown cost are left out.
 
     Returns:
         ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
@@ -353,8 +367,11 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
         summed[summed.index.isin(unknown)] = math.nan
         cost = cost.fillna(r["run_id"].map(summed))
     r["cost_usd"] = pd.to_numeric(cost, errors="coerce")
-    income = next((c for c in INCOME if c in r.columns), None)
-    r["earned_usd"] = pd.to_numeric(r[income], errors="coerce") / 100 if income else math.nan
+    earned = pd.Series(math.nan, index=r.index)
+    for col in INCOME:  # per run: a mixed sweep has each world's income column, null on the other worlds' rows
+        if col in r.columns:
+            earned = earned.fillna(pd.to_numeric(r[col], errors="coerce"))
+    r["earned_usd"] = earned / 100
     r = r[r["cost_usd"].notna()]
     out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score"]
     rows = []

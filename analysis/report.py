@@ -25,7 +25,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margi
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 """
-_CATEGORICAL_SERIES = ("final_trust", "final_prestige")
+_CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
 
 class _Doc:

@@ -141,8 +141,8 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
     """The share of accepted tasks that came from adversarial clients, against their share of the market.
 
     ``market_share`` is the mean over runs of ``adversarial_market_share`` (the
-    adversarial clients' share of every task listed during the run: the initial
-    market and every replacement; about 33 % in ``default``, 25 % in ``hard``). A ratio above 1
+    adversarial clients' share of the initial market, which the agent's choices
+    do not move; about 33 % in ``default``, 25 % in ``hard``). A ratio above 1
     means the agent favours adversarial work (their rewards are among the highest).
 
     Returns:

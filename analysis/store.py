@@ -8,7 +8,8 @@ polars read directly (``SELECT * FROM 'out/runs.parquet'``):
 then the world's own figures (its ``summary()`` scalars such as
 ``final_funds_cents``, ``tasks_failed``, ``mean_dau``, ``net_worth_cents``,
 ``total_revenue_cents``, and extraction extras such as the startup world's
-``income_cents``, ``adversarial_clients``, ``adversarial_market_share``),
+``income_cents``, ``leaderboard_funds_cents`` (final funds, a bankruptcy as 0),
+``adversarial_clients``, ``adversarial_market_share``),
 in name order, null where a run's world has no such figure.
 
 ``series.parquet`` — per-month or per-day figures (``SERIES_COLUMNS``): every
@@ -24,7 +25,7 @@ argument), every world event (``kind="event"``: ``task_completed`` with
 ``monthly_payroll`` with ``value`` = funds after; ``day_end``; ``episode_end``;
 ...), and for the startup world one ``kind="task"`` row per task the agent
 took (``name`` its final status, ``value`` its listed reward, ``data`` the
-staffing facts described in :mod:`bizsim.analysis.metrics`). Advance reports
+staffing facts described in :mod:`bizsim.analysis.startup_metrics`). Advance reports
 are left out (their facts are the events).
 
 ``llm_calls.parquet`` — one row per model call of LLM runs whose run

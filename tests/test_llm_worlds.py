@@ -42,7 +42,7 @@ def _repeating(name: str, arguments: dict):
 @pytest.mark.parametrize(("world", "name", "arguments"), [
     ("operation", "teleport", {}),                      # an unknown tool
     ("vending", "price_query", {"name": "no such product"}),   # a refused command
-    ("freelance", "energy_restore", {"level": "Low"}),  # a value the schema refuses
+    ("freelance", "energy_restore", {"level": "nap"}),  # a value the schema refuses
 ])
 def test_under_the_reference_harness_refused_calls_spend_the_days_actions(world, name, arguments):
     """EcoGym's harness counts every executed call, so a model that only errs still moves through the days.

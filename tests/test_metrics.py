@@ -228,3 +228,26 @@ def test_the_greedy_reference_leaderboard_curve_to_the_cent(tmp_path):
     cents = dict(zip(curve["key"], (round(v) for v in curve["mean"])))
     assert {"2025-02": 19_508_372, "2025-03": 16_021_477, "2025-04": 12_940_826, "2025-05": 9_625_886,
             "2025-06": 5_513_356, "2025-07": 1_999_420, "2025-08": 375_559, "2025-09": 0} == {k: cents[k] for k in list(cents)[1:]}
+
+
+def test_series_fill_keeps_stocks_stops_flows_and_runs_every_group_to_the_end():
+    """A collapsed career keeps its money and earns nothing more; an all-bankrupt group stays at 0 to the last step."""
+    runs = make_runs(world="freelance", bankrupt=[False, False, False, True], collapsed=[True, False, False, False])
+    money = pd.DataFrame(series_rows("a1", [500, 700], "daily_money_cents") + series_rows("a3", [500, 600, 800], "daily_money_cents")
+                         + series_rows("b1", [500, -10], "daily_money_cents"))
+    curve = m.series_over_time(money, runs, "daily_money_cents", by="agent")
+    a = curve[curve.agent == "A"]["mean"].tolist()
+    b = curve[curve.agent == "B"]["mean"].tolist()
+    assert ([500.0, 650.0, 750.0], [500.0, 0.0, 0.0]) == (pytest.approx(a), b)  # a1 keeps 700; b1 is 0 to step 2
+    income = pd.DataFrame(series_rows("a1", [5, 7], "daily_income_cents") + series_rows("a3", [5, 6, 8], "daily_income_cents"))
+    assert [5.0, 6.5, 4.0] == pytest.approx(m.series_over_time(income, runs, "daily_income_cents", by="agent")["mean"].tolist())
+
+
+def test_leaderboard_funds_count_a_bankruptcy_as_zero():
+    from bizsim.analysis import grid
+    from bizsim.analysis._worker import execute
+
+    bankrupt = execute(grid("startup", "nightmare", "random", 1)[0].to_dict())["run"]
+    assert bankrupt["bankrupt"] and bankrupt["final_funds_cents"] < 0 == bankrupt["leaderboard_funds_cents"]
+    kept = execute(grid("startup", "default", "greedy", 1)[0].to_dict())["run"]
+    assert kept["final_funds_cents"] == kept["leaderboard_funds_cents"] > 0
