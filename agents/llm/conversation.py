@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["Msg", "flatten", "messages_window", "msg", "rounds_window", "to_content", "tool_result"]
+__all__ = ["Msg", "flatten", "messages_window", "msg", "rounds_window", "sent_calls", "to_content", "tool_result"]
 
 
 class Msg:
@@ -23,7 +24,7 @@ class Msg:
         self.data = data
         content = data.get("content")
         rest = {k: v for k, v in data.items() if k != "content"}
-        h = hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode())
+        h = hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
         h.update(b"\x00" if content is None else b"\x01" + str(content).encode("utf-8", "surrogatepass"))
         self.digest = h.hexdigest()
 
@@ -48,6 +49,26 @@ def to_content(result: Any) -> str:
     if isinstance(result, str):
         return result
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def sent_calls(calls: Sequence[Any], episode: int, turn: int, max_arguments: int) -> list[dict]:
+    """A reply's tool calls as the harness sends them back in the history.
+
+    Chat APIs check the history too, so the model's own spellings are not
+    echoed: ids are the harness's (``call_<episode>_<turn>_<i>``, unique and
+    the same on a resume), names are cut to letters, digits, ``_`` and ``-``
+    (at most 64), and arguments longer than ``max_arguments`` characters
+    become ``{"_truncated_chars": N}``.
+    """
+    out = []
+    for i, c in enumerate(calls):
+        name = _NOT_IN_NAMES.sub("_", c.name.removeprefix("functions."))[:64] or "invalid_tool"
+        args = c.arguments if len(c.arguments) <= max_arguments else json.dumps({"_truncated_chars": len(c.arguments)})
+        out.append({"id": f"call_{episode}_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": args}})
+    return out
 
 
 def tool_result(call_id: str, result: Any) -> Msg:

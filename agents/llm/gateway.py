@@ -143,7 +143,7 @@ class ModelGateway:
             if not rec.get("ok", True):
                 errors = rec.get("errors") or ["no answer"]
                 raise RunAborted("api_error", f"the model call failed (recorded): {errors[-1]}", len(errors))
-            return ModelResponse.from_record(rec["response"]), int(rec.get("failed_attempts", 0))
+            return ModelResponse.from_record(rec["response"]).cleaned(), int(rec.get("failed_attempts", 0))
         errors: list[str] = []
         while True:
             start = time.perf_counter()
@@ -169,7 +169,8 @@ class ModelGateway:
             break
         self.consecutive_failures = 0
         latency = response.latency_s or (time.perf_counter() - start)
-        response = attrs.evolve(response, cost_usd=self.pricing.cost(response.usage), latency_s=latency)
+        # Cleaned before anything else sees it: a lone surrogate would make every later request unsendable.
+        response = attrs.evolve(response.cleaned(), cost_usd=self.pricing.cost(response.usage), latency_s=latency)
         self.calls += 1
         self.live += 1
         if self.log is not None:

@@ -46,7 +46,7 @@ def digest(obj: Any) -> str:
     True
     """
     text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class JsonlWriter:

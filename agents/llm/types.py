@@ -6,7 +6,21 @@ from typing import Any
 
 import attrs
 
-__all__ = ["ModelResponse", "ToolCall", "Usage"]
+__all__ = ["ModelResponse", "ToolCall", "Usage", "clean_text"]
+
+
+def clean_text(text: Any) -> str:
+    """``text`` as a string with every lone surrogate replaced by ``?`` (valid UTF-8 from then on).
+
+    >>> clean_text("ok \\ud800!")
+    'ok ?!'
+    """
+    text = text if isinstance(text, str) else str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 @attrs.frozen
@@ -59,6 +73,14 @@ class ModelResponse:
     model: str | None = None
     finish_reason: str | None = None
     raw: Any = attrs.field(default=None, eq=False, repr=False)
+
+    def cleaned(self) -> ModelResponse:
+        """This answer with lone surrogates (``"\\ud800"``, which no UTF-8 request can carry) as ``?``."""
+        calls = tuple(ToolCall(clean_text(c.id), clean_text(c.name), clean_text(c.arguments)) for c in self.tool_calls)
+        content = None if self.content is None else clean_text(self.content)
+        if content == self.content and calls == self.tool_calls:
+            return self
+        return attrs.evolve(self, content=content, tool_calls=calls)
 
     def to_record(self, *, include_raw: bool = True) -> dict:
         """JSON-able form, as written to ``llm_calls.jsonl``."""

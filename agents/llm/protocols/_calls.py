@@ -7,7 +7,7 @@ from typing import Any
 
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-from ..types import ToolCall
+from ..types import ToolCall, clean_text
 
 __all__ = ["calls_in_text", "clip_reply", "parse_arguments"]
 
@@ -46,15 +46,17 @@ def parse_arguments(raw: Any, tool: str) -> tuple[dict | None, str | None]:
     if not isinstance(value, dict):
         return None, f"The arguments of {tool} must be a JSON object, got {type(value).__name__}."
     # JSON can carry lone surrogates ("\\ud800"); no UTF-8 file could hold them, so each becomes '?'.
-    return {k: _clean(v) for k, v in value.items()}, None
+    return _clean(value), None
 
 
 def _clean(value: Any) -> Any:
+    """Lone surrogates (which JSON escapes can carry) as ``?``, in keys and nested values too."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
     return value
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import simpy
 
-from ..conversation import Msg, flatten, messages_window, msg, to_content, tool_result
+from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from ..runlog import digest
 from ..types import ModelResponse
 from ._calls import calls_in_text, clip_reply, parse_arguments
@@ -171,10 +171,9 @@ class EcoGymProtocol:
                 session.bump("text_tool_calls")
         # A reply with no call keeps "" (chat APIs refuse an assistant message with neither content nor calls).
         data: dict = {"role": "assistant", "content": content if content is not None or calls else ""}
+        sent = sent_calls(calls, session.episode, session.turn, self.max_reply)
         if calls:
-            data["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
-            ]
+            data["tool_calls"] = sent
         self.history.append(Msg(data))
         if content:
             session.remember(content, "assistant")
@@ -191,7 +190,7 @@ class EcoGymProtocol:
                 result = {"error": "Not run: the episode has ended."}
             else:
                 result, command = yield from self._run_call(session, call.name, call.arguments)
-            self.history.append(tool_result(call.id, result))
+            self.history.append(tool_result(sent[i]["id"], result))
             session.remember(to_content(result)[:2000], "tool", command=command, data=result)
 
     def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:

@@ -30,7 +30,7 @@ from bizsim.models.startup import prompt
 from bizsim.simcore.errors import CommandError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-from ..conversation import Msg, flatten, msg, rounds_window, to_content, tool_result
+from ..conversation import Msg, flatten, msg, rounds_window, sent_calls, to_content, tool_result
 from ..runlog import digest
 from ..types import ModelResponse
 from . import yc_bench_wire as wire
@@ -149,11 +149,9 @@ class YCBenchProtocol:
                 self.notes.append(prompt.EMPTY_REPLY_NOTE)
         # A reply with no call keeps "" (chat APIs refuse an assistant message with neither content nor calls).
         assistant: dict = {"role": "assistant", "content": content if content is not None or calls else ""}
+        sent = sent_calls(calls, session.episode, session.turn, self.max_reply)
         if calls:
-            assistant["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": clip_reply(c.arguments, self.max_chars)[0]}}
-                for c in calls
-            ]
+            assistant["tool_calls"] = sent
         current.append(Msg(assistant))
         if content:
             session.remember(content, "assistant")
@@ -173,7 +171,7 @@ class YCBenchProtocol:
                 if self.faithful:
                     events = []
                 events.extend(result.get("wake_events") or [])
-            current.append(tool_result(call.id, result if text is None else text))
+            current.append(tool_result(sent[i]["id"], result if text is None else text))
             session.remember(to_content(result)[:2000], "tool", command=command, data=result)
         if resumed:
             self.idle = 0
