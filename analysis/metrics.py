@@ -231,8 +231,8 @@ def series_over_time(
             after its last point; ``None`` — nothing (means over the runs
             still going).
             With a fill every group runs to the last step any group of the
-            series reaches (an all-bankrupt group's funds stay at 0 to the
-            horizon).
+            series reaches (an all-bankrupt group's funds stay at 0 as far
+            as another group's runs go; alone, it ends at its last point).
 
     Returns:
         ``by...``, ``step``, ``key``, ``n``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
