@@ -44,9 +44,8 @@ def compensated_sum(values: Iterable[float]) -> float:
     (1.0, 1.0, 0)
     """
     it = iter(values)
-    for first in it:
-        break
-    else:
+    first = next(it, None)
+    if first is None:
         return 0
     total = 0 + float(first)
     c = 0.0

@@ -238,7 +238,7 @@ class YCBenchProtocol:
         refused = wire.refusal(command)
         if refused is not None:
             session.bump("invalid_arguments")
-            return {"error": refused}, None, wire.tool_message(command, exit_code=2, stderr=refused)
+            return self._refused(refused, command)
         if len(command) > self.max_chars:
             session.bump("oversized_replies")
             return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
@@ -253,7 +253,7 @@ class YCBenchProtocol:
             return result, spec_name, wire.tool_message(command, exit_code=2, stderr=f"Error: {usage or result['error']}\n")
         return result, spec_name, wire.tool_message(command, result, exit_code=1 if failed else 0)
 
-    def _refused(self, message: str, command: Any, stderr: str | None = None) -> tuple[dict, None, str | None]:
+    def _refused(self, message: str, command: Any) -> tuple[dict, None, str | None]:
         """A call that runs nothing: bizsim's error, or on preset ``reference`` a usage refusal (exit code 2)."""
-        text = wire.tool_message(command or "", exit_code=2, stderr=stderr or message) if self.faithful else None
+        text = wire.tool_message("" if command is None else command, exit_code=2, stderr=message) if self.faithful else None
         return {"error": message}, None, text
