@@ -204,6 +204,32 @@ def test_process_pool_gives_the_serial_results(serial_dir, tmp_path):
     assert_same(tables(serial_dir), tables(tmp_path))
 
 
+def _worker_gc_state() -> tuple:
+    import gc
+
+    return gc.get_threshold()[0], gc.get_freeze_count() > 0
+
+
+def test_a_pool_worker_freezes_its_imports_and_collects_less_often_but_the_sweeps_process_does_not():
+    """The collector tuning of a pool worker stays in the worker (the user's process keeps its settings)."""
+    import gc
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from bizsim.analysis import backends
+    from bizsim.analysis._worker import execute_encoded
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    spec = small_grid()[0].to_dict()
+    with ProcessPoolExecutor(1, mp_context=get_context("forkserver")) as pool:
+        threshold, frozen = pool.submit(_worker_gc_state).result()
+        assert threshold != backends._GEN0_THRESHOLD and not frozen
+        (line,) = pool.submit(backends._call_chunk, execute_encoded, [spec]).result()
+        assert line["status"] == "ok"
+        assert pool.submit(_worker_gc_state).result() == (backends._GEN0_THRESHOLD, True)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
 @pytest.mark.slow
 def test_ray_gives_the_serial_results(serial_dir, tmp_path):
     """A local Ray instance (2 CPUs) writes the same tables as a serial sweep."""

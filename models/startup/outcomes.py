@@ -101,14 +101,14 @@ def judge_trust(world: StartupWorld, client: Client, success: bool) -> float:
         new = min(cfg.trust_max, old + gain)
     else:
         new = max(0.0, old - cfg.trust_fail_penalty)
-    client.trust = Decimal(str(round(new, 3)))
+    client.trust = q3(new)
     erosion = cfg.trust_cross_client_decay
     if erosion > 0:
         for other in world.clients:
             if other is not client:
                 level = float(other.trust)
                 if level > 0.0:
-                    other.trust = Decimal(str(round(max(0.0, level - erosion), 3)))
+                    other.trust = q3(max(0.0, level - erosion))
     return new - old
 
 
@@ -118,7 +118,7 @@ def cancel_task(world: StartupWorld, task: Task) -> dict:
     penalty = Decimal(str(cfg.penalty_cancel_multiplier)) * task.delta
     old_trust = float(task.client.trust)
     new_trust = max(0.0, old_trust - cfg.trust_cancel_penalty)
-    task.client.trust = Decimal(str(round(new_trust, 3)))
+    task.client.trust = q3(new_trust)
     changes = {}
     floor = Decimal(str(cfg.prestige_min))
     for d in task.required:

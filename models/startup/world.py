@@ -312,10 +312,10 @@ class StartupWorld(World):
         self._deliver_stop(report, priority)
 
     def _quantize(self) -> None:
-        """Round stored values to the reference's column precision (3 or 4 decimals)."""
-        for c in self.clients:
-            if c.trust:
-                c.trust = q3(c.trust)
+        """Round stored values to the reference's column precision (3 or 4 decimals).
+
+        Client trust needs nothing here: every write of it is already rounded (``q3``).
+        """
         if self.prestige_dirty:
             # All four, as the reference reads the whole row back.
             for d in DOMAINS:
