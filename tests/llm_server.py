@@ -66,6 +66,9 @@ class LoopbackLLMServer:
         lifetime_s: stop after this many seconds whatever happens.
     """
 
+    #: The paths answered (anything else is a 404).
+    routes: tuple[str, ...] = ("/v1/chat/completions", "/chat/completions")
+
     def __init__(
         self,
         policy: Policy | None = None,
@@ -229,7 +232,7 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
-            if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            if self.path.rstrip("/") not in server.routes:
                 self._send(404, _error(f"no route {self.path}"))
                 return
             length = int(self.headers.get("Content-Length") or 0)

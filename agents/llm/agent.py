@@ -174,7 +174,8 @@ class LLMAgent:
         )
         record: dict = {"episode": episode, "settings": settings, "stats": stats, "terminal_detail": None}
         self.episodes.append(record)
-        params = {k: v for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None}
+        params = dict(cfg.model_params or {})
+        params.update((k, v) for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None)
         max_turns = protocol.max_turns()
         protocol.begin(session)
         last_now, stalled = world.now_us, 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,28 @@ def _prices(value: Any) -> dict | None:
     return None if value is None else check_prices(value)
 
 
+#: Request fields the harness sets itself; ``model_params`` may not replace them.
+_HARNESS_FIELDS = frozenset({
+    "model", "messages", "tools", "tool_choice", "stream", "api_key", "api_base", "base_url", "timeout",
+    "max_retries", "num_retries", "drop_params", "n",
+})
+
+
+def _model_params(value: Any) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise ConfigError(f"model_params(={value!r}) must be a mapping of request field names to values")
+    taken = sorted(_HARNESS_FIELDS.intersection(value))
+    if taken:
+        raise ConfigError(f"model_params may not set {', '.join(taken)}: the harness sets them itself")
+    try:
+        json.dumps(dict(value), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"model_params must be JSON data (they are recorded with the run): {exc}") from None
+    return dict(value)
+
+
 @attrs.frozen
 class LLMAgentConfig:
     """The LLM agent's settings. ``None`` means "the world's or the protocol's own value".
@@ -40,6 +63,9 @@ class LLMAgentConfig:
         api_base: OpenAI-compatible endpoint URL.
         api_key_env: environment variable holding the key (the key itself is never recorded).
         temperature, max_tokens: sampling; ``None`` is not sent (as in YC-Bench).
+        model_params: more fields for every request, as litellm takes them
+            (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
+            ``{"top_p": 0.9}``); recorded with the run, so keep secrets out.
         timeout_s: per-call timeout.
     Protocol:
         protocol: ``yc-bench`` or ``ecogym``; ``None`` = the one registered for the world.
@@ -72,6 +98,7 @@ class LLMAgentConfig:
     api_key_env: str | None = None
     temperature: float | None = attrs.field(default=None, validator=in_range(0.0, 2.0))
     max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
+    model_params: dict | None = attrs.field(default=None, converter=_model_params)
     timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))

@@ -61,13 +61,19 @@ def sent_calls(calls: Sequence[Any], episode: int, turn: int, max_arguments: int
     echoed: ids are the harness's (``call_<episode>_<turn>_<i>``, unique and
     the same on a resume), names are cut to letters, digits, ``_`` and ``-``
     (at most 64), and arguments longer than ``max_arguments`` characters
-    become ``{"_truncated_chars": N}``.
+    become ``{"_truncated_chars": N}``. What the provider attached to a call
+    for its own later use (Gemini's thought signature) goes back with it as
+    ``provider_specific_fields``, which litellm reads.
     """
     out = []
     for i, c in enumerate(calls):
         name = _NOT_IN_NAMES.sub("_", c.name.removeprefix("functions."))[:64] or "invalid_tool"
         args = c.arguments if len(c.arguments) <= max_arguments else json.dumps({"_truncated_chars": len(c.arguments)})
-        out.append({"id": f"call_{episode}_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": args}})
+        sent = {"id": f"call_{episode}_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": args}}
+        extra = getattr(c, "provider_fields", None)
+        if extra:
+            sent["provider_specific_fields"] = extra
+        out.append(sent)
     return out
 
 

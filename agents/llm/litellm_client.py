@@ -20,7 +20,7 @@ from typing import Any
 
 from .client import endpoint_key
 from .errors import FatalModelError, TransientModelError, scrub
-from .types import ModelResponse, ToolCall, Usage
+from .types import ModelResponse, ToolCall, Usage, clean_text
 
 __all__ = ["LiteLLMClient", "import_litellm"]
 
@@ -154,7 +154,10 @@ class LiteLLMClient:
                 import json
 
                 args = json.dumps(args)
-            calls.append(ToolCall(str(getattr(call, "id", None) or f"call_{i}"), str(name), args))
+            extra = getattr(call, "provider_specific_fields", None)
+            calls.append(ToolCall(
+                str(getattr(call, "id", None) or f"call_{i}"), str(name), args, dict(extra) if isinstance(extra, dict) else {}
+            ))
         usage = getattr(raw, "usage", None)
         tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
         dump = None
@@ -173,7 +176,26 @@ class LiteLLMClient:
             model=getattr(raw, "model", None),
             finish_reason=getattr(choice, "finish_reason", None),
             raw=dump,
+            echo=self._echo(message),
         )
+
+    def _echo(self, message: Any) -> dict:
+        """What the provider must see again on this answer's assistant message (see ``ModelResponse.echo``).
+
+        Anthropic-family models that think refuse a tool-use turn whose last
+        assistant message lacks its signed thinking blocks (litellm turns
+        ``thinking_blocks`` back into them). DeepSeek's thinking mode wants its
+        ``reasoning_content`` back. Other servers get neither: strict
+        OpenAI-compatible APIs refuse fields they do not know.
+        """
+        echo: dict = {}
+        blocks = getattr(message, "thinking_blocks", None)
+        if blocks:
+            echo["thinking_blocks"] = [b if isinstance(b, dict) else b.model_dump(mode="json") for b in blocks]
+        reasoning = getattr(message, "reasoning_content", None)
+        if reasoning and isinstance(reasoning, str) and self.model.partition("/")[0] == "deepseek":
+            echo["reasoning_content"] = clean_text(reasoning)
+        return echo
 
     def cost(self, model: str, usage: Usage) -> float | None:
         """Dollars from litellm's price map, or ``None`` when it does not know ``model``."""

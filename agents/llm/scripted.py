@@ -13,7 +13,8 @@ from .types import ModelResponse, ToolCall, Usage
 
 __all__ = ["Policy", "ScriptedClient", "reply"]
 
-#: ``policy(messages, tools) -> {"content": str | None, "tool_calls": [{"name", "arguments"}]}``
+#: ``policy(messages, tools) -> {"content": str | None, "tool_calls": [{"name", "arguments"}]}``; an answer may
+#: also hold ``"echo"`` and a call ``"provider_fields"`` (see :class:`~bizsim.agents.llm.types.ModelResponse`).
 Policy = Callable[[list[dict], list[dict] | None], dict]
 
 
@@ -69,7 +70,6 @@ class ScriptedClient:
         self.delay_s = delay_s
         self.calls = 0          # complete() calls, faults included
         self.answered = 0       # calls the policy answered
-        self.requests: list[dict] = []
 
     def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, **params: Any) -> ModelResponse:
         """Answer one request with the policy (or raise the scripted fault)."""
@@ -92,6 +92,7 @@ class ScriptedClient:
                 f"call_{seed}_{i}",
                 str(c.get("name", "")),
                 c["arguments"] if isinstance(c.get("arguments"), str) else json.dumps(c.get("arguments", {})),
+                dict(c.get("provider_fields") or {}),
             )
             for i, c in enumerate(answer.get("tool_calls") or [])
         )
@@ -102,6 +103,7 @@ class ScriptedClient:
             latency_s=time.perf_counter() - start,
             model=self.model,
             finish_reason="tool_calls" if calls else "stop",
+            echo=dict(answer.get("echo") or {}),
         )
 
     def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:

@@ -25,15 +25,28 @@ def clean_text(text: Any) -> str:
 
 @attrs.frozen
 class ToolCall:
-    """One tool call as the model sent it; ``arguments`` is the raw JSON text, unparsed."""
+    """One tool call as the model sent it; ``arguments`` is the raw JSON text, unparsed.
+
+    ``provider_fields`` is what the provider attached to the call and needs
+    back with it (Gemini's ``thought_signature``); usually empty.
+    """
 
     id: str
     name: str
     arguments: str
+    provider_fields: dict = attrs.field(factory=dict, hash=False, repr=False)
 
     def to_dict(self) -> dict:
         """JSON-able form."""
-        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+        out = {"id": self.id, "name": self.name, "arguments": self.arguments}
+        if self.provider_fields:
+            out["provider_fields"] = self.provider_fields
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ToolCall:
+        """Rebuild a call from :meth:`to_dict` output."""
+        return cls(data["id"], data["name"], data["arguments"], dict(data.get("provider_fields") or {}))
 
 
 @attrs.frozen
@@ -63,6 +76,9 @@ class ModelResponse:
 
     ``cost_usd`` is ``None`` when nothing knows the model's price: unknown is
     not free. ``raw`` is the provider's answer as JSON-able data, kept for audit.
+    ``echo`` holds the fields the provider needs to see again on this answer's
+    assistant message in later requests (Anthropic's signed ``thinking_blocks``,
+    DeepSeek's ``reasoning_content``); the protocols copy it there unchanged.
     """
 
     content: str | None
@@ -73,10 +89,14 @@ class ModelResponse:
     model: str | None = None
     finish_reason: str | None = None
     raw: Any = attrs.field(default=None, eq=False, repr=False)
+    echo: dict = attrs.field(factory=dict, hash=False, repr=False)
 
     def cleaned(self) -> ModelResponse:
         """This answer with lone surrogates (``"\\ud800"``, which no UTF-8 request can carry) as ``?``."""
-        calls = tuple(ToolCall(clean_text(c.id), clean_text(c.name), clean_text(c.arguments)) for c in self.tool_calls)
+        calls = tuple(
+            attrs.evolve(c, id=clean_text(c.id), name=clean_text(c.name), arguments=clean_text(c.arguments))
+            for c in self.tool_calls
+        )
         content = None if self.content is None else clean_text(self.content)
         if content == self.content and calls == self.tool_calls:
             return self
@@ -93,6 +113,8 @@ class ModelResponse:
             "model": self.model,
             "finish_reason": self.finish_reason,
         }
+        if self.echo:  # written only when there is one: older call logs and their digests stay as they were
+            out["echo"] = self.echo
         if include_raw and self.raw is not None:
             out["raw"] = self.raw
         return out
@@ -103,11 +125,12 @@ class ModelResponse:
         usage = data.get("usage") or {}
         return cls(
             content=data.get("content"),
-            tool_calls=tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls") or ()),
+            tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
             usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
             cost_usd=data.get("cost_usd"),
             latency_s=float(data.get("latency_s") or 0.0),
             model=data.get("model"),
             finish_reason=data.get("finish_reason"),
             raw=data.get("raw"),
+            echo=dict(data.get("echo") or {}),
         )

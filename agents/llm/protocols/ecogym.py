@@ -13,7 +13,8 @@ advance command ``task_done`` ends the day, and the action that spends the
 budget ends it by itself (``day_ending``, ``actions_left == 0``). Then,
 before the next call, the harness issues ``task_done`` — free, no model
 call — and shows the model a synthetic ``task_done`` call with the day's
-report, as the reference harness does. With the world config's
+report, as the reference harness does (a model that sends signed thinking
+blocks gets the report as a user message: its API refuses a made-up call). With the world config's
 ``reference_harness`` (the EcoGym presets ``reference``) the harness also
 counts as the reference's does: every executed tool call but the advance
 spends one of the day's actions, refused and unknown ones included, and
@@ -57,6 +58,8 @@ NO_CALL_WARNING = (
     "Your last reply contained no structured tool call, so nothing happened. You must act through the "
     "function-calling interface: exactly one tool call per turn."
 )
+#: Before the day's report when the harness ended the day for a model that thinks (see ``before_call``).
+AUTO_DONE_NOTE = "The day's actions are used up, so the system called `{done}` for you. Its result: "
 _GENERIC_ROLE = "You run a business in a simulation. Maximise the benchmark's metric over the whole horizon."
 
 
@@ -109,6 +112,7 @@ class EcoGymProtocol:
         self.pending_user: str | None = FIRST_MESSAGE
         self._tools: list[dict] | None = None
         self._auto = 0
+        self.thinking = False  # the model sends signed thinking blocks (see before_call)
         self._calls_day: Any = None
         self._calls_today = 0
         self._memory_names: set[str] | None = None
@@ -136,11 +140,17 @@ class EcoGymProtocol:
             return
         result = yield from session.advance("harness")
         self._auto += 1
-        call_id = f"auto_{session.episode}_{self._auto}"
-        self.history.append(msg("assistant", None, tool_calls=[
-            {"id": call_id, "type": "function", "function": {"name": self.done_tool, "arguments": "{}"}}
-        ]))
-        self.history.append(tool_result(call_id, result))
+        if self.thinking:
+            # A model that thinks (Anthropic's extended thinking) has its API refuse a tool-use turn whose last
+            # assistant message carries no thinking block, and the harness has none to give a call it makes up.
+            # The day's report comes as a user message instead.
+            self.history.append(msg("user", AUTO_DONE_NOTE.format(done=self.done_tool) + to_content(result)))
+        else:
+            call_id = f"auto_{session.episode}_{self._auto}"
+            self.history.append(msg("assistant", None, tool_calls=[
+                {"id": call_id, "type": "function", "function": {"name": self.done_tool, "arguments": "{}"}}
+            ]))
+            self.history.append(tool_result(call_id, result))
         session.bump("auto_advances")
         session.remember(to_content(result)[:2000], "tool", command=world.advance_command, data=result)
 
@@ -174,6 +184,9 @@ class EcoGymProtocol:
         sent = sent_calls(calls, session.episode, session.turn, self.max_reply)
         if calls:
             data["tool_calls"] = sent
+        data.update(response.echo)
+        if "thinking_blocks" in response.echo:
+            self.thinking = True
         self.history.append(Msg(data))
         if content:
             session.remember(content, "assistant")

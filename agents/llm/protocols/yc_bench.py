@@ -152,6 +152,7 @@ class YCBenchProtocol:
         sent = sent_calls(calls, session.episode, session.turn, self.max_reply)
         if calls:
             assistant["tool_calls"] = sent
+        assistant.update(response.echo)
         current.append(Msg(assistant))
         if content:
             session.remember(content, "assistant")

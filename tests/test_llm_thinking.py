@@ -1,0 +1,152 @@
+"""Models that think: their signed reasoning goes back with every answer, through litellm and real HTTP.
+
+The server is a loopback Anthropic Messages API that refuses, as Anthropic
+does, a tool-use turn whose last assistant message lacks its signed
+thinking block. Without the blocks a run ends at its second call.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .llm_server import require_litellm
+
+litellm = require_litellm()
+
+from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
+from bizsim.agents.llm.types import ModelResponse, ToolCall
+from bizsim.analysis import run_episode
+from bizsim.models.startup import StartupWorld
+from bizsim.simcore import Status
+from bizsim.simcore.errors import ConfigError
+
+from .anthropic_server import LoopbackAnthropicServer, signature_of
+
+MODEL = "anthropic/claude-sonnet-4-5"  # litellm sends `thinking` only to a model it knows can think
+THINKING = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+READS = ("company status", "employee list", "market browse --limit 3", "task list", "finance ledger")
+
+
+def _startup_policy(messages, tools):
+    turn = sum(1 for m in messages if m.get("role") == "assistant")
+    return {"content": None, "tool_calls": [{"name": "run_command", "arguments": {"command": READS[turn % len(READS)]}}]}
+
+
+def _operation_policy(messages, tools):
+    return {"content": None, "tool_calls": [{"name": "creator_incentive", "arguments": {}}]}
+
+
+def _agent(server, **options) -> LLMAgent:
+    cfg = LLMAgentConfig(model=MODEL, api_base=server.url.removesuffix("/v1"), model_params=THINKING, max_tokens=2048,
+                         max_api_failures=1, backoff_base_s=0.0, **options)
+    return LLMAgent(config=cfg, api_key="k-loopback")
+
+
+def test_a_thinking_model_runs_yc_bench_turns_with_its_blocks_sent_back():
+    with LoopbackAnthropicServer(_startup_policy, lifetime_s=60) as server:
+        world = StartupWorld("default", 1)
+        agent = _agent(server, max_turns=7)
+        world.run(agent)
+    assert [] == server.refusals
+    assert 7 == server.thinking_requests == server.policy_calls == agent.total.turns
+    assert world.status is Status.ERROR and "max_turns" in world.terminal_detail  # the turn cap, not the API
+
+
+def test_without_the_blocks_the_server_refuses_the_second_call(monkeypatch):
+    """The control: the same run with the blocks dropped ends on a 400 at once (the server's rule bites)."""
+    monkeypatch.setattr(LiteLLMClient, "_echo", lambda self, message: {})
+    with LoopbackAnthropicServer(_startup_policy, lifetime_s=60) as server:
+        world = StartupWorld("default", 1)
+        agent = _agent(server, max_turns=7)
+        world.run(agent)
+    assert 1 == server.policy_calls and server.refusals
+    assert "Expected `thinking` or `redacted_thinking`" in server.refusals[0]
+    assert world.status is Status.ERROR and "max_turns" not in world.terminal_detail
+
+
+def test_a_thinking_model_gets_the_harness_ended_day_as_a_user_message():
+    """EcoGym's harness ends a spent day itself; a made-up call would carry no thinking block, so it is a note."""
+    with LoopbackAnthropicServer(_operation_policy, lifetime_s=60) as server:
+        result = run_episode("operation", "reference", _agent(server, max_turns=6), seed=1)
+    assert [] == server.refusals
+    assert 6 == server.policy_calls
+    assert result.final_world.day >= 5  # every call spent the day's one action and the harness ended the day
+
+
+def test_a_made_up_call_in_a_thinking_conversation_is_refused(monkeypatch):
+    """The control: shown as a made-up ``task_done`` call, the harness-ended day breaks the thinking rule."""
+    from bizsim.agents.llm.protocols.ecogym import EcoGymProtocol
+
+    monkeypatch.setattr(EcoGymProtocol, "thinking", property(lambda self: False, lambda self, value: None), raising=False)
+    with LoopbackAnthropicServer(_operation_policy, lifetime_s=60) as server:
+        run_episode("operation", "reference", _agent(server, max_turns=6), seed=1)
+    assert 1 == server.policy_calls
+    assert "but found `tool_use`" in server.refusals[0]
+
+
+def test_echo_and_provider_fields_survive_the_call_log_and_the_history():
+    """What a provider needs back is recorded (a resume rebuilds the same requests) and sent with the answer."""
+    blocks = [{"type": "thinking", "thinking": "t", "signature": signature_of("t")}]
+    response = ModelResponse(None, (ToolCall("x", "run_command", "{}", {"thought_signature": "s1"}),), echo={"thinking_blocks": blocks})
+    record = json.loads(json.dumps(response.to_record()))
+    assert ModelResponse.from_record(record) == response
+    assert ModelResponse.from_record(record).tool_calls[0].provider_fields == {"thought_signature": "s1"}
+    assert "echo" not in ModelResponse("ok").to_record()  # older logs and their digests stay as they were
+    answers = [
+        {"content": None, "tool_calls": [{"name": "run_command", "arguments": {"command": "company status"},
+                                          "provider_fields": {"thought_signature": "s1"}}], "echo": {"thinking_blocks": blocks}},
+        {"content": "done", "tool_calls": []},
+    ]
+    sent = []
+
+    def policy(messages, tools):
+        sent.append(messages)
+        return answers[len(sent) - 1]
+
+    StartupWorld("default", 1).run(LLMAgent(client=ScriptedClient(policy), max_turns=2))
+    (assistant,) = [m for m in sent[1] if m["role"] == "assistant"]
+    assert assistant["thinking_blocks"] == blocks
+    assert assistant["tool_calls"][0]["provider_specific_fields"] == {"thought_signature": "s1"}
+    assert all("thinking_blocks" not in m for m in sent[0])
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"messages": []}, "may not set messages"),
+    ({"tools": [], "api_key": "k"}, "may not set api_key, tools"),
+    ({"x": float("nan")}, "must be JSON data"),
+    (["thinking"], "must be a mapping"),
+])
+def test_model_params_refuse_what_the_harness_owns_or_cannot_record(params, message):
+    with pytest.raises(ConfigError, match=message):
+        LLMAgentConfig(model=MODEL, model_params=params)
+
+
+def test_model_params_reach_every_request_and_the_record():
+    seen = []
+
+    def policy(messages, tools):
+        return {"content": "stop", "tool_calls": []}
+
+    class Recording(ScriptedClient):
+        def complete(self, messages, tools, **params):
+            seen.append(params)
+            return super().complete(messages, tools, **params)
+
+    cfg = LLMAgentConfig(model="scripted", model_params={"reasoning_effort": "high", "top_p": 0.5}, max_turns=2, temperature=0.2)
+    StartupWorld("default", 1).run(LLMAgent(config=cfg, client=Recording(policy)))
+    assert seen and all(p == {"reasoning_effort": "high", "top_p": 0.5, "temperature": 0.2} for p in seen)
+    assert LLMAgentConfig.from_options(cfg.to_dict()) == cfg
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("deepseek/deepseek-reasoner", {"reasoning_content": "why ?"}),  # DeepSeek's thinking mode wants it back
+    ("openai/gpt-4o-mini", {}),                                      # strict OpenAI-style APIs refuse unknown fields
+    ("hosted_vllm/qwen3", {}),
+])
+def test_reasoning_text_goes_back_only_to_deepseek(model, expected):
+    from types import SimpleNamespace
+
+    message = SimpleNamespace(content=None, tool_calls=None, reasoning_content="why \ud800", thinking_blocks=None)
+    assert expected == LiteLLMClient(model)._echo(message)
