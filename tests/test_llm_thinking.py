@@ -150,3 +150,15 @@ def test_reasoning_text_goes_back_only_to_deepseek(model, expected):
 
     message = SimpleNamespace(content=None, tool_calls=None, reasoning_content="why \ud800", thinking_blocks=None)
     assert expected == LiteLLMClient(model)._echo(message)
+
+
+@pytest.mark.parametrize("model, params, dropped", [
+    ("openai/gpt-4o-mini", {"reasoning_effort": "high"}, "reasoning_effort"),      # litellm: the model cannot reason
+    ("anthropic/claude-loopback", {"thinking": {"type": "enabled", "budget_tokens": 1024}}, "thinking"),  # unknown
+])
+def test_a_request_field_litellm_would_drop_is_refused_before_the_run(model, params, dropped):
+    """drop_params would otherwise run a different experiment than the one configured, without a word."""
+    with pytest.raises(ConfigError, match=f"silently drop {dropped} .*allowed_openai_params"):
+        LLMAgent(model=model, model_params=params)
+    LLMAgent(model=model, model_params={**params, "allowed_openai_params": [dropped]})  # the user vouches for it
+    LLMAgent(model=MODEL, model_params=THINKING, max_tokens=2048)                     # a model that takes it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -81,6 +82,13 @@ class LLMAgent:
                 cfg.model, api_base=cfg.api_base, api_key=api_key, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
                 keep_raw=cfg.log_raw,
             )
+            dropped = client.dropped_params(self.request_params(cfg))
+            if dropped:
+                raise ConfigError(
+                    f"litellm would silently drop {', '.join(dropped)} from every request to {cfg.model!r}: it does not "
+                    "list the model as taking them. Remove them, or if the model does take them, add "
+                    f"\"allowed_openai_params\": {json.dumps(dropped)} to model_params"
+                )
         self.client = client
         self.pricing = Pricing(cfg.model, cfg.prices, client)
         if cfg.max_cost_usd is not None and not self.pricing.known():
@@ -174,8 +182,7 @@ class LLMAgent:
         )
         record: dict = {"episode": episode, "settings": settings, "stats": stats, "terminal_detail": None}
         self.episodes.append(record)
-        params = dict(cfg.model_params or {})
-        params.update((k, v) for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None)
+        params = self.request_params(cfg)
         max_turns = protocol.max_turns()
         protocol.begin(session)
         last_now, stalled = world.now_us, 0
@@ -209,6 +216,13 @@ class LLMAgent:
         session.flush_memory()
         if record["terminal_detail"] is None:
             record["terminal_detail"] = world.terminal_detail
+
+    @staticmethod
+    def request_params(cfg: LLMAgentConfig) -> dict[str, Any]:
+        """The fields every request of an episode carries besides messages and tools."""
+        params = dict(cfg.model_params or {})
+        params.update((k, v) for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None)
+        return params
 
     # -- outside the episode -----------------------------------------------
     def preflight(self) -> dict:

@@ -117,6 +117,30 @@ class LiteLLMClient:
         latency = time.perf_counter() - start
         return self._parse(raw, latency)
 
+    def dropped_params(self, params: dict[str, Any]) -> list[str]:
+        """The request fields among ``params`` that litellm would silently drop for this model.
+
+        Calls go with ``drop_params=True`` (a provider that rejects a field
+        would fail every call), so a field litellm lists as one it knows but not
+        as one this model takes never reaches it: ``reasoning_effort`` for a
+        model litellm does not know can reason, ``temperature`` for some reasoning
+        models. Fields named in ``allowed_openai_params`` always go through.
+        """
+        litellm = import_litellm()
+        from litellm.constants import DEFAULT_CHAT_COMPLETION_PARAM_VALUES
+
+        try:
+            model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+            supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+        except Exception:  # noqa: BLE001 - litellm cannot say: nothing is known to be dropped
+            return []
+        if supported is None:
+            return []
+        allowed = set(supported) | set(params.get("allowed_openai_params") or ()) | set(self.extra.get("allowed_openai_params") or ())
+        # The request fields litellm maps per provider (its own control keys, like allowed_openai_params, are not).
+        droppable = DEFAULT_CHAT_COMPLETION_PARAM_VALUES.keys() & set(litellm.OPENAI_CHAT_COMPLETION_PARAMS)
+        return sorted(k for k in params if k in droppable and k not in allowed)
+
     def _map_error(self, exc: Exception, litellm: Any) -> Exception:
         status = getattr(exc, "status_code", None)
         message = scrub(f"{type(exc).__name__}: {exc}".strip(), (self._key(),))
