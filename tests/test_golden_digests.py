@@ -41,3 +41,13 @@ def test_a_sweep_record_has_its_pinned_bytes(world, agent, digest):
     record = execute(grid(world, "default", agent, 1)[0].to_dict())
     assert "ok" == record.pop("status") and record.pop("wall_s") >= 0
     assert digest == _digest(json.dumps({**record, "status": "ok"}, sort_keys=True))
+
+
+@pytest.mark.parametrize(("agent", "digest"), [
+    ("greedy", "e3909c6ad69bc382"),
+    ("random", "0ee8beabf05bdc0d"),  # clients whose trust an outcome took to zero: "0.000", as every stored trust
+])
+def test_a_startup_episode_ends_in_its_pinned_snapshot(agent, digest):
+    from bizsim.simcore.trajectory import to_json
+
+    assert digest == _digest(to_json(run_episode("startup", "default", agent, 1).final_world.snapshot()))

@@ -116,6 +116,7 @@ def test_echo_and_provider_fields_survive_the_call_log_and_the_history():
     ({"messages": []}, "may not set messages"),
     ({"tools": [], "api_key": "k"}, "may not set api_key, tools"),
     ({"x": float("nan")}, "must be JSON data"),
+    ({"temperature": 5}, "may not set temperature: use the option"),
     (["thinking"], "must be a mapping"),
 ])
 def test_model_params_refuse_what_the_harness_owns_or_cannot_record(params, message):
@@ -140,16 +141,32 @@ def test_model_params_reach_every_request_and_the_record():
     assert LLMAgentConfig.from_options(cfg.to_dict()) == cfg
 
 
+_BLOCKS = [{"type": "thinking", "thinking": "t", "signature": "s"}]
+
+
 @pytest.mark.parametrize("model, expected", [
     ("deepseek/deepseek-reasoner", {"reasoning_content": "why ?"}),  # DeepSeek's thinking mode wants it back
+    ("moonshot/kimi-k2-thinking", {"reasoning_content": "why ?"}),
     ("openai/gpt-4o-mini", {}),                                      # strict OpenAI-style APIs refuse unknown fields
     ("hosted_vllm/qwen3", {}),
+    ("anthropic/claude-sonnet-4-5", {"thinking_blocks": _BLOCKS}),   # Claude refuses a tool turn without them
+    ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", {"thinking_blocks": _BLOCKS}),
+    ("gemini/gemini-2.5-pro", {}),                                   # its signatures ride on the tool calls
+    ("mistral/magistral-medium-latest", {}),
 ])
-def test_reasoning_text_goes_back_only_to_deepseek(model, expected):
+def test_what_goes_back_depends_on_the_provider(model, expected):
     from types import SimpleNamespace
 
-    message = SimpleNamespace(content=None, tool_calls=None, reasoning_content="why \ud800", thinking_blocks=None)
+    message = SimpleNamespace(content=None, tool_calls=None, reasoning_content="why \ud800", thinking_blocks=_BLOCKS)
     assert expected == LiteLLMClient(model)._echo(message)
+
+
+def test_only_fields_that_change_the_model_count_as_dropped_and_a_resume_is_not_checked(tmp_path):
+    assert [] == LiteLLMClient("gemini/gemini-2.5-pro").dropped_params({"extra_headers": {"x": "1"}, "api_version": "v"})
+    assert ["reasoning_effort"] == LiteLLMClient("openai/gpt-4o-mini").dropped_params({"reasoning_effort": "low"})
+    (tmp_path / "llm_calls.jsonl").write_text("")
+    cfg = LLMAgentConfig(model="openai/gpt-4o-mini", model_params={"reasoning_effort": "low"})
+    LLMAgent(config=cfg, run_dir=tmp_path, resume=True).close()  # accepted when it started: resumable as recorded
 
 
 @pytest.mark.parametrize("model, params, dropped", [

@@ -82,7 +82,8 @@ class LLMAgent:
                 cfg.model, api_base=cfg.api_base, api_key=api_key, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
                 keep_raw=cfg.log_raw,
             )
-            dropped = client.dropped_params(self.request_params(cfg))
+            # A resumed run was accepted when it started; its recorded requests must stay as they were.
+            dropped = [] if resume else client.dropped_params(self.request_params(cfg))
             if dropped:
                 raise ConfigError(
                     f"litellm would silently drop {', '.join(dropped)} from every request to {cfg.model!r}: it does not "

@@ -37,6 +37,8 @@ _HARNESS_FIELDS = frozenset({
     "model", "messages", "tools", "tool_choice", "stream", "api_key", "api_base", "base_url", "timeout",
     "max_retries", "num_retries", "drop_params", "n",
 })
+#: Request fields with an option of their own.
+_OWN_FIELDS = frozenset({"temperature", "max_tokens"})
 
 
 def _model_params(value: Any) -> dict | None:
@@ -47,6 +49,9 @@ def _model_params(value: Any) -> dict | None:
     taken = sorted(_HARNESS_FIELDS.intersection(value))
     if taken:
         raise ConfigError(f"model_params may not set {', '.join(taken)}: the harness sets them itself")
+    own = sorted(_OWN_FIELDS.intersection(value))
+    if own:
+        raise ConfigError(f"model_params may not set {', '.join(own)}: use the option of that name (it is checked)")
     try:
         json.dumps(dict(value), allow_nan=False)
     except (TypeError, ValueError) as exc:

@@ -13,6 +13,7 @@ unset, so litellm uses the price map bundled with it; set the variable to
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -117,18 +118,25 @@ class LiteLLMClient:
         latency = time.perf_counter() - start
         return self._parse(raw, latency)
 
+    def provider(self) -> str | None:
+        """The provider litellm resolves for this model (``anthropic``, ``openai``, ``bedrock``...), or ``None``."""
+        litellm = import_litellm()
+        try:
+            return litellm.get_llm_provider(self.model, api_base=self.api_base)[1]
+        except Exception:  # noqa: BLE001 - a model litellm cannot place
+            return None
+
     def dropped_params(self, params: dict[str, Any]) -> list[str]:
         """The request fields among ``params`` that litellm would silently drop for this model.
 
         Calls go with ``drop_params=True`` (a provider that rejects a field
-        would fail every call), so a field litellm lists as one it knows but not
-        as one this model takes never reaches it: ``reasoning_effort`` for a
-        model litellm does not know can reason, ``temperature`` for some reasoning
-        models. Fields named in ``allowed_openai_params`` always go through.
+        would fail every call), so a field that changes the model's behaviour
+        but that litellm does not list for this model never reaches it:
+        ``reasoning_effort`` for a model litellm does not know can reason,
+        ``temperature`` for some reasoning models. Fields named in
+        ``allowed_openai_params`` always go through.
         """
         litellm = import_litellm()
-        from litellm.constants import DEFAULT_CHAT_COMPLETION_PARAM_VALUES
-
         try:
             model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
             supported = litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
@@ -137,9 +145,7 @@ class LiteLLMClient:
         if supported is None:
             return []
         allowed = set(supported) | set(params.get("allowed_openai_params") or ()) | set(self.extra.get("allowed_openai_params") or ())
-        # The request fields litellm maps per provider (its own control keys, like allowed_openai_params, are not).
-        droppable = DEFAULT_CHAT_COMPLETION_PARAM_VALUES.keys() & set(litellm.OPENAI_CHAT_COMPLETION_PARAMS)
-        return sorted(k for k in params if k in droppable and k not in allowed)
+        return sorted(k for k in params if k in _BEHAVIOUR_PARAMS and k not in allowed)
 
     def _map_error(self, exc: Exception, litellm: Any) -> Exception:
         status = getattr(exc, "status_code", None)
@@ -175,12 +181,10 @@ class LiteLLMClient:
             if args is None:
                 args = ""
             elif not isinstance(args, str):
-                import json
-
                 args = json.dumps(args)
             extra = getattr(call, "provider_specific_fields", None)
             calls.append(ToolCall(
-                str(getattr(call, "id", None) or f"call_{i}"), str(name), args, dict(extra) if isinstance(extra, dict) else {}
+                str(getattr(call, "id", None) or f"call_{i}"), str(name), args, _json_data(extra) if isinstance(extra, dict) else {}
             ))
         usage = getattr(raw, "usage", None)
         tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
@@ -206,39 +210,37 @@ class LiteLLMClient:
     def _echo(self, message: Any) -> dict:
         """What the provider must see again on this answer's assistant message (see ``ModelResponse.echo``).
 
-        Anthropic-family models that think refuse a tool-use turn whose last
-        assistant message lacks its signed thinking blocks (litellm turns
-        ``thinking_blocks`` back into them). DeepSeek's thinking mode wants its
-        ``reasoning_content`` back. Other servers get neither: strict
+        Claude models that think (Anthropic, and Claude on Bedrock or Vertex)
+        refuse a tool-use turn whose last assistant message lacks its signed
+        thinking blocks; litellm turns ``thinking_blocks`` back into them.
+        DeepSeek and Moonshot want their ``reasoning_content`` back (litellm
+        otherwise sends a blank one). Other models get neither: strict
         OpenAI-compatible APIs refuse fields they do not know.
         """
         echo: dict = {}
         blocks = getattr(message, "thinking_blocks", None)
-        if blocks:
-            echo["thinking_blocks"] = [b if isinstance(b, dict) else b.model_dump(mode="json") for b in blocks]
+        if blocks and self._claude():
+            echo["thinking_blocks"] = _json_data([b if isinstance(b, dict) else b.model_dump(mode="json") for b in blocks])
         reasoning = getattr(message, "reasoning_content", None)
-        if reasoning and isinstance(reasoning, str) and self.model.partition("/")[0] == "deepseek":
+        if reasoning and isinstance(reasoning, str) and self.provider() in _REASONING_BACK:
             echo["reasoning_content"] = clean_text(reasoning)
         return echo
 
-    def cost(self, model: str, usage: Usage) -> float | None:
-        """Dollars from litellm's price map, or ``None`` when it does not know ``model``."""
-        litellm = import_litellm()
-        try:
-            prompt, completion = litellm.cost_per_token(
-                model=model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
-            )
-        except Exception:  # noqa: BLE001 - litellm raises a bare Exception for unmapped models
-            return None
-        return float(prompt) + float(completion)
+    def _claude(self) -> bool:
+        provider = self.provider()
+        return provider == "anthropic" or (provider in ("bedrock", "vertex_ai") and "claude" in self.model.lower())
 
-    def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:
-        """Embeddings through ``litellm.embedding`` (for the episodic memory)."""
-        litellm = import_litellm()
-        kwargs = self._common()
-        kwargs["model"] = model or self.model
-        try:
-            out = litellm.embedding(input=list(texts), **kwargs)
-        except Exception as exc:  # noqa: BLE001
-            raise self._map_error(exc, litellm) from None
-        return [list(map(float, row["embedding"] if isinstance(row, dict) else row.embedding)) for row in out.data]
+
+#: Request fields that change what the model does; litellm drops those a model does not take (``dropped_params``).
+_BEHAVIOUR_PARAMS = frozenset({
+    "temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort", "thinking", "seed", "stop",
+    "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "response_format",
+    "parallel_tool_calls", "verbosity", "web_search_options", "modalities", "prediction", "audio",
+})
+#: Providers (as litellm resolves them) whose thinking mode wants the reasoning text back.
+_REASONING_BACK = frozenset({"deepseek", "moonshot"})
+
+
+def _json_data(value: Any) -> Any:
+    """``value`` as plain JSON data: it is hashed into request digests and written to the call log."""
+    return json.loads(json.dumps(value, default=str))
