@@ -230,6 +230,28 @@ class LiteLLMClient:
         provider = self.provider()
         return provider == "anthropic" or (provider in ("bedrock", "vertex_ai") and "claude" in self.model.lower())
 
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """Dollars from litellm's price map, or ``None`` when it does not know ``model``."""
+        litellm = import_litellm()
+        try:
+            prompt, completion = litellm.cost_per_token(
+                model=model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
+            )
+        except Exception:  # noqa: BLE001 - litellm raises a bare Exception for unmapped models
+            return None
+        return float(prompt) + float(completion)
+
+    def embed(self, texts: Sequence[str], model: str | None = None) -> list[list[float]]:
+        """Embeddings through ``litellm.embedding`` (for the episodic memory)."""
+        litellm = import_litellm()
+        kwargs = self._common()
+        kwargs["model"] = model or self.model
+        try:
+            out = litellm.embedding(input=list(texts), **kwargs)
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc, litellm) from None
+        return [list(map(float, row["embedding"] if isinstance(row, dict) else row.embedding)) for row in out.data]
+
 
 #: Request fields that change what the model does; litellm drops those a model does not take (``dropped_params``).
 _BEHAVIOUR_PARAMS = frozenset({
