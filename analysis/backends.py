@@ -230,7 +230,8 @@ def _call(job: Job, spec: dict) -> dict:
 
 
 _frozen = False
-#: Allocations between collections of the youngest generation in a pool worker (CPython's default: 700 before 3.13, 2000 since).
+#: Allocations between collections of the youngest generation in a pool worker
+#: (CPython's default: 700 before 3.13, 2000 since).
 _GEN0_THRESHOLD = 10_000
 
 

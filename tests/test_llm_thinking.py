@@ -199,3 +199,14 @@ def test_a_thinking_run_cut_midway_resumes_with_the_same_requests(tmp_path):
     assert [] == server.refusals
     assert (4, 4) == (again.replayed_calls, server.policy_calls - asked)
     assert whole.final_world.snapshot() == again.final_world.snapshot()
+
+
+def test_only_a_thought_signature_rides_back_on_a_tool_call():
+    from types import SimpleNamespace
+
+    call = SimpleNamespace(id="c1", function=SimpleNamespace(name="run_command", arguments="{}"),
+                           provider_specific_fields={"thought_signature": "sig", "citations": None, "other": "x"})
+    raw = SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=None, tool_calls=[call]), finish_reason="tool_calls")],
+                          usage=None, model="m")
+    (parsed,) = LiteLLMClient("gemini/gemini-2.5-pro", keep_raw=False)._parse(raw, 0.0).tool_calls
+    assert {"thought_signature": "sig"} == parsed.provider_fields

@@ -144,7 +144,7 @@ class LiteLLMClient:
             return []
         if supported is None:
             return []
-        allowed = set(supported) | set(params.get("allowed_openai_params") or ()) | set(self.extra.get("allowed_openai_params") or ())
+        allowed = set(supported).union(params.get("allowed_openai_params") or (), self.extra.get("allowed_openai_params") or ())
         return sorted(k for k in params if k in _BEHAVIOUR_PARAMS and k not in allowed)
 
     def _map_error(self, exc: Exception, litellm: Any) -> Exception:
@@ -183,9 +183,9 @@ class LiteLLMClient:
             elif not isinstance(args, str):
                 args = json.dumps(args)
             extra = getattr(call, "provider_specific_fields", None)
-            calls.append(ToolCall(
-                str(getattr(call, "id", None) or f"call_{i}"), str(name), args, _json_data(extra) if isinstance(extra, dict) else {}
-            ))
+            # Only what a provider is known to need back: anything else would reach servers that refuse it.
+            kept = {k: v for k, v in extra.items() if k in _CALL_FIELDS_BACK and v} if isinstance(extra, dict) else {}
+            calls.append(ToolCall(str(getattr(call, "id", None) or f"call_{i}"), str(name), args, _json_data(kept)))
         usage = getattr(raw, "usage", None)
         tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
         dump = None
@@ -259,6 +259,8 @@ _BEHAVIOUR_PARAMS = frozenset({
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs", "response_format",
     "parallel_tool_calls", "verbosity", "web_search_options", "modalities", "prediction", "audio",
 })
+#: Fields of a tool call's ``provider_specific_fields`` sent back with it (Gemini's signed reasoning).
+_CALL_FIELDS_BACK = frozenset({"thought_signature"})
 #: Providers (as litellm resolves them) whose thinking mode wants the reasoning text back.
 _REASONING_BACK = frozenset({"deepseek", "moonshot"})
 
