@@ -22,6 +22,8 @@ from bizsim.models.freelance import FreelanceWorld
 from bizsim.models.operation import OperationWorld
 from bizsim.models.vending import VendingWorld
 
+from calibration import machine_line  # benchmarks/calibration.py
+
 
 def idle(world):
     """Only ``task_done``: the floor a day costs (kernel, dynamics, report)."""
@@ -68,10 +70,8 @@ def main() -> None:
         goal = f">= {target}" if target else ""
         print(f"{label:38s} {wall:9.1f} {cpu:9.1f} {ms:8.2f}  {goal}")
     print(f"(medians of {args.repeats} repeats x {args.years} seeds; one process, one core)")
-    import timeit
-
-    calib = min(timeit.repeat("sum(range(1000))", number=2000, repeat=5)) / 2000 * 1e6
-    print(f"machine: sum(range(1000)) takes {calib:.1f} us here; figures scale with it across machines")
+    
+    print(machine_line())
 
 
 if __name__ == "__main__":

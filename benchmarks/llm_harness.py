@@ -31,6 +31,7 @@ from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedC
 from bizsim.analysis.llm_run import LLMRunSpec, run_llm_episodes
 from bizsim.models.startup import StartupWorld
 
+from calibration import machine_line  # benchmarks/calibration.py
 from tests.llm_policies import greedy_policy
 
 
@@ -129,6 +130,7 @@ def main() -> None:
     print(f"throughput against a loopback server answering after {args.delay * 1000:.0f} ms (litellm, real HTTP):")
     print(f"  1 episode          {m1:7.2f} turns/s")
     print(f"  {args.episodes} episodes        {mn:7.2f} turns/s  = {mn / m1:.1f}x one episode (median of {args.repeats})")
+    print(machine_line())
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import time
 from bizsim.agents import greedy, greedy_reference
 from bizsim.models.startup import StartupWorld
 
+from calibration import machine_line  # benchmarks/calibration.py
+
 
 def measure(preset: str, agent, years: int, first_seed: int) -> tuple[float, float, float]:
     """Years per second, commands per second, and mean milliseconds per year."""
@@ -50,6 +52,7 @@ def main() -> None:
             StartupWorld("default", seed)
         init.append((time.perf_counter() - t) * 10)
     print(f"{'world generation':30s} {statistics.median(init):8.2f} ms/world (median)")
+    print(machine_line())
 
 
 if __name__ == "__main__":

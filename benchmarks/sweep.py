@@ -31,6 +31,8 @@ from bizsim.analysis import compact, grid, sweep
 from bizsim.analysis.backends import _cpus
 from bizsim.models.startup import StartupWorld
 
+from calibration import machine_line  # benchmarks/calibration.py
+
 
 def bare(years: int, first_seed: int) -> float:
     """Seconds to simulate ``years`` greedy years in this process with no recording."""
@@ -120,6 +122,7 @@ def main() -> None:
             jsonl = (out / "results.jsonl").stat().st_size
             print(f"compaction of {n} runs to Parquet: {t_compact:.1f} s "
                   f"(results.jsonl {jsonl / 1e6:.1f} MB -> Parquet {size / 1e6:.1f} MB)")
+        print(machine_line())
         if args.keep:
             print(f"sweep directories kept in {root}")
     finally:
