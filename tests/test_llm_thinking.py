@@ -210,3 +210,12 @@ def test_only_a_thought_signature_rides_back_on_a_tool_call():
                           usage=None, model="m")
     (parsed,) = LiteLLMClient("gemini/gemini-2.5-pro", keep_raw=False)._parse(raw, 0.0).tool_calls
     assert {"thought_signature": "sig"} == parsed.provider_fields
+
+
+def test_a_sweep_with_a_field_litellm_would_drop_fails_before_anything_runs(tmp_path):
+    from bizsim.analysis import grid, sweep
+
+    agent = {"name": "llm", "options": {"model": "openai/gpt-4o-mini", "model_params": {"reasoning_effort": "low"}}}
+    with pytest.raises(ConfigError, match="silently drop reasoning_effort"):
+        sweep(grid("startup", "default", agent, "1-2"), tmp_path / "s", backend="serial", progress=False, preflight=False)
+    assert not (tmp_path / "s" / "results.jsonl").exists()
