@@ -246,12 +246,12 @@ class CommandSpec:
 
         A JSON text holding an object is accepted too (models often send one).
         """
+        if not args and not self.params:
+            return {}
         if type(args) is dict and args.keys() <= self._by_name.keys():
             # Python callers and well-formed tool calls: every key known, nothing to rename.
             names = self._by_name
             return self._complete({k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None})
-        if not args and not self.params:
-            return {}
         if isinstance(args, (str, bytes)):
             try:
                 args = loads_untrusted(args) if args.strip() else {}
@@ -368,6 +368,8 @@ class CommandSet:
     def __init__(self, programs: Iterable[str] = ("bizsim",)) -> None:
         self.programs = tuple(programs)
         self._specs: dict[str, CommandSpec] = {}
+        #: The commands by name (the same dict, read-only by convention): a lookup without a method call.
+        self.by_name: Mapping[str, CommandSpec] = self._specs
 
     def command(
         self,

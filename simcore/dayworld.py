@@ -32,6 +32,7 @@ class DayWorld(World):
     """
 
     advance_command = "task_done"
+    _counts_actions = True
 
     def __init__(self, config: Any, seed: int, *, start: datetime, daily_budget: int | None, horizon_days: int) -> None:
         super().__init__(config, seed, Calendar(start.replace(hour=0, minute=0, second=0, microsecond=0)))
@@ -43,7 +44,7 @@ class DayWorld(World):
         self.horizon_days = horizon_days
         self.day = 0
         self.actions_today = 0
-        self._day_ending = False
+        self._actions_closed = False
 
     @property
     def horizon_us(self) -> int:
@@ -61,39 +62,34 @@ class DayWorld(World):
     @property
     def day_ending(self) -> bool:
         """True once today's end has been requested (explicitly or by the budget)."""
-        return self._day_ending
+        return self._actions_closed
 
-    def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
-        if spec.counted and not self.done:
-            refusal = None
-            if self._day_ending:
-                refusal = CommandError(
-                    f"Day {self.day} is over; no more actions today.",
-                    f"Call {self.advance_command} to receive the day's report.",
-                )
-            if refusal is not None:
-                self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": refusal.to_dict()})))
-                if raise_errors:
-                    raise refusal
-                return refusal.to_dict()
-        result = super()._invoke(spec, kwargs, raise_errors=raise_errors)
-        if spec.counted and not (isinstance(result, dict) and "error" in result):
-            self.actions_today += 1
-            if self.daily_budget is not None and self.actions_today >= self.daily_budget:
-                self.request_day_end()
-        return result
+    def _refuse(self, spec: CommandSpec, kwargs: dict, raise_errors: bool) -> Any:
+        if self.done:
+            return super()._refuse(spec, kwargs, raise_errors)
+        refusal = CommandError(f"Day {self.day} is over; no more actions today.",
+                               f"Call {self.advance_command} to receive the day's report.")
+        self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": refusal.to_dict()})))
+        if raise_errors:
+            raise refusal
+        return refusal.to_dict()
+
+    def _action_taken(self) -> None:
+        self.actions_today += 1
+        if self.daily_budget is not None and self.actions_today >= self.daily_budget:
+            self.request_day_end()
 
     # the day ------------------------------------------------------------------
     def request_day_end(self) -> simpy.Event:
         """End today; the returned event fires with the day's report."""
-        if self._day_ending:
+        if self._actions_closed:
             return self._waiter
-        self._day_ending = True
+        self._actions_closed = True
         # One event per day: the day's transition runs as its first callback,
         # before the waiting agent is resumed with the report.
-        waiter = self._waiter = self.env.event()
+        waiter = self._waiter = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
         waiter.callbacks.append(self._on_day_end)
-        return self.env.succeed_at(waiter, self._now_us + US_PER_DAY, PRIO_DAY_END, None)
+        return waiter
 
     def _on_day_end(self, waiter: simpy.Event) -> None:
         if self.done:
@@ -103,9 +99,9 @@ class DayWorld(World):
         self.day = closing_day + 1
         report = self.end_day(closing_day)
         self.actions_today = 0
-        self._day_ending = False
+        self._actions_closed = False
         self._waiter = None
-        self.record_event("day_end", {"day": closing_day})
+        self._record((self._now_us, "event", "day_end", _dumps({"day": closing_day})))
         status = self.finished_status()
         if status is not None:
             self._end(status, status.value)

@@ -128,25 +128,23 @@ class World:
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python; a refusal raises :class:`CommandError`."""
-        spec = self.commands[name]
+        commands = self.commands
+        spec = commands.by_name.get(name) or commands[name]  # commands[name] only to raise for an unknown name
         return self._invoke(spec, spec.bind_json(kwargs), raise_errors=True)
 
     def advance(self) -> simpy.Event:
         """Issue the world's advance command; yield the returned event."""
-        out = self._invoke(self.commands[self.advance_command], {}, raise_errors=False)
+        out = self._invoke(self.commands.by_name[self.advance_command], {}, raise_errors=False)
         if isinstance(out, simpy.Event):
             return out
         refused = self.env.event()
         refused.succeed(out)
         return refused
 
+    # Every command of every world passes through here: one frame, with the rare cases in methods of their own.
     def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
-        if self.done:
-            exc = CommandError(f"The episode has ended ({self.status.value}).", "Start a new episode.")
-            self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
-            if raise_errors:
-                raise exc
-            return exc.to_dict()
+        if self.done or (self._actions_closed and spec.counted):
+            return self._refuse(spec, kwargs, raise_errors)
         try:
             result = spec.func(self, **kwargs)
         except CommandError as exc:
@@ -155,7 +153,25 @@ class World:
                 raise
             return exc.to_dict()
         self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "result": None if spec.advances else result})))
+        if self._counts_actions and spec.counted and not (isinstance(result, dict) and "error" in result):
+            self._action_taken()
         return result
+
+    #: Counted commands are refused while this is true (see :meth:`_refuse`); a day-based world sets it.
+    _actions_closed: bool = False
+    #: Whether :meth:`_action_taken` hears of every accepted counted command.
+    _counts_actions: ClassVar[bool] = False
+
+    def _action_taken(self) -> None:
+        """An accepted counted command has run (only when :attr:`_counts_actions`)."""
+
+    def _refuse(self, spec: CommandSpec, kwargs: dict, raise_errors: bool) -> Any:
+        """Refuse a command: the episode is over, or counted commands are closed."""
+        exc = CommandError(f"The episode has ended ({self.status.value}).", "Start a new episode.")
+        self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
+        if raise_errors:
+            raise exc
+        return exc.to_dict()
 
     def command_log(self) -> list[tuple[int, str]]:
         """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay."""
