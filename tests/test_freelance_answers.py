@@ -126,6 +126,64 @@ def test_marker_decides_which_number_counts():
     assert check(a, "41 at first, then 42")
 
 
+def test_the_marked_number_is_the_last_marker_that_has_one():
+    """A marker with no number after it does not hide the answer; remarks in brackets are skipped."""
+    a = Answer("number", "42", 42.0, 0.0)
+    assert check(a, "The answer is 42, which is the result.")
+    assert check(a, "It prints 42 as its output.")
+    assert check(a, "Final answer (rounded to 2 decimal places): 42")
+    assert not check(a, "Final answer (rounded to 2 decimal places): 2")
+
+
+def test_a_typeset_minus_sign_is_a_minus():
+    """U+2212, as typeset text writes it, negates: -25 is not 25."""
+    assert [(-25.0, False), (0.03, False)] == numbers_in("answer: \u221225.00 and 3e\u22122")
+    assert not check(Answer("number", "25.00", 25.0, 0.011), "answer: \u221225.00")
+    assert check(Answer("number", "-25.00%", -25.0, 0.006, percent=True), "\u221225.00%")
+
+
+def test_whole_number_answers_are_exact():
+    """Change owed and a program's output are whole numbers: 42.5 is not 42 (rounded answers keep their slack)."""
+    bank = generate_bank(400, np.random.default_rng(5))
+    whole = [bank[i] for i in range(len(bank)) if bank[i].answer.kind == "number" and "." not in bank[i].answer.text]
+    assert whole
+    for t in whole:
+        v = t.answer.value
+        assert t.checks(f"{v:.0f}") and t.checks(f"{v:.1f}") and not t.checks(f"{v + 0.5}")
+        assert not t.checks(f"{v - 0.4}")
+
+
+@pytest.mark.parametrize("text, right, wrong", [
+    ("30176", ["30176", "The answer is 30,176", "30176.0"], ["30179", "30174"]),
+    ("$22,270,000", ["22270000", "$22.27e6"], ["22271000"]),
+    ("3.1e-10", ["3.1e-10", "3.12e-10", "0.00000000031"], ["0", "3.2e-10"]),
+    ("4.22e-24 cm", ["4.22e-24", "4.22e-24 cm"], ["0", "4.3e-24"]),
+    ("2.0 mL", ["2 mL", "1.96"], ["2.1", "0"]),
+    ("12.5%", ["12.5", "0.125"], ["13"]),
+    ("v0/2", ["v0/2", "Answer: v0/2"], ["2", "0"]),
+    ("-32\u03c0", ["-32\u03c0"], ["-32", "32"]),
+    ("750+j1000 VA", ["750+j1000 VA"], ["750"]),
+    ("decrease of 19.6 N", ["Decrease of 19.6 N"], ["increase of 19.6 N", "19.6"]),
+    ("acidic; 2.0 mL", ["acidic; 2.0 mL"], ["basic; 2.0 mL", "2.0"]),
+])
+def test_reference_answers_that_are_one_number_compare_as_numbers_to_their_precision(tmp_path, text, right, wrong):
+    """Loaded short answers: a number (with at most a unit) compares as a number within half a unit of its last
+    written digit, whole numbers exactly; symbolic or worded answers compare as text."""
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps({"category": "Other_Fields", "question": "?", "answer": text,
+                                "eval_method": "Extract_Match"}) + "\n")
+    task = load_reference_tasks(path)[0]
+    assert [s for s in right if not task.checks(s)] == [] and [s for s in wrong if task.checks(s)] == []
+
+
+def test_the_loader_ends_lines_at_newlines_only(tmp_path):
+    """JSON text may hold U+2028 raw (json.dumps(ensure_ascii=False) writes it); it does not split a task."""
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps({"question": "a\u2028b?", "answer": "x"}, ensure_ascii=False) + "\n", encoding="utf-8")
+    bank = load_reference_tasks(path)
+    assert 1 == len(bank) and "a\u2028b?" == bank[0].question
+
+
 def test_percent_answers_accept_the_fraction():
     """A percentage may be given as a fraction."""
     a = Answer("number", "7.75%", 7.75, 0.006, percent=True)

@@ -58,6 +58,18 @@ def test_fallbacks_when_the_model_fails():
     assert (500, 5.0) == vague.price(TASK) and not vague.judge(TASK, "42") and 1000 == vague.settle(TASK, "x", 1000)
 
 
+def test_an_unreadable_auditor_offer_counts_as_the_standard_rate_and_talks_go_on():
+    """As the reference reads it: no number from the auditor is an offer of the quote, not the end of the talks.
+
+    Worker 20, auditor (garbage, so $10), worker 20, auditor 12, worker 12.05: within $0.10 of the offer, so $12."""
+    replies = iter(['{"proposed_money": 20}', "I cannot decide.", '{"proposed_money": 20}', '{"proposed_money": 12}',
+                    '{"proposed_money": 12.05}'])
+    aud = LLMAuditor(ScriptedClient(lambda m, t: {"content": next(replies), "tool_calls": []}), pricing=False,
+                     judging=False)
+    assert 1200 == aud.settle(TASK, "42", 1000)
+    assert 1 == aud.fallbacks["settle"]
+
+
 def test_roles_switched_off_are_deterministic():
     """With every role off the LLM auditor behaves as the deterministic one and calls nothing."""
     client = ScriptedClient(auditor_policy())

@@ -105,20 +105,26 @@ def test_at_most_three_submissions_a_day():
     before = fw.snapshot()
     out = play(fw, f"solution_submit --task-id {ids[3]} --solution-text x")
     assert "blocked" == out["status"] and "3 submissions" in out["error"] and before == fw.snapshot()
+    assert "daily_limit_reached" == out["reason"]  # the reference's reason
     end_day(fw)
     assert "error" not in play(fw, f"solution_submit --task-id {ids[3]} --solution-text x")
 
 
 def test_empty_and_oversized_submissions_are_refused(fw):
-    """Whitespace-only and over-long solutions get clear errors and change nothing."""
+    """Whitespace-only and over-long solutions get clear errors and change nothing.
+
+    The world's own refusals carry the reference's ``status: "error"`` beside ``error`` and ``hint``."""
     tid = put_task(fw)
     before = fw.snapshot()
-    assert "empty" in fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  \n"})["error"]
+    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  \n"})
+    assert "empty" in out["error"] and "error" == out["status"]
     out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 20_001})
-    assert "20,001 characters" in out["error"] and "20,000" in out["error"]
+    assert "20,001 characters" in out["error"] and "20,000" in out["error"] and "error" == out["status"]
     out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 1_000_001})
     assert "limit is 1000000" in out["error"]
-    assert "not in your active pool" in fw.execute_tool("task_inspect", {"task_id": "nope"})["error"]
+    out = fw.execute_tool("task_inspect", {"task_id": "nope"})
+    assert "not in your active pool" in out["error"] and "error" == out["status"]
+    assert "error" == fw.execute_tool("solution_submit", {"task_id": "99", "solution_text": "1"})["status"]
     assert before == fw.snapshot()
 
 
@@ -135,6 +141,7 @@ def test_inspect_shows_the_question_not_the_answer(fw):
 def test_rest_tiers_are_the_applied_values(fw):
     """low $15 +20/-10, medium $20 +30/-20, high $45 +40/-30; energy capped at 100, stress floored at 0."""
     out = fw.call("energy_restore", level="low")
+    assert "relax_low" == out["action"]  # the reference's action name
     assert (-15.0, 20, -10) == tuple(out["changes"].values()) and (98_500, 100, 0) == (fw.money_cents, fw.energy,
                                                                                         fw.stress)
     out = fw.call("energy_restore", level="high")
@@ -142,6 +149,10 @@ def test_rest_tiers_are_the_applied_values(fw):
     poor = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_money_cents=1000), 1)
     out = poor.execute("energy_restore --level medium")
     assert "failed" == out["status"] and "Not enough money" in out["error"]
+    assert ("insufficient_funds", 20.0, 10.0) == (out["reason"], out["cost_required"], out["current_money"])
+    tired = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_energy=4), 1)
+    out = tired.execute("tasks_discover --refresh-type paid")
+    assert "error" == out["status"] and "Not enough resources" in out["error"]  # the reference's status
 
 
 def test_day_transition_and_expiry(fw):
@@ -169,8 +180,15 @@ def test_exhaustion_ends_the_career_at_once():
 
 
 def test_bankruptcy_and_burnout_end_the_career():
-    """Money at 0 after a day is bankruptcy; stress 100 after a failure is burnout."""
+    """Money at or below 0 after a day is bankruptcy; stress 100 after a failure is burnout.
+
+    The day's report says ``game_over`` only below $0, as the reference's ``task_done`` does; at exactly $0 it is an
+    ordinary report and the career ends all the same."""
     w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_money_cents=1000), 1)
+    report = end_day(w)
+    assert ("success", 0.0, Status.BANKRUPT) == (report["status"], report["current_state"]["money"], w.status)
+    assert "bankruptcy" == w.summary()["termination_reason"]
+    w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_money_cents=500), 1)
     report = end_day(w)
     assert ("game_over", "bankruptcy", Status.BANKRUPT) == (report["status"], report["reason"], w.status)
     w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_stress=95), 1)

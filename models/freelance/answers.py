@@ -10,11 +10,16 @@ import re
 
 import attrs
 
-__all__ = ["Answer", "check", "normalize_text", "numbers_in"]
+__all__ = ["Answer", "check", "normalize_text", "numbers_in", "written_number"]
 
-_NUMBER = re.compile(r"(?<![\w.])(-)?\s*\$?\s*(-)?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)(?:[eE]([-+]?\d{1,3}))?(\s*%)?")
+# U+2212 is the minus sign typeset text uses; it reads as "-".
+_NUMBER = re.compile(r"(?<![\w.])([-\u2212])?\s*\$?\s*([-\u2212])?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+                     r"(?:[eE]([-+\u2212]?\d{1,3}))?(\s*%)?")
 _MARKER = re.compile(r"\b(?:final\s+answer|answer|output|result)\s*(?:is|=|:)?", re.IGNORECASE)
 _EDGE = " \t\r\n.;:!\"'`*"
+_BRACKETED = re.compile(r"\([^()]*\)")
+#: What may stand beside a number in an answer that is that number: one unit (``mL``, ``km/h``, ``m²``, ``°C``).
+_UNIT = re.compile(r"(?:[A-Za-zµΩ°]{1,8}(?:/[A-Za-zµΩ]{1,6})?[²³]?)")
 
 
 @attrs.frozen
@@ -57,11 +62,44 @@ def numbers_in(text: str) -> list[tuple[float, bool]]:
         minus, minus_after_dollar, digits, exponent, percent = m.groups()
         sign = -1.0 if (minus or minus_after_dollar) else 1.0
         try:
-            value = float(digits.replace(",", "")) * (10.0 ** int(exponent) if exponent else 1.0)
+            value = float(digits.replace(",", "")) * (10.0 ** int(exponent.replace("\u2212", "-")) if exponent else 1.0)
         except (OverflowError, ValueError):
             continue
         out.append((sign * value, bool(percent)))
     return out
+
+
+def written_number(text: str) -> Answer | None:
+    """A reference answer that is one number, perhaps with a unit (``"2.0 mL"``, ``"$1,200"``, ``"12.5%"``), as a
+    ``number`` answer; ``None`` for anything else (``"v0/2"``, ``"-32π"``, ``"decrease of 19.6 N"``).
+
+    The tolerance is the answer's own precision: half a unit of its last written digit (``"19.6"``: 0.05;
+    ``"3.1e-10"``: 5e-12), and none for a whole number written without a decimal point or exponent.
+
+    >>> written_number("2.0 mL").tolerance
+    0.05
+    >>> written_number("v0/2") is None
+    True
+    """
+    stripped = text.strip()
+    matches = list(_NUMBER.finditer(stripped))
+    if len(matches) != 1:
+        return None
+    m = matches[0]
+    rest = (stripped[:m.start()] + " " + stripped[m.end():]).strip(_EDGE + ",")
+    if rest and not _UNIT.fullmatch(rest):
+        return None
+    found = numbers_in(m.group(0))
+    if not found:
+        return None
+    value, percent = found[0]
+    digits, exponent = m.group(3), m.group(4)
+    places = len(digits.partition(".")[2])
+    if places == 0 and exponent is None:
+        tolerance = 0.0
+    else:
+        tolerance = 0.5 * 10.0 ** ((int(exponent.replace("\u2212", "-")) if exponent else 0) - places)
+    return Answer("number", stripped, value, tolerance, percent)
 
 
 def _focus(text: str) -> str:
@@ -72,15 +110,27 @@ def _focus(text: str) -> str:
     return text[last.end():] if last is not None else text
 
 
+def _marked_number(text: str) -> tuple[float, bool] | None:
+    """The first number after the last marker that has one (remarks in brackets skipped), else ``None``."""
+    for m in reversed(list(_MARKER.finditer(text))):
+        found = numbers_in(_BRACKETED.sub(" ", text[m.end():]))
+        if found:
+            return found[0]
+    return None
+
+
 def _number_ok(answer: Answer, text: str) -> bool:
-    focus = _focus(text)
-    found = numbers_in(focus)
-    if not found:
-        return False
-    # After an explicit marker the first number is the answer; otherwise the last one written.
-    value, pct = found[0] if focus is not text else found[-1]
+    # After an explicit marker the first number is the answer ("Final answer (2 dp): 42"); otherwise the last one
+    # written ("It prints 42 as its output.").
+    picked = _marked_number(text)
+    if picked is None:
+        found = numbers_in(text)
+        if not found:
+            return False
+        picked = found[-1]
+    value, pct = picked
     target = answer.value if answer.value is not None else 0.0
-    tol = answer.tolerance + 1e-9 * max(1.0, abs(target))
+    tol = answer.tolerance + 1e-9 * abs(target)  # relative slack only: a tiny answer (3.1e-10) is not "about 0"
     if abs(value - target) <= tol:
         return True
     return answer.percent and not pct and abs(value * 100 - target) <= tol

@@ -203,9 +203,9 @@ class LLMAuditor:
             new = self._proposal("You are the contract auditor. Pay for value, not effort. The standard rate is the "
                                  "anchor: go above it only for exceptional work, below it for poor work.",
                                  init, trajectory, log)
-            if new is None:
+            if new is None:  # the reference reads a reply without a number as the standard rate, and goes on
                 self.fallbacks["settle"] += 1
-                return self._cap(offer)
+                new = init
             log.append(f"Auditor offers ${new:.2f}")
             if new >= ask - 0.1 or (rnd >= 2 and abs(new - offer) < 0.01):
                 return self._cap(new)

@@ -75,14 +75,14 @@ def solution_submit(
     limit = world.config.max_submissions_per_day
     if world.submissions_today >= limit:
         raise FreelanceError("blocked", f"Daily limit reached: {limit} submissions a day.",
-                             "Call task_done and submit tomorrow.")
+                             "Call task_done and submit tomorrow.", reason="daily_limit_reached")
     task = world.pooled(task_id)
     if not solution_text.strip():
-        raise CommandError("solution_text is empty.", "Write your solution, ending with the final answer.")
+        raise FreelanceError("error", "solution_text is empty.", "Write your solution, ending with the final answer.")
     cap = world.config.max_solution_chars
     if len(solution_text) > cap:
-        raise CommandError(f"solution_text is {len(solution_text):,} characters long; the limit is {cap:,}.",
-                           "Send a shorter solution: the final answer and brief working.")
+        raise FreelanceError("error", f"solution_text is {len(solution_text):,} characters long; the limit is {cap:,}.",
+                             "Send a shorter solution: the final answer and brief working.")
     return world.submit(task, solution_text)
 
 

@@ -79,9 +79,11 @@ def _money(x: float) -> Answer:
 
 
 def _num(x: float, places: int = 2, percent: bool = False) -> Answer:
+    # Rounded answers take a little over half a unit of their last place; whole-number answers (change owed, a
+    # program's output) are exact, so they take none.
     x = round(x + 0.0, places)
     text = f"{x:.{places}f}" if places else f"{int(x)}"
-    return Answer("number", text + ("%" if percent else ""), x, 0.6 * 10.0 ** -places, percent)
+    return Answer("number", text + ("%" if percent else ""), x, 0.6 * 10.0 ** -places if places else 0.0, percent)
 
 
 # Financial_Advisory -------------------------------------------------------------------------------

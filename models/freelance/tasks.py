@@ -127,14 +127,9 @@ def generate_bank(size: int, rng: np.random.Generator, categories: tuple[str, ..
 
 
 def _answer_for(text: str) -> Answer:
-    from .answers import numbers_in
+    from .answers import written_number
 
-    nums = numbers_in(text)
-    stripped = text.strip()
-    if len(nums) == 1 and len(stripped) <= 24:
-        value = nums[0][0]
-        return Answer("number", stripped, value, max(1e-6, abs(value) * 1e-4), nums[0][1])
-    return Answer("text", stripped)
+    return written_number(text) or Answer("text", text.strip())
 
 
 @functools.lru_cache(maxsize=8)
@@ -161,7 +156,8 @@ def load_reference_tasks(path: str | Path, *, cache: bool = True) -> TaskBank:
         except OSError:
             pass  # reported below
     try:
-        lines = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        # Lines end at "\n" only: JSON text may hold U+2028 and other characters splitlines() would break at.
+        lines = [ln for ln in p.read_text(encoding="utf-8").split("\n") if ln.strip()]
     except OSError as exc:
         raise ConfigError(f"tasks_path(={str(p)!r}) cannot be read: {exc.strerror}") from None
     tasks: list[Task] = []

@@ -23,7 +23,6 @@ __all__ = ["FreelanceWorld"]
 
 _COMPLEXITY_INDEX = {"Low": 0, "Medium": 1, "High": 2}
 _BLOCK = 256
-_RUNNING = Status.RUNNING
 
 
 class FreelanceWorld(DayWorld):
@@ -115,12 +114,12 @@ class FreelanceWorld(DayWorld):
         """Run a tool call (see :meth:`World.execute_tool`); after the end, refused and not logged."""
         return self._ended().to_dict() if self.done else super().execute_tool(tool_name, arguments)
 
-    def _invoke(self, spec: Any, kwargs: dict, *, raise_errors: bool) -> Any:
-        if self.status is not _RUNNING:
-            if raise_errors:
-                raise self._ended()
-            return self._ended().to_dict()
-        return DayWorld._invoke(self, spec, kwargs, raise_errors=raise_errors)  # not super(): every command passes here
+    def _refuse(self, spec: Any, kwargs: dict, raise_errors: bool) -> Any:
+        if not self.done:
+            return super()._refuse(spec, kwargs, raise_errors)
+        if raise_errors:
+            raise self._ended()
+        return self._ended().to_dict()
 
     # lookups --------------------------------------------------------------------------------
     @property
@@ -144,7 +143,7 @@ class FreelanceWorld(DayWorld):
             end = self.end_days.get(tid) if tid is not None else None
             why = "has expired" if end is not None and end < self.day and tid not in self.submitted else (
                 "was already submitted" if tid in self.submitted else "is not in your active pool")
-            raise CommandError(f"Task {task_id!r} {why}.", "Call tasks_browse to list the tasks you can work on.")
+            raise FreelanceError("error", f"Task {task_id!r} {why}.", "Call tasks_browse to list the tasks you can work on.")
         return self.tasks[tid]
 
     def answer_of(self, task_id: str | int) -> str:
@@ -182,7 +181,7 @@ class FreelanceWorld(DayWorld):
             (cost, energy, stress), kind, wanted = cfg.free_discovery, "free", cfg.free_discovery_tasks
         money = self.ledger.funds_cents
         if money < cost or self.energy < energy:
-            raise FreelanceError("failed", f"Not enough resources for a {kind} discovery: it needs ${cost / 100:.2f} "
+            raise FreelanceError("error", f"Not enough resources for a {kind} discovery: it needs ${cost / 100:.2f} "
                                  f"and {energy} energy; you have ${money / 100:.2f} and {self.energy}.",
                                  "Rest with energy_restore, or try the other discovery type.")
         if cost:
@@ -306,14 +305,15 @@ class FreelanceWorld(DayWorld):
         cost, energy, relief = self.config.rest(level)
         if self.money_cents < cost:
             raise FreelanceError("failed", f"Not enough money for {level} rest: it costs ${cost / 100:.2f}, you have "
-                                 f"${self.money_cents / 100:.2f}.", "Choose a cheaper level.")
+                                 f"${self.money_cents / 100:.2f}.", "Choose a cheaper level.", reason="insufficient_funds",
+                                 cost_required=cost / 100, current_money=self.money_cents / 100)
         e0, s0 = self.energy, self.stress
         if cost:
             self._spend(cost, "rest")
         self.energy = min(100, self.energy + energy)
         self.stress = max(0, self.stress - relief)
         self._check_end()
-        return {"status": "success", "action": "energy_restore",
+        return {"status": "success", "action": f"relax_{level}",
                 "description": f"{level} rest: ${cost / 100:.2f} for +{energy} energy and -{relief} stress",
                 "changes": {"money_change": -cost / 100, "energy_change": self.energy - e0,
                             "stress_change": self.stress - s0},
@@ -364,7 +364,7 @@ class FreelanceWorld(DayWorld):
         self.daily.append((day, money_cents, energy, stress, round(avg, 4), self._income_today))
         self._income_today = 0
         money = money_cents / 100
-        if money_cents <= 0:
+        if money_cents < 0:  # at exactly $0 the report is an ordinary one; the career still ends (finished_status)
             return {"status": "game_over", "reason": "bankruptcy", "current_day": today,
                     "current_state": {"money": money, "energy": energy, "stress": stress}}
         return {
