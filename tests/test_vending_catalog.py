@@ -203,6 +203,17 @@ def test_toml_points_at_reference_files(tmp_path):
     assert 6 == len(w.catalog.products)
 
 
+def test_loader_reads_numbers_written_as_text(tmp_path):
+    """The reference reads demand fields with float(), so "7.0" is 7.0; text that is no number is refused."""
+    demand = json.loads(json.dumps(REFERENCE_DEMAND))
+    demand["groups"][0].update(base_demand="7.0", seasonality={"T": "60", "phi": 0.6, "amp": "0.25"})
+    water = load_reference_catalog(*write_reference_files(tmp_path, demand)).groups[0]
+    assert (7.0, 60.0, 0.25) == (water.base_demand, water.period, water.amplitude)
+    demand["groups"][0].update(base_demand="nan")
+    with pytest.raises(ConfigError, match="base_demand"):
+        load_reference_catalog(*write_reference_files(tmp_path, demand))
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"price_sensitivity": None}, "price_sensitivity"),
     ({"price_sensitivity": {"beta": 5.0, "epsilon": -2}}, "reference_markup"),

@@ -137,6 +137,7 @@ def test_order_refusals_have_the_reference_error_types(shop, items, error_type):
     before, left = shop.snapshot(), shop.actions_left
     out = shop.execute_tool("order_place", {"items": items})
     assert ("error", error_type) == (out["status"], out["error_type"]) and out["error"]
+    assert out["message"] == out["error"]  # the reference's field for the text
     json.dumps(out, allow_nan=False)
     assert (before, left) == (shop.snapshot(), shop.actions_left)
 
@@ -169,6 +170,11 @@ def test_tool_calls_take_items_as_a_list(shop):
     assert log[-1][1].startswith("order_place --items ")
     again = replay(lambda: VendingWorld(ROOMY, 1), log)
     assert shop.snapshot() == again.snapshot()
+    # the whole argument object as JSON text, the usual shape of a tool call
+    text = json.dumps({"items": [{"name": p["name"], "quantity": 1}]})
+    assert "success" == shop.execute_tool("order_place", text)["status"]
+    assert "invalid_json" == shop.execute_tool("order_place", json.dumps({"items": "[{"}))["error_type"]
+    assert "not valid JSON" in shop.execute_tool("order_place", '{"items": [')["error"]
 
 
 def test_price_set_stores_cents(shop):
@@ -272,6 +278,7 @@ def test_stagnation_with_no_cash_ends_the_episode():
     for _ in range(5):
         end_day(w)
     assert Status.BANKRUPT is w.status
+    assert (0, 0) == (w.summary()["last_sales_day"], w.units_sold)  # never sold: 0, as the reference's metric
 
 
 def test_markup_agent_earns_and_respects_the_rules():

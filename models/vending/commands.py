@@ -45,7 +45,9 @@ class OrderError(CommandError):
         self.details = details
 
     def to_dict(self) -> dict:
-        return {"status": "error", "error_type": self.error_type, **self.details, **super().to_dict()}
+        # "message" is the reference's field for the text; "error" and "hint" are every bizsim refusal's.
+        return {"status": "error", "error_type": self.error_type, **self.details, "message": self.message,
+                **super().to_dict()}
 
 
 def dollars_to_cents(dollars: float) -> int:

@@ -12,6 +12,7 @@ import simpy
 
 from bizsim.simcore import Ledger, Status
 from bizsim.simcore.dayworld import DayWorld
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 from .._ecogym import parse_start_date, system_prompt
 from .catalog import Catalog, ProductSearch, load_reference_catalog
@@ -347,7 +348,7 @@ class VendingWorld(DayWorld):
             "avg_daily_revenue_cents": self.sales_cents / days if days else 0.0,
             "units_sold": self.units_sold,
             "units_in_stock": sum(self.stock),
-            "last_sales_day": self.last_sales_day,
+            "last_sales_day": self.last_sales_day or 0,  # 0 when nothing sold, as the reference's metric says
             "products_priced": len(self.priced),
             "orders_placed": len(self.orders),
             "days": days,
@@ -409,7 +410,16 @@ class VendingWorld(DayWorld):
         return bad
 
 
-def _items_as_text(name: str, arguments: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+def _items_as_text(name: str, arguments: Mapping[str, Any] | str | bytes | None) -> Any:
+    if name == "order_place" and isinstance(arguments, (str, bytes)):
+        # Arguments as JSON text, the usual shape of a tool call; what does not parse is left to the kernel's error.
+        try:
+            parsed = loads_untrusted(arguments)
+        except (ValueError, UnicodeDecodeError):
+            return arguments
+        if type(parsed) is not dict:
+            return arguments
+        arguments = parsed
     if (name == "order_place" and (type(arguments) is dict or isinstance(arguments, Mapping))
             and isinstance(arguments.get("items"), (list, dict))):
         try:
