@@ -16,7 +16,16 @@ command lines, except for operation, whose actions are ``Discrete(5)``: its
 four interventions and ``task_done`` (``actions="text"`` gives command lines
 there too). The reward is the change of the world's metric the step caused
 (see :class:`bizsim.agents.textenv.TextEnv`); an episode ends (``terminated``)
-when the world does; nothing truncates it.
+when the world does. The registered ids truncate an episode after
+:data:`MAX_EPISODE_STEPS` steps (``gymnasium.make(..., max_episode_steps=N)``
+changes it): only the advance command moves the clock, so a policy that never
+sends it would otherwise never finish.
+
+Vectorized: ``gymnasium.make_vec(..., vectorization_mode="async")`` needs
+``vector_kwargs={"shared_memory": False}``. Gymnasium's shared memory reads
+text observations only once, when the vector env is built, so it would hand
+back stale observations; bizsim's observation space refuses it with
+Gymnasium's own error instead. The sync vector env needs nothing.
 
 Needs the ``gym`` extra: ``pip install 'bizsim[gym]'``.
 """
@@ -29,6 +38,8 @@ from typing import Any, ClassVar
 try:
     import gymnasium
     from gymnasium import spaces
+    from gymnasium.error import CustomSpaceError
+    from gymnasium.vector.utils import create_shared_memory
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("bizsim.agents.gym needs gymnasium: pip install 'bizsim[gym]'") from exc
 
@@ -37,7 +48,8 @@ from bizsim.simcore.errors import ConfigError
 
 from .textenv import TextEnv
 
-__all__ = ["MAX_COMMAND", "MAX_OBSERVATION", "OBSERVATION_CHARSET", "BizSimEnv", "env_id", "register_all"]
+__all__ = ["MAX_COMMAND", "MAX_EPISODE_STEPS", "MAX_OBSERVATION", "OBSERVATION_CHARSET", "BizSimEnv",
+           "ObservationText", "env_id", "register_all"]
 
 #: Every character an observation may hold: printable ASCII and whitespace.
 OBSERVATION_CHARSET = frozenset(string.printable)
@@ -45,6 +57,23 @@ OBSERVATION_CHARSET = frozenset(string.printable)
 MAX_OBSERVATION = 2_000_000
 #: The longest command line the text action space holds.
 MAX_COMMAND = 10_000
+#: Steps after which a registered id truncates an episode: about ten times the most a budgeted year takes
+#: (vending, 5 x 366; freelance, 6 x 365), far above any built-in agent's year (startup greedy: about 280).
+MAX_EPISODE_STEPS = 20_000
+
+
+class ObservationText(spaces.Text):
+    """The observation space: ``gymnasium.spaces.Text``, refused by the async vector env's shared memory.
+
+    Gymnasium (1.x) reads a text space's shared memory once, when the vector
+    env is built, and hands back those stale strings at every step after.
+    """
+
+
+@create_shared_memory.register(ObservationText)
+def _no_shared_memory(space: ObservationText, n: int = 1, ctx: Any = None) -> Any:
+    raise CustomSpaceError("bizsim's text observations cannot go through Gymnasium's shared memory; "
+                           "use make_vec(..., vector_kwargs={'shared_memory': False})")
 
 #: Worlds with a discrete action space: world -> "module:attribute" of its action names (the advance command follows).
 DISCRETE_ACTIONS: dict[str, str] = {"operation": "bizsim.models.operation:ACTIONS"}
@@ -76,8 +105,9 @@ class BizSimEnv(gymnasium.Env):
     Args:
         world: a registered world name.
         preset: a preset name, a ``.toml`` path, or a config object.
-        seed: the episode seed of the first ``reset()`` without a seed; later
-            unseeded resets draw a seed from the env's ``np_random``.
+        seed: the episode seed of the first ``reset()`` without a seed, which
+            also seeds the env's ``np_random``; later unseeded resets draw
+            their seeds from it, so two envs built alike play alike.
         actions: ``"discrete"`` (worlds listed in :data:`DISCRETE_ACTIONS`;
             their default) or ``"text"`` (command lines; every world).
     """
@@ -100,7 +130,7 @@ class BizSimEnv(gymnasium.Env):
         self._last = ""
         #: The command each discrete action issues (empty for text actions).
         self.action_names: tuple[str, ...] = names if actions == "discrete" else ()
-        self.observation_space = spaces.Text(MAX_OBSERVATION, min_length=0, charset=OBSERVATION_CHARSET)
+        self.observation_space = ObservationText(MAX_OBSERVATION, min_length=0, charset=OBSERVATION_CHARSET)
         if self.action_names:
             self.action_space: spaces.Space = spaces.Discrete(len(self.action_names))
         else:
@@ -113,15 +143,18 @@ class BizSimEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         """Start an episode; the observation is the world's system prompt."""
+        if seed is None and self._first:
+            seed = self.text.seed  # the constructor's seed, and np_random's: later unseeded resets repeat too
         super().reset(seed=seed)
-        if seed is None and not self._first:
+        if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
         self._first = False
         self._last = self.text.reset(seed)
         return self._last, {"seed": self.text.seed, "metric": self.text.metric, "status": "running"}
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
-        """Issue one command (a line, or a discrete action's command); ``truncated`` is always False."""
+        """Issue one command (a line, or a discrete action's command); ``truncated`` is False (the registered ids'
+        step limit sets it)."""
         if self.action_names:
             if not self.action_space.contains(action):
                 raise ConfigError(f"action(={action!r}) must be an integer in [0, {len(self.action_names)})")
@@ -148,7 +181,8 @@ def register_all() -> list[str]:
     for name in WORLDS:
         eid = env_id(name)
         if eid not in gymnasium.registry:
-            gymnasium.register(id=eid, entry_point="bizsim.agents.gym:BizSimEnv", kwargs={"world": name})
+            gymnasium.register(id=eid, entry_point="bizsim.agents.gym:BizSimEnv", kwargs={"world": name},
+                               max_episode_steps=MAX_EPISODE_STEPS)
         ids.append(eid)
     return ids
 

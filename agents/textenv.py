@@ -92,12 +92,15 @@ class TextEnv:
         return self._require().done
 
     def reset(self, seed: int | None = None) -> str:
-        """Start a new episode (on ``seed``, else the constructor's seed); return the first observation.
+        """Start a new episode (on ``seed``, else the last seed given: the constructor's until a reset names one);
+        return the first observation.
 
-        The first observation is the world's system prompt (see :func:`prompt_text`).
+        The first observation is the world's system prompt (see :func:`prompt_text`). The previous episode's
+        world is freed first (:meth:`close`): read what you need of it before.
         """
         if seed is not None:
             self.seed = int(seed)
+        self.close()  # a finished world would otherwise wait for the cyclic garbage collector
         world = make_world(self.world_name, self.preset, self.seed)
         self._driver = Driver(world)
         self._metric = metric_of(world)

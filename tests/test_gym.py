@@ -122,3 +122,44 @@ def test_close_frees_the_world_and_reset_starts_again():
 def test_doctests():
     """The module's examples run."""
     assert 0 == doctest.testmod(bizgym).failed
+
+
+def test_reset_frees_the_previous_world_and_the_constructor_seed_seeds_what_follows():
+    """A reset frees the last episode's world at once; envs built with one seed give one sequence of episodes."""
+    import weakref
+
+    env = gymnasium.make("bizsim/startup-v1", seed=4)
+    env.reset()
+    world = weakref.ref(env.unwrapped.world)
+    env.reset()
+    assert world() is None  # freed, not left to the cyclic garbage collector
+    a, b = (gymnasium.make("bizsim/operation-v1", seed=1) for _ in range(2))
+    seeds = [a.reset()[1]["seed"] for _ in range(3)]
+    assert 1 == seeds[0] and len(set(seeds)) == 3 and seeds == [b.reset()[1]["seed"] for _ in range(3)]
+
+
+def test_registered_ids_truncate_a_policy_that_never_advances():
+    """Only the advance command moves the clock; the registered step limit ends an endless episode as truncated."""
+    assert bizgym.MAX_EPISODE_STEPS == gymnasium.spec("bizsim/startup-v1").max_episode_steps
+    env = gymnasium.make("bizsim/startup-v1", max_episode_steps=5)
+    env.reset(seed=1)
+    flags = [env.step("help")[2:4] for _ in range(5)]
+    assert [(False, False)] * 4 + [(False, True)] == flags
+
+
+def test_async_vector_env_needs_shared_memory_off_and_then_steps():
+    """Gymnasium's shared memory would serve stale text: it is refused with its own error; without it, fresh text."""
+    import numpy as np
+
+    with pytest.raises(ValueError, match="shared_memory=False") as info:
+        gymnasium.make_vec("bizsim/operation-v1", num_envs=2, vectorization_mode="async")
+    assert "vector_kwargs" in str(info.value.__cause__)
+    venv = gymnasium.make_vec("bizsim/operation-v1", num_envs=2, vectorization_mode="async",
+                              vector_kwargs={"shared_memory": False})
+    try:
+        venv.reset(seed=[1, 2])
+        first, *_ = venv.step(np.array([4, 4]))
+        second, *_ = venv.step(np.array([4, 4]))
+    finally:
+        venv.close()
+    assert '"current_day":1' in first[0] and '"current_day":2' in second[0] and first[0] != first[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -112,14 +113,19 @@ def test_refusals_are_observations_and_change_nothing():
 
 
 def test_reset_replays_the_same_episode_and_seeds_change_it():
-    """reset() without a seed repeats the constructor's seed; reset(seed) starts that seed's world."""
+    """reset() without a seed repeats the last seed given (the constructor's at first); reset(seed) starts that
+    seed's world and frees the previous one at once."""
     env = TextEnv("operation", seed=5)
     env.reset()
     a = [env.step(line)[0] for line in ("creator_incentive", "task_done", "task_done")]
     env.reset()
     b = [env.step(line)[0] for line in ("creator_incentive", "task_done", "task_done")]
+    before = weakref.ref(env.world)
     env.reset(seed=6)
+    assert before() is None
     c = [env.step(line)[0] for line in ("creator_incentive", "task_done", "task_done")]
+    env.reset()
+    assert 6 == env.seed and c == [env.step(line)[0] for line in ("creator_incentive", "task_done", "task_done")]
     assert a == b
     assert a != c
 
