@@ -69,6 +69,7 @@ class World:
         self.finished = self.env.event()
         self._now_us = 0
         self._waiter: simpy.Event | None = None
+        self._actions_closed = False  # on the instance: read by every command
 
     # clock ---------------------------------------------------------------
     @property

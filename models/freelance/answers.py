@@ -113,7 +113,8 @@ def _focus(text: str) -> str:
 def _marked_number(text: str) -> tuple[float, bool] | None:
     """The first number after the last marker that has one (remarks in brackets skipped), else ``None``."""
     for m in reversed(list(_MARKER.finditer(text))):
-        found = numbers_in(_BRACKETED.sub(" ", text[m.end():]))
+        rest = text[m.end():]
+        found = numbers_in(_BRACKETED.sub(" ", rest) if "(" in rest else rest)
         if found:
             return found[0]
     return None
