@@ -150,7 +150,7 @@ class BizSimEnv(gymnasium.Env):
             seed = int(self.np_random.integers(0, 2**31 - 1))
         self._first = False
         self._last = self.text.reset(seed)
-        return self._last, {"seed": self.text.seed, "metric": self.text.metric, "status": "running"}
+        return self._last, {"seed": self.text.seed, "metric": self.text.metric, "status": self.world.status.value}
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
         """Issue one command (a line, or a discrete action's command); ``truncated`` is False (the registered ids'

@@ -172,6 +172,18 @@ def test_hard_preset_collapses_an_idle_platform():
     assert "horizon_end" == run_episode("operation", "hard", "threshold", seed=1).terminal_reason
 
 
+def test_a_platform_that_starts_below_the_threshold_is_over_before_day_0():
+    """As the reference checks before its first step: a custom start under ``collapse_dau`` ends at once."""
+    import attrs
+
+    from bizsim.models.operation import preset
+
+    w = OperationWorld(attrs.evolve(preset("reference"), initial_dau=60), 1)
+    assert (Status.COLLAPSED, 0, []) == (w.status, w.day, w.invariants())
+    assert "ended" in w.execute("creator_incentive")["error"]
+    assert (0, True) == (w.summary()["days"], w.summary()["collapsed"])
+
+
 def test_system_prompt_has_role_and_budget(op):
     """The prompt is the role line and the shared rules with the budget filled in."""
     assert op.system_prompt().startswith(ROLE)

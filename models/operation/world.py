@@ -82,6 +82,8 @@ class OperationWorld(DayWorld):
         self._action_rng: np.random.Generator = self.streams.get("actions")
         #: Unused uniforms of stream ``actions``, consumed from the end (``None``: noise off).
         self._action_u: list[float] | None = [] if cfg.noise else None
+        if self.dau < cfg.collapse_dau:  # a platform that starts below the threshold is over before day 0, as there
+            self._end(Status.COLLAPSED, Status.COLLAPSED.value)
 
     #: The role line of the agent's system prompt.
     agent_role = ROLE
@@ -240,7 +242,7 @@ class OperationWorld(DayWorld):
                 bad.append(f"last transition does not add up: {self.dau_history[-1]}")
             if not cfg.min_retention <= self.dau_history[-1][7] <= cfg.max_retention + 5e-4:
                 bad.append(f"retention {self.dau_history[-1][7]} outside the clamp")
-        if self.status is Status.RUNNING and self.dau < cfg.collapse_dau and self.day > 0:
+        if self.status is Status.RUNNING and self.dau < cfg.collapse_dau:
             bad.append(f"DAU {self.dau} below the collapse threshold but the episode runs on")
         return bad
 
