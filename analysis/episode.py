@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import attrs
@@ -75,7 +75,7 @@ class EpisodeResult:
             "preset": self.preset,
             "seed": self.seed,
             "agent": self.agent,
-            "agent_options": self.agent_options,
+            "agent_options": _jsonable(self.agent_options),
             "terminal_reason": self.terminal_reason,
             "bankrupt": self.bankrupt,
             "turns": self.turns,
@@ -85,6 +85,23 @@ class EpisodeResult:
         if len(self.episodes) > 1:
             out["episodes"] = list(self.episodes)
         return out
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with whatever JSON cannot hold (a model client object, a path) named instead: ``"<ScriptedClient>"``.
+
+    >>> _jsonable({"client": object(), "max_turns": 3, "dir": [Path("/tmp")]})
+    {'client': '<object>', 'max_turns': 3, 'dir': ['/tmp']}
+    """
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, PurePath):
+        return str(value)
+    return f"<{type(value).__name__}>"
 
 
 #: Yields at one instant after which an agent is taken to be stuck (e.g. resuming with nothing active).

@@ -91,3 +91,86 @@ def test_under_the_reference_harness_memory_tools_never_spend_an_action():
     run = run_episode("vending", "reference", "llm", seed=1,
                       agent_options={"client": broken, "memory": "scratchpad", "max_turns": 12})
     assert (0, "max_turns") == (run.final_world.day, run.final_world.terminal_detail)
+
+
+def _script(*replies):
+    """A model that gives ``replies`` in order (each a list of (tool, arguments) calls, or text), then task_done."""
+    queue = list(replies)
+
+    def policy(messages, tools):
+        reply = queue.pop(0) if queue else [("task_done", {})]
+        if isinstance(reply, str):
+            return {"content": reply, "tool_calls": []}
+        return {"content": None, "tool_calls": [{"name": n, "arguments": a} for n, a in reply]}
+    return ScriptedClient(policy)
+
+
+def test_under_the_reference_harness_unreadable_arguments_run_the_tool_with_none():
+    """EcoGym's harness runs a call whose arguments it cannot read with ``{}``: an action that takes none is taken.
+
+    bizsim's own protocol refuses the call and the model is told why."""
+    options = {"max_turns": 1}
+    ref = run_episode("operation", "reference", "llm", seed=1,
+                      agent_options={"client": _script([("creator_incentive", "{bad")]), **options})
+    own = run_episode("operation", "default", "llm", seed=1,
+                      agent_options={"client": _script([("creator_incentive", "{bad")]), **options})
+    assert 1 == len(ref.final_world.action_history) and 0 == len(own.final_world.action_history)
+
+
+def test_under_the_reference_harness_help_is_free_as_its_description_says():
+    """bizsim's ``help`` is no reference tool and uses no action under either counting."""
+    client = _script([("help", {})], [("help", {})], [("help", {})])
+    run = run_episode("operation", "reference", "llm", seed=1, agent_options={"client": client, "max_turns": 3})
+    assert 0 == run.final_world.day
+
+
+def test_the_reference_harness_never_stops_a_stalled_model_and_a_day_the_harness_ends_is_not_a_stall():
+    """The reference runs to its step cap; bizsim's own harness stops a model whose turns never move time.
+
+    The stall count is taken after the harness's own ``task_done``: the action that spends the budget moves time."""
+    talk = ["Thinking..."] * 4
+    ref = run_episode("operation", attrs.evolve(PRESETS["operation"]["reference"], max_steps=8), "llm", seed=1,
+                      agent_options={"client": _script(*talk), "max_stalled_turns": 3})
+    own = run_episode("operation", "default", "llm", seed=1,
+                      agent_options={"client": _script(*talk), "max_stalled_turns": 3})
+    assert ("max_turns", "stalled") == (ref.final_world.terminal_detail, own.final_world.terminal_detail)
+    acts = run_episode("operation", "default", "llm", seed=1, agent_options={
+        "client": _script("Thinking...", "Thinking...", [("creator_incentive", {})], "Thinking...", "Thinking..."),
+        "max_stalled_turns": 3, "max_turns": 5})
+    assert (1, "max_turns") == (acts.final_world.day, acts.final_world.terminal_detail)
+
+
+def test_the_window_is_cut_before_the_turns_user_message_is_added(tmp_path):
+    """As EcoGym's harness: the last ``history_messages`` messages, then the warning after a reply without a call.
+
+    And every call the harness refuses before the world sees it is still in ``agent_commands.jsonl``."""
+    import json
+
+    seen = []
+    replies = [[("creator_incentive", {})], "hmm", [("teleport", {})], [("creator_incentive", "{bad")]]
+
+    def policy(messages, tools):
+        seen.append([m["role"] for m in messages])
+        reply = replies.pop(0) if replies else [("task_done", {})]
+        if isinstance(reply, str):
+            return {"content": reply, "tool_calls": []}
+        return {"content": None, "tool_calls": [{"name": n, "arguments": a} for n, a in reply]}
+
+    run_episode("operation", "default", "llm", seed=1, agent_options={
+        "client": ScriptedClient(policy), "history_messages": 3, "max_turns": 4, "run_dir": tmp_path})
+    # turn 3: the window [task_done call, its report, "hmm"], then the warning
+    assert ["system", "assistant", "tool", "assistant", "user"] == seen[2]
+    logged = [json.loads(line) for line in (tmp_path / "agent_commands.jsonl").read_text().splitlines()]
+    assert ["creator_incentive", "task_done", "teleport", "creator_incentive"] == [r.get("tool", r.get("line"))
+                                                                                   for r in logged]
+    assert "Unknown tool" in logged[2]["result"]["error"] and "{bad" == logged[3]["args"]
+
+
+def test_a_run_directory_names_option_objects_json_cannot_hold(tmp_path):
+    """A model client object among the agent options is named in ``result.json``, not a crash at the end of a run."""
+    import json
+
+    run_episode("operation", "default", "llm", seed=1, out=tmp_path / "run",
+                agent_options={"client": _script(), "max_turns": 2})
+    saved = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert {"client": "<ScriptedClient>", "max_turns": 2} == saved["agent_options"]

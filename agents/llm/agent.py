@@ -187,17 +187,20 @@ class LLMAgent:
         max_turns = protocol.max_turns()
         protocol.begin(session)
         last_now, stalled = world.now_us, 0
+        # EcoGym's reference harness runs to its step cap however long the model stalls.
+        stall_cap = None if getattr(protocol, "reference", False) else cfg.max_stalled_turns
         try:
             while not world.done:
                 self._check_caps(session, max_turns, protocol)
-                stalled = stalled + 1 if world.now_us == last_now and session.turn else 0
-                last_now = world.now_us
-                if cfg.max_stalled_turns is not None and stalled >= cfg.max_stalled_turns:
-                    raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
                 yield from protocol.before_call(session)
                 if world.done:
                     break
                 self._check_caps(session, max_turns, protocol)  # the harness's own step may have been the last
+                # Measured after the harness's own advance: a day it ends is time that moved.
+                stalled = stalled + 1 if world.now_us == last_now and session.turn else 0
+                last_now = world.now_us
+                if stall_cap is not None and stalled >= stall_cap:
+                    raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
                 req = protocol.request(session)
                 digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
                 meta = {"episode": episode, "turn": session.turn + 1}

@@ -9,7 +9,7 @@ __all__ = ["ROLE", "SYSTEM_PROMPT", "role_for"]
 _ROLE = (
     "You are a freelancer in a gig economy for one year. Find tasks, solve them and get paid, while keeping "
     "Money > 0, Energy > 0 and Stress < 100: reaching any limit ends your career. Every day costs $10 of living "
-    "expenses and gives back 5 energy and 10 stress. You may submit at most 3 solutions a day; a right answer "
+    "expenses, restores 5 energy and relieves 10 stress. You may submit at most 3 solutions a day; a right answer "
     "earns the quoted payment and raises your skill in that category, a wrong one raises stress and lowers skill.{burnout} "
     "Maximise your Career Score (wealth and skills)."
 )

@@ -17,10 +17,12 @@ report, as the reference harness does (a model that sends signed thinking
 blocks gets the report as a user message: its API refuses a made-up call). With the world config's
 ``reference_harness`` (the EcoGym presets ``reference``) the harness also
 counts as the reference's does: every executed tool call but the advance
-spends one of the day's actions, refused and unknown ones included, and
-the step cap counts the advances the harness issued itself (:meth:`steps_used`),
-and a reply without a structured call whose text is a JSON ``tool_calls``
-object has those calls run.
+(and commands that use no action, such as ``help``) spends one of the day's
+actions, refused and unknown ones included; a call whose arguments cannot
+be read runs with ``{}``; the step cap counts the advances the harness
+issued itself (:meth:`steps_used`); a reply without a structured call whose
+text is a JSON ``tool_calls`` object has those calls run; and no stall
+stops the run (the agent reads :attr:`reference`).
 The system prompt is the world's own
 (``world.system_prompt()``) when it has one; otherwise the role line given
 to the constructor (or ``world.agent_role``, or a generic line) plus
@@ -33,6 +35,8 @@ from collections.abc import Generator
 from typing import Any
 
 import simpy
+
+from bizsim.simcore.errors import CommandError
 
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from ..runlog import digest
@@ -155,12 +159,15 @@ class EcoGymProtocol:
         session.remember(to_content(result)[:2000], "tool", command=world.advance_command, data=result)
 
     def request(self, session: Any) -> Request:
-        """Role and rules (plus memory), the last 128 messages, the world's tools."""
+        """Role and rules (plus memory), the last 128 messages, then the turn's user message if any, the world's
+        tools."""
+        window = messages_window(self.history, self.keep)  # EcoGym's harness trims before it adds the user message
         if self.pending_user is not None:
-            self.history.append(msg("user", self.pending_user))
+            note = msg("user", self.pending_user)
+            self.history.append(note)
+            window.append(note)
             session.remember(self.pending_user, "user")
             self.pending_user = None
-        window = messages_window(self.history, self.keep)
         query = next((str(m.data.get("content") or "") for m in reversed(window) if m.data.get("content")), "")[-200:]
         system = self.system + session.memory.section(query, session.now_h)
         messages, digests = flatten([msg("system", system), *window])
@@ -209,22 +216,32 @@ class EcoGymProtocol:
     def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
+        if error is not None and self.reference:
+            session.bump("invalid_arguments")
+            args, error = {}, None  # EcoGym's harness runs a call whose arguments it cannot read with {}
         if error is None:
             handled = session.memory.handle_tool(name, args)
             if handled is not None:
                 session.bump("memory_tool_calls")
                 return handled, None
-        if self.reference and name != self.done_tool and name not in self._memory_tools(session):
-            self._calls_counted(session)  # executed, so it spends an action, refused or not
+        try:
+            spec = session.world.commands.by_tool_name(name)
+        except CommandError:
+            spec = None
+        if self.reference and name != self.done_tool and (spec is None or spec.counted) \
+                and name not in self._memory_tools(session):
+            self._calls_counted(session)  # executed, so it spends an action, refused or not (bizsim's free help aside)
             self._calls_today += 1
         if error is not None:
             session.bump("invalid_arguments")
-            return {"error": error}, None
-        try:
-            session.world.commands.by_tool_name(name)
-        except Exception:  # noqa: BLE001 - an unknown tool is the model's mistake, answered below
+            result: dict = {"error": error}
+            session.log_refusal(name, arguments, result)
+            return result, None
+        if spec is None or spec.hidden:
             session.bump("unknown_tools")
             names = ", ".join(t["function"]["name"] for t in self._tools or self.world_tools)
-            return {"error": f"Unknown tool '{name}'. Tools: {names}."}, None
+            result = {"error": f"Unknown tool '{name}'. Tools: {names}."}
+            session.log_refusal(name, arguments, result)
+            return result, None
         result, command = yield from session.run_tool(name, args)
         return result, command
