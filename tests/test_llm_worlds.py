@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import attrs
 import pytest
 
@@ -174,3 +176,31 @@ def test_a_run_directory_names_option_objects_json_cannot_hold(tmp_path):
                 agent_options={"client": _script(), "max_turns": 2})
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert {"client": "<ScriptedClient>", "max_turns": 2} == saved["agent_options"]
+
+
+def test_under_the_reference_harness_a_task_in_view_is_not_inspected_again():
+    """EcoGym's guard: inspecting a task whose inspection is still in the kept messages is answered with an error and
+    spends the action; bizsim's own protocol shows the task again."""
+    def play(preset):
+        seen = []
+
+        def policy(messages, tools):
+            seen.append(messages[-1]["content"] if messages[-1]["role"] == "tool" else None)
+            turn = len(seen)
+            if turn == 1:
+                return {"content": None, "tool_calls": [{"name": "tasks_discover", "arguments": {}}]}
+            if turn == 2:
+                return {"content": None, "tool_calls": [{"name": "tasks_browse", "arguments": {}}]}
+            if turn == 3:
+                tid = json.loads(seen[-1])["tasks"][0]["task_id"]
+                play.tid = tid
+            return {"content": None, "tool_calls": [{"name": "task_inspect", "arguments": {"task_id": play.tid}}]}
+        run = run_episode("freelance", preset, "llm", seed=1,
+                          agent_options={"client": ScriptedClient(policy), "max_turns": 5})
+        return seen, run
+
+    seen, ref = play("reference")
+    assert "selected" in seen[3] and "inspected already" in json.loads(seen[4])["error"]
+    assert 3 == ref.final_world.actions_today  # the world ran discover, browse and the first inspection only
+    seen, own = play("default")
+    assert "selected" in seen[3] and "selected" in seen[4] and 5 == own.final_world.actions_today

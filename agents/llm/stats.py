@@ -33,6 +33,7 @@ class HarnessStats:
     dropped_tool_calls: int = 0
     memory_tool_calls: int = 0
     text_tool_calls: int = 0
+    repeat_inspections: int = 0
 
     @property
     def total_tokens(self) -> int:

@@ -22,7 +22,10 @@ actions, refused and unknown ones included; a call whose arguments cannot
 be read runs with ``{}``; the step cap counts the advances the harness
 issued itself (:meth:`steps_used`); a reply without a structured call whose
 text is a JSON ``tool_calls`` object has those calls run; and no stall
-stops the run (the agent reads :attr:`reference`).
+stops the run (the agent reads :attr:`reference`). A freelance task inspected
+again while its first inspection is still in view is not shown again (the
+call is answered with an error and spends its action), as that harness's
+guard does.
 The system prompt is the world's own
 (``world.system_prompt()``) when it has one; otherwise the role line given
 to the constructor (or ``world.agent_role``, or a generic line) plus
@@ -64,6 +67,8 @@ NO_CALL_WARNING = (
 )
 #: Before the day's report when the harness ended the day for a model that thinks (see ``before_call``).
 AUTO_DONE_NOTE = "The day's actions are used up, so the system called `{done}` for you. Its result: "
+#: Freelance's inspection tool, which EcoGym's harness will not run twice for a task still in view.
+_INSPECT = "task_inspect"
 _GENERIC_ROLE = "You run a business in a simulation. Maximise the benchmark's metric over the whole horizon."
 
 
@@ -120,6 +125,7 @@ class EcoGymProtocol:
         self._calls_day: Any = None
         self._calls_today = 0
         self._memory_names: set[str] | None = None
+        self._window_start = 0  # where the last request's window began in the history
 
     def _memory_tools(self, session: Any) -> set[str]:
         """Names of the memory modules' tools (bizsim's own; they never spend an action)."""
@@ -162,6 +168,7 @@ class EcoGymProtocol:
         """Role and rules (plus memory), the last 128 messages, then the turn's user message if any, the world's
         tools."""
         window = messages_window(self.history, self.keep)  # EcoGym's harness trims before it adds the user message
+        self._window_start = len(self.history) - len(window)
         if self.pending_user is not None:
             note = msg("user", self.pending_user)
             self.history.append(note)
@@ -213,6 +220,15 @@ class EcoGymProtocol:
             self.history.append(tool_result(sent[i]["id"], result))
             session.remember(to_content(result)[:2000], "tool", command=command, data=result)
 
+    def _inspected(self, task_id: Any) -> bool:
+        """EcoGym's guard on repeated inspections: a tool result in the kept messages that holds the task id in
+        quotes and the word ``selected`` (an inspection's status)."""
+        if not task_id:
+            return False
+        quoted = f'"{task_id}"'
+        return any(m.role == "tool" and quoted in (text := str(m.data.get("content") or "")) and "selected" in text
+                   for m in self.history[self._window_start:])
+
     def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
@@ -235,6 +251,13 @@ class EcoGymProtocol:
         if error is not None:
             session.bump("invalid_arguments")
             result: dict = {"error": error}
+            session.log_refusal(name, arguments, result)
+            return result, None
+        if self.reference and name == _INSPECT and self._inspected(args.get("task_id")):
+            session.bump("repeat_inspections")
+            result = {"error": f"Task {args['task_id']} was inspected already: its details are in the conversation "
+                               "above, and it is not shown again.",
+                      "hint": "Submit a solution with solution_submit, or move on to another task."}
             session.log_refusal(name, arguments, result)
             return result, None
         if spec is None or spec.hidden:
