@@ -409,3 +409,19 @@ def test_reference_event_lines_print_whole_dollars():
     lines = [line for u in rec.users() for line in u.splitlines() if ": SUCCESS" in line]
     assert lines and all(re.search(r"SUCCESS \+\$[\d,]+ \[ahead by \d+h\] \| \d employees, \+\$[\d,]+/mo payroll$", line)
                          for line in lines), lines
+
+
+def test_help_flags_are_answered_and_only_the_reference_harness_s_resume_lines_count_there():
+    """``--help`` prints help (exit 0 on preset reference) and changes nothing; on reference a resume counts only as
+    YC-Bench's harness counts one, a line starting with ``yc-bench sim resume`` that prints a result."""
+    lines = ["yc-bench task --help", "yc-bench market browse --help", "yc-bench  sim resume", "yc-bench sim resume --x"]
+    turns = [calls(line) for line in lines]
+    world, agent, rec = play(scripted(*turns), preset="reference", max_turns=5)
+    group, one, spaced, flagged = map(json.loads, _tool_messages(rec, 5)[:4])
+    assert (0, True) == (group["exit_code"], group["stdout"].startswith("task accept"))
+    assert one["stdout"].startswith("market browse [--domain")
+    assert 2 == flagged["exit_code"] and 0 == agent.total.resumes  # neither the spaced line nor the flagged one
+    assert "2025-01-01" in world.now_iso
+    _, own, rec = play(scripted(*[calls(line) for line in lines]), max_turns=5)
+    assert "task accept" in json.loads(_tool_messages(rec, 5)[0])["help"]
+    assert 2 == own.total.resumes  # bizsim's own harness counts a refused resume by the command it names

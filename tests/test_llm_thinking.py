@@ -147,6 +147,7 @@ _BLOCKS = [{"type": "thinking", "thinking": "t", "signature": "s"}]
 @pytest.mark.parametrize("model, expected", [
     ("deepseek/deepseek-reasoner", {"reasoning_content": "why ?"}),  # DeepSeek's thinking mode wants it back
     ("moonshot/kimi-k2-thinking", {"reasoning_content": "why ?"}),
+    ("openrouter/deepseek/deepseek-v3.2", {"reasoning_content": "why ?"}),  # DeepSeek through a gateway, as YC-Bench
     ("openai/gpt-4o-mini", {}),                                      # strict OpenAI-style APIs refuse unknown fields
     ("hosted_vllm/qwen3", {}),
     ("anthropic/claude-sonnet-4-5", {"thinking_blocks": _BLOCKS}),   # Claude refuses a tool turn without them

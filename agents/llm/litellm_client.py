@@ -217,7 +217,8 @@ class LiteLLMClient:
         refuse a tool-use turn whose last assistant message lacks its signed
         thinking blocks; litellm turns ``thinking_blocks`` back into them.
         DeepSeek and Moonshot want their ``reasoning_content`` back (litellm
-        otherwise sends a blank one). Other models get neither: strict
+        otherwise sends a blank one), DeepSeek models through other gateways
+        too (``openrouter/deepseek/...``), as YC-Bench's harness sends it. Other models get neither: strict
         OpenAI-compatible APIs refuse fields they do not know.
         """
         echo: dict = {}
@@ -225,7 +226,8 @@ class LiteLLMClient:
         if blocks and self._claude():
             echo["thinking_blocks"] = _json_data([b if isinstance(b, dict) else b.model_dump(mode="json") for b in blocks])
         reasoning = getattr(message, "reasoning_content", None)
-        if reasoning and isinstance(reasoning, str) and self.provider() in _REASONING_BACK:
+        if reasoning and isinstance(reasoning, str) and (self.provider() in _REASONING_BACK
+                                                         or "deepseek" in self.model.lower()):
             echo["reasoning_content"] = clean_text(reasoning)
         return echo
 

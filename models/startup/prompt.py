@@ -43,7 +43,8 @@ Your routine, every turn:
 `yc-bench employee list` first and pick people who are strong in the task's domains.
 4. Start it: `yc-bench task dispatch --task-id <ID>`.
 5. Let time pass: `yc-bench sim resume`. It only works while at least one task is active.
-Several tasks running side by side earn more: dispatch a second task before you resume.
+Always keep at least one task running. Several tasks running side by side earn more: dispatch a second task \
+before you resume.
 
 Only the last {keep} turns of this conversation are kept. Write what you learn and want to keep (rules, \
 client warnings, plans) to your scratchpad with `yc-bench scratchpad write --content "..."`: the scratchpad \
@@ -68,7 +69,7 @@ Commands that act:
 
 How the business works:
 - Whenever a task completes, every employee assigned to it gets a raise, so payroll grows.
-- An employee working on N active tasks splits their effort N ways.
+- An employee working on N active tasks splits their effort N ways: on two tasks, each gets half.
 - Finish a task before its deadline and you earn its reward plus prestige in its domain. Miss the \
 deadline and you lose prestige and get no reward.
 - Successful work raises a client's trust. Higher trust means less work per task and unlocks that \
@@ -157,6 +158,8 @@ def start_message(obs: Mapping[str, Any], *, faithful: bool = False) -> str:
         f"3. {assign} to staff it.",
         "4. `yc-bench task dispatch --task-id <ID>` to start it.",
         "5. `yc-bench sim resume` to let the work happen.",
+        "You may run several commands in one turn; read each result before relying on it.",
+        "If `task accept` is refused (trust or prestige too low), pick another task.",
         "",
         "Do not call `sim resume` before a task is active: it is refused and no time passes.",
     ]
@@ -249,5 +252,5 @@ def turn_message(
     elif obs["active_tasks"] == 0:
         lines.append("ACTION REQUIRED: tasks are planned but none is active. Assign employees and dispatch before `sim resume`.")
     else:
-        lines.append("Decide your next actions.")
+        lines.append("Decide your next actions and run them with `run_command`.")
     return "\n".join(lines)

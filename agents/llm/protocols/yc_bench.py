@@ -22,6 +22,7 @@ resume since the last turn are listed and the scratchpad is always current.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Generator
 from typing import Any
 
@@ -53,6 +54,32 @@ RUN_COMMAND_TOOL = {
         },
     },
 }
+
+#: How YC-Bench's harness recognises a resume: the line starts with exactly this.
+_RESUME_LINE = "yc-bench sim resume"
+
+
+def _help_for(commands: Any, line: str) -> str | None:
+    """Help text for a line that asks for it with ``--help`` (one command's, a group's or all), else ``None``."""
+    try:
+        argv = shlex.split(line)
+    except ValueError:
+        return None
+    if "--help" not in argv:
+        return None
+    words = argv[:argv.index("--help")]
+    if words and words[0] in commands.programs:
+        words = words[1:]
+    visible = commands.visible()
+    for n in (3, 2, 1):
+        name = " ".join(words[:n])
+        if len(words) >= n and any(spec.name == name for spec in visible):
+            return commands.help_text(name)
+    group = [spec for spec in visible if words and spec.name.split(" ")[0] == words[0]]
+    if group:
+        width = max(len(spec.name) for spec in group)
+        return "\n".join(f"{spec.name.ljust(width)}  {spec.help}" for spec in group)
+    return commands.help_text()
 
 
 class YCBenchProtocol:
@@ -91,6 +118,7 @@ class YCBenchProtocol:
         self.events: list[dict] | None = None
         self.notes: list[str] = []
         self.resumed_last = False
+        self._resume_counts = False  # set by each call on preset reference (see _run_call_reference)
         self.snapshot = session.world.scratchpad
         self._tools: list[dict] | None = None
 
@@ -167,7 +195,7 @@ class YCBenchProtocol:
                 result, _, text = self._refused(f"Not run: at most {self.max_calls} tool calls are executed per turn.", "")
             else:
                 result, command, text = yield from self._run_call(session, call.name, call.arguments)
-            if command == self.advance_command and isinstance(result, dict):
+            if command == self.advance_command and isinstance(result, dict) and (not self.faithful or self._resume_counts):
                 resumed = True
                 if self.faithful:
                     events = []
@@ -223,13 +251,21 @@ class YCBenchProtocol:
         if len(command) > self.max_chars:
             session.bump("oversized_replies")
             return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
+        text = _help_for(session.world.commands, command)
+        if text is not None:
+            return {"help": text}, None, None
         result, spec_name = yield from session.run_line(command)
         return result, spec_name, None
 
     def _run_call_reference(
         self, session: Any, name: str, arguments: str
     ) -> Generator[simpy.Event, Any, tuple[Any, str | None, str | None]]:
-        """A call as YC-Bench's harness runs it: whatever the tool's name, its ``command`` argument runs."""
+        """A call as YC-Bench's harness runs it: whatever the tool's name, its ``command`` argument runs.
+
+        A resume counts (turn label, events, idle count) only as that harness counts one: a line that starts with
+        ``yc-bench sim resume`` exactly and prints a result, not a usage error.
+        """
+        self._resume_counts = False
         if name != "run_command":
             session.bump("unknown_tools")
         try:
@@ -243,11 +279,15 @@ class YCBenchProtocol:
         if len(command) > self.max_chars:
             session.bump("oversized_replies")
             return self._refused(f"The command is {len(command)} characters long; the limit is {self.max_chars}.", command)
+        text = _help_for(session.world.commands, command)
+        if text is not None:  # the reference's command-line parser prints help and exits 0 (in its own words)
+            return {"help": text}, None, wire.tool_message(command, exit_code=0, stdout=text + "\n")
         usage = None
         try:
             session.world.commands.parse(command)
         except CommandError as exc:
             usage = exc.message
+        self._resume_counts = usage is None and command.startswith(_RESUME_LINE)
         result, spec_name = yield from session.run_line(command)
         failed = isinstance(result, dict) and "error" in result
         if usage is not None or (failed and spec_name is None):

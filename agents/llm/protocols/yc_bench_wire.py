@@ -49,9 +49,12 @@ def refusal(command: Any) -> str | None:
     return None
 
 
-def tool_message(command: Any, result: Any = None, *, exit_code: int, stderr: str = "") -> str:
-    """The tool message text for a command: ``exit_code`` 0 (``result`` printed), 1 (its error) or 2 (usage)."""
-    if exit_code == 0:
+def tool_message(command: Any, result: Any = None, *, exit_code: int, stderr: str = "", stdout: str | None = None) -> str:
+    """The tool message text for a command: ``exit_code`` 0 (``result`` printed, or ``stdout`` as given: help
+    text), 1 (its error) or 2 (usage)."""
+    if stdout is not None:
+        pass
+    elif exit_code == 0:
         stdout = json.dumps(result, indent=2) + "\n"
     elif exit_code == 1:
         stdout = json.dumps({"error": result["error"]}) + "\n"
