@@ -88,3 +88,13 @@ def random_agent(world: Any, seed: int | None = None, max_parallel: int = 2) -> 
         report = yield world.advance()
         if "error" in report:
             return
+
+
+def _check_random(seed: int | None, max_parallel: int) -> None:
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed(={seed}) must be >= 0")
+    if max_parallel < 0:
+        raise ValueError(f"max_parallel(={max_parallel}) must be >= 0")
+
+
+random_agent.check_options = _check_random  # type: ignore[attr-defined]

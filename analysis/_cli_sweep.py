@@ -71,7 +71,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             )
         options = _agent_options(args.agent_opt)
         agents = [{"name": a, "options": options} for a in (args.agent or ["greedy"])]
-        specs = grid(args.world, args.preset or ["default"], agents, args.seeds or "1")
+        specs = grid(args.world, args.preset or ["default"], agents, args.seeds if args.seeds is not None else "1")
     backend = args.backend or settings.get("backend", "process")
     workers = args.workers if args.workers is not None else settings.get("workers")
     if workers is not None and workers < 1:

@@ -44,14 +44,20 @@ class SerialBackend:
             yield job(spec)
 
 
+#: The error type and message of a run whose worker process died, the same whichever backend ran it.
+WORKER_DIED = ("WorkerDied", "the worker process died running this run")
+
+
 def _crash_record(spec: dict, exc: BaseException) -> dict:
+    """The failure record of a run that took its worker down; the backend's own words go in ``traceback``."""
     from ._worker import record_version
     from .runspec import RunSpec
 
     rs = RunSpec.from_dict(spec)
+    kind, message = WORKER_DIED
     return {
         "v": record_version, "run_id": rs.run_id, "status": "error",
-        "error": {"type": type(exc).__name__, "message": str(exc) or "the worker process died", "traceback": ""},
+        "error": {"type": kind, "message": message, "traceback": f"{type(exc).__name__}: {exc}".strip()},
         "benchmark_id": rs.benchmark_id, "spec": rs.to_dict(), "preset_label": rs.preset_label, "wall_s": None,
     }
 
@@ -94,7 +100,7 @@ class ProcessBackend:
         pool. The runs that were in flight become suspects and a new pool
         starts; suspects then run one at a time with nothing else in flight,
         so a suspect that breaks the pool again is the culprit for certain: it
-        is recorded as failed (``BrokenProcessPool``) and the others run normally.
+        is recorded as failed (``WorkerDied``) and the others run normally.
         """
         queue = list(reversed(specs))
         suspects: list[dict] = []

@@ -13,7 +13,7 @@ from bizsim.models import world_class
 from bizsim.simcore import Status, World
 from bizsim.simcore.watch import watch
 
-from .rundir import check_run_dir_free, write_run_dir
+from .rundir import check_run_dir_free, make_output_dir, write_run_dir
 
 __all__ = ["EpisodeResult", "run_episode", "TERMINAL_REASONS"]
 
@@ -182,6 +182,7 @@ def run_episode(
         raise ValueError(f"max_episodes(={max_episodes}) must be >= 1")
     if out is not None:
         check_run_dir_free(out, overwrite=overwrite)
+        make_output_dir(out)  # an unusable path fails now, not after the run
     cls = world_class(world)
     if callable(agent):
         agent_name, make = getattr(agent, "__name__", "custom"), agent

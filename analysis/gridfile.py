@@ -104,11 +104,16 @@ def load_grid(path: str | Path) -> tuple[list[RunSpec], dict[str, Any]]:
             f"{str(p)!r}: unknown table(s) {', '.join(unknown)}; a grid file has [grid], [[runs]] and [sweep]"
         )
     grids = data.get("grid", [])
-    grids = [grids] if isinstance(grids, Mapping) else list(grids)
+    grids = [grids] if isinstance(grids, Mapping) else grids
+    runs = data.get("runs", [])
+    for key, tables in (("grid", grids), ("runs", runs)):
+        if not isinstance(tables, list) or not all(isinstance(t, Mapping) for t in tables):
+            form = "[grid] or [[grid]]" if key == "grid" else "[[runs]]"
+            raise ConfigError(f"{str(p)!r}: {key} must be {form} table(s), got {tables!r}")
     specs: list[RunSpec] = []
     for i, table in enumerate(grids):
         specs.extend(_product(p, i, table))
-    for i, table in enumerate(data.get("runs", [])):
+    for i, table in enumerate(runs):
         specs.extend(_runs(p, i, table))
     if not specs:
         raise ConfigError(f"{str(p)!r} defines no runs: add a [grid] table or [[runs]] tables")

@@ -28,7 +28,7 @@ from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.summation import plain_sum
 
 from .episode import EpisodeResult, run_episode
-from .rundir import check_run_dir_free, write_run_dir
+from .rundir import check_run_dir_free, make_output_dir, write_run_dir
 
 __all__ = [
     "RUN_OPTIONS", "LLMRunResult", "LLMRunSpec", "check_replayed", "llm_run_columns", "load_run_spec",
@@ -259,7 +259,7 @@ def run_llm(
             if spec_file.exists():
                 raise ConfigError(f"{str(out)!r} already holds a run; resume it with --resume or choose another --out")
             check_run_dir_free(out)  # nor a baseline's run
-            out.mkdir(parents=True, exist_ok=True)
+            make_output_dir(out)
     agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter, sleep=sleep)
     try:
         if out is not None and not resume:

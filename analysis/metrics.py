@@ -370,7 +370,7 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     earned = pd.Series(math.nan, index=r.index)
     for col in INCOME:  # per run: a mixed sweep has each world's income column, null on the other worlds' rows
         if col in r.columns:
-            earned = earned.fillna(pd.to_numeric(r[col], errors="coerce"))
+            earned = earned.fillna(pd.to_numeric(r[col], errors="coerce").astype("float64"))
     r["earned_usd"] = earned / 100
     r = r[r["cost_usd"].notna()]
     out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score"]

@@ -40,6 +40,15 @@ def new_axes(figsize: tuple[float, float] = (7.0, 4.0)) -> Any:
     return fig.subplots()
 
 
+def _columns(runs: Any, by: str | Sequence[str] | None) -> list[str]:
+    """The runs columns that make a line: ``by``, or by default the agent plus the world and preset variant where
+    the runs have more than one (a line never pools presets or worlds)."""
+    if by is not None:
+        return [by] if isinstance(by, str) else list(by)
+    varied = [c for c in ("world", "preset_label") if c in runs.columns and runs[c].nunique(dropna=False) > 1]
+    return [*varied, "agent"]
+
+
 def _label(key: Any) -> str:
     return " / ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
 
@@ -66,20 +75,21 @@ def _months(ax: Any, steps: list, labels: list[str] | None) -> None:
 
 
 def series_over_time(
-    series: Any, runs: Any, name: str, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True,
+    series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True,
     cents: bool | None = None, fill: str | None = "auto",
 ) -> Any:
     """The mean of a series over each group's runs (seeds), step by step, with its 95 % band.
 
     Args:
         name: the series, e.g. ``month_end_funds_cents``, ``daily_dau``, ``daily_net_worth_cents``.
-        by: runs columns that make a line.
+        by: runs columns that make a line (default: the agent, and the world and preset variant where the runs
+            have several).
         band: shade the 95 % confidence interval.
         cents: show cents as dollars (default: when the name ends in ``_cents``).
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
     """
     ax = ax if ax is not None else new_axes()
-    cols = [by] if isinstance(by, str) else list(by)
+    cols = _columns(runs, by)
     table = metrics.series_over_time(series, runs, name, cols, fill=fill)
     div, unit = _scale(name, cents)
     steps, labels = [], None
@@ -104,7 +114,7 @@ def series_over_time(
 
 
 def funds_over_time(
-    series: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, band: bool = True
+    series: Any, runs: Any, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True
 ) -> Any:
     """Month-end funds (startup) averaged over seeds per group; a bankrupt seed counts 0 from its bankruptcy."""
     ax = series_over_time(series, runs, "month_end_funds_cents", by, ax=ax, band=band)
@@ -115,12 +125,12 @@ def funds_over_time(
 
 
 def per_seed_trajectories(
-    series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] = "agent", *, ax: Any = None,
+    series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] | None = None, *, ax: Any = None,
     cents: bool | None = None,
 ) -> Any:
     """One thin line per run (no filling after an early end), coloured by group."""
     ax = ax if ax is not None else new_axes()
-    cols = [by] if isinstance(by, str) else list(by)
+    cols = _columns(runs, by)
     s = metrics.with_groups(series[series["name"] == name][["run_id", "step", "key", "value"]], runs, cols)
     div, unit = _scale(name, cents)
     import matplotlib
@@ -146,11 +156,11 @@ def per_seed_trajectories(
 
 
 def failure_causes(
-    events: Any, runs: Any, by: str | Sequence[str] = "agent", *, ax: Any = None, primary: bool = False
+    events: Any, runs: Any, by: str | Sequence[str] | None = None, *, ax: Any = None, primary: bool = False
 ) -> Any:
     """Bars: the share of each group's failed tasks with each cause (startup; causes overlap unless ``primary``)."""
     ax = ax if ax is not None else new_axes()
-    cols = [by] if isinstance(by, str) else list(by)
+    cols = _columns(runs, by)
     table = metrics.failure_cause_counts(events, runs, cols)
     groups = list(table.groupby(cols, sort=True))
     width = 0.8 / max(1, len(groups))
@@ -190,10 +200,10 @@ def action_frequency(
     return ax
 
 
-def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] = "agent", *, ax: Any = None) -> Any:
+def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None, *, ax: Any = None) -> Any:
     """Each group's mean score (``metric_value``) against its mean model cost per run (LLM runs)."""
     ax = ax if ax is not None else new_axes()
-    cols = [by] if isinstance(by, str) else list(by)
+    cols = _columns(runs, by)
     table = metrics.cost_per_dollar(runs, llm_calls, cols)
     if table.empty:
         ax.text(0.5, 0.5, "no LLM cost recorded", ha="center", va="center", transform=ax.transAxes)

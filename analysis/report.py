@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics, plots
+from .rundir import make_output_dir
 from .store import Results, load
 
 __all__ = ["write_report"]
@@ -114,7 +115,7 @@ def write_report(
     res = results if results is not None else load(path)
     root = Path(out) if out is not None else Path(path) / "report"
     figures = root / "figures"
-    figures.mkdir(parents=True, exist_ok=True)
+    make_output_dir(figures)
     for old in figures.glob("*.png"):
         old.unlink()
     doc = _Doc(figures)

@@ -22,10 +22,29 @@ if TYPE_CHECKING:
 
     from .episode import EpisodeResult
 
-__all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "write_run_dir", "read_command_log", "read_episode_logs"]
+__all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
+           "read_episode_logs"]
 
 #: The folder of a multi-episode run's earlier episodes.
 EPISODES = "episodes"
+
+
+def make_output_dir(path: str | Path) -> Path:
+    """Create ``path`` and its parents for output; a path that cannot be one is a :class:`ConfigError` saying why.
+
+    >>> make_output_dir("/dev/null/x")
+    Traceback (most recent call last):
+    ...
+    bizsim.simcore.errors.ConfigError: cannot write to '/dev/null/x': Not a directory
+    """
+    root = Path(path)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{str(root)!r} is a file, not a directory; choose another directory")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write to {str(root)!r}: {exc.strerror or exc}") from None
+    return root
 
 
 def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
@@ -34,8 +53,7 @@ def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
     Files are written to temporary names and renamed, so a reader never sees
     half a file.
     """
-    root = Path(path)
-    root.mkdir(parents=True, exist_ok=True)
+    root = make_output_dir(path)
     world = result.final_world
     _atomic(root / "config.toml", dump_toml(config_to_dict(world.config)))
     _remove_episode_logs(root)  # an overwritten run's, which may have had more episodes
@@ -75,6 +93,8 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
             run and ``overwrite`` is false.
     """
     root = Path(path)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{str(root)!r} is a file, not a directory; choose another directory")
     if (root / "run.json").exists():
         raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
     if not overwrite and (root / "result.json").exists():

@@ -6,6 +6,7 @@ import hashlib
 import importlib
 import itertools
 import json
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -195,11 +196,23 @@ def parse_seeds(text: str | int | Iterable[int]) -> list[int]:
     >>> parse_seeds("1-3,7")
     [1, 2, 3, 7]
     """
+    if isinstance(text, bool) or not isinstance(text, (int, str, Iterable)):
+        raise ConfigError(f"seeds(={text!r}) must be text like '1-20' or '1,3,5-7', an integer, or a list of integers")
     if isinstance(text, int):
-        return [text]
+        return parse_seeds([text])
     if not isinstance(text, str):
-        return [int(s) for s in text]
-    out: list[int] = []
+        out = []
+        for seed in text:
+            try:
+                if isinstance(seed, bool):
+                    raise TypeError
+                out.append(operator.index(seed))
+            except TypeError:
+                raise ConfigError(f"seeds: {seed!r} is not an integer") from None
+        if any(s < 0 for s in out):
+            raise ConfigError(f"seeds {out!r} must be >= 0")
+        return out
+    out = []
     for part in text.replace(" ", "").split(","):
         lo, dash, hi = part.partition("-")
         try:
@@ -260,6 +273,8 @@ def grid(
 def _preset_entry(p: str | Mapping) -> tuple[str, dict, str | None]:
     if isinstance(p, str):
         return p, {}, None
+    if not isinstance(p, Mapping):
+        raise ConfigError(f"preset {p!r} must be a name or a table with name, overrides and label")
     unknown = sorted(set(p) - {"name", "overrides", "label"})
     if unknown:
         raise ConfigError(f"preset table key(s) {', '.join(unknown)} unknown; use name, overrides, label")
@@ -269,6 +284,8 @@ def _preset_entry(p: str | Mapping) -> tuple[str, dict, str | None]:
 def _agent_entry(a: str | Mapping) -> tuple[str, dict]:
     if isinstance(a, str):
         return a, {}
+    if not isinstance(a, Mapping):
+        raise ConfigError(f"agent {a!r} must be a name or a table with name and options")
     unknown = sorted(set(a) - {"name", "options"})
     if unknown:
         raise ConfigError(f"agent table key(s) {', '.join(unknown)} unknown; use name, options")

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.errors import BizSimError, ConfigError
 
 from ._results_file import RESULTS, iter_heads, read_at
 
@@ -404,7 +404,13 @@ def _stale(root: Path) -> bool:
 
 # loading ---------------------------------------------------------------------------
 def _to_pandas(tables: dict[str, Any], path: Path | None) -> Results:
-    return Results(**{n: tables[n].to_pandas() for n in TABLES}, path=path)
+    # Nullable integer and boolean columns whether or not a value is missing: one failed run (whose figures are
+    # null) must not turn int64 into float64 and bool into object, or a filter like runs[runs.bankrupt] break.
+    import pandas as pd
+    import pyarrow as pa
+
+    nullable = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+    return Results(**{n: tables[n].to_pandas(types_mapper=nullable.get) for n in TABLES}, path=path)
 
 
 def _read_dir(root: Path) -> Results:
@@ -466,7 +472,13 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
         return _from_records([record_from_run_dir(root)], None)
     children = sorted(p for p in root.iterdir() if (p / "result.json").exists()) if root.is_dir() else []
     if children:
-        return _from_records([record_from_run_dir(p) for p in children], None)
+        records = []
+        for child in children:
+            try:
+                records.append(record_from_run_dir(child))
+            except BizSimError as exc:  # which of many run directories is at fault
+                raise type(exc)(f"{str(child)!r}: {exc}") from None
+        return _from_records(records, None)
     raise ConfigError(
         f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}) or run directories (result.json)"
     )

@@ -27,6 +27,7 @@ from bizsim.simcore.errors import ConfigError
 from ._results_file import RESULTS, ResultsWriter, encode, finished_ids
 from ._worker import execute_encoded
 from .backends import Backend, make_backend
+from .rundir import make_output_dir
 from .runspec import RunSpec, grid, parse_seeds
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
@@ -207,7 +208,9 @@ def sweep(
             s.check()
             checked.add(key)
     runner = make_backend(backend, workers=workers, ray_address=ray_address)
-    root.mkdir(parents=True, exist_ok=True)
+    if (root / "result.json").exists() and not (root / RESULTS).exists():
+        raise ConfigError(f"{str(root)!r} holds a single run's directory; give the sweep a directory of its own")
+    make_output_dir(root)
     if compact is None:
         compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
     start = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,6 +23,8 @@ def in_range(low: float | None = None, high: float | None = None) -> Callable:
     def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
         if value is None:
             return
+        if not isinstance(value, numbers.Real):  # text or a table where a number belongs: say so, not a TypeError
+            raise ConfigError(f"{attribute.name}(={value!r}) must be a number")
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
             raise ConfigError(f"{attribute.name}(={value!r}) must lie in {bounds}")

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
         ("vending", "markup", {"max_products": True}, "must be an integer"),
         ("vending", "markup", {"min_rate": -0.1}, r"min_rate\(=-0\.1\) must be >= 0"),
         ("startup", "random", {"seed": "x"}, "must be an integer or null"),
+        ("startup", "random", {"max_parallel": -1}, r"max_parallel\(=-1\) must be >= 0"),
+        ("startup", "random", {"seed": -2}, r"seed\(=-2\) must be >= 0"),
         ("startup", "planner", {"pad_teams": 1}, "must be true or false"),
         ("startup", "planner", {"safety_margin": 1.0}, r"safety_margin\(=1\.0\) must be in \[0, 1\)"),
         ("operation", "threshold", {"high": "sleep"}, r"high\(='sleep'\) must be one of"),

@@ -116,6 +116,16 @@ def test_plots_return_the_axis_they_draw_on(sweep_dir):
     assert 2 == len(plots.funds_over_time(res.series, startup, ax=None).get_legend().get_texts())
 
 
+def test_plots_never_pool_presets_or_worlds_by_default(tmp_path):
+    """A grid over two presets draws a line per preset and agent, not one mean over both presets."""
+    sweep(grid("operation", ["default", "hard"], "threshold", "1-2"), tmp_path, backend="serial", progress=False)
+    res = load(tmp_path)
+    ax = plots.series_over_time(res.series, res.runs, "daily_dau", ax=None)
+    assert ["default / threshold (n=2)", "hard / threshold (n=2)"] == [t.get_text() for t in ax.get_legend().get_texts()]
+    one = plots.series_over_time(res.series, res.runs[res.runs.preset == "hard"], "daily_dau", ax=None)
+    assert ["threshold (n=2)"] == [t.get_text() for t in one.get_legend().get_texts()]
+
+
 def test_importing_and_plotting_sets_nothing_global(tmp_path):
     """Importing the analysis modules loads no matplotlib; plotting uses no pyplot and leaves the backend alone."""
     code = (

@@ -320,7 +320,7 @@ def test_toml_extends_a_preset(tmp_path):
         ("[dist.skill_boost]\ntype = 'beta'", "beta dist needs alpha, beta"),
         ("[salary_mid]\nshare = 0.5", "missing 5 required positional arguments"),
         ('extends = "default"\n[salary_mid]\nshare = 0.5', "salary tier shares must sum to 1.0"),
-        ('num_employees = "eight"', "StartupConfig"),
+        ('num_employees = "eight"', r"num_employees\(='eight'\) must be a number"),
         ("a = = 1", "is not valid TOML"),
     ],
 )

@@ -158,6 +158,10 @@ def test_grid_is_the_product_with_seeds_fastest():
     assert [4] == parse_seeds(4)
     with pytest.raises(ConfigError, match="N-M"):
         parse_seeds("3-1")
+    for bad, message in ((["a"], "'a' is not an integer"), (1.5, "must be text"), (True, "must be text"),
+                         ([2, True], "True is not an integer"), (-1, "must be >= 0")):
+        with pytest.raises(ConfigError, match=message):
+            parse_seeds(bad)
     t = grid("startup", {"name": "default", "overrides": {"initial_funds_cents": 1}}, {"name": "random", "options": {"max_parallel": 1}}, 1)[0]
     assert ({"initial_funds_cents": 1}, {"max_parallel": 1}) == (t.overrides, t.agent_options)
 
@@ -354,13 +358,19 @@ def test_a_failing_run_is_recorded_and_the_others_finish(tmp_path):
 
 
 def test_a_worker_that_dies_is_recorded_and_the_pool_goes_on(tmp_path):
-    """A run that kills its worker process is recorded as failed (BrokenProcessPool); runs beside it finish."""
+    """A run that kills its worker process is recorded as failed (WorkerDied, as on Ray); runs beside it finish."""
     specs = grid("startup", "default", "greedy", "1-3") + [RunSpec("startup", agent="tests._sweep_agents:die", seed=1)]
     summary = sweep(specs, tmp_path, backend="process", workers=2, progress=False)
     runs = load(tmp_path).runs
     assert (4, 1) == (summary.ran, summary.failed)
-    assert ["BrokenProcessPool"] == runs[runs.agent == "tests._sweep_agents:die"].error_type.tolist()
+    died = runs[runs.agent == "tests._sweep_agents:die"]
+    assert ["WorkerDied"] == died.error_type.tolist()
+    assert ["WorkerDied: the worker process died running this run"] == died.error.tolist()
+    assert died.error_traceback.iloc[0].startswith("BrokenProcessPool")
     assert 3 == (runs.status == "ok").sum()
+    # a failed run's figures are null, and the columns keep their types: nullable integers and booleans
+    assert ("Int64", "boolean") == (str(runs.final_funds_cents.dtype), str(runs.bankrupt.dtype))
+    assert len(runs[runs.bankrupt]) == int(runs.bankrupt.sum()) and runs.turns.isna().sum() == 1
 
 
 def test_bad_specs_fail_before_anything_runs(tmp_path):
@@ -391,7 +401,7 @@ def test_load_returns_the_documented_columns(serial_dir):
     startup = res.runs[res.runs.world == "startup"]
     assert (startup.metric_value == startup.final_funds_cents).all()
     assert ["startup-v1"] == startup.benchmark_id.unique().tolist()
-    assert "int64" == str(res.runs.seed.dtype) and "float64" == str(res.runs.metric_value.dtype)
+    assert "Int64" == str(res.runs.seed.dtype) and "float64" == str(res.runs.metric_value.dtype)
 
 
 def test_a_sweep_that_cannot_be_compacted_loads_from_its_results(serial_dir, tmp_path, monkeypatch):
@@ -555,10 +565,18 @@ def test_cli_sweep_grid_file(tmp_path, capsys):
     (["sweep", "--world", "startup"], "--out"),
     (["sweep", "missing.toml", "--out", "x"], "does not exist"),
     (["report", "no/such/dir"], "does not exist"),
+    (["sweep", "--world", "startup", "--seeds", "", "--out", "x"], "N-M"),
+    (["sweep", "--world", "startup", "--out", "afile/x"], "Not a directory"),
+    (["sweep", "--world", "startup", "--out", "afile"], "is a file, not a directory"),
+    (["run", "startup", "--out", "afile/run"], "Not a directory"),
+    (["sweep", "--world", "operation", "--agent", "threshold", "--out", "arun"], "single run's directory"),
 ])
 def test_cli_bad_arguments_exit_2_with_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
-    """Bad sweep and report arguments exit with status 2 and name the problem."""
+    """Bad sweep, report and output arguments exit with status 2 and name the problem (before anything runs)."""
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("not a directory")
+    (tmp_path / "arun").mkdir()
+    (tmp_path / "arun" / "result.json").write_text("{}")
     with pytest.raises(SystemExit) as exc:
         sys.exit(main(argv))
     assert 2 == exc.value.code
@@ -570,3 +588,24 @@ def test_cli_report_of_an_empty_directory_exits_2(tmp_path, capsys):
     """A directory without results is refused with a message naming what was expected."""
     assert 2 == main(["report", str(tmp_path)])
     assert "holds no results" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[grid]\nworlds = ["startup"]\nseeds = ["a"]\n', "'a' is not an integer"),
+    ('[grid]\nworlds = ["startup"]\nseeds = 1.5\n', "must be text"),
+    ('[grid]\nworlds = ["startup"]\nseeds = true\n', "must be text"),
+    ('[grid]\nworlds = ["startup"]\nagents = [3]\n', "must be a name or a table"),
+    ('[grid]\nworlds = ["startup"]\npresets = [4]\n', "must be a name or a table"),
+    ("runs = 5\n", "runs must be"),
+    ('grid = "x"\n', "grid must be"),
+    ('[grid]\nworlds = ["startup"]\npresets = [{name = "tutorial", overrides = {initial_funds_cents = "lots"}}]\n',
+     r"initial_funds_cents\(='lots'\) must be a number"),
+])
+def test_a_malformed_grid_file_is_one_clear_error(tmp_path, text, message):
+    """Values of the wrong shape in a grid file are ConfigErrors naming them, not Python tracebacks."""
+    path = tmp_path / "g.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        specs, _ = load_grid(path)
+        for s in specs:
+            s.check()

@@ -168,3 +168,17 @@ def test_writing_a_run_leaves_other_files_in_episodes_alone(tmp_path):
     mine.write_text("keep me")
     run_episode("startup", "default", "greedy", seed=1, out=tmp_path / "run")
     assert "keep me" == mine.read_text()
+
+
+def test_loading_a_folder_of_run_directories_names_the_one_at_fault(tmp_path):
+    """``load`` of a folder of run directories says which directory it could not rebuild."""
+    from bizsim.simcore.errors import BizSimError
+
+    for seed in (1, 2):
+        run_episode("operation", "default", "threshold", seed=seed, out=tmp_path / f"run{seed}")
+    log = tmp_path / "run2" / "commands.jsonl"
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    rows[3]["t_us"] += 1
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(BizSimError, match="run2"):
+        load(tmp_path)
