@@ -122,3 +122,21 @@ def test_provider_embeddings_are_recorded_and_replayed(tmp_path):
     w2 = StartupWorld("default", 1)
     w2.run(again)
     assert 0 == client.calls and w1.snapshot() == w2.snapshot()
+
+
+def test_one_message_recalled_by_two_modules_is_shown_once():
+    """De-duplication compares the message, not the modules' labels: the window and the episodic store recalling the
+    same message give one line (EcoGym's manager compares the raw content)."""
+    window, episodic = RollingWindow(size=5), EpisodicStore(HashingEmbedder(dim=64), threshold=0.0)
+    manager = MemoryManager([window, episodic])
+    manager.observe([item("sold 12 units of sparkling water", turn=1)])
+    recalls = manager.recall("sparkling water sold", 1.0)
+    assert 1 == len(recalls) and 1 == manager.section("sparkling water sold", 1.0).count("sold 12 units")
+
+
+def test_notes_are_shown_in_full():
+    """The note tool takes up to 20,000 characters, and the memory section shows every one of them."""
+    pad = ScratchpadMemory()
+    notes = "; ".join(f"rule {n:04d}" for n in range(1500))
+    assert 16_000 < len(notes) <= 20_000 and pad.handle_tool("memory_note", {"content": notes})["ok"]
+    assert "rule 1499" in MemoryManager([pad]).section("", 0.0)

@@ -204,3 +204,24 @@ def test_under_the_reference_harness_a_task_in_view_is_not_inspected_again():
     assert 3 == ref.final_world.actions_today  # the world ran discover, browse and the first inspection only
     seen, own = play("default")
     assert "selected" in seen[3] and "selected" in seen[4] and 5 == own.final_world.actions_today
+
+
+def test_a_restart_keeps_the_notes_and_says_so_and_memory_tool_calls_are_logged(tmp_path):
+    """Vending with no cash ends in bankruptcy at once; episode 2 opens with a restart message and the notes of
+    episode 1 in its system prompt, and the note call is in ``agent_commands.jsonl``."""
+    cfg = attrs.evolve(VENDING["small"], initial_money_cents=0, stagnation_days=1)
+    seen = []
+
+    def policy(messages, tools):
+        seen.append((messages[0]["content"], next(m["content"] for m in messages if m["role"] == "user")))
+        if len(seen) == 1:
+            return {"content": None, "tool_calls": [{"name": "memory_note", "arguments": {"content": "LESSON: buy less"}}]}
+        return {"content": None, "tool_calls": [{"name": "task_done", "arguments": {}}]}
+
+    run = run_episode("vending", cfg, "llm", seed=1, max_episodes=2, agent_options={
+        "client": ScriptedClient(policy), "memory": "scratchpad", "run_dir": tmp_path})
+    assert 2 == len(run.episodes)
+    system, first = seen[-1]
+    assert "LESSON: buy less" in system and first.startswith("Episode 1 ended in bankruptcy") and "notes" in first
+    logged = [json.loads(line) for line in (tmp_path / "agent_commands.jsonl").read_text().splitlines()]
+    assert "memory_note" == logged[0]["tool"] and logged[0]["result"]["ok"]

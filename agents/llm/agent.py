@@ -120,6 +120,7 @@ class LLMAgent:
             secrets=self.secrets, log_raw=cfg.log_raw,
         )
         self.total = HarnessStats()
+        self._carried_notes = ""  # the note tool's notes when the last episode ended (see _memory)
         self.episodes: list[dict] = []
         self.episode = 0
         self.roles: dict[str, RoleClient] = {}
@@ -156,7 +157,10 @@ class LLMAgent:
             def embed(texts: Sequence[str]) -> list[list[float]]:
                 return self.gateway.embed(texts, model, {"episode": episode})
 
-        return build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day, embed=embed)
+        memory = build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day, embed=embed)
+        for pad in _note_keepers(memory):
+            pad.notes = self._carried_notes if episode > 1 else ""  # a restart keeps the notes, as a world's scratchpad
+        return memory
 
     def _check_caps(self, session: Session, max_turns: int | None, protocol: Any = None) -> None:
         cfg, total = self.config, self.total
@@ -218,6 +222,7 @@ class LLMAgent:
             if not world.done:
                 world.abort(exc.detail)
         session.flush_memory()
+        self._carried_notes = next((pad.notes for pad in _note_keepers(session.memory)), "")
         if record["terminal_detail"] is None:
             record["terminal_detail"] = world.terminal_detail
 
@@ -264,6 +269,11 @@ class LLMAgent:
             "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
             "roles": {name: r.stats.to_dict() for name, r in self.roles.items()},
         }
+
+
+def _note_keepers(memory: Any) -> list[Any]:
+    """The scratchpad modules that keep their own notes (worlds without a scratchpad of their own)."""
+    return [m for m in getattr(memory, "modules", ()) if getattr(m, "keeps_notes", False)]
 
 
 def llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:

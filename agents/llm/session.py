@@ -128,9 +128,9 @@ class Session:
         self._log({"source": source, "t_us": t_us, "tool": name, "args": arguments, "result": result})
         return result, spec.name if spec is not None else None
 
-    def log_refusal(self, name: str, arguments: Any, result: dict) -> None:
-        """Log a model's tool call the harness refused before it reached the world (unknown tool, unreadable
-        arguments), so ``agent_commands.jsonl`` holds every call."""
+    def log_call(self, name: str, arguments: Any, result: dict) -> None:
+        """Log a model's tool call answered without the world (a memory tool, or a call the harness refused: an
+        unknown tool, unreadable arguments), so ``agent_commands.jsonl`` holds every call."""
         self._log({"source": "model", "t_us": self.world.now_us, "tool": name, "args": arguments, "result": result})
 
     def advance(self, source: str = "harness") -> Generator[simpy.Event, Any, Any]:

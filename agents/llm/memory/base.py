@@ -10,7 +10,6 @@ import attrs
 __all__ = ["MemoryItem", "MemoryManager", "MemoryModule", "Recall"]
 
 _ITEM_CHARS = 300
-_NOTES_CHARS = 4000
 _SECTIONS = (("notes", "Notes"), ("variables", "Variables"), ("memories", "Relevant memories"), ("history", "Recent history"))
 
 
@@ -38,6 +37,8 @@ class Recall:
     score: float
     section: str
     turn: int = 0
+    #: The remembered message itself, without the module's label: what de-duplication compares (default: ``text``).
+    content: str | None = None
 
 
 @runtime_checkable
@@ -58,8 +59,10 @@ class MemoryModule(Protocol):
 class MemoryManager:
     """Runs a set of modules: feeds them the turn's items, merges their recalls into one prompt section.
 
-    Recalls from all modules are sorted by score, de-duplicated by lower-cased
-    text and cut to ``limit``; the section is appended to the system prompt.
+    Recalls from all modules are sorted by score, de-duplicated by the
+    lower-cased message they recall (not the modules' labels) and cut to
+    ``limit``; the section is appended to the system prompt. Notes are shown
+    in full: the note tool bounds them.
     """
 
     def __init__(self, modules: Sequence[MemoryModule] = (), limit: int = 15) -> None:
@@ -81,7 +84,8 @@ class MemoryManager:
         hits.sort(key=lambda r: -r.score)
         seen, out = set(), []
         for r in hits:
-            key = r.text.strip().lower()
+            # the raw message, as EcoGym's manager compares: the same message recalled by two modules is shown once
+            key = (r.text if r.content is None else r.content).strip().lower()
             if key in seen:
                 continue
             seen.add(key)
@@ -103,10 +107,11 @@ class MemoryManager:
             if not rows:
                 continue
             parts.append(f"{title}:")
-            limit = _NOTES_CHARS if key == "notes" else _ITEM_CHARS
             for r in rows:
-                text = r.text if len(r.text) <= limit else r.text[:limit] + "…"
-                parts.append(f"- {text}" if key != "notes" else text)
+                if key == "notes":
+                    parts.append(r.text)
+                else:
+                    parts.append("- " + (r.text if len(r.text) <= _ITEM_CHARS else r.text[:_ITEM_CHARS] + "…"))
         return "\n".join(parts)
 
     def tools(self) -> list[dict]:

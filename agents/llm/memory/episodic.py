@@ -71,5 +71,6 @@ class EpisodicStore:
             if s < self.threshold:
                 break
             i = self.items[idx]
-            out.append(Recall(f"(turn {i.turn}, day {i.t_h / 24:.1f}, {i.role}) {i.text}", s, "memories", i.turn))
+            out.append(Recall(f"(turn {i.turn}, day {i.t_h / 24:.1f}, {i.role}) {i.text}", s, "memories", i.turn,
+                              i.text))
         return out

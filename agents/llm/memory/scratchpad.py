@@ -27,6 +27,11 @@ class ScratchpadMemory:
         self.notes = ""
 
     @property
+    def keeps_notes(self) -> bool:
+        """True when the module keeps the notes itself (no world scratchpad): they are what a restart carries."""
+        return self._world is None
+
+    @property
     def text(self) -> str:
         """The current notes."""
         return self._world.scratchpad if self._world is not None else self.notes

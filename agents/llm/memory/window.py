@@ -35,11 +35,12 @@ class RollingWindow:
         """The newest items, then older ones similar to ``query``."""
         items = list(self.items)
         fresh = items[-self.newest:] if self.newest else []
-        out = [Recall(f"(turn {i.turn}, {i.role}) {i.text}", 1.0, "history", i.turn) for i, _ in reversed(fresh)]
+        out = [Recall(f"(turn {i.turn}, {i.role}) {i.text}", 1.0, "history", i.turn, i.text)
+               for i, _ in reversed(fresh)]
         q = words(query)
         scored = [(jaccard(q, w), i) for i, w in items[: len(items) - len(fresh)]]
         scored = [x for x in scored if x[0] >= self.threshold]
         scored.sort(key=lambda x: (-x[0], -x[1].turn))
         for score, i in scored[: self.top]:
-            out.append(Recall(f"(turn {i.turn}, {i.role}) {i.text}", score, "history", i.turn))
+            out.append(Recall(f"(turn {i.turn}, {i.role}) {i.text}", score, "history", i.turn, i.text))
         return out

@@ -61,6 +61,10 @@ tool without arguments takes {{}}. When the schema and your intuition disagree, 
 - You have at most {budget} actions per day. After that the system calls `{done}` for you."""
 
 FIRST_MESSAGE = "The simulation has started. Please proceed: act through the tools."
+#: Before the first message of a later episode (a restart after bankruptcy).
+RESTART_MESSAGE = ("Episode {n} ended in bankruptcy. The business starts again from the beginning, in the same world "
+                   "and with a fresh state. ")
+RESTART_NOTES = "Your notes were kept: they are in the system prompt. "
 NO_CALL_WARNING = (
     "Your last reply contained no structured tool call, so nothing happened. You must act through the "
     "function-calling interface: exactly one tool call per turn."
@@ -119,6 +123,10 @@ class EcoGymProtocol:
         """A fresh conversation."""
         self.history: list[Msg] = []
         self.pending_user: str | None = FIRST_MESSAGE
+        if session.episode > 1:
+            kept = any(getattr(m, "keeps_notes", False) for m in getattr(session.memory, "modules", ()))
+            self.pending_user = RESTART_MESSAGE.format(n=session.episode - 1) + (RESTART_NOTES if kept else "") \
+                + FIRST_MESSAGE
         self._tools: list[dict] | None = None
         self._auto = 0
         self.thinking = False  # the model sends signed thinking blocks (see before_call)
@@ -239,6 +247,7 @@ class EcoGymProtocol:
             handled = session.memory.handle_tool(name, args)
             if handled is not None:
                 session.bump("memory_tool_calls")
+                session.log_call(name, args, handled)
                 return handled, None
         try:
             spec = session.world.commands.by_tool_name(name)
@@ -251,20 +260,20 @@ class EcoGymProtocol:
         if error is not None:
             session.bump("invalid_arguments")
             result: dict = {"error": error}
-            session.log_refusal(name, arguments, result)
+            session.log_call(name, arguments, result)
             return result, None
         if self.reference and name == _INSPECT and self._inspected(args.get("task_id")):
             session.bump("repeat_inspections")
             result = {"error": f"Task {args['task_id']} was inspected already: its details are in the conversation "
                                "above, and it is not shown again.",
                       "hint": "Submit a solution with solution_submit, or move on to another task."}
-            session.log_refusal(name, arguments, result)
+            session.log_call(name, arguments, result)
             return result, None
         if spec is None or spec.hidden:
             session.bump("unknown_tools")
             names = ", ".join(t["function"]["name"] for t in self._tools or self.world_tools)
             result = {"error": f"Unknown tool '{name}'. Tools: {names}."}
-            session.log_refusal(name, arguments, result)
+            session.log_call(name, arguments, result)
             return result, None
         result, command = yield from session.run_tool(name, args)
         return result, command

@@ -235,6 +235,7 @@ class YCBenchProtocol:
             handled = session.memory.handle_tool(name, args)
             if handled is not None:
                 session.bump("memory_tool_calls")
+                session.log_call(name, args, handled)
                 return handled, None, None
         if self.faithful:
             return (yield from self._run_call_reference(session, name, arguments))
