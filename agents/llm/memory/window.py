@@ -15,7 +15,10 @@ class RollingWindow:
 
     Recall returns the ``newest`` most recent items (score 1.0) plus older
     ones whose word-set Jaccard similarity with the query reaches
-    ``threshold`` (at most ``top``), as EcoGym's rolling window does.
+    ``threshold`` (at most ``top``), as EcoGym's rolling window does. Words
+    are bizsim's (:mod:`._text`: split at punctuation, common words left out),
+    where the reference splits at spaces only, so a compact JSON tool result
+    is many words here, not one.
     """
 
     name = "window"
