@@ -132,3 +132,24 @@ def test_a_fatal_error_is_not_retried(capfd):
     assert "AuthenticationError" in agent.episodes[0]["message"] and KEY not in agent.episodes[0]["message"]
     out, err = capfd.readouterr()
     assert "litellm" not in (out + err).lower()  # the harness reports errors itself; no banners over progress bars
+
+
+def test_embedding_calls_that_keep_failing_end_the_run_after_the_failure_limit():
+    """Provider embeddings are retried like chat calls and, failing every time, end the run with ``api_failures``."""
+    from bizsim.agents.llm import ScriptedClient
+    from bizsim.agents.llm.errors import FatalModelError, TransientModelError
+
+    class NoEmbeddings(ScriptedClient):
+        attempts = 0
+
+        def embed(self, texts, model=None):
+            NoEmbeddings.attempts += 1
+            if NoEmbeddings.attempts > 10:  # a harness that never gives up fails the test instead of hanging it
+                raise FatalModelError("gave up waiting for the harness to give up")
+            raise TransientModelError("embedding endpoint down")
+
+    agent = LLMAgent(client=NoEmbeddings(greedy_policy), memory="episodic", embedder="provider:emb", max_api_failures=3,
+                     sleep=lambda s: None)
+    world = StartupWorld("default", 1)
+    world.run(agent)
+    assert (Status.ERROR, "api_failures", 3) == (world.status, world.terminal_detail, NoEmbeddings.attempts)

@@ -69,3 +69,18 @@ def test_a_torn_last_line_and_a_garbled_line_are_skipped(tmp_path):
     good = encode({"v": 1, "run_id": "a", "status": "ok", "series": {"name": []}, "wall_s": 1.5})
     path.write_text("not json\n" + good + '{"v": 1, "run_id": "b"', encoding="utf-8")
     assert [(9, {"v": 1, "run_id": "a", "status": "ok", "wall_s": 1.5})] == list(iter_heads(path))
+
+
+def test_a_valid_record_without_its_newline_is_torn_and_a_run_counts_by_its_last_line(tmp_path):
+    """A line is complete only with its newline, even when it parses; a run recorded twice counts by its last line."""
+    from bizsim.analysis._results_file import finished_ids
+
+    path = tmp_path / "results.jsonl"
+    failed = encode({"v": 1, "run_id": "a", "status": "error", "error": {"type": "X"}})
+    passed = encode({"v": 1, "run_id": "a", "status": "ok", "wall_s": 1.0})
+    cut = encode({"v": 1, "run_id": "b", "status": "ok", "wall_s": 2.0}).rstrip("\n")  # valid JSON, no newline
+    path.write_text(failed + passed + cut, encoding="utf-8")
+    assert {"a"} == finished_ids(path, include_errors=False) == finished_ids(path)
+    assert ["a", "a"] == [rec["run_id"] for _, rec in iter_heads(path)]
+    path.write_text(passed + failed, encoding="utf-8")
+    assert set() == finished_ids(path, include_errors=False) and {"a"} == finished_ids(path)
