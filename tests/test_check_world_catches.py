@@ -1,0 +1,70 @@
+"""check_world fails deliberately broken worlds: broken invariants, replay gaps, refusals that change state."""
+
+from __future__ import annotations
+
+import pytest
+
+from bizsim.models.operation import OperationWorld
+from bizsim.simcore.check import check_world
+
+
+def two_days(world):
+    """An agent that ends two days and stops."""
+    yield world.advance()
+    yield world.advance()
+
+
+class LateRecordWorld(OperationWorld):
+    """Records day 0's transition a day late: the history is short at day 1, whole again at day 2."""
+
+    def end_day(self, day: int) -> dict:
+        report = super().end_day(day)
+        if day == 0:
+            self._late = self.dau_history.pop()
+        elif day == 1:
+            self.dau_history.insert(0, self._late)
+        return report
+
+
+class WelcomeBonusWorld(OperationWorld):
+    """Adds content when an agent process starts: a change outside any command, so no log can replay it."""
+
+    def run(self, agent):
+        self.content_volume += 10
+        return super().run(agent)
+
+
+class RefusalCostsWorld(OperationWorld):
+    """Counts a refused command line against the day's budget."""
+
+    def execute(self, line: str, *, allow_hidden: bool = False):
+        out = super().execute(line, allow_hidden=allow_hidden)
+        if isinstance(out, dict) and "error" in out:
+            self.actions_today += 1
+        return out
+
+
+def test_the_unbroken_world_passes_with_the_same_agent():
+    """The unbroken operation world passes check_world with the same agent, so each failure below is its bug's."""
+    check_world(lambda s: OperationWorld("default", s), two_days, seeds=(1,))
+
+
+def test_check_world_catches_an_invariant_broken_mid_episode():
+    """An invariant broken at a decision point fails check_world even when it holds again at the end."""
+    world = LateRecordWorld("default", 1)
+    world.run(two_days)
+    assert [] == world.invariants()  # only the decision point in between sees the bug
+    with pytest.raises(AssertionError, match="invariants broken: .*0 transitions recorded on day 1"):
+        check_world(lambda s: LateRecordWorld("default", s), two_days, seeds=(1,))
+
+
+def test_check_world_catches_state_the_replay_misses():
+    """A change made outside the command log fails check_world: replay does not reproduce the final state."""
+    with pytest.raises(AssertionError, match="replay does not reproduce the final state"):
+        check_world(lambda s: WelcomeBonusWorld("default", s), two_days, seeds=(1,))
+
+
+def test_check_world_catches_a_refusal_that_changes_state():
+    """A refused command that changes the state fails check_world, naming the command line."""
+    with pytest.raises(AssertionError, match="refused command '' changed the state"):
+        check_world(lambda s: RefusalCostsWorld("default", s), two_days, seeds=(1,))
