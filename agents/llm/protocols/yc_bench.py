@@ -61,6 +61,8 @@ _RESUME_LINE = "yc-bench sim resume"
 
 def _help_for(commands: Any, line: str) -> str | None:
     """Help text for a line that asks for it with ``--help`` (one command's, a group's or all), else ``None``."""
+    if "--help" not in line:  # the common case, without a shell parse
+        return None
     try:
         argv = shlex.split(line)
     except ValueError:
