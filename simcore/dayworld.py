@@ -44,7 +44,6 @@ class DayWorld(World):
         self.horizon_days = horizon_days
         self.day = 0
         self.actions_today = 0
-        self._actions_closed = False
 
     @property
     def horizon_us(self) -> int:

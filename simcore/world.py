@@ -69,7 +69,8 @@ class World:
         self.finished = self.env.event()
         self._now_us = 0
         self._waiter: simpy.Event | None = None
-        self._actions_closed = False  # on the instance: read by every command
+        #: Counted commands are refused while this is true (see :meth:`_refuse`); a day-based world sets it.
+        self._actions_closed = False
 
     # clock ---------------------------------------------------------------
     @property
@@ -158,8 +159,6 @@ class World:
             self._action_taken()
         return result
 
-    #: Counted commands are refused while this is true (see :meth:`_refuse`); a day-based world sets it.
-    _actions_closed: bool = False
     #: Whether :meth:`_action_taken` hears of every accepted counted command.
     _counts_actions: ClassVar[bool] = False
 
