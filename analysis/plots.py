@@ -125,8 +125,8 @@ def funds_over_time(
 
 
 def per_seed_trajectories(
-    series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] | None = None, *, ax: Any = None,
-    cents: bool | None = None,
+    series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] | None = None, *,
+    ax: Any = None, cents: bool | None = None,
 ) -> Any:
     """One thin line per run (no filling after an early end), coloured by group."""
     ax = ax if ax is not None else new_axes()

@@ -215,7 +215,8 @@ def test_a_restart_keeps_the_notes_and_says_so_and_memory_tool_calls_are_logged(
     def policy(messages, tools):
         seen.append((messages[0]["content"], next(m["content"] for m in messages if m["role"] == "user")))
         if len(seen) == 1:
-            return {"content": None, "tool_calls": [{"name": "memory_note", "arguments": {"content": "LESSON: buy less"}}]}
+            note = {"name": "memory_note", "arguments": {"content": "LESSON: buy less"}}
+            return {"content": None, "tool_calls": [note]}
         return {"content": None, "tool_calls": [{"name": "task_done", "arguments": {}}]}
 
     run = run_episode("vending", cfg, "llm", seed=1, max_episodes=2, agent_options={

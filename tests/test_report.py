@@ -121,7 +121,8 @@ def test_plots_never_pool_presets_or_worlds_by_default(tmp_path):
     sweep(grid("operation", ["default", "hard"], "threshold", "1-2"), tmp_path, backend="serial", progress=False)
     res = load(tmp_path)
     ax = plots.series_over_time(res.series, res.runs, "daily_dau", ax=None)
-    assert ["default / threshold (n=2)", "hard / threshold (n=2)"] == [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert ["default / threshold (n=2)", "hard / threshold (n=2)"] == labels
     one = plots.series_over_time(res.series, res.runs[res.runs.preset == "hard"], "daily_dau", ax=None)
     assert ["threshold (n=2)"] == [t.get_text() for t in one.get_legend().get_texts()]
 

@@ -157,7 +157,8 @@ class LLMAgent:
             def embed(texts: Sequence[str]) -> list[list[float]]:
                 return self.gateway.embed(texts, model, {"episode": episode})
 
-        memory = build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day, embed=embed)
+        memory = build_memory(names, world, limit=cfg.memory_limit, decay_per_day=cfg.episodic_decay_per_day,
+                              embed=embed)
         for pad in _note_keepers(memory):
             pad.notes = self._carried_notes if episode > 1 else ""  # a restart keeps the notes, as a world's scratchpad
         return memory

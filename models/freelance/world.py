@@ -143,7 +143,8 @@ class FreelanceWorld(DayWorld):
             end = self.end_days.get(tid) if tid is not None else None
             why = "has expired" if end is not None and end < self.day and tid not in self.submitted else (
                 "was already submitted" if tid in self.submitted else "is not in your active pool")
-            raise FreelanceError("error", f"Task {task_id!r} {why}.", "Call tasks_browse to list the tasks you can work on.")
+            raise FreelanceError("error", f"Task {task_id!r} {why}.",
+                                 "Call tasks_browse to list the tasks you can work on.")
         return self.tasks[tid]
 
     def answer_of(self, task_id: str | int) -> str:
@@ -305,8 +306,9 @@ class FreelanceWorld(DayWorld):
         cost, energy, relief = self.config.rest(level)
         if self.money_cents < cost:
             raise FreelanceError("failed", f"Not enough money for {level} rest: it costs ${cost / 100:.2f}, you have "
-                                 f"${self.money_cents / 100:.2f}.", "Choose a cheaper level.", reason="insufficient_funds",
-                                 cost_required=cost / 100, current_money=self.money_cents / 100)
+                                 f"${self.money_cents / 100:.2f}.", "Choose a cheaper level.",
+                                 reason="insufficient_funds", cost_required=cost / 100,
+                                 current_money=self.money_cents / 100)
         e0, s0 = self.energy, self.stress
         if cost:
             self._spend(cost, "rest")

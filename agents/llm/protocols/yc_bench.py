@@ -197,7 +197,8 @@ class YCBenchProtocol:
                 result, _, text = self._refused(f"Not run: at most {self.max_calls} tool calls are executed per turn.", "")
             else:
                 result, command, text = yield from self._run_call(session, call.name, call.arguments)
-            if command == self.advance_command and isinstance(result, dict) and (not self.faithful or self._resume_counts):
+            counts = not self.faithful or self._resume_counts  # preset reference: as its harness counts a resume
+            if command == self.advance_command and isinstance(result, dict) and counts:
                 resumed = True
                 if self.faithful:
                     events = []

@@ -49,7 +49,9 @@ def refusal(command: Any) -> str | None:
     return None
 
 
-def tool_message(command: Any, result: Any = None, *, exit_code: int, stderr: str = "", stdout: str | None = None) -> str:
+def tool_message(
+    command: Any, result: Any = None, *, exit_code: int, stderr: str = "", stdout: str | None = None
+) -> str:
     """The tool message text for a command: ``exit_code`` 0 (``result`` printed, or ``stdout`` as given: help
     text), 1 (its error) or 2 (usage)."""
     if stdout is not None:
