@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.errors import ConfigError
 
-from ._results_file import RESULTS, ResultsWriter, encode, finished_ids
+from ._results_file import RESULTS, ResultsWriter, encode, finished_ids, iter_heads
 from ._worker import execute_encoded
 from .backends import Backend, make_backend
 from .rundir import make_output_dir
@@ -46,6 +46,8 @@ class SweepSummary:
     failed: int
     elapsed_s: float
     compacted: bool
+    #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
+    relabelled: int = 0
 
     def load(self) -> Any:
         """The result tables (:func:`bizsim.analysis.load`)."""
@@ -54,9 +56,11 @@ class SweepSummary:
         return load(self.out)
 
     def __str__(self) -> str:
+        note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
+                "(a label is not part of the run id)") if self.relabelled else ""
         return (
             f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
-            f"{self.elapsed_s:.1f} s; results in {self.out}"
+            f"{self.elapsed_s:.1f} s; results in {self.out}{note}"
         )
 
 
@@ -218,6 +222,7 @@ def sweep(
         _write_manifest(root, unique)
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
+        relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
         if preflight:
             _preflight(todo)
         job = functools.partial(execute_encoded, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
@@ -247,5 +252,13 @@ def sweep(
         write_tables(root)
     return SweepSummary(
         out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
-        elapsed_s=time.perf_counter() - start, compacted=bool(compact),
+        elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled,
     )
+
+
+def _relabelled(results: Path, done: Mapping[str, RunSpec]) -> int:
+    """How many runs already done were recorded under another preset label than their spec now gives."""
+    if not done:
+        return 0
+    recorded = {rec["run_id"]: rec.get("preset_label") for _, rec in iter_heads(results) if rec["run_id"] in done}
+    return sum(1 for rid, spec in done.items() if rid in recorded and recorded[rid] != spec.preset_label)

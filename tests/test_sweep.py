@@ -609,3 +609,15 @@ def test_a_malformed_grid_file_is_one_clear_error(tmp_path, text, message):
         specs, _ = load_grid(path)
         for s in specs:
             s.check()
+
+
+def test_a_relabelled_preset_on_resume_keeps_its_recorded_label_and_says_so(tmp_path):
+    """A label is not part of the run id: a resumed sweep under a new label runs nothing and reports the mismatch."""
+    def specs(label):
+        return grid("operation", {"name": "default", "label": label}, "threshold", "1-2")
+
+    first = sweep(specs("old"), tmp_path, backend="serial", progress=False, compact=False)
+    again = sweep(specs("new"), tmp_path, backend="serial", progress=False, compact=False)
+    same = sweep(specs("old"), tmp_path, backend="serial", progress=False, compact=False)
+    assert (0, 2, 0) == (first.relabelled, again.relabelled, same.relabelled) and 0 == again.ran
+    assert "2 of the runs already done keep the preset label" in str(again)
