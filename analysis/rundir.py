@@ -93,8 +93,6 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
             run and ``overwrite`` is false.
     """
     root = Path(path)
-    if root.exists() and not root.is_dir():
-        raise ConfigError(f"{str(root)!r} is a file, not a directory; choose another directory")
     if (root / "run.json").exists():
         raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
     if not overwrite and (root / "result.json").exists():
