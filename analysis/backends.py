@@ -163,8 +163,9 @@ class ProcessBackend:
         except BrokenProcessPool as exc:
             pool.shutdown(wait=False, cancel_futures=True)
             raise BizSimError(
-                f"the sweep's worker processes cannot start ({exc}); run the sweep from a script file or a notebook "
-                "(not from stdin), or use backend='serial' to see the error"
+                f"the sweep's worker processes cannot start ({exc}). In a script, put the sweep under "
+                "`if __name__ == \"__main__\":` (each worker imports the script again); from stdin, use a script "
+                "file or a notebook; or use backend='serial' to see the error"
             ) from None
         return pool
 
