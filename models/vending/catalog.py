@@ -9,6 +9,7 @@ can be run in the reference implementation too.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -168,12 +169,9 @@ def _cents(value: Any, where: str) -> int:
 def _number(obj: dict, key: str, where: str, default: float | None = None) -> float:
     value = obj.get(key, default)
     if isinstance(value, str):  # the reference reads these fields with float(), so "7.0" is a number there too
-        try:
-            number = float(value)
-        except ValueError:
-            number = math.nan
-        if math.isfinite(number):
-            return number
+        with contextlib.suppress(ValueError):
+            if math.isfinite(number := float(value)):
+                return number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{where}: {key}(={value!r}) must be a number")
     return float(value)
