@@ -1,60 +1,129 @@
-"""Agents: baselines, planners and drivers. Each agent is a SimPy process."""
+"""Agents: baselines, planners, the LLM agent and drivers. Each agent is a SimPy process.
+
+A world's agents live in a subpackage named for it (``bizsim.agents.startup``); the registry
+(:mod:`bizsim.simcore.registry`) names them and imports one only when it is used, so importing
+this package loads no agent, no LLM client and no driver.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-from bizsim.simcore.errors import ConfigError
+from .declare import AgentDef, agent
 
-from .freelance_baselines import FREELANCE_AGENTS
-from .freelance_planner import planner as freelance_planner_agent
-from .llm import LLMAgent, llm_agent
-from .operation_baselines import OPERATION_AGENTS
-from .operation_planner import planner as operation_planner_agent
-from .options import check_agent_options
-from .startup_baselines import greedy, greedy_reference, random_agent
-from .startup_planner import planner
-from .vending_baselines import markup
-from .vending_planner import planner as vending_planner_agent
+if TYPE_CHECKING:
+    from .llm import LLMAgent, llm_agent
+    from .startup import greedy, greedy_reference, planner, random_agent
+    from .vending import markup
 
-__all__ = ["AGENTS", "LLMAgent", "make_agent", "agent_names", "greedy", "greedy_reference", "llm_agent", "markup",
-           "planner", "random_agent"]
+__all__ = ["AGENTS", "AgentDef", "LLMAgent", "agent", "agent_names", "greedy", "greedy_reference", "llm_agent",
+           "make_agent", "markup", "planner", "random_agent", "resolve_agent"]
 
-#: world -> agent name -> agent function ``fn(world, **options)``
-AGENTS: dict[str, dict[str, Callable]] = {
-    "startup": {"greedy": greedy, "greedy-reference": greedy_reference, "random": random_agent, "llm": llm_agent,
-                "planner": planner},
-    "operation": {**OPERATION_AGENTS, "planner": operation_planner_agent, "llm": llm_agent},
-    "vending": {"markup": markup, "planner": vending_planner_agent, "llm": llm_agent},
-    "freelance": {**FREELANCE_AGENTS, "planner": freelance_planner_agent, "llm": llm_agent},
+#: Names kept importable from here (``from bizsim.agents import greedy``), imported on first use.
+_LAZY = {
+    "greedy": "bizsim.agents.startup", "greedy_reference": "bizsim.agents.startup",
+    "random_agent": "bizsim.agents.startup", "planner": "bizsim.agents.startup", "markup": "bizsim.agents.vending",
+    "LLMAgent": "bizsim.agents.llm", "llm_agent": "bizsim.agents.llm",
 }
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'bizsim.agents' has no attribute {name!r}")
 
 
 def agent_names(world: str) -> list[str]:
     """The agents registered for a world."""
-    return list(AGENTS.get(world, {}))
+    from bizsim.simcore.registry import world_spec
+
+    return list(world_spec(world).agents)
+
+
+def resolve_agent(world: str, name: str) -> AgentDef:
+    """The agent ``name`` of ``world``: a registered name, or ``package.module:function`` for one of your own.
+
+    Raises:
+        ConfigError: no such agent, or the reference cannot be imported.
+    """
+    from bizsim.simcore.errors import ConfigError
+    from bizsim.simcore.registry import load_object, world_spec
+
+    if ":" in name:
+        _importable_here()
+        try:
+            found = load_object(name)
+        except ConfigError as exc:
+            raise ConfigError(f"agent {exc}; give 'package.module:function'") from None
+        if not callable(found):
+            raise ConfigError(f"agent {name!r} is a {type(found).__name__}, not an agent function")
+        return found if isinstance(found, AgentDef) else AgentDef(found, name=name)
+    found = world_spec(world).agent(name)
+    return found if isinstance(found, AgentDef) else AgentDef(found, name=name)
+
+
+def _importable_here() -> None:
+    """Make the current directory importable, so ``mymod:fn`` finds ``./mymod.py`` as ``python -m`` would."""
+    import os
+    import sys
+
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
 
 def make_agent(world: str, name: str, options: dict[str, Any] | None = None) -> Callable:
     """An agent process factory ``world -> generator`` with options bound and checked.
 
-    An agent function with a ``make`` attribute (the LLM agent) is built once
-    with the options and serves every episode, so it can carry state across
-    restarts; its accepted options are listed in ``option_names``.
+    ``name`` is a registered agent or ``package.module:function``. An agent
+    declared with ``make`` (the LLM agent) is built once with the options and
+    serves every episode, so it can carry state across restarts.
     """
-    table = AGENTS.get(world, {})
-    if name not in table:
-        raise ConfigError(f"unknown agent {name!r} for world {world!r}; choose one of {', '.join(table) or 'none'}")
-    fn = table[name]
-    options = dict(options or {})
-    make = getattr(fn, "make", None)
-    if make is None:
-        check_agent_options(name, fn, options)
-        return lambda w: fn(w, **options)
-    unknown = sorted(set(options) - set(fn.option_names))
-    if unknown:
-        raise ConfigError(
-            f"agent {name!r} has no option(s) {', '.join(unknown)}; its options: {', '.join(fn.option_names)}"
-        )
-    return make(**options)
+    return resolve_agent(world, name).bind(options, label=name)
+
+
+class _WorldAgents(Mapping[str, AgentDef]):
+    """One world's agents by name, each imported when looked up."""
+
+    def __init__(self, world: str) -> None:
+        from bizsim.simcore.registry import world_spec
+
+        self._spec = world_spec(world)
+
+    def __getitem__(self, name: str) -> AgentDef:
+        if name not in self._spec.agents:
+            raise KeyError(name)
+        return resolve_agent(self._spec.name, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spec.agents)
+
+    def __len__(self) -> int:
+        return len(self._spec.agents)
+
+
+class _Agents(Mapping[str, _WorldAgents]):
+    """world -> agent name -> agent, read from the registry."""
+
+    def __getitem__(self, world: str) -> _WorldAgents:
+        from bizsim.simcore.errors import ConfigError
+
+        try:
+            return _WorldAgents(world)
+        except ConfigError:
+            raise KeyError(world) from None
+
+    def __iter__(self) -> Iterator[str]:
+        from bizsim.simcore.registry import world_names
+
+        return iter(world_names())
+
+    def __len__(self) -> int:
+        from bizsim.simcore.registry import world_names
+
+        return len(world_names())
+
+
+#: world -> agent name -> agent (a read-only view of the registry).
+AGENTS: Mapping[str, Mapping[str, AgentDef]] = _Agents()

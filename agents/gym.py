@@ -1,7 +1,7 @@
 """Gymnasium adapters for every registered world, as ``bizsim/<world>-v<version>``.
 
 Importing this module registers one environment id per world of
-:data:`bizsim.models.WORLDS` (lazy entry-point strings: no world is built
+:func:`bizsim.simcore.registry.world_names` (lazy entry-point strings: no world is built
 until ``gymnasium.make``). ``import bizsim`` alone registers nothing.
 
 >>> import gymnasium
@@ -43,8 +43,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("bizsim.agents.gym needs gymnasium: pip install 'bizsim[gym]'") from exc
 
-from bizsim.models import WORLDS, world_class
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.registry import load_object, world_names, world_spec
 
 from .textenv import TextEnv
 
@@ -75,28 +75,21 @@ def _no_shared_memory(space: ObservationText, n: int = 1, ctx: Any = None) -> An
     raise CustomSpaceError("bizsim's text observations cannot go through Gymnasium's shared memory; "
                            "use make_vec(..., vector_kwargs={'shared_memory': False})")
 
-#: Worlds with a discrete action space: world -> "module:attribute" of its action names (the advance command follows).
-DISCRETE_ACTIONS: dict[str, str] = {"operation": "bizsim.models.operation:ACTIONS"}
-
-
 def env_id(world: str) -> str:
     """The Gymnasium id of a registered world, e.g. ``bizsim/operation-v1``.
 
     >>> env_id("startup")
     'bizsim/startup-v1'
     """
-    name = world_class(world).name
-    return f"bizsim/{name}-v{WORLDS[name][1]}"
+    return f"bizsim/{world_spec(world).benchmark_id}"
 
 
 def _discrete_names(world: str) -> tuple[str, ...] | None:
-    path = DISCRETE_ACTIONS.get(world)
-    if path is None:
+    """A world's discrete actions (its registration's ``discrete_actions``) and its advance command last."""
+    spec = world_spec(world)
+    if spec.discrete_actions is None:
         return None
-    import importlib
-
-    module, _, attr = path.partition(":")
-    return (*getattr(importlib.import_module(module), attr), world_class(world).advance_command)
+    return (*load_object(spec.discrete_actions), spec.world_class().advance_command)
 
 
 class BizSimEnv(gymnasium.Env):
@@ -108,7 +101,7 @@ class BizSimEnv(gymnasium.Env):
         seed: the episode seed of the first ``reset()`` without a seed, which
             also seeds the env's ``np_random``; later unseeded resets draw
             their seeds from it, so two envs built alike play alike.
-        actions: ``"discrete"`` (worlds listed in :data:`DISCRETE_ACTIONS`;
+        actions: ``"discrete"`` (worlds whose registration names ``discrete_actions``;
             their default) or ``"text"`` (command lines; every world).
     """
 
@@ -116,7 +109,7 @@ class BizSimEnv(gymnasium.Env):
 
     def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
                  render_mode: str | None = None) -> None:
-        name = world_class(world).name
+        name = world_spec(world).name
         names = _discrete_names(name)
         actions = actions or ("discrete" if names else "text")
         if actions not in ("discrete", "text") or (actions == "discrete" and names is None):
@@ -176,9 +169,9 @@ class BizSimEnv(gymnasium.Env):
 
 
 def register_all() -> list[str]:
-    """Register every world of :data:`bizsim.models.WORLDS` not yet registered; return the ids."""
+    """Register every registered bizsim world with Gymnasium (those not yet registered); return the ids."""
     ids = []
-    for name in WORLDS:
+    for name in world_names():
         eid = env_id(name)
         if eid not in gymnasium.registry:
             gymnasium.register(id=eid, entry_point="bizsim.agents.gym:BizSimEnv", kwargs={"world": name},

@@ -16,12 +16,13 @@ from bizsim.simcore.errors import ConfigError
 __all__ = ["check_agent_options"]
 
 
-def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any]) -> None:
+def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any],
+                        check: Callable[..., None] | None = None) -> None:
     """Check the options' names against the agent function's parameters, each value against its annotation,
-    then the values together with the agent's own ``check_options``.
+    then the values together with ``check``.
 
-    ``fn.check_options``, when the agent has one, is called with every option
-    (defaults filled in) and raises ``ValueError`` on a value out of range.
+    ``check``, when given, is called with every option (defaults filled in)
+    and raises ``ValueError`` on a value out of range.
 
     Raises:
         ConfigError: naming the agent, the option, the value and what it must be.
@@ -43,7 +44,6 @@ def check_agent_options(name: str, fn: Callable, options: Mapping[str, Any]) -> 
         hint = hints.get(key)
         if hint is not None and not _fits(value, hint):
             raise ConfigError(f"agent {name!r}: option {key}={value!r} must be {_describe(hint)}")
-    check = getattr(fn, "check_options", None)
     if check is not None:
         bound = inspect.signature(fn).bind_partial(None, **options)
         bound.apply_defaults()

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 
@@ -30,18 +29,9 @@ def observation_text(result: Any) -> str:
 def prompt_text(world: World) -> str:
     """What an agent reads before its first command: the world's system prompt, else its command list.
 
-    The prompt is ``world.system_prompt()``, else ``system_prompt()`` of the world package's ``prompt`` module.
-
     Non-ASCII characters are written as backslash escapes, so every observation is printable ASCII.
     """
-    make = getattr(world, "system_prompt", None)
-    if not callable(make):  # a world package's prompt module (startup: the YC-Bench prompt)
-        package = type(world).__module__.rsplit(".", 1)[0]
-        try:
-            make = getattr(importlib.import_module(f"{package}.prompt"), "system_prompt", None)
-        except ImportError:
-            make = None
-    text = make() if callable(make) else world.commands.help_text()
+    text = world.system_prompt() or world.commands.help_text()
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
 

@@ -2,23 +2,21 @@
 
 Every world gets the generic extraction (summary scalars become run columns,
 summary dicts and lists become series, the trajectory's events and commands
-become events). A world may add an :class:`Extractor` in :data:`EXTRACTORS`
-for facts only its live state holds; the startup world records, for every task
-the agent took, how it was staffed (see ``analysis.startup_metrics`` for what the
-failure causes make of it).
+become events). A world's analysis hooks may add an :class:`Extractor` for
+facts only its live state holds; the startup world records, for every task the
+agent took, how it was staffed (see :mod:`bizsim.analysis.worlds.startup`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from decimal import Decimal
 from operator import itemgetter
 from typing import Any, Protocol
 
 from bizsim.simcore import Status, World
 
-__all__ = ["EVENT_COLUMNS", "EXTRACTORS", "SERIES_COLUMNS", "VALUE_FIELDS", "Extractor", "extract", "extractor_for"]
+__all__ = ["EVENT_COLUMNS", "SERIES_COLUMNS", "VALUE_FIELDS", "Extractor", "extract", "extractor_for"]
 
 #: Columns of a run's events, in order (a run record stores them column-wise).
 EVENT_COLUMNS = ("t_us", "kind", "name", "ok", "task", "client", "value", "data")
@@ -52,19 +50,12 @@ class _Generic:
         return {}, [], []
 
 
-def _startup_extractor() -> Extractor:
-    from ._startup_extract import StartupExtractor
-
-    return StartupExtractor()
-
-
-#: world name -> factory of its extractor (worlds not listed get the generic one).
-EXTRACTORS: dict[str, Callable[[], Extractor]] = {"startup": _startup_extractor}
-
-
 def extractor_for(world_name: str) -> Extractor:
-    """A fresh extractor for one run of ``world_name``."""
-    factory = EXTRACTORS.get(world_name)
+    """A fresh extractor for one run of ``world_name``: its analysis hooks' ``extractor``, else the generic one."""
+    from bizsim.simcore.registry import world_spec
+
+    hooks = world_spec(world_name).hooks()
+    factory = hooks.extractor if hooks is not None else None
     return factory() if factory is not None else _Generic()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -31,9 +30,9 @@ def probe_replay(
     Raises:
         ReplayError: the log does not belong to this world, config and seed.
     """
-    from bizsim.models import world_class
+    from bizsim.simcore.registry import world_spec
 
-    world = world_class(spec.world)(config if config is not None else world_config(spec), spec.seed,
+    world = world_spec(spec.world).world_class()(config if config is not None else world_config(spec), spec.seed,
                                     **(world_options or {}))
     for i, (t_us, line) in enumerate(log):
         if world.done:
@@ -76,7 +75,7 @@ def replay_episodes(
         world = probe_replay(spec, log, probe if n == len(logs) else _ignore, config, options)
         check_replayed(options)
         worlds.append(world)
-        scratchpad = getattr(world, "scratchpad", "")
+        scratchpad = world.scratchpad
     return worlds
 
 
@@ -86,21 +85,15 @@ def _ignore(_world: Any) -> None:
 
 def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
     """The run spec and world config a run directory was made with."""
-    from bizsim.models import world_class
+    from bizsim.simcore.registry import world_spec
 
     world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
-    cls = world_class(world)
-    package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
-    if not hasattr(package, "config_from_toml"):
-        raise ConfigError(
-            f"world {world!r} cannot read {str(path / 'config.toml')!r}: its package has no config_from_toml"
-        )
-    config = package.config_from_toml(path / "config.toml")
+    presets = world_spec(world).preset_table()
+    config = presets.from_toml(path / "config.toml")
     seed = int(result["seed"])
     agent = str(result.get("agent") or "unknown")
     options = result.get("agent_options") or {}
     preset = result.get("preset")
-    presets = getattr(package, "PRESETS", {})
     if isinstance(preset, str) and preset in presets and config_to_dict(presets[preset]) == config_to_dict(config):
         return RunSpec(world, preset, agent, seed, agent_options=options), config
     overrides = json.loads(json.dumps(config_to_dict(config), default=str))

@@ -326,14 +326,14 @@ def _shell(args: argparse.Namespace) -> int:
 
 
 def _list() -> int:
-    from bizsim.agents import agent_names
-    from bizsim.models import WORLDS, world_class, world_presets
+    from bizsim.simcore.registry import broken_worlds, registered
 
-    for name in WORLDS:
-        cls = world_class(name)
-        print(f"{name} ({cls.name}-v{cls.version})")
-        print(f"  presets: {', '.join(world_presets(name))}")
-        print(f"  agents:  {', '.join(agent_names(name))}")
+    for name, spec in registered().items():
+        print(f"{name} ({spec.benchmark_id}){'  ' + spec.summary if spec.summary else ''}")
+        print(f"  presets: {', '.join(spec.preset_names())}")
+        print(f"  agents:  {', '.join(spec.agents)}")
+    for name, why in broken_worlds().items():
+        print(f"{name}: cannot be loaded ({why})", file=sys.stderr)
     return 0
 
 

@@ -202,7 +202,7 @@ def run_episode(
         episodes.append(record)
         if w.status is not Status.BANKRUPT:
             break
-        scratchpad = getattr(w, "scratchpad", "")
+        scratchpad = w.scratchpad
     assert w is not None
     result = EpisodeResult(
         world=cls.name,

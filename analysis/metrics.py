@@ -11,9 +11,8 @@ Generic (every world): :func:`summarize` (mean, 95 % t-interval), :func:`outcome
 DAU, ...), :func:`action_frequencies` (EcoGym: what agents do, over time),
 :func:`cost_per_dollar` (LLM cost per dollar earned).
 
-Startup (YC-Bench): :func:`task_table`, :func:`failure_causes`,
-:func:`failure_cause_counts`, :func:`adversarial_acceptance`,
-:func:`final_trust`, :func:`tool_use` (in :mod:`bizsim.analysis.startup_metrics`).
+A world's own analyses live with its analysis hooks (the startup world's, YC-Bench's failure causes,
+adversarial clients, trust and tool use: :mod:`bizsim.analysis.worlds.startup`).
 """
 
 from __future__ import annotations
@@ -22,33 +21,19 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .startup_metrics import (
-    CAUSES,
-    adversarial_acceptance,
-    failure_cause_counts,
-    failure_causes,
-    final_trust,
-    task_table,
-    tool_use,
-)
 
 __all__ = [
-    "CAUSES",
     "FIGURES",
     "GROUP",
+    "group_columns",
+    "ok_runs",
     "action_frequencies",
-    "adversarial_acceptance",
     "cost_per_dollar",
-    "failure_cause_counts",
-    "failure_causes",
-    "final_trust",
     "mean_ci",
     "outcomes",
     "rates",
     "series_over_time",
     "summarize",
-    "task_table",
-    "tool_use",
     "wilson",
     "with_groups",
 ]
@@ -108,7 +93,8 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _by(by: str | Sequence[str] | None) -> list[str]:
+def group_columns(by: str | Sequence[str] | None) -> list[str]:
+    """The grouping columns ``by`` names (default :data:`GROUP`)."""
     if by is None:
         return list(GROUP)
     return [by] if isinstance(by, str) else list(by)
@@ -116,7 +102,7 @@ def _by(by: str | Sequence[str] | None) -> list[str]:
 
 def with_groups(table: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
     """``table`` (with a ``run_id`` column) joined to the ``by`` columns of ``runs``."""
-    cols = _by(by)
+    cols = group_columns(by)
     missing = [c for c in cols if c in table.columns]
     extra = table.drop(columns=missing) if missing else table
     return extra.merge(runs[["run_id", *cols]], on="run_id", how="inner")
@@ -126,7 +112,8 @@ def _flag(v: Any) -> bool:
     return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(v)
 
 
-def _ok(runs: Any) -> Any:
+def ok_runs(runs: Any) -> Any:
+    """The runs that finished (``status == "ok"``)."""
     return runs[runs["status"] == "ok"] if "status" in runs.columns else runs
 
 
@@ -140,9 +127,9 @@ def summarize(
     """
     import pandas as pd
 
-    cols = _by(by)
+    cols = group_columns(by)
     rows = []
-    ok = _ok(runs)
+    ok = ok_runs(runs)
     if value not in ok.columns:
         return pd.DataFrame(columns=[*cols, "n", "mean", "std", "ci_low", "ci_high"])
     for key, group in ok.groupby(cols, sort=True, dropna=False):
@@ -177,7 +164,7 @@ def outcomes(
         s = s[s["n"] > 0]
         if len(s):
             parts.append(s.assign(figure=fig))
-    cols = [*_by(by), "figure", "n", "mean", "std", "ci_low", "ci_high"]
+    cols = [*group_columns(by), "figure", "n", "mean", "std", "ci_low", "ci_high"]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
@@ -195,10 +182,10 @@ def rates(runs: Any, by: str | Sequence[str] | None = None, confidence: float = 
     """
     import pandas as pd
 
-    cols = _by(by)
+    cols = group_columns(by)
     rows = []
     for key, g in runs.groupby(cols, sort=True, dropna=False):
-        ok = _ok(g)
+        ok = ok_runs(g)
         n = len(ok)
         bank = int(ok["bankrupt"].fillna(False).astype(bool).sum()) if "bankrupt" in ok else 0
         coll = int(ok["collapsed"].fillna(False).astype(bool).sum()) if "collapsed" in ok else 0
@@ -241,14 +228,14 @@ def series_over_time(
 
     if fill not in ("auto", "last", None):
         raise ValueError(f"fill(={fill!r}) must be 'auto', 'last' or None")
-    cols = _by(by)
+    cols = group_columns(by)
     s = series[series["name"] == name][["run_id", "step", "key", "value"]]
-    s = with_groups(s, _ok(runs), cols)
+    s = with_groups(s, ok_runs(runs), cols)
     out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]
     if s.empty:
         return pd.DataFrame(columns=out_cols)
     rows = []
-    flags = _ok(runs).set_index("run_id")
+    flags = ok_runs(runs).set_index("run_id")
     def ending(rid: str) -> str | None:
         for c in ("bankrupt", "collapsed"):
             if c in flags.columns and _flag(flags.at[rid, c]):
@@ -320,17 +307,17 @@ def action_frequencies(
 
     if bin_days < 1:
         raise ValueError(f"bin_days(={bin_days}) must be >= 1")
-    cols = _by(by)
+    cols = group_columns(by)
     e = events[(events["kind"] == "cmd") & (~events["name"].isin(list(exclude)))]
     if only_ok:
         e = e[e["ok"].fillna(False).astype(bool)]
-    e = with_groups(e[["run_id", "day", "name"]], _ok(runs), cols)
+    e = with_groups(e[["run_id", "day", "name"]], ok_runs(runs), cols)
     out_cols = [*cols, "bin", "day", "action", "count", "per_run", "share"]
     if e.empty:
         return pd.DataFrame(columns=out_cols)
     e = e.assign(bin=e["day"] // bin_days)
     counts = e.groupby([*cols, "bin", "name"], dropna=False).size().rename("count").reset_index()
-    n_runs = _ok(runs).groupby(cols, dropna=False).size().rename("group_runs").reset_index()
+    n_runs = ok_runs(runs).groupby(cols, dropna=False).size().rename("group_runs").reset_index()
     counts = counts.merge(n_runs, on=cols, how="left")
     totals = counts.groupby([*cols, "bin"], dropna=False)["count"].transform("sum")
     counts["per_run"] = counts["count"] / counts["group_runs"]
@@ -355,8 +342,8 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     """
     import pandas as pd
 
-    cols = _by(by)
-    r = _ok(runs).copy()
+    cols = group_columns(by)
+    r = ok_runs(runs).copy()
     cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
     if llm_calls is not None and len(llm_calls):
         if "role" in llm_calls:

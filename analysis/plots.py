@@ -18,7 +18,6 @@ from . import metrics
 
 __all__ = [
     "action_frequency",
-    "failure_causes",
     "funds_over_time",
     "new_axes",
     "per_seed_trajectories",
@@ -40,7 +39,7 @@ def new_axes(figsize: tuple[float, float] = (7.0, 4.0)) -> Any:
     return fig.subplots()
 
 
-def _columns(runs: Any, by: str | Sequence[str] | None) -> list[str]:
+def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
     """The runs columns that make a line: ``by``, or by default the agent plus the world and preset variant where
     the runs have more than one (a line never pools presets or worlds)."""
     if by is not None:
@@ -49,7 +48,8 @@ def _columns(runs: Any, by: str | Sequence[str] | None) -> list[str]:
     return [*varied, "agent"]
 
 
-def _label(key: Any) -> str:
+def group_label(key: Any) -> str:
+    """A group key as legend text."""
     return " / ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
 
 
@@ -89,13 +89,13 @@ def series_over_time(
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
     """
     ax = ax if ax is not None else new_axes()
-    cols = _columns(runs, by)
+    cols = columns_for(runs, by)
     table = metrics.series_over_time(series, runs, name, cols, fill=fill)
     div, unit = _scale(name, cents)
     steps, labels = [], None
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
-        line, = ax.plot(g["step"], g["mean"] / div, label=f"{_label(key)} (n={int(g['n'].max())})")
+        line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
         if band and (g["n"] > 1).any():
             ax.fill_between(
                 g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0
@@ -130,7 +130,7 @@ def per_seed_trajectories(
 ) -> Any:
     """One thin line per run (no filling after an early end), coloured by group."""
     ax = ax if ax is not None else new_axes()
-    cols = _columns(runs, by)
+    cols = columns_for(runs, by)
     s = metrics.with_groups(series[series["name"] == name][["run_id", "step", "key", "value"]], runs, cols)
     div, unit = _scale(name, cents)
     import matplotlib
@@ -142,7 +142,7 @@ def per_seed_trajectories(
         for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):
             r = r.sort_values("step")
             ax.plot(r["step"], r["value"] / div, color=color, alpha=0.5, linewidth=0.9,
-                    label=_label(key) if i == 0 else None)
+                    label=group_label(key) if i == 0 else None)
         if g["step"].nunique() > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
@@ -152,31 +152,6 @@ def per_seed_trajectories(
         ax.legend(fontsize="small")
     else:
         ax.text(0.5, 0.5, f"no {name} series", ha="center", va="center", transform=ax.transAxes)
-    return ax
-
-
-def failure_causes(
-    events: Any, runs: Any, by: str | Sequence[str] | None = None, *, ax: Any = None, primary: bool = False
-) -> Any:
-    """Bars: the share of each group's failed tasks with each cause (startup; causes overlap unless ``primary``)."""
-    ax = ax if ax is not None else new_axes()
-    cols = _columns(runs, by)
-    table = metrics.failure_cause_counts(events, runs, cols)
-    groups = list(table.groupby(cols, sort=True))
-    width = 0.8 / max(1, len(groups))
-    column = "primary_share" if primary else "share"
-    for i, (key, g) in enumerate(groups):
-        g = g.set_index("cause").reindex(list(metrics.CAUSES))
-        xs = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(metrics.CAUSES))]
-        ax.bar(xs, g[column].fillna(0), width=width, label=f"{_label(key)} ({int(g['failed_tasks'].max())} failed)")
-    ax.set_xticks(range(len(metrics.CAUSES)), [c.replace("_", " ") for c in metrics.CAUSES], rotation=20, ha="right")
-    ax.set_ylabel("share of failed tasks" + (" (primary cause)" if primary else ""))
-    ax.set_ylim(0, 1.05)
-    ax.set_title("Why tasks failed")
-    if groups:
-        ax.legend(fontsize="small")
-    else:
-        ax.text(0.5, 0.5, "no failed tasks", ha="center", va="center", transform=ax.transAxes)
     return ax
 
 
@@ -203,14 +178,14 @@ def action_frequency(
 def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None, *, ax: Any = None) -> Any:
     """Each group's mean score (``metric_value``) against its mean model cost per run (LLM runs)."""
     ax = ax if ax is not None else new_axes()
-    cols = _columns(runs, by)
+    cols = columns_for(runs, by)
     table = metrics.cost_per_dollar(runs, llm_calls, cols)
     if table.empty:
         ax.text(0.5, 0.5, "no LLM cost recorded", ha="center", va="center", transform=ax.transAxes)
     for _, row in table.iterrows():
         key = tuple(row[c] for c in cols)
         x = row["cost_usd"] / row["runs"]
-        ax.scatter([x], [row["mean_score"]], label=_label(key if len(key) > 1 else key[0]))
+        ax.scatter([x], [row["mean_score"]], label=group_label(key if len(key) > 1 else key[0]))
     metric = runs["metric"].dropna().unique() if "metric" in runs else []
     ax.set_xlabel("model cost per run ($)")
     ax.set_ylabel(", ".join(map(str, metric)) or "metric_value")

@@ -14,6 +14,7 @@ from typing import Any
 from . import metrics, plots
 from .rundir import make_output_dir
 from .store import Results, load
+from .worlds.hooks import AnalysisHooks, ReportContext
 
 __all__ = ["write_report"]
 
@@ -153,23 +154,21 @@ def write_report(
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
                        f"{world}: {sname}, mean over seeds with 95% CI")
-        if world == "startup":
-            n_fig += 1
-            doc.figure(plots.per_seed_trajectories(series, ok, "month_end_funds_cents", by),
-                       f"{n_fig:02d}-startup-funds-per-seed", "startup: month-end funds of every seed")
-            n_fig += 1
-            doc.figure(plots.failure_causes(events, ok, by), f"{n_fig:02d}-startup-failure-causes",
-                       "startup: causes of failed tasks (they overlap)")
-            doc.table(metrics.failure_cause_counts(events, ok, by), "Failure causes")
-            adversarial = metrics.adversarial_acceptance(events, ok, by)
-            doc.table(adversarial, "Adversarial clients: acceptance rate against market share")
-            doc.table(metrics.tool_use(events, ok, by), "Tool use")
-            doc.table(metrics.final_trust(series, ok, by), "Final trust per client")
+        hooks = _hooks(world)
+        if hooks.report is not None:
+            counter = [n_fig]
+
+            def next_figure() -> int:
+                counter[0] += 1
+                return counter[0]
+
+            hooks.report(ReportContext(doc, events, series, ok, by, next_figure))
+            n_fig = counter[0]
         for agent, ar in ok.groupby("agent", sort=True):
-            if world == "startup" and len(ok["agent"].unique()) > 4:
+            if hooks.max_action_figures is not None and len(ok["agent"].unique()) > hooks.max_action_figures:
                 break
             n_fig += 1
-            doc.figure(plots.action_frequency(events, ar, bin_days=14 if world != "startup" else 30),
+            doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
                        f"{world}: actions over time, agent {agent}")
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
@@ -186,3 +185,15 @@ def write_report(
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(target)
     return target
+
+
+def _hooks(world: str) -> AnalysisHooks:
+    """A world's analysis hooks (none for a world that declares none, or one this install no longer has)."""
+    from bizsim.simcore.errors import ConfigError
+    from bizsim.simcore.registry import world_spec
+
+    try:
+        found = world_spec(world).hooks()
+    except ConfigError:
+        return AnalysisHooks()
+    return found if found is not None else AnalysisHooks()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import itertools
 import json
 import operator
@@ -64,10 +63,9 @@ class RunSpec:
     label: str | None = None
 
     def __attrs_post_init__(self) -> None:
-        from bizsim.models import world_class
+        from bizsim.simcore.registry import world_spec
 
-        cls = world_class(self.world)
-        object.__setattr__(self, "world", cls.name)
+        object.__setattr__(self, "world", world_spec(self.world).name)
         if self.seed < 0:
             raise ConfigError(f"seed(={self.seed}) must be >= 0")
         if not isinstance(self.preset, str):
@@ -88,10 +86,9 @@ class RunSpec:
     @property
     def benchmark_id(self) -> str:
         """The world's versioned id, e.g. ``startup-v1``."""
-        from bizsim.models import world_class
+        from bizsim.simcore.registry import world_spec
 
-        cls = world_class(self.world)
-        return f"{cls.name}-v{cls.version}"
+        return world_spec(self.world).benchmark_id
 
     @property
     def preset_label(self) -> str:
@@ -159,15 +156,9 @@ def _flatten(data: Mapping, prefix: str = "") -> list[tuple[str, Any]]:
 
 def world_config(spec: RunSpec) -> Any:
     """The world config a spec runs on: the preset, with the overrides laid over it."""
-    from bizsim.models import world_class, world_presets
+    from bizsim.simcore.registry import world_spec
 
-    cls = world_class(spec.world)
-    package = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
-    presets = getattr(package, "PRESETS", None)
-    if presets is None or spec.preset not in presets:
-        known = ", ".join(world_presets(spec.world))
-        raise ConfigError(f"unknown {spec.world} preset {spec.preset!r}; choose one of {known}")
-    base = presets[spec.preset]
+    base = world_spec(spec.world).preset_table().preset(spec.preset)
     if not spec.overrides:
         return base
     return config_from_dict(type(base), deep_merge(config_to_dict(base), spec.overrides))
@@ -176,18 +167,8 @@ def world_config(spec: RunSpec) -> Any:
 def agent_factory(spec: RunSpec) -> Callable:
     """The agent process factory ``world -> generator`` a spec names, options bound and checked."""
     from bizsim.agents import make_agent
-    from bizsim.agents.options import check_agent_options
 
-    if ":" not in spec.agent:
-        return make_agent(spec.world, spec.agent, spec.agent_options)
-    module, _, name = spec.agent.partition(":")
-    try:
-        fn = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"agent {spec.agent!r} cannot be imported ({exc}); give 'package.module:function'") from None
-    options = dict(spec.agent_options)
-    check_agent_options(spec.agent, fn, options)
-    return lambda world: fn(world, **options)
+    return make_agent(spec.world, spec.agent, spec.agent_options)
 
 
 def parse_seeds(text: str | int | Iterable[int]) -> list[int]:
@@ -245,8 +226,7 @@ def grid(
     >>> [s.seed for s in grid("startup", ["default", "hard"], "greedy", "1-2")]
     [1, 2, 1, 2]
     """
-    from bizsim.agents import agent_names
-    from bizsim.models import world_class
+    from bizsim.simcore.registry import world_spec
 
     worlds = [worlds] if isinstance(worlds, str) else list(worlds)
     preset_list = [presets] if isinstance(presets, (str, Mapping)) else list(presets)
@@ -258,7 +238,7 @@ def grid(
     for world, p, a in itertools.product(worlds, preset_list, agent_list):
         pname, overrides, label = _preset_entry(p)
         aname, options = _agent_entry(a)
-        if ":" not in aname and aname not in agent_names(world_class(world).name):
+        if ":" not in aname and aname not in world_spec(world).agents:
             continue
         used.add(aname)
         out.extend(RunSpec(world, pname, aname, s, overrides, options, label) for s in seed_list)

@@ -25,7 +25,7 @@ argument), every world event (``kind="event"``: ``task_completed`` with
 ``monthly_payroll`` with ``value`` = funds after; ``day_end``; ``episode_end``;
 ...), and for the startup world one ``kind="task"`` row per task the agent
 took (``name`` its final status, ``value`` its listed reward, ``data`` the
-staffing facts described in :mod:`bizsim.analysis.startup_metrics`). Advance reports
+staffing facts described in :mod:`bizsim.analysis.worlds.startup.metrics`). Advance reports
 are left out (their facts are the events).
 
 ``llm_calls.parquet`` — one row per model call of LLM runs whose run

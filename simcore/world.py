@@ -42,8 +42,12 @@ class World:
     """A simulated business: a SimPy model plus the commands an agent may issue.
 
     Subclasses set ``name``, ``version``, ``commands`` and ``advance_command``,
-    build their state and processes in ``__init__``, and implement
-    :meth:`snapshot` and :meth:`invariants`.
+    build their state and processes in ``__init__`` (signature
+    ``(config_or_preset, seed, **world_options)``), set :attr:`horizon_us`, and
+    implement :meth:`summary`, :meth:`snapshot`, :meth:`observation` and
+    :meth:`invariants`; :meth:`system_prompt` has a default. A world that keeps
+    the agent's notes across a restart takes ``scratchpad=`` in its constructor
+    and holds them in :attr:`scratchpad`. ``check_world`` checks the contract.
 
     Commands run in zero simulated time. Only the advance command moves the
     clock: it returns a SimPy event that fires at the next stop with the
@@ -54,6 +58,14 @@ class World:
     version: ClassVar[int] = 1
     commands: ClassVar[CommandSet]
     advance_command: ClassVar[str]
+    #: The instant the episode reaches its horizon, in microseconds (progress bars; the window of a run).
+    horizon_us: int
+    #: Whether the world keeps the agent's notes itself (a ``scratchpad`` command; the startup world).
+    has_scratchpad: ClassVar[bool] = False
+    #: The agent's notes, carried into the next episode after a bankruptcy (worlds with :attr:`has_scratchpad`).
+    scratchpad: str = ""
+    #: One line telling an agent who it is in this world, for harnesses that compose the prompt.
+    agent_role: ClassVar[str | None] = None
 
     def __init__(self, config: Any, seed: int, calendar: Calendar) -> None:
         self.config = config
@@ -245,6 +257,15 @@ class World:
         return proc
 
     # to implement ----------------------------------------------------------
+    def summary(self) -> dict:
+        """The episode's figures as JSON-able data; ``metric`` names the headline figure, ``metric_value`` holds it."""
+        raise NotImplementedError
+
+    def system_prompt(self) -> str | None:
+        """The world's own system prompt for an agent, or ``None``: harnesses then compose one from
+        :attr:`agent_role` and the commands."""
+        return None
+
     def snapshot(self) -> dict:
         """The complete state as JSON-able data (equal states, equal snapshots)."""
         raise NotImplementedError

@@ -204,7 +204,7 @@ def run_specs() -> st.SearchStrategy:
     JSON-able agent options and overrides (shapes only: values a world may refuse when the run starts), labels."""
     from bizsim.agents import agent_names
     from bizsim.analysis import RunSpec
-    from bizsim.models import WORLDS, world_presets
+    from bizsim.models import world_names, world_presets
 
     scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
     tables = st.dictionaries(st.text("abcdefgh_", min_size=1, max_size=6), scalars, max_size=3)
@@ -216,7 +216,7 @@ def run_specs() -> st.SearchStrategy:
             st.integers(0, 2**31), tables, tables, st.one_of(st.none(), st.text(max_size=10)),
         )
 
-    return st.sampled_from(sorted(WORLDS)).flatmap(for_world)
+    return st.sampled_from(sorted(world_names())).flatmap(for_world)
 
 
 def seed_texts() -> st.SearchStrategy[tuple[str, list[int]]]:

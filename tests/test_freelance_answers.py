@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from bizsim.agents.freelance_baselines import solve
+from bizsim.agents.freelance.baselines import solve
 from bizsim.models.freelance import (
     CATEGORIES,
     COMPLEXITIES,
@@ -246,7 +246,7 @@ def test_reference_loader_reads_a_tasks_file(tmp_path):
 
 
 @pytest.mark.parametrize("module", ["bizsim.models.freelance.answers", "bizsim.models.freelance.generate",
-                                    "bizsim.agents.freelance_baselines"])
+                                    "bizsim.agents.freelance.baselines"])
 def test_doctests(module):
     """The examples in the docstrings run."""
     import doctest

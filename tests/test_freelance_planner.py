@@ -6,8 +6,8 @@ import statistics
 
 import pytest
 from bizsim.agents import AGENTS
-from bizsim.agents.freelance_planner import planner
-from bizsim.agents.freelance_solver import solve_question
+from bizsim.agents.freelance.planner import planner
+from bizsim.agents.freelance.solver import solve_question
 from bizsim.analysis import run_episode
 from bizsim.models.freelance import CATEGORIES, COMPLEXITIES, FreelanceWorld
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bizsim.models import WORLDS
+from bizsim.simcore.registry import registered, world_names
 from bizsim.simcore.errors import ConfigError
 
 from .test_textenv import PRESETS, line_source, native_run, world_and_actions
@@ -19,7 +19,7 @@ gymnasium = pytest.importorskip("gymnasium")
 bizgym = pytest.importorskip("bizsim.agents.gym")
 
 
-@pytest.mark.parametrize("world", sorted(WORLDS))
+@pytest.mark.parametrize("world", sorted(world_names()))
 def test_check_env_passes(world):
     """Gymnasium's own checker accepts every registered world's adapter."""
     from gymnasium.utils.env_checker import check_env
@@ -30,8 +30,8 @@ def test_check_env_passes(world):
 
 def test_every_world_is_registered_with_its_version():
     """Each world of the registry has an id ``bizsim/<world>-v<version>`` with a lazy entry point."""
-    for name, (_, version) in WORLDS.items():
-        spec = gymnasium.spec(f"bizsim/{name}-v{version}")
+    for name, world in registered().items():
+        spec = gymnasium.spec(f"bizsim/{name}-v{world.version}")
         assert "bizsim.agents.gym:BizSimEnv" == spec.entry_point
         assert {"world": name} == spec.kwargs
 

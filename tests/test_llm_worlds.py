@@ -10,7 +10,7 @@ import pytest
 from bizsim.agents import AGENTS
 from bizsim.agents.llm import ScriptedClient
 from bizsim.analysis import run_episode
-from bizsim.models import WORLDS
+from bizsim.models import world_names
 from bizsim.models.freelance import PRESETS as FREELANCE
 from bizsim.models.operation import PRESETS as OPERATION
 from bizsim.models.vending import PRESETS as VENDING
@@ -20,7 +20,7 @@ PRESETS = {"freelance": FREELANCE, "operation": OPERATION, "vending": VENDING}
 
 def test_llm_is_registered_for_every_world():
     """`--agent llm` is available wherever there is a world."""
-    assert set(WORLDS) <= {w for w, table in AGENTS.items() if "llm" in table}
+    assert set(world_names()) <= {w for w, table in AGENTS.items() if "llm" in table}
 
 
 @pytest.mark.parametrize(

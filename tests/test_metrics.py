@@ -10,6 +10,7 @@ import pytest
 pd = pytest.importorskip("pandas")
 
 from bizsim.analysis import metrics as m
+from bizsim.analysis.worlds import startup as sm
 
 #: t quantile for 2 degrees of freedom has a closed form: (2p - 1) / sqrt(2 p (1 - p)).
 T2 = (2 * 0.975 - 1) / math.sqrt(2 * 0.975 * 0.025)
@@ -116,7 +117,7 @@ def test_failure_causes_follow_their_definitions():
         task_row("a1", "t5", "completed_success", success=True, adversarial=True, hours_needed=100.0),
         task_row("b1", "t6", "completed_fail", success=False, match_ratio=0.99),
     ])
-    f = m.failure_causes(events).set_index("task")
+    f = sm.failure_causes(events).set_index("task")
     assert ["t1", "t2", "t3", "t4", "t6"] == f.index.tolist()
     assert [True, False, False, False, False] == f["adversarial"].tolist()
     assert [True, False, False, True, False] == f["understaffed"].tolist()
@@ -124,7 +125,7 @@ def test_failure_causes_follow_their_definitions():
     assert [False, True, False, False, True] == f["poor_domain_match"].tolist()
     assert [False, False, True, False, False] == f["unexplained"].tolist()
     assert ["adversarial", "over_parallelised", "unexplained", "understaffed", "poor_domain_match"] == f["primary_cause"].tolist()
-    counts = m.failure_cause_counts(events, make_runs(), by="agent")
+    counts = sm.failure_cause_counts(events, make_runs(), by="agent")
     a = counts[counts.agent == "A"].set_index("cause")
     assert [4, 4, 4, 4, 4] == a["failed_tasks"].tolist()
     assert [1, 2, 1, 1, 1] == a["count"].tolist()
@@ -141,7 +142,7 @@ def test_adversarial_acceptance_against_market_share():
         task_row("a2", "t5", "planned"), task_row("b1", "t6", "completed_success"),
     ])
     runs = make_runs(adversarial_market_share=[0.33, 0.30, 0.36, 0.25])
-    a = m.adversarial_acceptance(events, runs, by="agent").set_index("agent")
+    a = sm.adversarial_acceptance(events, runs, by="agent").set_index("agent")
     assert (3, 5, 2) == tuple(a.loc["A", ["runs", "accepted", "adversarial_accepted"]])
     assert pytest.approx(0.4) == a.loc["A", "acceptance_rate"]
     assert pytest.approx(0.33) == a.loc["A", "market_share"]
@@ -156,7 +157,7 @@ def test_final_trust_per_client():
         + [{"run_id": r, "name": "final_trust", "step": 1, "key": "Vanguard ML", "value": v} for r, v in (("a1", 0.5), ("a2", 0.0), ("a3", 1.0))]
     )
     runs = make_runs(adversarial_clients="Equinox Labs,Vanguard ML")
-    t = m.final_trust(series, runs, by="agent").set_index("client")
+    t = sm.final_trust(series, runs, by="agent").set_index("client")
     assert [False, True] == t["adversarial"].tolist()
     assert [3.0, 0.5] == t["mean"].tolist()
     assert pytest.approx(3.0 + T2 / math.sqrt(3)) == t.loc["Helix", "ci_high"]
@@ -173,7 +174,7 @@ def test_tool_use_statistics():
              task_row("a1", "t3", "active", dispatched_t_us=500, end_t_us=None),
              task_row("a1", "t4", "planned"),
              task_row("a2", "t5", "completed_success", dispatched_t_us=1000, end_t_us=2000)]
-    per = m.tool_use(pd.DataFrame(rows), runs, by="agent", per_run=True).set_index("run_id")
+    per = sm.tool_use(pd.DataFrame(rows), runs, by="agent", per_run=True).set_index("run_id")
     assert (3, 3, 5) == tuple(per.loc["a1", ["scratchpad_writes", "inspects", "accepts"]])
     assert 30.0 == per.loc["a1", "scratchpad_writes_per_100_turns"]
     assert 0.6 == per.loc["a1", "inspects_per_accept"]
@@ -182,7 +183,7 @@ def test_tool_use_statistics():
     assert (0.0, 0.5, 1.5) == tuple(per.loc["a2", ["inspects_per_accept", "mean_concurrent_tasks", "commands_per_turn"]])
     assert math.isnan(per.loc["a3", "inspects_per_accept"]) and 0.0 == per.loc["a3", "mean_concurrent_tasks"]
     assert math.isnan(per.loc["b1", "commands_per_turn"])
-    group = m.tool_use(pd.DataFrame(rows), runs, by="agent").set_index("agent")
+    group = sm.tool_use(pd.DataFrame(rows), runs, by="agent").set_index("agent")
     assert 3 == group.loc["A", "runs"]
     assert pytest.approx(0.3) == group.loc["A", "inspects_per_accept"]  # mean of 0.6 and 0.0; a3 has none
     assert pytest.approx((1.4 + 0.5 + 0.0) / 3) == group.loc["A", "mean_concurrent_tasks"]

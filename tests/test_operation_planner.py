@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import statistics
 
 from bizsim.agents import AGENTS
-from bizsim.agents import operation_planner as module
 from bizsim.analysis import run_episode
+
+module = importlib.import_module("bizsim.agents.operation.planner")
 
 SEEDS = range(1, 11)
 

@@ -8,7 +8,7 @@ import pytest
 import simpy
 
 from bizsim.agents import AGENTS, make_agent
-from bizsim.agents.operation_baselines import OPERATION_ACTIONS, always, threshold
+from bizsim.agents.operation.baselines import OPERATION_ACTIONS, always, threshold
 from bizsim.analysis import run_episode
 from bizsim.analysis.cli import main
 from bizsim.models import make_world, world_presets

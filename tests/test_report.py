@@ -26,6 +26,7 @@ from bizsim.analysis import (
     sweep,
 )
 from bizsim.analysis.report import write_report
+from bizsim.analysis.worlds.startup import plots as startup_plots
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,7 @@ def test_plots_return_the_axis_they_draw_on(sweep_dir):
     calls = [
         lambda ax: plots.funds_over_time(res.series, startup, ax=ax),
         lambda ax: plots.per_seed_trajectories(res.series, startup, ax=ax),
-        lambda ax: plots.failure_causes(res.events, startup, ax=ax),
+        lambda ax: startup_plots.failure_causes(res.events, startup, ax=ax),
         lambda ax: plots.action_frequency(res.events, operation, ax=ax),
         lambda ax: plots.series_over_time(res.series, operation, "daily_dau", ax=ax),
         lambda ax: plots.score_vs_cost(res.runs, res.llm_calls, ax=ax),
@@ -133,7 +134,7 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
         "import sys, matplotlib\n"
         "backend = matplotlib.rcParams._get_backend_or_none()\n"
         "import bizsim.analysis.plots, bizsim.analysis.report, bizsim.analysis.metrics\n"
-        "from bizsim.analysis import plots\n"
+        "from bizsim.analysis.worlds.startup import plots\n"
         "import pandas as pd\n"
         "ax = plots.failure_causes(pd.DataFrame(columns=['run_id','t_us','day','kind','name','ok','task','client','value','data']),"
         " pd.DataFrame(columns=['run_id','world','preset_label','agent','status']))\n"

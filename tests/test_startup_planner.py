@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import itertools
 import json
 import statistics
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-import bizsim.agents.startup_planner
+import bizsim.agents.startup.planner
 from bizsim.agents import make_agent, planner
 from bizsim.analysis import run_episode
 from bizsim.models.startup import StartupWorld
@@ -154,5 +155,5 @@ def test_planner_options_are_checked():
 
 def test_planner_doctests():
     """The module's examples run."""
-    failed, tried = doctest.testmod(bizsim.agents.startup_planner)
+    failed, tried = doctest.testmod(importlib.import_module("bizsim.agents.startup.planner"))
     assert 0 == failed and tried > 0

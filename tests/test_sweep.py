@@ -12,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep
-from bizsim.analysis._startup_extract import business_hours
+from bizsim.analysis.worlds.startup.extract import business_hours
 from bizsim.analysis.cli import main
 from bizsim.analysis.gridfile import load_grid
 from bizsim.analysis.runspec import parse_seeds
@@ -40,10 +41,10 @@ WALL = ["wall_s"]
 def small_grid() -> list[RunSpec]:
     """A few runs of every registered world (two of its baseline agents), cheap enough for every backend."""
     from bizsim.agents import agent_names
-    from bizsim.models import WORLDS
+    from bizsim.models import world_names
 
     specs = grid("startup", ["default", "hard"], ["greedy", "random"], "1-2")
-    for world in sorted(set(WORLDS) - {"startup"}):
+    for world in sorted(set(world_names()) - {"startup"}):
         specs += grid(world, "default", [a for a in agent_names(world) if a != "llm"][:2], 1)
     return specs
 
@@ -79,13 +80,17 @@ def test_run_id_is_a_stable_hash_of_the_spec_and_benchmark_version(monkeypatch):
     assert a.run_id != RunSpec("startup", "hard", "random", 4, overrides=a.overrides, agent_options=a.agent_options).run_id
     assert a.run_id != RunSpec("startup", "hard", "random", 3, agent_options=a.agent_options).run_id
     assert RunSpec("startup").run_id == RunSpec("startup").run_id
-    from bizsim.models import WORLDS
+    from bizsim.simcore.registry import register, world_spec
 
     before = RunSpec("startup").run_id
-    monkeypatch.setitem(WORLDS, "startup", (WORLDS["startup"][0], 2))
-    monkeypatch.setattr("bizsim.models.startup.StartupWorld.version", 2)
-    assert "startup-v2" == RunSpec("startup").benchmark_id
-    assert before != RunSpec("startup").run_id
+    spec = world_spec("startup")
+    register(attrs.evolve(spec, version=2), replace=True)
+    try:
+        monkeypatch.setattr("bizsim.models.startup.StartupWorld.version", 2)
+        assert "startup-v2" == RunSpec("startup").benchmark_id
+        assert before != RunSpec("startup").run_id
+    finally:
+        register(spec, replace=True)
 
 
 def test_run_spec_round_trips_and_refuses_bad_values(tmp_path):

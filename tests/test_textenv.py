@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from bizsim.agents import textenv
 from bizsim.agents.textenv import TextEnv
-from bizsim.models import WORLDS, make_world, world_class
+from bizsim.models import make_world, world_class, world_names
 from bizsim.simcore.errors import BizSimError
 
 from . import strategies
@@ -68,7 +68,7 @@ def world_and_actions() -> st.SearchStrategy[tuple[str, int, list[Any]]]:
     def for_world(name: str) -> st.SearchStrategy:
         actions, _ = line_source(name)
         return st.tuples(st.just(name), st.integers(0, 50), actions)
-    return st.sampled_from(sorted(WORLDS)).flatmap(for_world)
+    return st.sampled_from(sorted(world_names())).flatmap(for_world)
 
 
 @settings(max_examples=30)
@@ -86,7 +86,7 @@ def test_text_api_gives_the_native_trajectory(case):
     assert native.done == env.done
 
 
-@pytest.mark.parametrize("world", sorted(WORLDS))
+@pytest.mark.parametrize("world", sorted(world_names()))
 def test_rewards_sum_to_the_change_of_the_metric(world):
     """The rewards of an episode add up to the final metric minus the initial one."""
     env = TextEnv(world, PRESETS.get(world, "default"), seed=3)

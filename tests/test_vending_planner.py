@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 
 from bizsim.agents import AGENTS
-from bizsim.agents.vending_planner import LADDER
+from bizsim.agents.vending.planner import LADDER
 from bizsim.analysis import run_episode
 
 SEEDS = range(1, 11)

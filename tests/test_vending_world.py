@@ -9,7 +9,7 @@ import pytest
 import simpy
 
 from bizsim.agents import make_agent
-from bizsim.agents.vending_baselines import markup
+from bizsim.agents.vending.baselines import markup
 from bizsim.analysis import run_episode
 from bizsim.analysis.cli import main
 from bizsim.models import make_world

@@ -13,6 +13,8 @@ import attrs
 import simpy
 from bizsim.simcore.errors import ConfigError
 
+from bizsim.agents.declare import agent
+
 from .config import LLMAgentConfig
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, scrub
 from .gateway import ModelGateway, request_digest
@@ -277,7 +279,7 @@ def _note_keepers(memory: Any) -> list[Any]:
     return [m for m in getattr(memory, "modules", ()) if getattr(m, "keeps_notes", False)]
 
 
-def llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:
+def _llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:
     """The ``llm`` agent for :func:`bizsim.agents.make_agent`: options are :class:`LLMAgentConfig` fields
     plus ``client``, ``api_key``, ``run_dir``, ``resume``, ``limiter`` and ``sleep``.
 
@@ -287,7 +289,6 @@ def llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:
     return LLMAgent(**options)(world)
 
 
-llm_agent.option_names = (  # type: ignore[attr-defined]
+llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, options=(
     *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "run_dir", "resume", "limiter", "sleep",
-)
-llm_agent.make = LLMAgent  # type: ignore[attr-defined]
+))

@@ -50,6 +50,7 @@ class StartupWorld(World):
     version = 1
     commands = COMMANDS
     advance_command = "sim resume"
+    has_scratchpad = True
 
     def __init__(self, config: StartupConfig | str = "default", seed: int = 1, *, scratchpad: str = "") -> None:
         cfg = resolve_config(config)
@@ -450,6 +451,12 @@ class StartupWorld(World):
     def observation(self) -> dict:
         """The status summary an agent sees each turn."""
         return reports.observation(self)
+
+    def system_prompt(self) -> str:
+        """The YC-Bench system prompt (it teaches the ``yc-bench`` command lines)."""
+        from .prompt import system_prompt
+
+        return system_prompt()
 
 
 _market_key = attrgetter("market_key")

@@ -23,7 +23,7 @@ class ScratchpadMemory:
     name = "scratchpad"
 
     def __init__(self, world: Any = None) -> None:
-        self._world = world if world is not None and hasattr(world, "scratchpad") else None
+        self._world = world if world is not None and world.has_scratchpad else None
         self.notes = ""
 
     @property

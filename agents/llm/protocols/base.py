@@ -11,7 +11,7 @@ from bizsim.simcore.errors import ConfigError
 
 from ..types import ModelResponse
 
-__all__ = ["PROTOCOLS", "WORLD_PROTOCOLS", "HarnessProtocol", "Request", "make_protocol", "register_protocol"]
+__all__ = ["PROTOCOLS", "HarnessProtocol", "Request", "make_protocol", "register_protocol"]
 
 
 @attrs.frozen
@@ -67,23 +67,23 @@ class HarnessProtocol(Protocol):
 
 #: protocol name -> factory
 PROTOCOLS: dict[str, Callable[[], HarnessProtocol]] = {}
-#: world name -> protocol name; worlds not listed get ``ecogym`` (one tool per command).
-WORLD_PROTOCOLS: dict[str, str] = {}
 
 
-def register_protocol(name: str, factory: Callable[[], HarnessProtocol], worlds: tuple[str, ...] = ()) -> None:
-    """Register a protocol under ``name`` and make it the default for ``worlds``.
+def register_protocol(name: str, factory: Callable[[], HarnessProtocol]) -> None:
+    """Register a protocol under ``name``; a world's registration names the protocol that plays it.
 
-    >>> # register_protocol("ecogym", EcoGymProtocol, worlds=("vending", "freelance", "operation"))
+    >>> # register_protocol("ecogym", EcoGymProtocol)
     """
     PROTOCOLS[name] = factory
-    for w in worlds:
-        WORLD_PROTOCOLS[w] = name
 
 
 def make_protocol(world_name: str, override: str | None = None) -> HarnessProtocol:
-    """A fresh protocol for a world (or the one named by ``override``)."""
-    name = override or WORLD_PROTOCOLS.get(world_name, "ecogym")
+    """A fresh protocol for a world: the one named by ``override``, else its registration's ``protocol``; a world
+    played without registering it (a class built in a test or a notebook) gets ``ecogym``, one tool per command."""
+    from bizsim.simcore.registry import registered
+
+    spec = registered().get(world_name)
+    name = override or (spec.protocol if spec is not None else "ecogym")
     if name not in PROTOCOLS:
         raise ConfigError(f"unknown protocol {name!r}; choose one of {', '.join(PROTOCOLS)}")
     return PROTOCOLS[name]()

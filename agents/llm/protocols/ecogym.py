@@ -92,11 +92,11 @@ class EcoGymProtocol:
         self.world_tools = world.commands.tool_schemas()
         self.done_tool = world.commands[world.advance_command].tool_name
         budget = getattr(world, "daily_budget", None) or getattr(wc, "max_actions_per_day", None)
-        own = getattr(world, "system_prompt", None)
-        if self._role is None and callable(own):
-            self.system = own()  # the world's own role line and rules text
+        own = world.system_prompt() if self._role is None else None
+        if own is not None:
+            self.system = own  # the world's own role line and rules text
         else:
-            role = self._role or getattr(world, "agent_role", None) or _GENERIC_ROLE
+            role = self._role or world.agent_role or _GENERIC_ROLE
             self.system = role + "\n\n" + SHARED_RULES.format(done=self.done_tool, budget=budget if budget is not None else "unlimited")
         self.max_calls = config.max_tool_calls_per_turn
         self.max_reply = config.max_reply_chars

@@ -9,7 +9,7 @@ discovery and rest, the daily limits) and the career mechanics the paper
 documents (energy and stress by effort and skill; slips five per cent of the
 time, more above one's skill, three times as often at stress 70 or more).
 
-- **Answers.** :func:`~bizsim.agents.freelance_solver.solve_question` works
+- **Answers.** :func:`~bizsim.agents.freelance.solver.solve_question` works
   each answer out from the question text; a question it cannot read is left
   alone.
 - **Choice of tasks.** Every action is scarce: five a day, and a task takes
@@ -35,9 +35,10 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError
 
-from .freelance_solver import solve_question
+from .solver import solve_question
 
 __all__ = ["planner"]
 
@@ -68,6 +69,7 @@ def _strain(effort: float, skill: float) -> float:
     return max(0.4, 1 - (skill - 10 * effort) / 100)
 
 
+@agent
 def planner(
     world: Any,
     skip_share: float = 0.15,

@@ -42,6 +42,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs, with_groups
+
 __all__ = [
     "CAUSES",
     "TASK_FIELDS",
@@ -61,12 +63,6 @@ TASK_FIELDS = (
     "hours_needed", "hours_available", "match_ratio", "max_split", "domains", "required_qty",
 )
 _SCRATCHPAD_WRITES = ("scratchpad write", "scratchpad append")
-
-
-def _by(by: str | Sequence[str] | None) -> list[str]:
-    from .metrics import _by as by_
-
-    return by_(by)
 
 
 def _key(cols: list[str], key: Any) -> dict:
@@ -120,9 +116,8 @@ def failure_cause_counts(events: Any, runs: Any, by: str | Sequence[str] | None 
     """
     import pandas as pd
 
-    from .metrics import with_groups
 
-    cols = _by(by)
+    cols = group_columns(by)
     out_cols = [*cols, "cause", "failed_tasks", "count", "share", "primary", "primary_share"]
     failed = failure_causes(events)
     failed = with_groups(failed, runs, cols)
@@ -151,11 +146,10 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
     """
     import pandas as pd
 
-    from .metrics import _ok, with_groups
 
-    cols = _by(by)
+    cols = group_columns(by)
     out_cols = [*cols, "runs", "accepted", "adversarial_accepted", "acceptance_rate", "market_share", "ratio"]
-    ok = _ok(runs)
+    ok = ok_runs(runs)
     tasks = with_groups(task_table(events), ok, cols)
     rows = []
     for key, g in ok.groupby(cols, sort=True, dropna=False):
@@ -182,11 +176,10 @@ def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, c
     """
     import pandas as pd
 
-    from .metrics import _ok, mean_ci, with_groups
 
-    cols = _by(by)
+    cols = group_columns(by)
     out_cols = [*cols, "client", "adversarial", "n", "mean", "ci_low", "ci_high"]
-    ok = _ok(runs)
+    ok = ok_runs(runs)
     s = with_groups(series[series["name"] == "final_trust"][["run_id", "key", "value"]], ok, cols)
     adversarial: set[str] = set()
     if "adversarial_clients" in ok:
@@ -218,10 +211,9 @@ def tool_use(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, p
     """
     import pandas as pd
 
-    from .metrics import _ok
 
-    cols = _by(by)
-    ok = _ok(runs)
+    cols = group_columns(by)
+    ok = ok_runs(runs)
     cmds = events[(events["kind"] == "cmd") & events["ok"].fillna(False).astype(bool)]
     counts = cmds.groupby(["run_id", "name"]).size().unstack(fill_value=0) if len(cmds) else pd.DataFrame()
 

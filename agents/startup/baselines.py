@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError, stable_hash
 
 __all__ = ["greedy", "greedy_reference", "random_agent"]
@@ -22,6 +23,7 @@ def _start_task(world: Any, task_id: str, names: list[str]) -> bool:
     return True
 
 
+@agent
 def greedy(world: Any) -> Generator:
     """The paper's greedy floor, through the real commands.
 
@@ -44,6 +46,7 @@ def greedy(world: Any) -> Generator:
             current = None
 
 
+@agent
 def greedy_reference(world: Any) -> Generator:
     """The reference's ``bot_runner`` greedy, exactly (for preset ``reference``).
 
@@ -65,6 +68,15 @@ def greedy_reference(world: Any) -> Generator:
         yield world.call("sim resume") if world.active else world.call("bot wait")
 
 
+def _check_random(seed: int | None, max_parallel: int) -> str | None:
+    if seed is not None and seed < 0:
+        return f"seed(={seed}) must be >= 0"
+    if max_parallel < 0:
+        return f"max_parallel(={max_parallel}) must be >= 0"
+    return None
+
+
+@agent(name="random", check=_check_random)
 def random_agent(world: Any, seed: int | None = None, max_parallel: int = 2) -> Generator:
     """Uniform choices among what the commands show: tasks, teams, concurrency.
 
@@ -89,12 +101,3 @@ def random_agent(world: Any, seed: int | None = None, max_parallel: int = 2) -> 
         if "error" in report:
             return
 
-
-def _check_random(seed: int | None, max_parallel: int) -> None:
-    if seed is not None and seed < 0:
-        raise ValueError(f"seed(={seed}) must be >= 0")
-    if max_parallel < 0:
-        raise ValueError(f"max_parallel(={max_parallel}) must be >= 0")
-
-
-random_agent.check_options = _check_random  # type: ignore[attr-defined]

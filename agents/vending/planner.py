@@ -25,9 +25,10 @@ import math
 from collections.abc import Generator, Sequence
 from typing import Any
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError
 
-from .vending_baselines import DEFAULT_QUERIES, delivered
+from .baselines import DEFAULT_QUERIES, delivered
 
 __all__ = ["LADDER", "planner"]
 
@@ -91,6 +92,7 @@ class _Product:
         return best if best != self.rung else None
 
 
+@agent
 def planner(
     world: Any,
     queries: Sequence[str] = DEFAULT_QUERIES,

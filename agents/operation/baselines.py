@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
-__all__ = ["OPERATION_ACTIONS", "always", "round_robin", "threshold", "OPERATION_AGENTS"]
+from bizsim.agents.declare import agent
+
+__all__ = ["OPERATION_ACTIONS", "always", "round_robin", "threshold", "always_acquisition_boost",
+           "always_engagement_tune", "always_creator_incentive", "always_moderation_tighten"]
 
 OPERATION_ACTIONS = ("acquisition_boost", "engagement_tune", "creator_incentive", "moderation_tighten")
 
@@ -19,18 +22,19 @@ def always(action: str) -> Callable[[Any], Generator]:
     if action not in OPERATION_ACTIONS:
         raise ValueError(f"action(={action!r}) must be one of {', '.join(OPERATION_ACTIONS)}")
 
-    def agent(world: Any) -> Generator:
+    def play(world: Any) -> Generator:
         while not world.done:
             world.call(action)
             report = yield world.advance()
             if "error" in report:
                 return
 
-    agent.__name__ = f"always_{action}"
-    agent.__doc__ = f"Take ``{action}`` every day, then ``task_done``."
-    return agent
+    play.__name__ = f"always_{action}"
+    play.__doc__ = f"Take ``{action}`` every day, then ``task_done``."
+    return agent(play, name=f"always-{action}")
 
 
+@agent
 def round_robin(world: Any) -> Generator:
     """Cycle through the four actions, one a day, in the order the tools are listed."""
     day = 0
@@ -70,11 +74,9 @@ def _check_threshold(threshold: float, low: str, high: str) -> None:
             raise ValueError(f"{option}(={name!r}) must be one of {', '.join(OPERATION_ACTIONS)}")
 
 
-threshold.check_options = _check_threshold  # type: ignore[attr-defined]
+threshold = agent(threshold, check=_check_threshold)
 
-#: The registry entries: CLI name -> agent function.
-OPERATION_AGENTS: dict[str, Callable] = {
-    **{f"always-{a}": always(a) for a in OPERATION_ACTIONS},
-    "round-robin": round_robin,
-    "threshold": threshold,
-}
+always_acquisition_boost = always("acquisition_boost")
+always_engagement_tune = always("engagement_tune")
+always_creator_incentive = always("creator_incentive")
+always_moderation_tighten = always("moderation_tighten")

@@ -6,6 +6,7 @@ from collections.abc import Generator
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError, ConfigError
 from bizsim.simcore.summation import plain_sum
 
@@ -384,7 +385,7 @@ def _check_options(max_concurrent: int, safety_margin: float, max_team: int, pad
         raise ConfigError(f"pad_teams(={pad_teams!r}) must be true or false")
 
 
-planner.check_options = _check_options  # type: ignore[attr-defined]
+planner = agent(planner, check=_check_options)
 
 
 def _play(world: Any, plan: _Plan) -> Generator[Any, Any, None]:

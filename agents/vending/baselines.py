@@ -12,6 +12,7 @@ import operator
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError
 
 __all__ = ["DEFAULT_QUERIES", "markup"]
@@ -168,7 +169,7 @@ def _check_markup(
             raise ValueError(f"{name}(={value}) must be >= 0")
 
 
-markup.check_options = _check_markup  # type: ignore[attr-defined]
+markup = agent(markup, check=_check_markup)
 
 
 class _Item:

@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
+from bizsim.agents.declare import agent
 from bizsim.simcore import CommandError
 
-__all__ = ["FREELANCE_AGENTS", "cautious", "oracle", "solve"]
+__all__ = ["cautious", "oracle", "solve"]
 
 _NUM = r"([\d,]+(?:\.\d+)?)"
 # Each rule: a phrase every match contains (a substring test is far cheaper than a failed search), the
@@ -68,6 +69,7 @@ def solve(question: str) -> str | None:
     return None
 
 
+@agent
 def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: str = "Medium") -> Generator:
     """Rest when tired or stressed; take the easiest tasks whose answers it can work out by rule.
 
@@ -147,6 +149,7 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
         money, energy, stress = now["money"], now["energy"], now["stress"]
 
 
+@agent
 def oracle(world: Any, tired: int = 30) -> Generator:
     """Submit the hidden right answers (read with ``world.answer_of``) to the best-paid tasks, three a day.
 
@@ -208,6 +211,3 @@ def oracle(world: Any, tired: int = 30) -> Generator:
         day = report["current_day"]
         energy, money = report["current_state"]["energy"], report["current_state"]["money"]
 
-
-#: The registry entries: CLI name -> agent function.
-FREELANCE_AGENTS: dict[str, Callable] = {"cautious": cautious, "oracle": oracle}

@@ -29,6 +29,8 @@ import math
 from collections.abc import Generator
 from typing import Any
 
+from bizsim.agents.declare import agent
+
 __all__ = ["planner", "score_actions"]
 
 
@@ -52,6 +54,7 @@ def score_actions(quality: float, activity: float, days_left: int, *, value_per_
     }
 
 
+@agent
 def planner(
     world: Any,
     quality_floor: float = 0.45,

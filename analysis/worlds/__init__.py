@@ -1,0 +1,1 @@
+"""Worlds' own analysis hooks, one subpackage a world; a world's registration names its hooks object."""

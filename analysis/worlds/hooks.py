@@ -1,0 +1,40 @@
+"""What a world may add to the generic analysis: the shape of the object a registration's ``analysis`` names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+__all__ = ["AnalysisHooks", "ReportContext"]
+
+
+@attrs.frozen
+class ReportContext:
+    """What a world's report section receives: the report document and the world's finished runs' tables."""
+
+    doc: Any
+    events: Any
+    series: Any
+    runs: Any
+    by: list[str]
+    next_figure: Callable[[], int]
+
+
+@attrs.frozen
+class AnalysisHooks:
+    """A world's additions to the result tables and the report, all optional.
+
+    Args:
+        extractor: a factory of an :class:`~bizsim.analysis._extract.Extractor`, for facts only the live world
+            holds (one fresh extractor a run).
+        report: ``report(context)`` adds the world's own figures and tables to the report.
+        action_bin_days: the bin width of the report's actions-over-time figures.
+        max_action_figures: at most this many agents get an actions-over-time figure (``None``: every agent).
+    """
+
+    extractor: Callable[[], Any] | None = None
+    report: Callable[[ReportContext], None] | None = None
+    action_bin_days: int = 14
+    max_action_figures: int | None = None

@@ -1,0 +1,53 @@
+"""The startup world's (YC-Bench's) analyses: task staffing, failure causes, adversarial clients, trust, tool use.
+
+:data:`HOOKS` is what the world's registration names; the analyses are in :mod:`.metrics`, the figure in :mod:`.plots`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
+
+from . import plots
+from .metrics import (
+    CAUSES,
+    TASK_FIELDS,
+    adversarial_acceptance,
+    failure_cause_counts,
+    failure_causes,
+    final_trust,
+    task_table,
+    tool_use,
+)
+
+__all__ = [
+    "CAUSES", "HOOKS", "TASK_FIELDS", "plots", "adversarial_acceptance", "failure_cause_counts", "failure_causes",
+    "final_trust", "task_table", "tool_use",
+]
+
+
+def _extractor() -> Any:
+    from .extract import StartupExtractor
+
+    return StartupExtractor()
+
+
+def _report(ctx: ReportContext) -> None:
+    from bizsim.analysis import plots
+
+    from . import plots as startup_plots
+
+    doc, ok, by = ctx.doc, ctx.runs, ctx.by
+    doc.figure(plots.per_seed_trajectories(ctx.series, ok, "month_end_funds_cents", by),
+               f"{ctx.next_figure():02d}-startup-funds-per-seed", "startup: month-end funds of every seed")
+    doc.figure(startup_plots.failure_causes(ctx.events, ok, by), f"{ctx.next_figure():02d}-startup-failure-causes",
+               "startup: causes of failed tasks (they overlap)")
+    doc.table(failure_cause_counts(ctx.events, ok, by), "Failure causes")
+    doc.table(adversarial_acceptance(ctx.events, ok, by), "Adversarial clients: acceptance rate against market share")
+    doc.table(tool_use(ctx.events, ok, by), "Tool use")
+    doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
+
+
+#: The startup world's analysis hooks (its registration's ``analysis``).
+HOOKS = AnalysisHooks(extractor=_extractor, report=_report, action_bin_days=30, max_action_figures=4)

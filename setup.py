@@ -1,0 +1,14 @@
+"""Package discovery: every package under the code folders, installed under the ``bizsim`` import root.
+
+The metadata lives in pyproject.toml; only the package list is computed here, so a new world (a new folder
+under models/ and agents/) needs no edit of a package list.
+"""
+
+from setuptools import find_packages, setup
+
+ROOTS = ("simcore", "models", "agents", "analysis", "cli")
+
+setup(
+    package_dir={f"bizsim.{root}": root for root in ROOTS},
+    packages=[f"bizsim.{p}" for p in find_packages(include=[*ROOTS, *(f"{r}.*" for r in ROOTS)])],
+)
