@@ -23,6 +23,7 @@ import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
+from bizsim.simcore.registry import world_spec
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.summation import plain_sum
@@ -63,8 +64,8 @@ class LLMRunSpec:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if self.auditor not in AUDITORS:
             raise ConfigError(f"auditor(={self.auditor!r}) must be one of {', '.join(AUDITORS)}")
-        if self.auditor != "deterministic" and self.world != "freelance":
-            raise ConfigError(f"auditor(={self.auditor!r}) is a freelance setting; world {self.world!r} has no auditor")
+        if self.auditor != "deterministic" and "auditor" not in world_spec(self.world).roles:
+            raise ConfigError(f"auditor(={self.auditor!r}) sets a world's auditor role; world {self.world!r} has none")
         if not isinstance(self.preset, str):
             raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path, so the run can be resumed")
 
@@ -151,10 +152,12 @@ def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:
 
 
 def _llm_auditor(spec: LLMRunSpec, client: Any) -> Any:
-    from bizsim.models.freelance import LLMAuditor
+    """The world's ``auditor`` role (its registration's ``roles``) played by ``client``."""
+    from bizsim.simcore.registry import load_object
 
+    role = load_object(world_spec(spec.world).roles["auditor"])
     temperature = spec.agent.temperature
-    return LLMAuditor(client, params={} if temperature is None else {"temperature": temperature})
+    return role(client, params={} if temperature is None else {"temperature": temperature})
 
 
 def recorded_world_options(path: str | Path, episode: int | None = None) -> dict:

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bizsim.analysis import read_command_log, run_episode
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.replay import replay
 
@@ -129,7 +129,7 @@ def test_cli_shell_plays_by_text():
     """`bizsim shell` reads commands from stdin and answers in JSON, errors included."""
     script = "company status\ntask accept --task-id Task-10\nno such thing\nquit\n"
     proc = subprocess.run(
-        [sys.executable, "-m", "bizsim.analysis.cli", "shell", "startup", "--seed", "1"],
+        [sys.executable, "-m", "bizsim.cli", "shell", "startup", "--seed", "1"],
         input=script, capture_output=True, text=True, timeout=60,
     )
     assert 0 == proc.returncode, proc.stderr

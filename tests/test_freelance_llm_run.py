@@ -10,7 +10,7 @@ from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.errors import FatalModelError
 from bizsim.agents.llm.runlog import read_jsonl
 from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.simcore.errors import ConfigError
 
 from .llm_server import LoopbackLLMServer, require_litellm
@@ -94,7 +94,7 @@ def test_a_failing_model_makes_the_auditor_fall_back(tmp_path):
 
 def test_the_auditor_is_a_freelance_setting():
     """Any other world, or an unknown auditor, is refused up front."""
-    with pytest.raises(ConfigError, match="freelance setting"):
+    with pytest.raises(ConfigError, match="auditor role; world 'startup' has none"):
         LLMRunSpec(world="startup", auditor="llm")
     with pytest.raises(ConfigError, match="must be one of"):
         LLMRunSpec(world="freelance", auditor="gpt")
@@ -105,7 +105,7 @@ def test_cli_auditor_flag_needs_the_llm_agent(capsys):
     assert 2 == _exit_code(["run", "freelance", "--agent", "cautious", "--auditor", "llm"])
     assert "goes with --agent llm" in capsys.readouterr().err
     assert 2 == _exit_code(["run", "startup", "--agent", "llm", "--model", "openai/x", "--auditor", "llm"])
-    assert "freelance setting" in capsys.readouterr().err
+    assert "auditor role; world 'startup' has none" in capsys.readouterr().err
 
 
 def _exit_code(argv: list[str]) -> int:

@@ -8,7 +8,7 @@ import attrs
 import pytest
 from bizsim.agents import AGENTS, make_agent
 from bizsim.analysis import run_episode
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.models import make_world, world_presets
 from bizsim.models.freelance import PRESETS, ROLE, FreelanceConfig, FreelanceWorld, Task
 from bizsim.models.freelance.answers import Answer

@@ -20,7 +20,7 @@ require_litellm()
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.runlog import read_jsonl
 from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.simcore.errors import ConfigError, ReplayError
 
 from .llm_policies import greedy_policy
@@ -77,7 +77,7 @@ def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted
     and the model is asked only for the turns that were not recorded."""
     out = tmp_path / "run"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "bizsim.analysis.cli", *_cli_args(server, out)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", *_cli_args(server, out)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     calls = out / "llm_calls.jsonl"

@@ -36,7 +36,7 @@ def test_doctests(name):
 
 def test_importing_bizsim_does_not_import_litellm():
     """``import bizsim...`` stays light: litellm loads only when a model is called."""
-    code = "import sys, bizsim.agents, bizsim.analysis, bizsim.analysis.cli; print('litellm' in sys.modules)"
+    code = "import sys, bizsim.agents, bizsim.analysis, bizsim.cli; print('litellm' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert "False" == out
 

@@ -24,7 +24,7 @@ pytest.importorskip("pyarrow")
 
 from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep
 from bizsim.analysis.worlds.startup.extract import business_hours
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.analysis.gridfile import load_grid
 from bizsim.analysis.runspec import parse_seeds
 from bizsim.analysis.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS

@@ -81,7 +81,7 @@ def test_a_sweep_gives_the_freelance_auditor_the_agents_model(tmp_path, monkeypa
     assert run.llm_role_calls == len(audit) and 0 < run.llm_role_cost_usd == pytest.approx(audit.cost_usd.sum())
     agent = res.llm_calls[res.llm_calls.role.isna()]
     assert run.llm_cost_usd == pytest.approx(agent.cost_usd.sum())  # the agent's own dollars, the auditor's apart
-    for world, auditor, why in [("startup", "llm", "freelance setting"), ("freelance", "gpt", "must be one of")]:
+    for world, auditor, why in [("startup", "llm", "auditor role; world 'startup' has none"), ("freelance", "gpt", "must be one of")]:
         bad = RunSpec(world, "default", "llm", 1, agent_options={"model": "openai/x", "auditor": auditor})
         with pytest.raises(ConfigError, match=why):  # refused up front, like an unknown option
             sweep([bad], tmp_path / "bad", backend="serial", progress=False)

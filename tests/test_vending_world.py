@@ -11,7 +11,7 @@ import simpy
 from bizsim.agents import make_agent
 from bizsim.agents.vending.baselines import markup
 from bizsim.analysis import run_episode
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.models import make_world
 from bizsim.models.vending import (
     PRESETS,

@@ -7,7 +7,7 @@ import json
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.analysis import LLMRunSpec, load, run_episode, run_llm
-from bizsim.analysis.cli import main
+from bizsim.cli import main
 from bizsim.analysis.rundir import read_episode_logs
 from bizsim.analysis.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError

@@ -53,10 +53,11 @@ def _needs(extra: str, exc: ImportError) -> BizSimError:
 
 def run_sweep(args: argparse.Namespace) -> int:
     """``bizsim sweep``: exit 0 when every run of this invocation finished, 1 when some failed."""
-    from .cli import _agent_options
-    from .gridfile import load_grid
-    from .runspec import grid
-    from .sweep import sweep
+    from bizsim.analysis.gridfile import load_grid
+    from bizsim.analysis.runspec import grid
+    from bizsim.analysis.sweep import sweep
+
+    from .options import agent_options
 
     product = [f for f in _PRODUCT_FLAGS if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
     settings: dict[str, Any] = {}
@@ -69,7 +70,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             raise BizSimError(
                 "bizsim sweep needs --world W [--preset P ...] [--agent A ...] [--seeds 1-20], or a GRID.toml"
             )
-        options = _agent_options(args.agent_opt)
+        options = agent_options(args.agent_opt)
         agents = [{"name": a, "options": options} for a in (args.agent or ["greedy"])]
         specs = grid(args.world, args.preset or ["default"], agents, args.seeds if args.seeds is not None else "1")
     backend = args.backend or settings.get("backend", "process")
@@ -103,7 +104,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 def _report(path: str, out: str | None, title: str | None) -> Any:
     from pathlib import Path
 
-    from .report import write_report
+    from bizsim.analysis.report import write_report
 
     if not Path(path).exists():
         raise BizSimError(f"{path!r} does not exist; give a sweep directory (bizsim sweep --out DIR)")

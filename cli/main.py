@@ -1,4 +1,8 @@
-"""The ``bizsim`` command: run, shell, list, verify, sweep, report."""
+"""The ``bizsim`` command: run, shell, list, verify, sweep, report.
+
+Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
+pandas, pyarrow, matplotlib or Ray.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
+from .options import agent_options
+
 __all__ = ["main"]
 
 
@@ -19,26 +25,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"bizsim: error: {message}\n")
 
 
-def _agent_options(pairs: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, eq, raw = pair.partition("=")
-        if not eq or not key:
-            raise BizSimError(f"--agent-opt {pair!r} must look like KEY=VALUE")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
-    return out
-
-
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bizsim", description="Business simulations for long-horizon benchmarks of AI agents.")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one episode with an agent")
     run.add_argument("world", nargs="?", help="world name, e.g. startup (not with --resume)")
-    run.add_argument("--agent", default="greedy", help="agent name (see `bizsim list`)")
+    run.add_argument("--agent", help="agent name (see `bizsim list`; default: the world's own default agent), or "
+                     "package.module:function for an agent of your own")
     run.add_argument("--seed", type=int, default=1, help="world seed")
     run.add_argument("--preset", default="default", help="preset name or a .toml config file")
     run.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
@@ -75,7 +69,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
 
-    from ._cli_sweep import add_parsers
+    from .sweep import add_parsers
 
     add_parsers(sub)  # sweep, report
     return parser
@@ -92,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "verify":
             return _verify(args.dirs)
         if args.cmd in ("sweep", "report"):
-            from ._cli_sweep import run_report, run_sweep
+            from .sweep import run_report, run_sweep
 
             return run_sweep(args) if args.cmd == "sweep" else run_report(args)
         return _list()
@@ -102,20 +96,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bizsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`bizsim list | head`): nothing left to say
+        sys.stderr.close()
+        return 0
 
 
 def _run(args: argparse.Namespace) -> int:
     from bizsim.agents import make_agent
-    from bizsim.models import world_class
-
-    from .episode import run_episode
+    from bizsim.analysis.episode import run_episode
 
     if args.resume or args.agent == "llm":
         return _run_llm(args)
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
+    spec = world_spec(args.world)
+    args.agent = args.agent or spec.default_agent
     given = [f for f in _LLM_FLAGS + _RUN_FLAGS if getattr(args, f) not in (None, False)]
-    if args.auditor == "deterministic" and args.world == "freelance":
+    if args.auditor == "deterministic" and "auditor" in world_spec(args.world).roles:
         given.remove("auditor")
     if given:
         what = "the llm auditor uses the agent's model, so it" if given[0] == "auditor" else f"--{given[0].replace('_', '-')}"
@@ -124,10 +121,9 @@ def _run(args: argparse.Namespace) -> int:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     if args.max_episodes < 1:
         raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-    cls = world_class(args.world)
-    options = _agent_options(args.agent_opt)
-    make_agent(cls.name, args.agent, options)  # fail fast on a bad agent or option
-    cls(args.preset, args.seed)  # and on a bad preset
+    options = agent_options(args.agent_opt)
+    make_agent(spec.name, args.agent, options)  # fail fast on a bad agent or option
+    spec.make(args.preset, args.seed)  # and on a bad preset
     progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
     try:
         result = run_episode(
@@ -145,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _verify(dirs: Sequence[str]) -> int:
-    from .verify import verify_run_dir
+    from bizsim.analysis.verify import verify_run_dir
 
     worst = 0
     for path in dirs:
@@ -171,7 +167,7 @@ _RUN_FLAGS = ("auditor",)
 
 
 def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    options = _agent_options(args.agent_opt)
+    options = agent_options(args.agent_opt)
     for flag in _LLM_FLAGS[:-1]:
         value = getattr(args, flag)
         if value is not None:
@@ -183,7 +179,7 @@ def _run_llm(args: argparse.Namespace) -> int:
     """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
     from bizsim.agents.llm import LLMAgentConfig
 
-    from .llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
+    from bizsim.analysis.llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
 
     if args.overwrite:
         raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
@@ -205,8 +201,8 @@ def _run_llm(args: argparse.Namespace) -> int:
             raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
         config = LLMAgentConfig.from_options(options)
         out = args.out or _default_out(args, config.model)
-        if args.auditor is not None and args.world != "freelance":
-            raise BizSimError(f"--auditor is a freelance setting; world {args.world!r} has no auditor")
+        if args.auditor is not None and "auditor" not in world_spec(args.world).roles:
+            raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
         spec = LLMRunSpec(
             world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out,
             auditor=args.auditor or "deterministic",
@@ -259,7 +255,7 @@ class _Progress:
         self._bar.start()
 
     def update(self, world: Any) -> None:
-        horizon = getattr(world, "horizon_us", None)
+        horizon = world.horizon_us
         if horizon:
             self._bar.update(self._task, completed=min(1.0, world.now_us / horizon), when=world.now_iso[:10])
 
@@ -295,10 +291,9 @@ def _print_summary(result: Any, out: str | None) -> None:
 
 
 def _shell(args: argparse.Namespace) -> int:
-    from bizsim.models import world_class
     from bizsim.simcore.driver import Driver
 
-    world = world_class(args.world)(args.preset, args.seed)
+    world = world_spec(args.world).make(args.preset, args.seed)
     driver = Driver(world)
     interactive = sys.stdin.isatty()
     if interactive:
@@ -335,6 +330,13 @@ def _list() -> int:
     for name, why in broken_worlds().items():
         print(f"{name}: cannot be loaded ({why})", file=sys.stderr)
     return 0
+
+
+def world_spec(name: str) -> Any:
+    """The registered world ``name`` (the registry is imported on first use: ``bizsim --help`` stays fast)."""
+    from bizsim.simcore.registry import world_spec as find
+
+    return find(name)
 
 
 if __name__ == "__main__":
