@@ -6,11 +6,12 @@ from collections.abc import Callable, Generator, Iterable
 
 import simpy
 
+from .registry import WorldSpec, load_object
 from .replay import replay
 from .watch import watch
 from .world import World
 
-__all__ = ["check_world", "probe_agent"]
+__all__ = ["check_registration", "check_world", "probe_agent"]
 
 
 def probe_agent(world: World, max_stops: int = 50) -> Generator:
@@ -84,3 +85,35 @@ def check_world(
             schema = spec.json_schema()["function"]
             assert schema["name"] == spec.tool_name and schema["parameters"]["type"] == "object", spec.name
             assert set(schema["parameters"]["required"]) <= set(schema["parameters"]["properties"]), spec.name
+
+
+def check_registration(spec: WorldSpec, seed: int = 1) -> None:
+    """Assert that a world's registration holds together; raise ``AssertionError`` naming what broke.
+
+    Checked: the class has the registered name and version; every preset
+    builds a world and round-trips through TOML; a fresh world's summary names
+    its metric and holds its value; every agent, role, hook and action
+    reference imports; the default agent is one of the agents.
+    """
+    cls = spec.world_class()
+    assert isinstance(cls, type) and issubclass(cls, World), f"{spec.factory} is not a World subclass"
+    assert (cls.name, cls.version) == (spec.name, spec.version), (
+        f"{spec.factory} says {cls.name}-v{cls.version}, the registration {spec.benchmark_id}")
+    table = spec.preset_table()
+    assert len(table) > 0 and "default" in table, f"{spec.presets} has no 'default' preset"
+    for name in table:
+        config = table.preset(name)
+        assert table.cls is type(config), f"preset {name!r} is a {type(config).__name__}, not a {table.cls.__name__}"
+        world = spec.make(config, seed)
+        assert world.config == config, f"preset {name!r}: the world does not hold the config it was given"
+        summary = world.summary()
+        assert "metric" in summary and summary["metric"] in summary and "metric_value" in summary, (
+            f"preset {name!r}: summary() must name its metric and hold metric_value; it has {sorted(summary)[:12]}")
+        assert world.invariants() == [], f"preset {name!r}: a fresh world breaks {world.invariants()}"
+        world.close()
+    for label, refs in (("agents", spec.agents), ("roles", spec.roles)):
+        for key, ref in refs.items():
+            assert callable(load_object(ref)), f"{label}[{key!r}] = {ref} is not callable"
+    for ref in (spec.analysis, spec.discrete_actions):
+        if ref is not None:
+            load_object(ref)
