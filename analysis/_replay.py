@@ -10,6 +10,7 @@ from typing import Any
 import simpy
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
+from bizsim.simcore.layout import CONFIG, RESULT
 
 from .runspec import RunSpec, world_config
 
@@ -89,7 +90,7 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
 
     world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
     presets = world_spec(world).preset_table()
-    config = presets.from_toml(path / "config.toml")
+    config = presets.from_toml(path / CONFIG)
     seed = int(result["seed"])
     agent = str(result.get("agent") or "unknown")
     options = result.get("agent_options") or {}
@@ -116,7 +117,7 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
 
     root = Path(path)
     try:
-        result = json.loads((root / "result.json").read_text(encoding="utf-8"))
+        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
     spec, config = _spec_of(root, result)

@@ -17,9 +17,8 @@ from typing import IO, Any
 from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.jsonl import cut_torn_tail
 
-__all__ = ["RESULTS", "ResultsWriter", "encode", "finished_ids", "iter_heads", "read_at"]
+__all__ = ["ResultsWriter", "encode", "finished_ids", "iter_heads", "read_at"]
 
-RESULTS = "results.jsonl"
 
 
 def encode(record: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.watch import watch
+from bizsim.simcore.layout import RUN_SPEC
 
 from .runspec import RunSpec, agent_factory, world_config
 
@@ -67,7 +68,7 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
         raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
     if run_dir is None:
         raise ConfigError("LLM runs in a sweep need a run directory for their call log")
-    if (run_dir / "run.json").exists():
+    if (run_dir / RUN_SPEC).exists():
         result = resume_llm(run_dir)
     else:
         options, settings = split_sweep_options(spec.agent_options)

@@ -290,8 +290,7 @@ def run_llm(
         live_calls=agent.gateway.live,
     )
     if out is not None:
-        write_run_dir(out, result.episode)
-        write_json_atomic(out / RESULT, result.to_dict())
+        write_run_dir(out, result.episode, result.to_dict())
     return result
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics, plots
+from bizsim.simcore.layout import REPORT
+
 from .rundir import make_output_dir
 from .store import Results, load
 from .worlds.hooks import AnalysisHooks, ReportContext
@@ -114,7 +116,7 @@ def write_report(
         the HTML file; every figure it embeds is also in ``figures/`` beside it.
     """
     res = results if results is not None else load(path)
-    root = Path(out) if out is not None else Path(path) / "report"
+    root = Path(out) if out is not None else Path(path) / REPORT
     figures = root / "figures"
     make_output_dir(figures)
     for old in figures.glob("*.png"):

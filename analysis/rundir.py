@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
 if TYPE_CHECKING:
     from bizsim.simcore import World
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
            "read_episode_logs"]
 
-#: The folder of a multi-episode run's earlier episodes.
-EPISODES = "episodes"
 
 
 def make_output_dir(path: str | Path) -> Path:
@@ -47,20 +46,21 @@ def make_output_dir(path: str | Path) -> Path:
     return root
 
 
-def write_run_dir(path: str | Path, result: EpisodeResult) -> Path:
-    """Write ``config.toml``, ``commands.jsonl``, ``trajectory.jsonl`` and ``result.json``.
+def write_run_dir(path: str | Path, result: EpisodeResult, summary: dict | None = None) -> Path:
+    """Write ``config.toml``, ``commands.jsonl``, ``trajectory.jsonl`` and, last, ``result.json``.
 
+    ``summary`` is what ``result.json`` holds (default: ``result.to_dict()``; an LLM run adds its counters).
     Files are written to temporary names and renamed, so a reader never sees
-    half a file.
+    half a file, and each is written once.
     """
     root = make_output_dir(path)
     world = result.final_world
-    _atomic(root / "config.toml", dump_toml(config_to_dict(world.config)))
+    _atomic(root / CONFIG, dump_toml(config_to_dict(world.config)))
     _remove_episode_logs(root)  # an overwritten run's, which may have had more episodes
     for n, earlier in enumerate(result.earlier_worlds, 1):
-        _write_logs(root / EPISODES / str(n), earlier)
+        _write_logs(episode_dir(root, n), earlier)
     _write_logs(root, world)
-    _atomic(root / "result.json", json.dumps(result.to_dict(), indent=2) + "\n")
+    _atomic(root / RESULT, json.dumps(result.to_dict() if summary is None else summary, indent=2) + "\n")
     return root
 
 
@@ -71,7 +71,7 @@ def _remove_episode_logs(root: Path) -> None:
         return
     for sub in folder.iterdir():
         if sub.is_dir() and sub.name.isdigit():
-            for name in ("commands.jsonl", "trajectory.jsonl"):
+            for name in (COMMANDS, TRAJECTORY):
                 (sub / name).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 sub.rmdir()  # only if nothing else is in it
@@ -81,8 +81,8 @@ def _remove_episode_logs(root: Path) -> None:
 
 def _write_logs(folder: Path, world: World) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    _atomic(folder / "commands.jsonl", "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
-    _atomic(folder / "trajectory.jsonl", world.trajectory.to_jsonl())
+    _atomic(folder / COMMANDS, "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
+    _atomic(folder / TRAJECTORY, world.trajectory.to_jsonl())
 
 
 def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
@@ -93,15 +93,15 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
             run and ``overwrite`` is false.
     """
     root = Path(path)
-    if (root / "run.json").exists():
+    if (root / RUN_SPEC).exists():
         raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
-    if not overwrite and (root / "result.json").exists():
+    if not overwrite and (root / RESULT).exists():
         raise ConfigError(f"{str(root)!r} already holds a run; choose another directory or overwrite it (--overwrite)")
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
     """The ``(t_us, line)`` log of a run directory (its last episode)."""
-    rows = Path(path, "commands.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = Path(path, COMMANDS).read_text(encoding="utf-8").splitlines()
     return [(d["t_us"], d["line"]) for d in map(json.loads, rows) if d]
 
 
@@ -109,7 +109,7 @@ def episode_folders(path: str | Path) -> list[Path]:
     """Where each episode's ``commands.jsonl`` and ``trajectory.jsonl`` are, oldest first."""
     root = Path(path)
     earlier = []
-    while (root / EPISODES / str(len(earlier) + 1) / "commands.jsonl").exists():
+    while (root / EPISODES / str(len(earlier) + 1) / COMMANDS).exists():
         earlier.append(root / EPISODES / str(len(earlier) + 1))
     return [*earlier, root]
 

@@ -45,8 +45,9 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
+from bizsim.simcore.layout import LLM_CALLS, RESULT, RESULTS, RUNS
 
-from ._results_file import RESULTS, iter_heads, read_at
+from ._results_file import iter_heads, read_at
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -378,7 +379,7 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
 
     _atomic_parquets({out["series"]: _schema(SERIES_COLUMNS), out["events"]: _schema(EVENT_COLUMNS)}, batches())
     llm = [
-        row for _, rec in latest for row in _llm_rows(rec["run_id"], root / "runs" / rec["run_id"] / "llm_calls.jsonl")
+        row for _, rec in latest for row in _llm_rows(rec["run_id"], root / RUNS / rec["run_id"] / LLM_CALLS)
     ]
     _atomic_parquet(out["llm_calls"], [_llm_table(llm)] if llm else [], _schema(LLM_CALL_COLUMNS))
     stamp.update({"runs": len(latest), "compacted_at": datetime.now(UTC).isoformat(timespec="seconds")})
@@ -431,9 +432,9 @@ def _from_records(records: Sequence[dict], path: Path | None) -> Results:
     llm = []
     for rec in records:
         if rec.get("run_dir"):
-            llm.extend(_llm_rows(rec["run_id"], Path(rec["run_dir"]) / "llm_calls.jsonl"))
+            llm.extend(_llm_rows(rec["run_id"], Path(rec["run_dir"]) / LLM_CALLS))
         elif path is not None:
-            llm.extend(_llm_rows(rec["run_id"], path / "runs" / rec["run_id"] / "llm_calls.jsonl"))
+            llm.extend(_llm_rows(rec["run_id"], path / RUNS / rec["run_id"] / LLM_CALLS))
     return _to_pandas({
         "runs": _runs_table([_run_row(r) for r in records]), "series": _series_batch(records),
         "events": _events_batch(records), "llm_calls": _llm_table(llm),
@@ -468,9 +469,9 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     root = Path(path)
     if (root / RESULTS).exists() or (root / "runs.parquet").exists():
         return _read_dir(root)
-    if (root / "result.json").exists():
+    if (root / RESULT).exists():
         return _from_records([record_from_run_dir(root)], None)
-    children = sorted(p for p in root.iterdir() if (p / "result.json").exists()) if root.is_dir() else []
+    children = sorted(p for p in root.iterdir() if (p / RESULT).exists()) if root.is_dir() else []
     if children:
         records = []
         for child in children:

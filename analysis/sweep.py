@@ -23,8 +23,9 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.layout import RESULT, RESULTS, RUNS
 
-from ._results_file import RESULTS, ResultsWriter, encode, finished_ids, iter_heads
+from ._results_file import ResultsWriter, encode, finished_ids, iter_heads
 from ._worker import execute_encoded
 from .backends import Backend, make_backend
 from .rundir import make_output_dir
@@ -212,7 +213,7 @@ def sweep(
             s.check()
             checked.add(key)
     runner = make_backend(backend, workers=workers, ray_address=ray_address)
-    if (root / "result.json").exists() and not (root / RESULTS).exists():
+    if (root / RESULT).exists() and not (root / RESULTS).exists():
         raise ConfigError(f"{str(root)!r} holds a single run's directory; give the sweep a directory of its own")
     make_output_dir(root)
     if compact is None:
@@ -225,7 +226,7 @@ def sweep(
         relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
         if preflight:
             _preflight(todo)
-        job = functools.partial(execute_encoded, events=events, run_dirs=str(root / "runs"), keep_run_dirs=run_dirs)
+        job = functools.partial(execute_encoded, events=events, run_dirs=str(root / RUNS), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0
         records = runner.run([s.to_dict() for s in todo], job)

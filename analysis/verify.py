@@ -8,6 +8,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
 
 __all__ = ["Verification", "verify_run_dir"]
 
@@ -62,7 +63,7 @@ def _verify(root: Path) -> Verification:
     from .rundir import episode_folders, read_command_log
 
     try:
-        result = json.loads((root / "result.json").read_text(encoding="utf-8"))
+        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
     if not isinstance(result, dict):
@@ -80,7 +81,7 @@ def _verify(root: Path) -> Verification:
         problems.append(f"result.json records {len(summaries)} episodes but the directory keeps the command logs of "
                         f"{len(logs)} (a run directory written before episodes/ existed keeps only the last)")
     skipped = max(0, len(summaries) - len(logs))
-    llm = (root / "run.json").exists()
+    llm = (root / RUN_SPEC).exists()
     try:
         worlds = replay_episodes(spec, logs, lambda _w: None, config,
                                  (lambda n: recorded_world_options(root, n + skipped)) if llm else None)
@@ -89,7 +90,7 @@ def _verify(root: Path) -> Verification:
         worlds = []
     for n, (folder, world) in enumerate(zip(folders, worlds), 1 + skipped):
         where = "" if len(folders) == 1 else f"episode {n}: "
-        problems += [where + p for p in _compare_trajectory(folder / "trajectory.jsonl", world)]
+        problems += [where + p for p in _compare_trajectory(folder / TRAJECTORY, world)]
         recorded = summaries[n - 1] if n <= len(summaries) else None
         if isinstance(recorded, dict):
             problems += [where + p for p in _compare_summary(recorded, world.summary())]

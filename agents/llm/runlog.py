@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.jsonl import cut_torn_tail
+from bizsim.simcore.layout import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
 
 __all__ = [
     "AGENT_COMMANDS",
@@ -27,11 +28,6 @@ __all__ = [
     "write_json_atomic",
 ]
 
-#: File names inside a run directory.
-LLM_CALLS = "llm_calls.jsonl"
-AGENT_COMMANDS = "agent_commands.jsonl"
-RUN_SPEC = "run.json"
-RESULT = "result.json"
 
 
 def _dumps(record: Any) -> str:
