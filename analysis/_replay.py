@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import simpy
 from bizsim.simcore.config import config_to_dict
-from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
+from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import CONFIG, RESULT
+from bizsim.simcore.replay import replay
 
 from .runspec import RunSpec, world_config
 
@@ -33,25 +33,9 @@ def probe_replay(
     """
     from bizsim.simcore.registry import world_spec
 
-    world = world_spec(spec.world).world_class()(config if config is not None else world_config(spec), spec.seed,
-                                    **(world_options or {}))
-    for i, (t_us, line) in enumerate(log):
-        if world.done:
-            break
-        if world.now_us != t_us:
-            raise ReplayError(
-                f"command {i} ({line!r}) was recorded at t_us={t_us} but the replay is at t_us={world.now_us}"
-            )
-        try:
-            advances = world.commands.parse(line)[0].advances
-        except CommandError:
-            advances = False
-        if advances:
-            probe(world)
-        result = world.execute(line, allow_hidden=True)  # a built-in agent's own commands (``bot take``) too
-        if isinstance(result, simpy.Event):
-            world.env.run(until=result)
-    return world
+    cls = world_spec(spec.world).world_class()
+    base = config if config is not None else world_config(spec)
+    return replay(lambda: cls(base, spec.seed, **(world_options or {})), log, probe)
 
 
 def replay_episodes(

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 import simpy
 
-from .errors import ReplayError
+from .errors import CommandError, ReplayError
 from .world import World
 
 __all__ = ["replay", "play_commands"]
@@ -23,8 +23,21 @@ def play_commands(world: World, lines: Iterable[str]) -> list[dict]:
     return out
 
 
-def replay(factory: Callable[[], World], log: Iterable[tuple[int, str]]) -> World:
-    """Rebuild a world by re-issuing a recorded ``(t_us, line)`` log.
+def replay(
+    factory: Callable[[], World], log: Iterable[tuple[int, str]], probe: Callable[[World], None] | None = None,
+) -> World:
+    """Rebuild a world by re-issuing a recorded ``(t_us, line)`` log: the one replay loop of bizsim.
+
+    Every line is issued again, including the built-in agents' hidden
+    commands and the commands an agent sent after the episode ended (the
+    world refuses them again and records the refusal, as it did), so the
+    rebuilt trajectory equals the recorded one record for record; a line that
+    was never part of the run shows up as a record the recording lacks.
+
+    Args:
+        probe: called with the world before every advance command of the
+            running episode, so facts only a live world holds (the startup
+            world's staffing at each turn) can be taken from a replay.
 
     Raises:
         ReplayError: a command falls at another instant than recorded, so the
@@ -37,9 +50,16 @@ def replay(factory: Callable[[], World], log: Iterable[tuple[int, str]]) -> Worl
                 f"command {i} ({line!r}) was recorded at t_us={t_us} but the replay is at t_us={world.now_us}; "
                 "the log belongs to another world, config or seed"
             )
-        if world.done:
-            raise ReplayError(f"command {i} ({line!r}) comes after the episode ended ({world.status.value})")
+        if probe is not None and not world.done and _advances(world, line):
+            probe(world)
         result = world.execute(line, allow_hidden=True)
         if isinstance(result, simpy.Event):
             world.env.run(until=result)
     return world
+
+
+def _advances(world: World, line: str) -> bool:
+    try:
+        return world.commands.parse(line)[0].advances
+    except CommandError:
+        return False

@@ -1,4 +1,5 @@
-"""Replay refuses a log that runs past the episode's end and replays the built-in agents' hidden commands."""
+"""Replay re-issues every logged line (refusals after the end, the built-in agents' hidden commands) and refuses a
+line at the wrong instant."""
 
 from __future__ import annotations
 
@@ -15,17 +16,21 @@ from bizsim.simcore.replay import replay
 ONE_DAY = attrs.evolve(PRESETS["default"], horizon_days=1)
 
 
-def test_replay_refuses_a_command_after_the_end():
-    """A logged command issued after the episode ended is a ReplayError naming the command and the status."""
+def test_replay_reissues_a_refusal_after_the_end_and_a_foreign_line_shows():
+    """A command refused after the episode ended is replayed as the same refusal (the trajectories are equal); a
+    line appended to the log that the run never saw adds a record the recording lacks."""
     world = OperationWorld(ONE_DAY, 1)
     world.env.run(until=world.execute("task_done"))
     assert Status.HORIZON == world.status
     assert "error" in world.execute("creator_incentive")
     log = world.command_log()
     assert [(0, "task_done"), (world.now_us, "creator_incentive")] == log
-    with pytest.raises(ReplayError, match=r"command 1 \('creator_incentive'\) comes after the episode ended "
-                                          r"\(horizon_reached\)"):
-        replay(lambda: OperationWorld(ONE_DAY, 1), log)
+    again = replay(lambda: OperationWorld(ONE_DAY, 1), log)
+    assert world.trajectory.to_jsonl() == again.trajectory.to_jsonl()
+    tampered = replay(lambda: OperationWorld(ONE_DAY, 1), [*log, (world.now_us, "moderation_tighten")])
+    assert world.trajectory.to_jsonl() != tampered.trajectory.to_jsonl()
+    with pytest.raises(ReplayError, match=r"command 1 \('creator_incentive'\) was recorded at t_us=0"):
+        replay(lambda: OperationWorld(ONE_DAY, 1), [log[0], (0, "creator_incentive")])
 
 
 def test_replay_reissues_hidden_commands():

@@ -182,3 +182,16 @@ def test_loading_a_folder_of_run_directories_names_the_one_at_fault(tmp_path):
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with pytest.raises(BizSimError, match="run2"):
         load(tmp_path)
+
+
+def test_a_line_appended_past_the_end_of_the_log_is_found(tmp_path):
+    """Commands added to commands.jsonl after the episode's end replay as refusals the recording lacks: DIFFERS."""
+    out = tmp_path / "run"
+    run_episode("operation", "default", "threshold", seed=1, out=out)
+    assert verify_run_dir(out).ok
+    log = out / "commands.jsonl"
+    end = json.loads((out / "trajectory.jsonl").read_text(encoding="utf-8").splitlines()[-1])["t_us"]
+    with log.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"t_us": end, "line": "creator_incentive"}) + "\n")
+    found = verify_run_dir(out)
+    assert not found.ok and any("trajectory.jsonl" in p for p in found.problems), found.problems
