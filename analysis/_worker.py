@@ -12,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore.watch import watch
+import attrs
 from bizsim.simcore.layout import RUN_SPEC
+from bizsim.simcore.watch import watch
 
 from .runspec import RunSpec, agent_factory, world_config
 
@@ -58,23 +59,22 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
     from bizsim.agents.llm.errors import RunAborted
     from bizsim.simcore.errors import ConfigError
 
-    from ._extract import extract, extractor_for
-    from ._replay import replay_episodes
-    from .llm_run import (
-        LLMRunSpec, llm_run_columns, recorded_world_options, resume_llm, run_llm, split_sweep_options,
-    )
+    from ._extract import extract
+    from .llm_run import LLMRunSpec, llm_run_columns, load_run_spec, run_llm, split_sweep_options
 
     if spec.overrides:
         raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
     if run_dir is None:
         raise ConfigError("LLM runs in a sweep need a run directory for their call log")
-    if (run_dir / RUN_SPEC).exists():
-        result = resume_llm(run_dir)
+    watcher = _LastEpisode(spec.world)
+    if (run_dir / RUN_SPEC).exists():  # a resume replays the recorded calls through the live agent: watched alike
+        recorded, _ = load_run_spec(run_dir)
+        result = run_llm(attrs.evolve(recorded, out=str(run_dir)), resume=True, probe=watcher)
     else:
         options, settings = split_sweep_options(spec.agent_options)
         cfg = LLMAgentConfig.from_options(options)
         result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
-                                    **settings))
+                                    **settings), probe=watcher)
     if result.terminal_detail in _API_FAILURES:
         # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
         last = (result.llm.get("episodes") or [{}])[-1]
@@ -83,14 +83,32 @@ def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
             f"the model API failed ({result.terminal_detail}) after {turns} turns: {last.get('message', 'no answer')}. "
             "The run directory keeps every answered call; a sweep with retry_failed=True (--retry-failed) resumes "
             "the run from there"))
-    extractor = extractor_for(spec.world)
-    logs = [w.command_log() for w in result.episode.worlds]
-    world = replay_episodes(spec, logs, extractor.probe, world_options=lambda n: recorded_world_options(run_dir, n))[-1]
-    body = extract(world, extractor, turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
+    world = result.final_world
+    body = extract(world, watcher.extractor_of(world), turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
     if result.terminal_detail is not None:  # a cap that stopped the agent is not in the command log the world replays
         body["run"]["terminal_detail"] = result.terminal_detail
     body["run"].update(llm_run_columns(result.llm.get("total", {}), result.llm.get("roles")))
     return body
+
+
+class _LastEpisode:
+    """A probe that keeps a fresh extractor for each episode's world, so the record describes the last episode."""
+
+    def __init__(self, world_name: str) -> None:
+        self._name = world_name
+        self._world: Any = None
+        self._extractor: Any = None
+
+    def __call__(self, world: Any) -> None:
+        self.extractor_of(world).probe(world)
+
+    def extractor_of(self, world: Any) -> Any:
+        """The extractor that watched ``world`` (a fresh one for a world it has not seen)."""
+        from ._extract import extractor_for
+
+        if world is not self._world:
+            self._world, self._extractor = world, extractor_for(self._name)
+        return self._extractor
 
 
 def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False) -> dict:

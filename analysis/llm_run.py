@@ -23,10 +23,11 @@ import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
-from bizsim.simcore.registry import world_spec
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.watch import watch
 
 from .episode import EpisodeResult, run_episode
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
@@ -228,6 +229,7 @@ def run_llm(
     limiter: EndpointLimiter | None = None,
     sleep: Callable[[float], None] = time.sleep,
     on_stop: Callable[[Any], None] | None = None,
+    probe: Callable[[Any], None] | None = None,
 ) -> LLMRunResult:
     """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
 
@@ -240,6 +242,8 @@ def run_llm(
         limiter: per-endpoint concurrency limit shared with other runs.
         sleep: how to wait between retries.
         on_stop: called with the world at every decision point.
+        probe: called with the world each time the agent hands time back (a sweep's extraction watches the run
+            as it happens, so its record needs no replay).
 
     Raises:
         PreflightError: the pre-flight call failed.
@@ -266,16 +270,17 @@ def run_llm(
     agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter, sleep=sleep)
     try:
         if out is not None and not resume:
-            probe = world_class(spec.world)(spec.preset, spec.seed)
+            fresh = world_class(spec.world)(spec.preset, spec.seed)
             write_json_atomic(out / RUN_SPEC, {
-                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "benchmark_id": probe.benchmark_id,
-                "protocol": agent.settings(probe), "world_config": world_config, "versions": _versions(),
+                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "benchmark_id": fresh.benchmark_id,
+                "protocol": agent.settings(fresh), "world_config": world_config, "versions": _versions(),
                 "started_at": _now(), "resumes": [],
             })
         if preflight:
             agent.preflight()
+        played = agent if probe is None else watch(agent, before=probe, name="llm")
         episode = run_episode(
-            spec.world, spec.preset, agent, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
+            spec.world, spec.preset, played, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
             world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
         )
     finally:
