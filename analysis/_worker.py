@@ -8,15 +8,10 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import attrs
-from bizsim.simcore.layout import RUN_SPEC
-from bizsim.simcore.watch import watch
-
-from .runspec import RunSpec, agent_factory, world_config
+from .runspec import RunSpec
 
 __all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
 
@@ -26,68 +21,45 @@ record_version = 1
 _API_FAILURES = ("api_failures", "api_error")
 
 
-def _probing(make: Callable, probe: Callable[[Any], None], name: str) -> Callable:
-    """Wrap an agent so ``probe(world)`` sees the world each time the agent hands time back."""
-    return watch(make, before=probe, name=name)
-
-
 def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None) -> dict:
-    """Run one spec and extract its record body (``run``, ``series``, ``events``)."""
-    from bizsim.models import world_class
+    """Run one spec through the run pipeline, watched, and extract its record body (``run``, ``series``, ``events``).
 
-    from ._extract import extract, extractor_for
-    from .episode import _play, run_episode
-
-    if spec.agent == "llm":
-        return _run_llm(spec, events=events, run_dir=run_dir)
-    extractor = extractor_for(spec.world)
-    make = _probing(agent_factory(spec), extractor.probe, spec.agent)
-    config = world_config(spec) if spec.overrides else spec.preset
-    if run_dir is None:  # nothing to write: skip the summaries an EpisodeResult holds (extract makes its own)
-        world, turns, reason = _play(world_class(spec.world), config, make, spec.seed)
-    else:
-        result = run_episode(spec.world, config, make, spec.seed, out=run_dir, overwrite=True)  # its own run_id's
-        world, turns, reason = result.final_world, result.turns, result.terminal_reason
-    body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)
-    world.close()  # freed now, not by the cyclic collector walking it later
-    return body
-
-
-def _run_llm(spec: RunSpec, *, events: bool, run_dir: Path | None) -> dict:
-    """The LLM agent: through ``run_llm`` so the run directory (with ``llm_calls.jsonl``) is written and resumable."""
-    from bizsim.agents.llm import LLMAgentConfig
+    An LLM run always writes its run directory (its call log), and one found there unfinished is resumed.
+    """
     from bizsim.agents.llm.errors import RunAborted
     from bizsim.simcore.errors import ConfigError
 
     from ._extract import extract
-    from .llm_run import LLMRunSpec, llm_run_columns, load_run_spec, run_llm, split_sweep_options
+    from .pipeline import execute
 
-    if spec.overrides:
-        raise ConfigError("LLM runs in a sweep take a named preset (no overrides), so they can be resumed")
-    if run_dir is None:
-        raise ConfigError("LLM runs in a sweep need a run directory for their call log")
     watcher = _LastEpisode(spec.world)
-    if (run_dir / RUN_SPEC).exists():  # a resume replays the recorded calls through the live agent: watched alike
-        recorded, _ = load_run_spec(run_dir)
-        result = run_llm(attrs.evolve(recorded, out=str(run_dir)), resume=True, probe=watcher)
+    llm: dict | None = None
+    if spec.agent == "llm":
+        if run_dir is None:
+            raise ConfigError("LLM runs in a sweep need a run directory for their call log")
+        result = execute(spec, out=run_dir, probe=watcher)
+        if result.terminal_detail in _API_FAILURES:
+            # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
+            last = (result.llm.get("episodes") or [{}])[-1]
+            turns = result.llm.get("total", {}).get("turns", 0)
+            raise RunAborted(result.terminal_detail, (
+                f"the model API failed ({result.terminal_detail}) after {turns} turns: "
+                f"{last.get('message', 'no answer')}. The run directory keeps every answered call; a sweep with "
+                "retry_failed=True (--retry-failed) resumes the run from there"))
+        episode, llm = result.episode, result
     else:
-        options, settings = split_sweep_options(spec.agent_options)
-        cfg = LLMAgentConfig.from_options(options)
-        result = run_llm(LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, agent=cfg, out=str(run_dir),
-                                    **settings), probe=watcher)
-    if result.terminal_detail in _API_FAILURES:
-        # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
-        last = (result.llm.get("episodes") or [{}])[-1]
-        turns = result.llm.get("total", {}).get("turns", 0)
-        raise RunAborted(result.terminal_detail, (
-            f"the model API failed ({result.terminal_detail}) after {turns} turns: {last.get('message', 'no answer')}. "
-            "The run directory keeps every answered call; a sweep with retry_failed=True (--retry-failed) resumes "
-            "the run from there"))
-    world = result.final_world
-    body = extract(world, watcher.extractor_of(world), turns=result.episode.turns, terminal_reason=result.terminal_reason, events=events)
-    if result.terminal_detail is not None:  # a cap that stopped the agent is not in the command log the world replays
-        body["run"]["terminal_detail"] = result.terminal_detail
-    body["run"].update(llm_run_columns(result.llm.get("total", {}), result.llm.get("roles")))
+        episode = execute(spec, out=run_dir, overwrite=True, probe=watcher)  # a run dir is its own run_id's
+    world = episode.final_world
+    body = extract(world, watcher.extractor_of(world), turns=episode.turns, terminal_reason=episode.terminal_reason,
+                   events=events)
+    if llm is not None:
+        from .llm_run import llm_run_columns
+
+        if llm.terminal_detail is not None:  # a cap that stopped the agent is not in the command log
+            body["run"]["terminal_detail"] = llm.terminal_detail
+        body["run"].update(llm_run_columns(llm.llm.get("total", {}), llm.llm.get("roles")))
+    for done in episode.worlds:
+        done.close()  # freed now, not by the cyclic collector walking it later
     return body
 
 

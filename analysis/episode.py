@@ -156,6 +156,7 @@ def run_episode(
     overwrite: bool = False,
     on_stop: Callable[[World], None] | None = None,
     world_options: dict | Callable[[], dict] | None = None,
+    probe: Callable[[World], None] | None = None,
 ) -> EpisodeResult:
     """Run ``agent`` on a fresh world until the episode ends.
 
@@ -174,6 +175,7 @@ def run_episode(
         world_options: keyword arguments for the world's constructor, e.g.
             ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
             or a function returning them, called once per episode (a fresh auditor each time).
+        probe: called with the world each time the agent hands time back (a sweep's extraction).
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
@@ -190,6 +192,8 @@ def run_episode(
             raise ValueError("agent_options go with a registered agent name, not a function")
     else:
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
+    if probe is not None:
+        make = watch(make, before=probe, name=agent_name)
     episodes, turns_total, scratchpad, w, worlds = [], 0, "", None, []
     for episode in range(1, max_episodes + 1):
         kwargs = dict((world_options() if callable(world_options) else world_options) or {})

@@ -49,6 +49,10 @@ class RunSpec:
         agent_options: options bound to the agent.
         label: how the preset variant is shown in tables (default: the preset
             name, plus the overrides when there are any). Not part of the run id.
+        max_episodes: after a bankruptcy, start again on the same seed with the
+            agent's notes carried over, up to this many episodes (YC-Bench's
+            restarts). Part of the run id only when it is not 1, so the ids of
+            single-episode runs are what they always were.
 
     >>> RunSpec("startup", "hard", "greedy", 3).run_id == RunSpec("startup-v1", "hard", "greedy", 3).run_id
     True
@@ -61,6 +65,7 @@ class RunSpec:
     overrides: dict = attrs.field(factory=dict, converter=_dict)
     agent_options: dict = attrs.field(factory=dict, converter=_dict)
     label: str | None = None
+    max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         from bizsim.simcore.registry import world_spec
@@ -68,6 +73,8 @@ class RunSpec:
         object.__setattr__(self, "world", world_spec(self.world).name)
         if self.seed < 0:
             raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if self.max_episodes < 1:
+            raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):
             raise ConfigError(
                 f"preset(={self.preset!r}) must be a preset name or a .toml path; put values in overrides"
@@ -102,10 +109,13 @@ class RunSpec:
 
     def key(self) -> dict:
         """The canonical content the run id hashes (the label is left out)."""
-        return {
+        key = {
             "benchmark_id": self.benchmark_id, "preset": self.preset, "overrides": self.overrides, "agent": self.agent,
             "agent_options": self.agent_options, "seed": self.seed,
         }
+        if self.max_episodes != 1:
+            key["max_episodes"] = self.max_episodes
+        return key
 
     @property
     def run_id(self) -> str:
@@ -115,10 +125,13 @@ class RunSpec:
 
     def to_dict(self) -> dict:
         """JSON-able form; :meth:`from_dict` rebuilds the spec."""
-        return {
+        out = {
             "world": self.world, "preset": self.preset, "agent": self.agent, "seed": self.seed,
             "overrides": self.overrides, "agent_options": self.agent_options, "label": self.label,
         }
+        if self.max_episodes != 1:
+            out["max_episodes"] = self.max_episodes
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:

@@ -103,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from bizsim.agents import make_agent
-    from bizsim.analysis.episode import run_episode
+    from bizsim.analysis.pipeline import execute
+    from bizsim.analysis.runspec import RunSpec
 
     if args.resume or args.agent == "llm":
         return _run_llm(args)
@@ -121,15 +122,17 @@ def _run(args: argparse.Namespace) -> int:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     if args.max_episodes < 1:
         raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-    options = agent_options(args.agent_opt)
-    make_agent(spec.name, args.agent, options)  # fail fast on a bad agent or option
-    spec.make(args.preset, args.seed)  # and on a bad preset
+    run = RunSpec(spec.name, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
+                  max_episodes=args.max_episodes)
+    make_agent(spec.name, run.agent, run.agent_options)  # fail fast on a bad agent or option
+    if args.out is not None:
+        from bizsim.analysis.rundir import check_run_dir_free, make_output_dir
+
+        check_run_dir_free(args.out, overwrite=args.overwrite)
+        make_output_dir(args.out)  # an unusable path fails now, not after the run
     progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
     try:
-        result = run_episode(
-            args.world, args.preset, args.agent, args.seed, agent_options=options, max_episodes=args.max_episodes,
-            out=args.out, overwrite=args.overwrite, on_stop=progress.update if progress else None,
-        )
+        result = execute(run, out=args.out, overwrite=args.overwrite, on_stop=progress.update if progress else None)
     finally:
         if progress:
             progress.close()

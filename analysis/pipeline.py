@@ -1,0 +1,72 @@
+"""One run pipeline: a :class:`~bizsim.analysis.runspec.RunSpec` in, a finished run (and its run directory) out.
+
+``bizsim run``, sweeps on every backend and the Python API all run a spec through :func:`execute`: a
+baseline or planner plays through :func:`~bizsim.analysis.episode.run_episode`, the LLM agent through
+:func:`~bizsim.analysis.llm_run.run_llm` (which records every model call so a killed run resumes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bizsim.simcore.errors import ConfigError
+
+from .runspec import RunSpec, world_config
+
+__all__ = ["execute", "llm_run_spec"]
+
+
+def llm_run_spec(spec: RunSpec, out: str | Path | None) -> Any:
+    """The LLM run a spec names (agent ``llm``): its agent options hold the agent's settings and the run's own
+    (``auditor``; ``max_episodes`` may also come from there, as sweep grids give it)."""
+    from bizsim.agents.llm import LLMAgentConfig
+
+    from .llm_run import LLMRunSpec, split_sweep_options
+
+    if spec.overrides:
+        raise ConfigError("an LLM run takes a named preset (no overrides), so it can be resumed")
+    options, settings = split_sweep_options(spec.agent_options)
+    episodes = int(settings.pop("max_episodes", spec.max_episodes))
+    if spec.max_episodes != 1 and episodes != spec.max_episodes:
+        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {episodes}); give it once")
+    return LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, max_episodes=episodes,
+                      agent=LLMAgentConfig.from_options(options), out=None if out is None else str(out), **settings)
+
+
+def execute(
+    spec: RunSpec,
+    *,
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    on_stop: Callable[[Any], None] | None = None,
+    probe: Callable[[Any], None] | None = None,
+    **llm_options: Any,
+) -> Any:
+    """Run ``spec`` and write its run directory to ``out`` (when given).
+
+    Args:
+        out: the run directory. An LLM run always has one (its call log), and one that holds an interrupted
+            run of the same spec is resumed.
+        overwrite: replace a finished baseline run already in ``out`` (an LLM run is never replaced).
+        on_stop: called with the world at every decision point (progress bars).
+        probe: called with the world each time the agent hands time back (a sweep's extraction).
+        llm_options: for the LLM agent only: ``preflight``, ``client``, ``api_key``, ``limiter``, ``sleep``.
+
+    Returns:
+        an :class:`~bizsim.analysis.episode.EpisodeResult`, or for the LLM agent an
+        :class:`~bizsim.analysis.llm_run.LLMRunResult` (its ``episode`` is the former).
+    """
+    if spec.agent == "llm":
+        from .llm_run import RUN_SPEC, run_llm
+
+        resume = out is not None and Path(out, RUN_SPEC).exists()
+        return run_llm(llm_run_spec(spec, out), resume=resume, on_stop=on_stop, probe=probe, **llm_options)
+    if llm_options:
+        raise ConfigError(f"{', '.join(sorted(llm_options))} go with the llm agent, not agent {spec.agent!r}")
+    from .episode import run_episode
+
+    preset = world_config(spec) if spec.overrides else spec.preset
+    return run_episode(spec.world, preset, spec.agent, spec.seed, agent_options=spec.agent_options,
+                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe)
