@@ -145,7 +145,11 @@ class VendingWorld(DayWorld):
         self._rng = NormalStream(self.streams.get("demand")) if cfg.noise else None
         #: Cash as the reference keeps it, float dollars (``float_cash``), else ``None``. Only the cash check reads
         #: it; the ledger's integer cents stay the money. The two differ by float drift, far below a cent.
-        self.cash_float: float | None = cfg.initial_money_cents / 100 if cfg.float_cash else None
+        #: Whole dollars start as an integer, as the reference's config writes them (a refusal on day 0 says 100).
+        self.cash_float: float | int | None = None
+        if cfg.float_cash:
+            cents = cfg.initial_money_cents
+            self.cash_float = cents // 100 if cents % 100 == 0 else cents / 100
         #: Prices of names the catalog lacks (``price_unresearched``): they never sell, but are listed as priced.
         self.foreign_prices: dict[str, int] = {}
 
@@ -282,18 +286,18 @@ class VendingWorld(DayWorld):
         """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
         stock, prices = self.stock, self.price_cents
         sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
+        if self.cash_float is not None:
+            # The reference adds each line's float revenue in this order, then the day's (0.0 too) to its cash.
+            day_float = 0.0
+            for i, n in sold:
+                day_float += n * (prices[i] / 100)
+            self.cash_float = self.cash_float + day_float
         events: dict[str, Any] = {"sales": {}, "deliveries": [], "replies": 0, "errors": []}
         if sold:  # every line sells at least one unit
             names, wholesale = self._names, self._wholesale
             revenue = units = value = 0
             # every priced product, in pricing order; only priced products sell
             details = dict.fromkeys(self._priced_names, 0)
-            if self.cash_float is not None:
-                # The reference adds each line's float revenue in this order, then adds the day's to its cash.
-                day_float = 0.0
-                for i, n in sold:
-                    day_float += n * (prices[i] / 100)
-                self.cash_float += day_float
             for i, n in sold:
                 stock[i] -= n
                 revenue += n * prices[i]
