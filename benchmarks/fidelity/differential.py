@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--noise", choices=("fed", "off"), default="fed")
     ap.add_argument("--days", type=int, default=None, help="days per EcoGym run (default: the horizon)")
     ap.add_argument("--commands", type=int, default=400, help="startup: commands per seed")
+    ap.add_argument("--tie-order", choices=("bizsim", "reference"), default="bizsim",
+                    help="startup: steer the reference's same-instant task completions to bizsim's order, or leave "
+                         "them to its random event ids")
     ap.add_argument("--out", help="also write the report to this JSON file")
     args = ap.parse_args(argv)
     report: dict = {}
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 ap.error("--world startup needs --yc-bench PATH")
             from benchmarks.fidelity import startup
 
-            report[world] = startup.run(args.yc_bench, args.runs, args.seed, args.commands)
+            report[world] = startup.run(args.yc_bench, args.runs, args.seed, args.commands, args.tie_order)
         report[world]["seconds"] = round(time.perf_counter() - started, 1)
         summary = {k: v for k, v in report[world].items() if k != "examples"}
         print(world, json.dumps(summary), file=sys.stderr, flush=True)
