@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import attrs
 import pytest
-
 from bizsim.models.freelance import FreelanceWorld
 from bizsim.models.freelance.presets import PRESETS
 
@@ -89,7 +88,7 @@ def test_elsewhere_ids_are_read_leniently():
 
 def test_the_summary_gives_the_average_skill_to_two_places():
     """The reference's metric rounds ``avg_skill`` to 2 places."""
-    w, tid = _with_pool(REFERENCE)
+    w, _ = _with_pool(REFERENCE)
     w.skills = {"a": 61.123, "b": 60.0}
     assert 60.56 == w.summary()["avg_skill"]
     w2, _ = _with_pool(DEFAULT)

@@ -16,7 +16,6 @@ from typing import Any
 
 import attrs
 import numpy as np
-
 from bizsim.models.freelance import FreelanceWorld
 from bizsim.models.freelance.presets import PRESETS
 
@@ -28,15 +27,14 @@ _ODD_KEY = "                    estimated_payment"
 
 def _reference(path: str) -> dict:
     use_checkout(os.path.join(path, "libs", "agno"), os.path.join(path, "config"))
+    import tempfile
+
+    import yaml
     from agno.tools.freelance import task_pool
     from agno.tools.freelance.relax import RelaxTools
     from agno.tools.freelance.task_settle import TaskExecutionTools
     from agno.tools.freelance.timer import TimerTools
     from freelance_bench_utils import freelance_is_finished
-
-    import tempfile
-
-    import yaml
 
     # The reference's launcher hands its tools the config with its includes resolved, as a file: so do we.
     config = load_yaml(os.path.join(path, "config", "freelance_config.yaml"))
@@ -93,6 +91,36 @@ def _state(world: FreelanceWorld) -> dict:
             "tasks_completed_today": world.submissions_today}
 
 
+class _Feed:
+    """What the reference's model roles and unseeded sampling are given: bizsim's draws and auditor."""
+
+    def __init__(self, world: FreelanceWorld, state: dict) -> None:
+        self.world, self.state = world, state
+        self.picked: list[str] = []  # the tasks bizsim's last discovery pooled, as the reference's ids
+        self.tid: str | None = None  # the task being judged, for the settlement that follows
+
+    def sample(self, population: Any, k: int) -> list[str]:
+        """``random.sample`` of the reference's discovery: the tasks bizsim drew, in its order."""
+        return list(self.picked[:k])
+
+    def price(self, session_state: dict, question: str, category: str, complexity_hint: str, **_: Any) -> str:
+        """The reference's pricing call: bizsim's quote for the task with this question."""
+        tid = next(t for t in self.picked if self.state["all_tasks_db"][t].get("question") == question)
+        cents, effort = self.world.quotes[int(tid)]
+        return json.dumps({"status": "success", "base_payment": cents / 100, "estimated_effort": effort})
+
+    def evaluate(self, task: dict, solution: str) -> bool:
+        """The reference's judge: bizsim's answer checker."""
+        self.tid = task["id"]
+        return self.world.auditor.judge(self.world.tasks[int(task["id"])], solution)
+
+    def settle(self, session_state: dict, is_success: bool, **_: Any) -> str:
+        """The reference's settlement: what bizsim's auditor pays (nothing for a failure)."""
+        task = self.world.tasks[int(self.tid)]
+        paid = self.world.auditor.settle(task, "", self.world.quotes[task.id][0]) if is_success else 0
+        return json.dumps({"status": "success", "final_money": paid / 100})
+
+
 def _browse(theirs: Any) -> Any:
     if isinstance(theirs, list):
         rows = [{("estimated_payment" if k == _ODD_KEY else k): v for k, v in row.items()} for row in theirs]
@@ -119,26 +147,11 @@ def run(path: str, runs: int, seed: int, noise: bool = True, days: int | None = 
         rng = np.random.default_rng([seed, r])
         world = FreelanceWorld(cfg, seed * 100_000 + r)
         state = copy.deepcopy(base)
-        fed: dict[str, Any] = {"picked": [], "tid": None}
-        ref["pool"].random = types.SimpleNamespace(sample=lambda population, k: list(fed["picked"][:k]))
-
-        def price(session_state: dict, question: str, category: str, complexity_hint: str, **_: Any) -> str:
-            tid = next(t for t in fed["picked"] if state["all_tasks_db"][t].get("question") == question)
-            cents, effort = world.quotes[int(tid)]
-            return json.dumps({"status": "success", "base_payment": cents / 100, "estimated_effort": effort})
-
-        def evaluate(task: dict, solution: str) -> bool:
-            fed["tid"] = task["id"]
-            return world.auditor.judge(world.tasks[int(task["id"])], solution)
-
-        def settle(session_state: dict, is_success: bool, **_: Any) -> str:
-            task = world.tasks[int(fed["tid"])]
-            paid = world.auditor.settle(task, "", world.quotes[task.id][0]) if is_success else 0
-            return json.dumps({"status": "success", "final_money": paid / 100})
-
-        manager.pricing_tool = types.SimpleNamespace(estimate_task_price=price)
-        execution._evaluate_solution = evaluate
-        execution.settlement_tool = types.SimpleNamespace(settle_task_payment=settle)
+        fed = _Feed(world, state)
+        ref["pool"].random = types.SimpleNamespace(sample=fed.sample)
+        manager.pricing_tool = types.SimpleNamespace(estimate_task_price=fed.price)
+        execution._evaluate_solution = fed.evaluate
+        execution.settlement_tool = types.SimpleNamespace(settle_task_payment=fed.settle)
         tools = {"tasks_browse": manager.tasks_browse, "task_inspect": manager.task_inspect,
                  "tasks_discover": manager.tasks_discover, "solution_submit": execution.solution_submit,
                  "energy_restore": relax.energy_restore, "task_done": timer.task_done}
@@ -152,7 +165,7 @@ def run(path: str, runs: int, seed: int, noise: bool = True, days: int | None = 
                     continue
                 before = list(world.pool)
                 ours = play(world, name, args)
-                fed["picked"] = [str(t) for t in world.pool if t not in before]
+                fed.picked = [str(t) for t in world.pool if t not in before]
                 seen += [t for t in world.pool if t not in seen]
                 theirs = parse(call_reference(tools, state, name, args))
                 skip = ("energy_change", "stress_change") if name == "energy_restore" else ()

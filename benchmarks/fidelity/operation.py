@@ -7,13 +7,13 @@ drew, and both take action uniforms from one sequence in the same order (or nois
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import types
 from typing import Any
 
 import attrs
 import numpy as np
-
 from bizsim.models.operation import ACTIONS, PRESETS, OperationWorld
 
 from ._common import Tally, call_reference, load_yaml, parse, play, quiet, use_checkout
@@ -78,7 +78,7 @@ def run(path: str, runs: int, seed: int, noise: bool, days: int | None = None) -
             world._action_u = _Uniforms(seq)
             platform._rng = _RefRng(seq)
             day_noise = (world._retention_noise, world._growth_noise)
-            po.random = types.SimpleNamespace(Random=lambda day: _DayRng(day_noise, day))
+            po.random = types.SimpleNamespace(Random=functools.partial(_DayRng, day_noise))
         tools = {a: getattr(platform, a) for a in ACTIONS} | {"task_done": timer.task_done}
         horizon = days or cfg.horizon_days
         tally.runs += 1

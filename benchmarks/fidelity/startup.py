@@ -10,15 +10,14 @@ reference's interpreter) is given to the reference's modules on older interprete
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shlex
 import sys
 import tempfile
 from typing import Any
 
-import marshal
 import numpy as np
-
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import CommandError
 from bizsim.simcore.summation import compensated_sum
@@ -46,9 +45,8 @@ def _reference(path: str):
     src = os.path.join(path, "src")
     if src not in sys.path:
         sys.path.insert(0, src)
-    from typer.testing import CliRunner
-
     import yc_bench
+    from typer.testing import CliRunner
     from yc_bench.cli import app
     from yc_bench.core import engine, events
     from yc_bench.db.models.event import EventType, SimEvent
@@ -71,7 +69,7 @@ def _steer(ref: dict, order: list[str], tally: Tally) -> None:
         ev = real(db, company_id, up_to)
         if ev is None or ev.event_type != done:
             return ev
-        tied = db.query(SimEvent).filter(SimEvent.company_id == company_id, SimEvent.consumed == False,  # noqa: E712
+        tied = db.query(SimEvent).filter(SimEvent.company_id == company_id, SimEvent.consumed == False,
                                          SimEvent.scheduled_at == ev.scheduled_at, SimEvent.event_type == done).all()
         if len(tied) < 2:
             return ev
