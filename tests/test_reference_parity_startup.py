@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import CommandError
 

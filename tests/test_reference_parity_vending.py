@@ -6,7 +6,6 @@ import json
 
 import attrs
 import pytest
-
 from bizsim.models.vending import PRESETS, VendingWorld
 
 from ._ecogym import end_day
