@@ -54,6 +54,8 @@ class Param:
     maximum: float | None = None
     max_length: int | None = None
     fold_case: bool = False
+    #: A further check of the coerced value that raises :class:`CommandError` (a command set's variant sets it).
+    validate: Callable[[Any, str], None] | None = attrs.field(default=None, eq=False)
     # Derived once. A plain slot, not a cached property: attrs serves those
     # through a class ``__getattr__``, which keeps CPython from specialising
     # every attribute read on the class.
@@ -62,7 +64,7 @@ class Param:
     def __attrs_post_init__(self) -> None:
         # No choices or bounds: a value of the right type needs no further checks.
         plain = (self.choices is None and self.minimum is None and self.maximum is None and self.max_length is None
-                 and not self.fold_case)
+                 and not self.fold_case and self.validate is None)
         object.__setattr__(self, "_plain", plain)
 
     def coerce(self, value: Any, command: str) -> Any:
@@ -111,6 +113,8 @@ class Param:
             raise CommandError(f"{where} must be >= {self.minimum:g}; got {out!r}.")
         if self.maximum is not None and out > self.maximum:
             raise CommandError(f"{where} must be <= {self.maximum:g}; got {out!r}.")
+        if self.validate is not None:
+            self.validate(out, where)
         return out
 
     def json_schema(self) -> dict:
@@ -213,8 +217,11 @@ class CommandSpec:
             },
         }
 
-    def bind_tokens(self, tokens: list[str]) -> dict:
-        """Parse ``--flag value`` tokens into validated keyword arguments."""
+    def bind_tokens(self, tokens: list[str], last_wins: bool = False) -> dict:
+        """Parse ``--flag value`` tokens into validated keyword arguments.
+
+        An option given twice is refused, or with ``last_wins`` takes its last value (as click does).
+        """
         by_flag = {p.flag: p for p in self.params}
         given: dict[str, Any] = {}
         i = 0
@@ -226,7 +233,7 @@ class CommandSpec:
             param = by_flag.get(flag)
             if param is None:
                 raise CommandError(f"No such option {flag} for '{self.name}'.", self._hint())
-            if param.name in given:
+            if param.name in given and not last_wins:
                 raise CommandError(f"Option {flag} of '{self.name}' was given twice.", self._hint())
             if eq:
                 raw: Any = inline
@@ -365,8 +372,10 @@ class CommandSet:
     and that the parser drops.
     """
 
-    def __init__(self, programs: Iterable[str] = ("bizsim",)) -> None:
+    def __init__(self, programs: Iterable[str] = ("bizsim",), *, last_option_wins: bool = False) -> None:
         self.programs = tuple(programs)
+        #: An option given twice in a command line takes its last value instead of being refused.
+        self.last_option_wins = last_option_wins
         self._specs: dict[str, CommandSpec] = {}
         #: The commands by name (the same dict, read-only by convention): a lookup without a method call.
         self.by_name: Mapping[str, CommandSpec] = self._specs
@@ -404,6 +413,40 @@ class CommandSet:
             return func
 
         return register
+
+    def variant(
+        self,
+        *,
+        last_option_wins: bool | None = None,
+        params: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
+        drop: Iterable[str] = (),
+    ) -> CommandSet:
+        """A copy of this set with other parsing rules: the same commands, some arguments changed, some dropped.
+
+        For a preset that reproduces another implementation's parser (e.g. the
+        startup world's ``reference``) without a second declaration of every command.
+
+        Args:
+            last_option_wins: see :attr:`last_option_wins` (``None`` keeps this set's).
+            params: ``{(command, argument): {field: value}}``, fields of :class:`Param`
+                such as ``minimum`` or ``validate``.
+            drop: names of commands the copy does not have.
+        """
+        out = CommandSet(self.programs, last_option_wins=self.last_option_wins if last_option_wins is None
+                         else last_option_wins)
+        changes = dict(params or {})
+        dropped = set(drop)
+        for name, spec in self._specs.items():
+            if name in dropped:
+                continue
+            mine = {p.name: changes.pop((name, p.name)) for p in spec.params if (name, p.name) in changes}
+            if mine:
+                spec = attrs.evolve(spec, params=tuple(attrs.evolve(p, **mine[p.name]) if p.name in mine else p
+                                                       for p in spec.params))
+            out._specs[name] = spec
+        if changes:
+            raise ValueError(f"no such arguments: {sorted(changes)}")
+        return out
 
     def __getitem__(self, name: str) -> CommandSpec:
         try:
@@ -446,7 +489,7 @@ class CommandSet:
             name = " ".join(tokens[:n])
             spec = self._specs.get(name)
             if spec is not None and len(tokens) >= n:
-                return spec, spec.bind_tokens(tokens[n:])
+                return spec, spec.bind_tokens(tokens[n:], self.last_option_wins)
         raise CommandError(f"Unknown command '{' '.join(tokens[:2])}'.", self.suggest(" ".join(tokens[:2])))
 
     def suggest(self, name: str) -> str:

@@ -196,12 +196,13 @@ def test_horizon_is_365_transitions():
 
 
 def test_presets_differ_as_documented():
-    """``reference`` drops acquisitions and counts as EcoGym's harness; ``easy`` and ``hard`` change decay, noise
+    """``reference`` drops acquisitions, counts as EcoGym's harness and rounds its summary as the reference; ``easy`` and ``hard`` change decay, noise
     and the collapse threshold."""
     d, r, e, h = (PRESETS[n] for n in ("default", "reference", "easy", "hard"))
     assert d.acquisition_adds_users and not r.acquisition_adds_users
     assert r.reference_harness and not d.reference_harness
-    assert attrs.evolve(r, acquisition_adds_users=True, reference_harness=False) == d
+    assert r.reference_outputs and not d.reference_outputs
+    assert attrs.evolve(r, acquisition_adds_users=True, reference_harness=False, reference_outputs=False) == d
     assert e.quality_decay < d.quality_decay < h.quality_decay
     assert e.collapse_dau < d.collapse_dau < h.collapse_dau
     assert h.base_retention < d.base_retention

@@ -253,7 +253,7 @@ def test_preset_differences():
     """``reference`` is ``default`` with the quirks on; milestones are on only where the old presets had them."""
     default, reference = PRESETS["default"], PRESETS["reference"]
     assert attrs.evolve(default, progress_flush="reference", cancel_enabled=False, assign_duplicates_fail=True,
-                        reference_outputs=True, stale_scratchpad=True) == reference
+                        reference_outputs=True, reference_cli=True, stale_scratchpad=True) == reference
     assert () == default.task_progress_milestones == reference.task_progress_milestones
     assert (0.25, 0.5, 0.75) == PRESETS["tutorial"].task_progress_milestones
     assert StartupConfig() == default

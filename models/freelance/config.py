@@ -79,6 +79,16 @@ class FreelanceConfig:
     #: The reference harness's counting: every executed tool call but task_done spends one of the day's actions
     #: (refused ones too), and the step cap counts the task_done the harness issues itself.
     reference_harness: bool = False
+    # the reference code's rules and outputs, for preset ``reference`` (bizsim's own are kept elsewhere)
+    #: An empty or blank ``solution_text`` is judged (a failure: energy, stress and skill spent, the task gone,
+    #: one of the day's submissions used) instead of refused.
+    empty_solution_judged: bool = False
+    #: Task ids must be written as the pool lists them (``"331"``; not ``"0331"`` or ``" 331"``).
+    canonical_ids: bool = False
+    #: Reports as the reference writes them: the bankruptcy report's ``day``, ``final_money`` and ``message``;
+    #: "/100" after energy and stress in the day's summary; whole-dollar living costs as integers; the summary's
+    #: ``avg_skill`` to 2 places.
+    reference_outputs: bool = False
 
     def __attrs_post_init__(self) -> None:
         parse_start_date(self.start_date)

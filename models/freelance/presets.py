@@ -7,7 +7,9 @@
   is 70 or more.
 - ``reference``: the same without the burnout spiral, as the reference code
   runs (a right answer always succeeds), and the reference harness's counting
-  for LLM agents (``reference_harness``). Tasks are generated in both; to
+  for LLM agents (``reference_harness``), and the reference code's handling of
+  empty solutions, task ids and reports (``empty_solution_judged``,
+  ``canonical_ids``, ``reference_outputs``). Tasks are generated in both; to
   play the reference's own file, extend a preset in TOML with ``tasks_path``.
 """
 
@@ -23,7 +25,8 @@ __all__ = ["PRESETS", "config_from_toml", "config_to_toml", "preset", "resolve_c
 
 PRESETS: PresetTable[FreelanceConfig] = PresetTable("freelance", FreelanceConfig, {
     "default": FreelanceConfig(),
-    "reference": attrs.evolve(FreelanceConfig(), burnout=False, reference_harness=True),
+    "reference": attrs.evolve(FreelanceConfig(), burnout=False, reference_harness=True, empty_solution_judged=True,
+                              canonical_ids=True, reference_outputs=True),
 }, path_keys=("tasks_path",))
 
 preset = PRESETS.preset

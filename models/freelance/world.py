@@ -137,8 +137,12 @@ class FreelanceWorld(DayWorld):
 
     def pooled(self, task_id: str | int) -> Task:
         """The task of an id in the pool, else a :class:`CommandError` saying why not."""
-        text = str(task_id).strip()
+        text = str(task_id)
+        if not self.config.canonical_ids:
+            text = text.strip()
         tid = int(text) if text.isdigit() and len(text) < 10 else None
+        if tid is not None and self.config.canonical_ids and str(tid) != text:
+            tid = None  # "0331" or a non-ASCII digit: the reference matches the pool's text exactly
         if tid is None or tid not in self.pool:
             end = self.end_days.get(tid) if tid is not None else None
             why = "has expired" if end is not None and end < self.day and tid not in self.submitted else (
@@ -366,17 +370,25 @@ class FreelanceWorld(DayWorld):
         self.daily.append((day, money_cents, energy, stress, round(avg, 4), self._income_today))
         self._income_today = 0
         money = money_cents / 100
+        ref = cfg.reference_outputs
         if money_cents < 0:  # at exactly $0 the report is an ordinary one; the career still ends (finished_status)
+            if ref:
+                return {"status": "game_over", "reason": "bankruptcy", "day": today, "final_money": money,
+                        "message": "Living costs took your money below zero: the career is over."}
             return {"status": "game_over", "reason": "bankruptcy", "current_day": today,
                     "current_state": {"money": money, "energy": energy, "stress": stress}}
+        cost = cfg.daily_cost_cents
+        # The reference reports its configured cost as written: 10, not 10.0.
+        living = cost // 100 if ref and cost % 100 == 0 else cost / 100
+        scale = "/100" if ref else ""
         return {
             "status": "success",
             "current_day": today,
-            "events": {"living_cost_deducted": cfg.daily_cost_cents / 100, "energy_recovered": energy - e0,
+            "events": {"living_cost_deducted": living, "energy_recovered": energy - e0,
                        "stress_relieved": s0 - stress, "expired_tasks_removed": before - len(pool),
                        "daily_task_limit_reset": True},
             "current_state": {"money": money, "energy": energy, "stress": stress, "active_tasks_count": len(pool)},
-            "summary": f"Day {today}: Money=${money:.2f}, Energy={energy}, Stress={stress}",
+            "summary": f"Day {today}: Money=${money:.2f}, Energy={energy}{scale}, Stress={stress}{scale}",
         }
 
     def finished_status(self) -> Status | None:
@@ -420,7 +432,7 @@ class FreelanceWorld(DayWorld):
             "penalty_coefficient": 0.9 if reason in ("bankruptcy", "exhaustion", "burnout") else 1.0,
             "final_energy": self.energy,
             "final_stress": max(0, min(100, self.stress)),
-            "avg_skill": round(self.avg_skill(), 4),
+            "avg_skill": round(self.avg_skill(), 2 if self.config.reference_outputs else 4),
             "skills": dict(self.skills),
             "submissions": done,
             "accepted": wins,

@@ -100,6 +100,9 @@ class OperationConfig:
     #: The reference harness's counting: every executed tool call but task_done spends one of the day's actions
     #: (refused ones too), and the step cap counts the task_done the harness issues itself.
     reference_harness: bool = False
+    #: ``summary()`` as the reference's metrics write it: final quality, activity and engagement to 3 places,
+    #: and a mean retention of 0.0 (not ``None``) before any transition.
+    reference_outputs: bool = False
 
     def __attrs_post_init__(self) -> None:
         parse_start_date(self.start_date)

@@ -5,7 +5,8 @@
   computes them and drops them).
 - ``reference``: the reference code's observable rules, ``acquisition_boost``
   a no-op on the simulation (it still draws its noise and reports a number),
-  and the reference harness's counting for LLM agents (``reference_harness``).
+  and the reference harness's counting for LLM agents (``reference_harness``);
+  the summary rounds as the reference's metrics do (``reference_outputs``).
 - ``easy``: a forgiving platform for sweeps: slower decay of quality and
   creator activity (0.03 a day instead of 0.05), half the daily noise, and a
   low collapse threshold (50 DAU).
@@ -29,7 +30,7 @@ __all__ = ["PRESETS", "preset", "resolve_config", "config_to_toml", "config_from
 
 def _build() -> dict[str, OperationConfig]:
     default = OperationConfig()
-    reference = attrs.evolve(default, acquisition_adds_users=False, reference_harness=True)
+    reference = attrs.evolve(default, acquisition_adds_users=False, reference_harness=True, reference_outputs=True)
     easy = attrs.evolve(
         default, quality_decay=0.03, creator_decay=0.03, retention_noise=0.015, growth_noise=0.125, collapse_dau=50,
     )

@@ -259,6 +259,8 @@ class OperationWorld(DayWorld):
         series = self.daily_dau()
         days = len(series)
         mean = sum(series) / days if days else float(self.dau)
+        places = 3 if self.config.reference_outputs else 4
+        no_retention = 0.0 if self.config.reference_outputs else None
         return {
             "metric": "mean_dau",
             "metric_value": mean,
@@ -267,11 +269,11 @@ class OperationWorld(DayWorld):
             "horizon_mean_dau": sum(series) / self.horizon_days,
             "final_dau": self.dau,
             "peak_dau": max(series) if series else self.dau,
-            "mean_retention": plain_sum(r[7] for r in self.dau_history) / days if days else None,
+            "mean_retention": plain_sum(r[7] for r in self.dau_history) / days if days else no_retention,
             "final_content_volume": self.content_volume,
-            "final_content_quality": round(self.content_quality, 4),
-            "final_creator_activity": round(self.creator_activity, 4),
-            "final_engagement_level": round(self.engagement_level, 4),
+            "final_content_quality": round(self.content_quality, places),
+            "final_creator_activity": round(self.creator_activity, places),
+            "final_engagement_level": round(self.engagement_level, places),
             "days": days,
             "actions_taken": len(self.action_history),
             "collapsed": self.status is Status.COLLAPSED,

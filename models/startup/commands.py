@@ -15,7 +15,7 @@ from .state import DOMAINS, TASK_STATUSES, Task
 if TYPE_CHECKING:
     from .world import StartupWorld
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "REFERENCE_COMMANDS"]
 
 COMMANDS = CommandSet(programs=("yc-bench", "bizsim"))
 command = COMMANDS.command
@@ -457,3 +457,54 @@ def bot_take(world: StartupWorld, task_id: Annotated[str, Arg("Task uuid")]) -> 
 @command("bot wait", "Reference bot: advance to the next event even with nothing active.", advances=True, hidden=True)
 def bot_wait(world: StartupWorld):
     return world.request_advance(require_active=False)
+
+
+# the reference's command-line parser (preset ``reference``, ``reference_cli``) -------------
+def _strict_date(fmt: str, kind: str, hint: str):
+    """A parse-time check of a date option: the reference rejects a malformed one as a usage error (exit 2)."""
+
+    def check(value: str, where: str) -> None:
+        try:
+            datetime.strptime(value, fmt)
+        except ValueError:
+            raise CommandError(f"{where}: Invalid {kind} format: {value}. Use {hint}.") from None
+
+    return check
+
+
+_MDY = _strict_date("%m/%d/%Y", "date", "MM/DD/YYYY")
+_YM = _strict_date("%Y-%m", "month", "YYYY-MM")
+
+_REFERENCE = COMMANDS.variant(drop=("help",))
+
+
+@_REFERENCE.command("sim init", "Start a simulation (there is one already: refused).")
+def sim_init(
+    world: StartupWorld,
+    seed: Annotated[int, Arg("RNG seed")],
+    start_date: Annotated[str, Arg("Start date MM/DD/YYYY")],
+    company_name: Annotated[str, Arg("Company name")],
+    horizon_years: Annotated[int, Arg("Simulation horizon in years")] = 1,
+    employee_count: Annotated[int | None, Arg("Number of employees")] = None,
+    market_task_count: Annotated[int | None, Arg("Number of market tasks")] = None,
+) -> dict:
+    raise CommandError("A simulation already exists: a run has exactly one, started with the episode.",
+                       "Go on with `yc-bench sim resume` and the other commands.")
+
+
+#: The commands as the reference's command line takes them: an option given twice takes its last value,
+#: ``market browse`` answers any ``--limit`` and ``--offset`` (a limit below 1 still shows one task, a negative
+#: offset skips none), a malformed date is a usage error before the command runs (an empty one too), ``help``
+#: is no command (``--help`` is the harness's), and ``sim init`` answers that the simulation already exists.
+REFERENCE_COMMANDS = _REFERENCE.variant(
+    last_option_wins=True,
+    params={
+        ("market browse", "limit"): {"minimum": None},
+        ("market browse", "offset"): {"minimum": None},
+        ("finance ledger", "from_date"): {"validate": _MDY},
+        ("finance ledger", "to_date"): {"validate": _MDY},
+        ("report monthly", "from_month"): {"validate": _YM},
+        ("report monthly", "to_month"): {"validate": _YM},
+        ("sim init", "start_date"): {"validate": _MDY},
+    },
+)

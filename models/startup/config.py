@@ -224,6 +224,9 @@ class StartupConfig:
     #: The reference fails a ``task assign`` that names a not-yet-assigned employee twice, assigning nobody.
     assign_duplicates_fail: bool = False
     reference_outputs: bool = False
+    #: The reference's command-line parser: last value of a repeated option, any market browse limit and
+    #: offset, malformed dates as usage errors, ``sim init`` known, ``help`` unknown (see ``REFERENCE_COMMANDS``).
+    reference_cli: bool = False
     stale_scratchpad: bool = False
 
     def __attrs_post_init__(self) -> None:

@@ -36,7 +36,7 @@ def _build() -> dict[str, StartupConfig]:
     default = StartupConfig()
     reference = attrs.evolve(
         default, progress_flush="reference", cancel_enabled=False, assign_duplicates_fail=True, reference_outputs=True,
-        stale_scratchpad=True,
+        reference_cli=True, stale_scratchpad=True,
     )
     tutorial = attrs.evolve(
         default, **_OLD_COMMON, initial_funds_cents=25_000_000, salary_bump_pct=0.0, penalty_fail_multiplier=0.3,

@@ -12,7 +12,7 @@ from decimal import Decimal
 from bizsim.simcore import Calendar, Ledger, Status, World
 from bizsim.simcore.errors import CommandError
 
-from .commands import COMMANDS
+from .commands import COMMANDS, REFERENCE_COMMANDS
 from .config import StartupConfig
 from .generate import make_uid, generate_clients, generate_employees, generate_market, generate_replacement
 from .presets import resolve_config
@@ -57,6 +57,8 @@ class StartupWorld(World):
         start = datetime.fromisoformat(cfg.start_date).replace(hour=cfg.workday_start_hour)
         super().__init__(cfg, seed, Calendar(start, cfg.workday_start_hour, cfg.workday_end_hour))
         self.preset = config if isinstance(config, str) else "custom"
+        if cfg.reference_cli:
+            self.commands = REFERENCE_COMMANDS  # the reference's parser, for this world only
         self.horizon_us = self.calendar.to_us(start.replace(year=start.year + cfg.horizon_years))
         self.company_name = cfg.company_name
         self.company_uid = make_uid(self.seed, "company", 0)

@@ -85,11 +85,12 @@ def order_place(world: VendingWorld, items: Annotated[str, Arg(
 
 def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
     example = 'order_place --items \'[{"name": "Product Name", "quantity": 10}]\''
+    raw = world.config.reference_outputs
     try:
         items = loads_untrusted(text)
     except ValueError:  # bad JSON, nested too deep, or an integer too long to read
         raise OrderError("invalid_json", "Invalid JSON format for items parameter.", f"Example: {example}",
-                         items_preview=text[:100]) from None
+                         items_preview=_clip(text) if raw else text[:100]) from None
     if not isinstance(items, list):
         raise OrderError("invalid_type", f"items must be a list, got {_json_type(items)}.", f"Example: {example}")
     if not items:
@@ -103,16 +104,22 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
     for item in items:
         if not isinstance(item, dict):
             raise OrderError("invalid_item_type", f"Each item must be an object, got {_json_type(item)}.",
-                             f"Example: {example}", item_preview=_preview(item))
+                             f"Example: {example}", item_preview=_clip(str(item)) if raw else _preview(item))
         name, quantity = item.get("name", ""), item.get("quantity", 0)
-        plain = _plain_int(quantity)
+        if raw:
+            # The reference's test: any int, bool included (true is 1), above 0; no upper limit: cash decides.
+            plain = isinstance(quantity, int) and quantity > 0
+            info = {"name": name, "quantity": quantity}
+        else:
+            plain = _plain_int(quantity) and 0 < quantity <= _MAX_UNITS
+            info = _item_info(name, quantity, _plain_int(quantity))
         if not isinstance(name, str) or not name:
             raise OrderError("missing_name", "Each item must have a non-empty 'name'.", f"Example: {example}",
-                             item_info=_item_info(name, quantity, plain))
-        if not plain or not 0 < quantity <= _MAX_UNITS:
-            info = _item_info(name, quantity, plain)
-            raise OrderError("invalid_quantity", f"'quantity' must be a whole number from 1 to {_MAX_UNITS:,}, "
-                             f"got {info['quantity']!r}.", f"Example: {example}", item_info=info)
+                             item_info=info)
+        if not plain:
+            rule = "a positive whole number" if raw else f"a whole number from 1 to {_MAX_UNITS:,}"
+            raise OrderError("invalid_quantity", f"'quantity' must be {rule}, got {info['quantity']!r}.",
+                             f"Example: {example}", item_info=info)
     missing = [item["name"] for item in items if world.known_index(item["name"]) is None]
     if missing:
         known = world.researched_names()
@@ -122,7 +129,14 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
     (item,) = items
     index = world.known_index(item["name"])
     assert index is not None
+    if raw:  # the order records the line as given (true stays true; stock grows by 1)
+        return index, int(item["quantity"]), [dict(item)]
     return index, item["quantity"], [{"name": item["name"], "quantity": item["quantity"]}]
+
+
+def _clip(text: str) -> str:
+    """The reference's preview of a text: its first 100 characters, then "..." if there were more."""
+    return text[:100] + "..." if len(text) > 100 else text
 
 
 def _item_info(name: Any, quantity: Any, plain: bool) -> dict:
@@ -152,7 +166,9 @@ def price_set(
     price: Annotated[float, Arg("Retail price per unit in dollars, e.g. 2.49 (rounded to the cent)")],
 ) -> dict:
     index = world.known_index(product_name)
-    if index is None:
+    if index is None and world.config.price_unresearched:
+        index = world.catalog_index(product_name)  # None: a name the catalog lacks, priced all the same
+    elif index is None:
         raise CommandError(f"Unknown product {product_name!r}: only products returned by products_research can be "
                            "priced.",
                            f"Researched products: {_names(world.researched_names())}.")
@@ -163,7 +179,10 @@ def price_set(
         raise CommandError(f"Price {price!r} rounds to $0.00; the lowest price is $0.01.")
     if cents > world.config.max_price_cents:
         raise CommandError(f"Price {price!r} is above the limit of ${world.config.max_price_cents / 100:,.2f}.")
-    world.set_price(index, cents)
+    if index is None:
+        world.set_foreign_price(product_name, cents)
+    else:
+        world.set_price(index, cents)
     return {"status": "success", "product_name": product_name, "price": cents / 100, "price_cents": cents}
 
 

@@ -48,6 +48,17 @@ class VendingConfig:
     #: The reference harness's counting: every executed tool call but task_done spends one of the day's actions
     #: (refused ones too), and the step cap counts the task_done the harness issues itself.
     reference_harness: bool = False
+    # the reference code's rules and outputs, for preset ``reference`` (bizsim's own are kept elsewhere)
+    #: Cash is also kept as the reference's float dollars, and an order is refused when that float is below the
+    #: float cost: after float drift an order costing exactly the cash left can be refused (shortfall $0.00).
+    float_cash: bool = False
+    #: ``price_set`` takes any product name, researched or not (a product priced before research sells at that
+    #: price once stocked); otherwise only researched products can be priced.
+    price_unresearched: bool = False
+    #: Results as the reference writes them: a delivery day's summary says "1 orders received" however many
+    #: arrived; an order of any positive size reaches the cash check (no 1,000,000-unit limit); ``true`` is a
+    #: quantity or price of 1; refusals show the offending values raw.
+    reference_outputs: bool = False
 
     def __attrs_post_init__(self) -> None:
         parse_start_date(self.start_date)

@@ -7,7 +7,9 @@
 - ``reference``: the ``large`` setting with the catalog fixed (catalog seed
   2025) whatever the episode seed, like the reference's single shipped
   world: episode seeds then vary only the demand noise; LLM agents get the
-  reference harness's counting (``reference_harness``). To run on the
+  reference harness's counting (``reference_harness``), and the reference
+  code's float cash check, pricing and result details (``float_cash``,
+  ``price_unresearched``, ``reference_outputs``). To run on the
   reference's own files, extend it in TOML with ``products_path`` and
   ``demand_path``.
 """
@@ -31,7 +33,8 @@ def _build() -> dict[str, VendingConfig]:
         "small": attrs.evolve(large, catalog_size="small"),
         "medium": attrs.evolve(large, catalog_size="medium"),
         "large": large,
-        "reference": attrs.evolve(large, catalog_seed=2025, reference_harness=True),
+        "reference": attrs.evolve(large, catalog_seed=2025, reference_harness=True, float_cash=True,
+                                  price_unresearched=True, reference_outputs=True),
     }
 
 

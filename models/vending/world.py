@@ -143,6 +143,15 @@ class VendingWorld(DayWorld):
         self.last_sales_day: int | None = None
         self._dry_days = 0
         self._rng = NormalStream(self.streams.get("demand")) if cfg.noise else None
+        #: Cash as the reference keeps it, float dollars (``float_cash``), else ``None``. Only the cash check reads
+        #: it; the ledger's integer cents stay the money. The two differ by float drift, far below a cent.
+        #: Whole dollars start as an integer, as the reference's config writes them (a refusal on day 0 says 100).
+        self.cash_float: float | int | None = None
+        if cfg.float_cash:
+            cents = cfg.initial_money_cents
+            self.cash_float = cents // 100 if cents % 100 == 0 else cents / 100
+        #: Prices of names the catalog lacks (``price_unresearched``): they never sell, but are listed as priced.
+        self.foreign_prices: dict[str, int] = {}
 
     #: The role line of the agent's system prompt.
     agent_role = ROLE
@@ -154,12 +163,17 @@ class VendingWorld(DayWorld):
     # tool calls: ``items`` may arrive as a JSON list, as LLMs send it --------------
     def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict | simpy.Event:
         """Run a tool call; a list or object given for ``order_place.items`` is taken as its JSON text."""
-        return super().execute_tool(tool_name, _items_as_text(tool_name, arguments))
+        arguments = _items_as_text(tool_name, arguments)
+        if self.config.reference_outputs:
+            arguments = _true_price(tool_name, arguments)
+        return super().execute_tool(tool_name, arguments)
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python (``items`` may be a list); a refusal raises :class:`CommandError`."""
         if name == "order_place":
             kwargs = _items_as_text(name, kwargs)  # type: ignore[assignment]
+        elif self.config.reference_outputs:
+            kwargs = _true_price(name, kwargs)
         return super().call(name, **kwargs)
 
     # lookups -----------------------------------------------------------------------
@@ -172,6 +186,10 @@ class VendingWorld(DayWorld):
         """The catalog index of a researched product, else ``None``."""
         i = self._index.get(name)
         return i if i is not None and i in self._researched else None
+
+    def catalog_index(self, name: str) -> int | None:
+        """The catalog index of a product, researched or not, else ``None``."""
+        return self._index.get(name)
 
     def researched_names(self) -> list[str]:
         """Names of the products searches have returned, in order."""
@@ -186,9 +204,9 @@ class VendingWorld(DayWorld):
     def price_of(self, name: str) -> int | None:
         """The price in cents set for a product, else ``None``."""
         i = self._index.get(name)
-        if i is None or not self.price_cents[i]:
-            return None
-        return self.price_cents[i]
+        if i is None:
+            return self.foreign_prices.get(name)
+        return self.price_cents[i] or None
 
     # actions (commands validate; these only mutate) ----------------------------------------
     def research(self, query: str) -> list[dict]:
@@ -200,6 +218,8 @@ class VendingWorld(DayWorld):
             if i not in self._researched:
                 self._researched.add(i)
                 self.researched.append(i)
+                if self.price_cents[i]:  # priced before its research (``price_unresearched``): it joins its group now
+                    self._regroup(i)
             out.append({"name": p.name, "category": p.category, "wholesale_price": p.wholesale_cents / 100})
         return out
 
@@ -208,7 +228,20 @@ class VendingWorld(DayWorld):
         cfg = self.config
         cost = self._wholesale[index] * quantity
         money = self.money_cents
-        if cost > money:
+        cash_float = self.cash_float
+        if cash_float is not None:
+            try:
+                cost_float = self._wholesale[index] / 100 * quantity  # the reference's float price times units
+            except OverflowError:  # more units than a float holds: the reference fails with a Python error
+                raise OrderError("invalid_quantity", f"'quantity' {quantity} is too large to price.",
+                                 "Order fewer units.") from None
+            if cash_float < cost_float or cost > money:
+                raise OrderError("insufficient_funds", f"Insufficient funds. Order cost: ${cost_float:.2f}, "
+                                 f"available: ${cash_float:.2f}.", "Order fewer units, or wait for sales.",
+                                 order_cost=round(cost_float, 2), available_money=round(cash_float, 2),
+                                 shortfall=round(cost_float - cash_float, 2))
+            self.cash_float = cash_float - cost_float
+        elif cost > money:
             raise OrderError("insufficient_funds", f"Insufficient funds. Order cost: ${cost / 100:.2f}, available: "
                              f"${money / 100:.2f}.", "Order fewer units, or wait for sales.", order_cost=cost / 100,
                              available_money=money / 100, shortfall=(cost - money) / 100)
@@ -228,14 +261,37 @@ class VendingWorld(DayWorld):
             self._priced_names.append(self._names[index])
             g = self.demand.product_group[index]
             if g >= 0:
-                self._by_group.setdefault(g, []).append(index)
+                members = self._by_group.setdefault(g, [])
+                # The reference's demand knows a product's wholesale price only once a search returned it: an
+                # unresearched product places its group in the order but takes part from its research on.
+                if index in self._researched:
+                    members.append(index)
         self.price_cents[index] = cents
+
+    def _regroup(self, index: int) -> None:
+        """Rebuild a priced product's group list in pricing order, researched members only."""
+        group = self.demand.product_group
+        g = group[index]
+        if g >= 0:
+            self._by_group[g] = [j for j in self.priced if group[j] == g and j in self._researched]
+
+    def set_foreign_price(self, name: str, cents: int) -> None:
+        """Price a name the catalog lacks (``price_unresearched``): listed among the priced, never sold."""
+        if name not in self.foreign_prices:
+            self._priced_names.append(name)
+        self.foreign_prices[name] = cents
 
     # the day -------------------------------------------------------------------------------
     def end_day(self, day: int) -> dict:
         """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
         stock, prices = self.stock, self.price_cents
         sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
+        if self.cash_float is not None:
+            # The reference adds each line's float revenue in this order, then the day's (0.0 too) to its cash.
+            day_float = 0.0
+            for i, n in sold:
+                day_float += n * (prices[i] / 100)
+            self.cash_float = self.cash_float + day_float
         events: dict[str, Any] = {"sales": {}, "deliveries": [], "replies": 0, "errors": []}
         if sold:  # every line sells at least one unit
             names, wholesale = self._names, self._wholesale
@@ -285,7 +341,8 @@ class VendingWorld(DayWorld):
         if units:
             parts.append(f"Sales: {units} items, ${revenue / 100:.2f} revenue")
         if due:
-            parts.append(f"Deliveries: {len(due)} orders received")
+            # The reference counts its one-element list of delivery groups, not the orders.
+            parts.append(f"Deliveries: {1 if self.config.reference_outputs else len(due)} orders received")
         return {
             "status": "success",
             "current_day": self.day,
@@ -374,6 +431,8 @@ class VendingWorld(DayWorld):
             "daily": [list(r) for r in self.daily],
             "actions_today": self.actions_today,
             "day_ending": self.day_ending,
+            **({"cash_float": self.cash_float} if self.cash_float is not None else {}),
+            **({"foreign_prices": sorted(self.foreign_prices.items())} if self.foreign_prices else {}),
         }
 
     def invariants(self) -> list[str]:
@@ -426,6 +485,21 @@ def _items_as_text(name: str, arguments: Mapping[str, Any] | str | bytes | None)
             return {**arguments, "items": _items_json(arguments["items"])}
         except (TypeError, ValueError):
             return arguments
+    return arguments
+
+
+def _true_price(name: str, arguments: Any) -> Any:
+    """``price_set`` arguments with a JSON ``true`` price read as 1, as the reference's ``float(price)`` reads it."""
+    if name != "price_set":
+        return arguments
+    parsed = arguments
+    if isinstance(arguments, (str, bytes)):
+        try:
+            parsed = loads_untrusted(arguments)
+        except (ValueError, UnicodeDecodeError):
+            return arguments
+    if isinstance(parsed, Mapping) and parsed.get("price") is True:
+        return {**parsed, "price": 1.0}
     return arguments
 
 

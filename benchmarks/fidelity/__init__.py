@@ -1,0 +1,1 @@
+"""Differential checks of the reference presets against the reference implementations (see README.md)."""
