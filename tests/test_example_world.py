@@ -37,7 +37,7 @@ class Venv:
 
     def run(self, *args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
         """``python ARGS`` in the venv, from a neutral folder (so nothing imports from the source tree)."""
-        return subprocess.run([str(self.python), *args], input=stdin, capture_output=True, text=True,
+        return subprocess.run([str(self.python), *args], input=stdin, capture_output=True, text=True, check=False,
                               cwd=cwd or self.root, env=self.env, timeout=TIMEOUT)
 
     def bizsim(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -78,7 +78,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
     install = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-build-isolation",
          "--no-index", "--disable-pip-version-check", "--quiet", str(source)],
-        capture_output=True, text=True, timeout=TIMEOUT,
+        capture_output=True, text=True, check=False, timeout=TIMEOUT,
     )
     if install.returncode != 0 and "bdist_wheel" in install.stdout + install.stderr:
         pytest.skip("building examples/lemonade without build isolation needs setuptools >= 70.1 or the 'wheel' "

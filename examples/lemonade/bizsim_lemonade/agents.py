@@ -23,7 +23,7 @@ def _check_steady(price_cents: int, cover: float, safety: int) -> str | None:
 
 
 @agent(check=_check_steady)
-def steady(world: Any, price_cents: int = 150, cover: float = 1.0, safety: int = 5) -> Generator:
+def steady(world: Any, price_cents: int = 150, cover: float = 1.0, safety: int = 5) -> Generator[Any, Any, None]:
     """Charge a fixed price and keep enough lemons for tomorrow's expected customers.
 
     Each morning it reads ``status``, estimates what is left after today's trade and tonight's spoilage

@@ -6,7 +6,6 @@ import math
 from datetime import datetime
 
 import attrs
-
 from bizsim.simcore.config import check_types, in_range
 from bizsim.simcore.errors import ConfigError
 

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import attrs
-
 from bizsim.simcore.presets import PresetTable
 
 from .config import LemonadeConfig

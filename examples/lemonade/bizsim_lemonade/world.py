@@ -23,7 +23,6 @@ from collections.abc import Generator
 from typing import Any
 
 import simpy
-
 from bizsim.simcore import CommandError, Ledger, Status
 from bizsim.simcore.calendar import US_PER_DAY, US_PER_HOUR
 from bizsim.simcore.dayworld import PRIO_DAY_END, DayWorld
@@ -32,7 +31,7 @@ from .commands import COMMANDS
 from .config import WEATHERS, LemonadeConfig, parse_start_date
 from .presets import PRESETS
 
-__all__ = ["LemonadeWorld", "ROLE", "PRIO_DELIVERY", "PRIO_TRADE", "PRIO_SPOIL"]
+__all__ = ["PRIO_DELIVERY", "PRIO_SPOIL", "PRIO_TRADE", "ROLE", "LemonadeWorld"]
 
 #: When things happen within a day (microseconds after midnight).
 DELIVERY_AT, CLOSE_AT, SPOIL_AT = 7 * US_PER_HOUR, 18 * US_PER_HOUR, 20 * US_PER_HOUR

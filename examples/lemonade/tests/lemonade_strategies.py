@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import attrs
-from hypothesis import strategies as st
-
 from bizsim_lemonade import PRESETS, LemonadeConfig
+from hypothesis import strategies as st
 
 __all__ = ["configs", "lines", "presets", "seeds"]
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import attrs
 import pytest
 import simpy
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bizsim.simcore import Status
 from bizsim.simcore.check import check_world
 from bizsim.simcore.driver import Driver
@@ -15,6 +12,8 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.replay import replay
 from bizsim_lemonade import PRESETS, LemonadeConfig, LemonadeWorld
 from bizsim_lemonade.agents import steady
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lemonade_strategies import configs, lines, presets, seeds
 
 

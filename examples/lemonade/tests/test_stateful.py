@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import attrs
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
-
 from bizsim.simcore.driver import Driver
 from bizsim_lemonade import PRESETS, LemonadeWorld
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 
 class Season(RuleBasedStateMachine):
