@@ -31,7 +31,7 @@ def prompt_text(world: World) -> str:
 
     Non-ASCII characters are written as backslash escapes, so every observation is printable ASCII.
     """
-    text = world.system_prompt() or world.commands.help_text()
+    text = world.system_prompt() or "\n\n".join(filter(None, [world.agent_role, world.commands.help_text()]))
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
 

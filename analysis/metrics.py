@@ -21,9 +21,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-
 __all__ = [
-    "FIGURES",
+    "figures_of",
     "GROUP",
     "group_columns",
     "ok_runs",
@@ -40,11 +39,23 @@ __all__ = [
 
 #: Default grouping: the runs of one world, preset variant and agent (i.e. its seeds).
 GROUP = ("world", "preset_label", "agent")
-#: Per-run figures :func:`outcomes` reports when a run has them.
-FIGURES = (
-    "metric_value", "final_funds_cents", "leaderboard_funds_cents", "net_worth_cents", "final_money_cents",
-    "income_cents", "total_revenue_cents", "mean_dau", "career_score",
-)
+
+
+def figures_of(runs: Any) -> list[str]:
+    """The per-run figures :func:`outcomes` reports by default: the headline metric, then each world's own
+    (its registration's ``figures``), for the worlds in ``runs``."""
+    from bizsim.simcore.errors import ConfigError
+    from bizsim.simcore.registry import world_spec
+
+    out = ["metric_value"]
+    worlds = sorted(runs["world"].dropna().unique()) if "world" in runs.columns else []
+    for world in worlds:
+        try:
+            figures = world_spec(str(world)).figures
+        except ConfigError:  # a world this install no longer has: its metric still shows
+            continue
+        out += [f for f in figures if f not in out]
+    return out
 #: Series of amounts per period: a run that ended adds nothing more to them.
 _FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
 #: Series a collapse wipes out (a collapsed platform has no users left).
@@ -142,14 +153,14 @@ def summarize(
 
 
 def outcomes(
-    runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] = FIGURES, confidence: float = 0.95
+    runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] | None = None, confidence: float = 0.95
 ) -> Any:
-    """Final funds, net worth, final money, income, mean DAU and the headline metric: mean ± CI over seeds, per group.
+    """The headline metric and each world's own figures: mean ± CI over seeds, per group.
 
-    A figure is listed for a group when its runs have it (startup: final funds,
-    the same with a bankrupt run counted as 0 as YC-Bench's leaderboard
-    averages them, and income; vending: net worth, final money and revenue;
-    operation: mean DAU; freelance: final money, income and career score).
+    ``figures`` defaults to :func:`figures_of` the runs; a figure is listed for a group when its runs have it
+    (startup: final funds, the same with a bankrupt run counted as 0 as YC-Bench's leaderboard averages them,
+    and income; vending: net worth, final money and revenue; operation: mean DAU; freelance: final money,
+    income and career score).
 
     Returns:
         long format: ``by...``, ``figure``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
@@ -157,7 +168,7 @@ def outcomes(
     import pandas as pd
 
     parts = []
-    for fig in figures:
+    for fig in figures_of(runs) if figures is None else figures:
         if fig not in runs.columns:
             continue
         s = summarize(runs, fig, by, confidence)

@@ -136,7 +136,7 @@ def write_report(
         doc.table(metrics.rates(runs), "Bankruptcy, collapse and error rates")
         headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
         doc.table(headline, "Headline metric: mean and 95 % confidence interval over seeds")
-        figures = [f for f in metrics.FIGURES if f != "metric_value"]
+        figures = [f for f in metrics.figures_of(runs) if f != "metric_value"]
         doc.table(_money_cols(metrics.outcomes(runs, figures=figures)), "Outcomes (money in dollars)")
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     if len(failed):

@@ -24,7 +24,8 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("grid", nargs="?", metavar="GRID.toml", help="a grid file ([grid] products, [[runs]], [sweep])")
     sw.add_argument("--world", nargs="+", help="world(s), e.g. startup")
     sw.add_argument("--preset", nargs="+", help="preset name(s) or .toml config file(s) (default: default)")
-    sw.add_argument("--agent", nargs="+", help="agent name(s) or package.module:function (default: greedy)")
+    sw.add_argument("--agent", nargs="+",
+                    help="agent name(s) or package.module:function (default: each world's default agent)")
     sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
     sw.add_argument(
         "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
@@ -71,8 +72,15 @@ def run_sweep(args: argparse.Namespace) -> int:
                 "bizsim sweep needs --world W [--preset P ...] [--agent A ...] [--seeds 1-20], or a GRID.toml"
             )
         options = agent_options(args.agent_opt)
-        agents = [{"name": a, "options": options} for a in (args.agent or ["greedy"])]
-        specs = grid(args.world, args.preset or ["default"], agents, args.seeds if args.seeds is not None else "1")
+        seeds = args.seeds if args.seeds is not None else "1"
+        if args.agent:
+            agents = [{"name": a, "options": options} for a in args.agent]
+            specs = grid(args.world, args.preset or ["default"], agents, seeds)
+        else:  # each world with its own default agent
+            from bizsim.simcore.registry import world_spec
+
+            specs = [s for w in args.world for s in grid(
+                w, args.preset or ["default"], [{"name": world_spec(w).default_agent, "options": options}], seeds)]
     backend = args.backend or settings.get("backend", "process")
     workers = args.workers if args.workers is not None else settings.get("workers")
     if workers is not None and workers < 1:

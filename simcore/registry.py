@@ -86,7 +86,8 @@ class WorldSpec:
             live world holds, for the result tables), ``report_sections(doc, tables, world)``.
         discrete_actions: reference to the world's discrete action names for the Gymnasium driver
             (the advance command follows them); worlds without one offer text actions only.
-        horizon_attr: the world attribute holding the episode's end in microseconds, for progress bars.
+        figures: per-run figures the report and ``metrics.outcomes`` show beside the metric: columns of the runs
+            table (``summary()`` scalars, or columns the world's analysis hooks add).
     """
 
     name: str
@@ -100,7 +101,7 @@ class WorldSpec:
     roles: dict[str, str] = attrs.field(factory=dict, converter=_agents)
     analysis: str | None = attrs.field(default=None, validator=_ref)
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
-    horizon_attr: str | None = "horizon_us"
+    figures: tuple[str, ...] = attrs.field(default=(), converter=tuple)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):

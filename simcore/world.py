@@ -243,9 +243,10 @@ class World:
         self.__dict__.clear()
         self.closed = True
 
-    def record_event(self, name: str, data: dict) -> None:
-        """Append a world event to the trajectory."""
-        self._record((self._now_us, "event", name, _dumps(data)))
+    def record_event(self, name: str, data: dict, t_us: int | None = None) -> None:
+        """Append a world event to the trajectory, at ``t_us`` (default: now; a day-based world's process that
+        runs within a day gives its own instant, since the world's clock moves a whole day at a time)."""
+        self._record((self._now_us if t_us is None else t_us, "event", name, _dumps(data)))
 
     # running -------------------------------------------------------------
     def run(self, agent: Agent) -> simpy.Process:

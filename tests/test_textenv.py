@@ -150,3 +150,18 @@ def test_unknown_world_is_refused_at_construction():
 def test_doctests():
     """The module's examples run."""
     assert 0 == doctest.testmod(textenv).failed
+
+
+def test_a_world_without_a_prompt_of_its_own_is_introduced_by_its_role_and_commands():
+    """prompt_text: a world whose system_prompt() is None opens with its agent_role, then its command help."""
+    from bizsim.models.operation import OperationWorld
+
+    class Plain(OperationWorld):
+        agent_role = "You run a small test platform."
+
+        def system_prompt(self):
+            return None
+
+    world = Plain("default", 1)
+    text = textenv.prompt_text(world)
+    assert text.startswith("You run a small test platform.\n\n") and world.commands.help_text() in text

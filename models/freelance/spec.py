@@ -16,6 +16,7 @@ WORLD = WorldSpec(
         "planner": "bizsim.agents.freelance:planner",
         "llm": "bizsim.agents.llm:llm_agent",
     },
+    figures=("final_money_cents", "income_cents", "career_score"),
     default_agent="cautious",
     protocol="ecogym",
     roles={"auditor": "bizsim.models.freelance.auditor:LLMAuditor"},

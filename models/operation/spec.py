@@ -20,6 +20,7 @@ WORLD = WorldSpec(
         "planner": "bizsim.agents.operation:planner",
         "llm": "bizsim.agents.llm:llm_agent",
     },
+    figures=("mean_dau",),
     default_agent="threshold",
     protocol="ecogym",
     discrete_actions="bizsim.models.operation.config:ACTIONS",

@@ -17,6 +17,7 @@ WORLD = WorldSpec(
         "llm": "bizsim.agents.llm:llm_agent",
         "planner": "bizsim.agents.startup:planner",
     },
+    figures=("final_funds_cents", "leaderboard_funds_cents", "income_cents"),
     default_agent="greedy",
     protocol="yc-bench",
     analysis="bizsim.analysis.worlds.startup:HOOKS",

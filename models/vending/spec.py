@@ -15,6 +15,7 @@ WORLD = WorldSpec(
         "planner": "bizsim.agents.vending:planner",
         "llm": "bizsim.agents.llm:llm_agent",
     },
+    figures=("net_worth_cents", "final_money_cents", "total_revenue_cents"),
     default_agent="markup",
     protocol="ecogym",
 )

@@ -18,6 +18,7 @@ WORLD = WorldSpec(
         "steady": "bizsim_lemonade.agents:steady",
         "llm": "bizsim.agents.llm:llm_agent",
     },
+    figures=("profit_cents", "cups_sold"),
     default_agent="steady",
     protocol="ecogym",
 )
