@@ -19,6 +19,7 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
+    "world_lines", "world_scripts",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -226,3 +227,36 @@ def seed_texts() -> st.SearchStrategy[tuple[str, list[int]]]:
         ",".join(f"{a}-{a + n}" if n else str(a) for a, n in ps),
         [s for a, n in ps for s in range(a, a + n + 1)],
     ))
+
+
+def world_lines(world_name: str) -> st.SearchStrategy[str]:
+    """Command lines for any registered world, made from its own command declarations: each visible command
+    with some of its flags, the values drawn from what its parameters accept and from odd text."""
+    from bizsim.simcore.registry import world_spec
+
+    commands = world_spec(world_name).world_class().commands
+    visible = [spec for spec in commands.visible() if not spec.advances]
+
+    def value(param: Any) -> st.SearchStrategy[str]:
+        picks: list[st.SearchStrategy[str]] = [st.sampled_from(VALUE_WORDS)]
+        if param.choices:
+            picks.append(st.sampled_from([str(c) for c in param.choices]))
+        if param.type is int:
+            picks.append(st.integers(-5, 200).map(str))
+        if param.type is float:
+            picks.append(st.floats(-10, 500, allow_nan=False).map(lambda x: f"{x:.2f}"))
+        return st.one_of(picks)
+
+    def line(spec: Any) -> st.SearchStrategy[str]:
+        if not spec.params:
+            return st.just(spec.name)
+        flags = st.lists(st.sampled_from(spec.params), max_size=len(spec.params), unique_by=lambda p: p.name)
+        return flags.flatmap(lambda ps: st.tuples(*[value(p) for p in ps]).map(
+            lambda vals: " ".join([spec.name, *(f"{p.flag} {shlex.quote(v)}" for p, v in zip(ps, vals))])))
+
+    return st.sampled_from(visible).flatmap(line) if visible else st.just("help")
+
+
+def world_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[list[list[str]]]:
+    """A script for any registered world: for each turn, a few command lines before the advance command."""
+    return st.lists(st.lists(world_lines(world_name), max_size=4), min_size=1, max_size=max_turns)
