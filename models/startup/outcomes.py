@@ -24,11 +24,11 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         task.completed[d] = Decimal(req)
     task.completed_at = now
     success = now <= task.deadline
-    world._deactivate(task)
+    world.deactivate(task)
     funds_delta = 0
     raises = 0
     if success:
-        world._set_status(task, "completed_success")
+        world.set_task_status(task, "completed_success")
         task.success = True
         funds_delta = task.reward_cents
         world.ledger.post(now, "task_reward", task.reward_cents, task.uid)
@@ -53,7 +53,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
                     raises += new - e.salary_cents
                     e.salary_cents = new
     else:
-        world._set_status(task, "completed_fail")
+        world.set_task_status(task, "completed_fail")
         task.success = False
         penalty = Decimal(str(cfg.penalty_fail_multiplier)) * task.delta
         floor = Decimal(str(cfg.prestige_min))
@@ -67,7 +67,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
             category = "task_reward" if cfg.reference_outputs else "task_fail_penalty"
             world.ledger.post(now, category, -cents, task.uid)
     trust_delta = judge_trust(world, task.client, success)
-    world._resolve_etas()
+    world.resolve_etas()
     if cfg.reference_outputs:
         bump_report = sum(int(e.salary_cents * cfg.salary_bump_pct) for e in task.assignees) if success else 0
     else:
@@ -128,9 +128,9 @@ def cancel_task(world: StartupWorld, task: Task) -> dict:
         world.prestige[d] = new
         changes[d] = {"old": float(old), "new": float(new), "delta": float(old - new)}
     was_active = task.status == "active"
-    world._set_status(task, "cancelled")
+    world.set_task_status(task, "cancelled")
     if was_active:
-        world._deactivate(task)
+        world.deactivate(task)
         team = set(task.assignees)
-        world._resolve_etas([t for t in world.active if team.intersection(t.assignees)])
+        world.resolve_etas([t for t in world.active if team.intersection(t.assignees)])
     return {"penalty": float(penalty), "prestige_changes": changes, "trust_delta": new_trust - old_trust}

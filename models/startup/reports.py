@@ -58,7 +58,7 @@ def invariants(world: StartupWorld) -> list[str]:
         bad.append(f"market holds {len(world.market)} tasks, not {cfg.num_market_tasks}")
     if any(t.market_key != (-t.reward_cents, t.serial) for t in world.market):
         bad.append("a market task's ordering key no longer matches its reward")
-    by_level = sorted((t for tasks in world._market_levels.values() for t in tasks), key=lambda t: (-t.reward_cents, t.serial))
+    by_level = sorted((t for tasks in world.market_levels.values() for t in tasks), key=lambda t: (-t.reward_cents, t.serial))
     if by_level != world.market:
         bad.append("the market split by prestige level does not hold the market's tasks")
     return bad
@@ -67,7 +67,7 @@ def month_end_funds(world: StartupWorld) -> dict[str, int]:
     """Funds after every ledger entry of each month, from the first month to now."""
     cal = world.calendar
     out: dict[str, int] = {}
-    start, now = cal.to_datetime(0), cal.to_datetime(world._now_us)
+    start, now = cal.to_datetime(0), cal.to_datetime(world.now_us)
     y, m = start.year, start.month
     funds = world.ledger.initial_cents
     entries = iter(world.ledger.entries)
@@ -97,7 +97,7 @@ def summary(world: StartupWorld) -> dict:
 def monthly_figures(world: StartupWorld) -> list[dict]:
     """Revenue, cost, return and ending funds for every month so far."""
     cal = world.calendar
-    start, now = cal.to_datetime(0), cal.to_datetime(world._now_us)
+    start, now = cal.to_datetime(0), cal.to_datetime(world.now_us)
     y, m = start.year, start.month
     funds = world.ledger.initial_cents
     # Entries are booked in time order: one walk over them, month boundary by month boundary.

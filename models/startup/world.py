@@ -68,9 +68,10 @@ class StartupWorld(World):
         self.tasks: list[Task] = generate_market(cfg, self.seed, self.clients)
         self.market: list[Task] = sorted(self.tasks, key=_market_key)
         # The market again, split by required prestige: browsing skips the levels the company has not reached.
-        self._market_levels: dict[int, list[Task]] = {}
+        #: The market's tasks by required prestige, each list in browse order.
+        self.market_levels: dict[int, list[Task]] = {}
         for t in self.market:
-            self._market_levels.setdefault(t.required_prestige, []).append(t)
+            self.market_levels.setdefault(t.required_prestige, []).append(t)
         self.active: list[Task] = []
         self.prestige = {d: Decimal(str(cfg.initial_prestige_level)) for d in DOMAINS}
         self.ledger = Ledger(cfg.initial_funds_cents)
@@ -138,7 +139,8 @@ class StartupWorld(World):
         """How many tasks are in a status."""
         return self._counts[status]
 
-    def _set_status(self, task: Task, status: str) -> None:
+    def set_task_status(self, task: Task, status: str) -> None:
+        """Move ``task`` to ``status``, keeping the per-status counts in step."""
         self._counts[task.status] -= 1
         self._counts[status] += 1
         task.status = status
@@ -183,7 +185,7 @@ class StartupWorld(World):
             self._flushed_us = t_us
         self._now_us = t_us
 
-    def _resolve_etas(self, impacted: list[Task] | None = None) -> None:
+    def resolve_etas(self, impacted: list[Task] | None = None) -> None:
         """Re-solve completion (and milestone) instants after the staffing changed."""
         tasks = self.active if impacted is None else [t for t in impacted if t.status == "active"]
         for task in tasks:
@@ -255,7 +257,7 @@ class StartupWorld(World):
             return
         pct = ev.value[2]
         task.milestone_pct = max(task.milestone_pct, pct)
-        self._resolve_etas()
+        self.resolve_etas()
         self._note({"type": "task_half", "task_id": task.uid, "milestone_pct": pct, "handled": True})
         self._schedule_stop()
 
@@ -360,11 +362,11 @@ class StartupWorld(World):
             for _ in range(2 if bot else 1):
                 for d, q in task.required.items():
                     task.required[d] = int(min(25000, max(200, float(q) * (1 + inflation))))
-        self._set_status(task, "planned")
+        self.set_task_status(task, "planned")
         task.accepted_at = now
         task.deadline = self.calendar.add_business_hours(now, hours)
         self.market.remove(task)
-        self._market_levels[task.required_prestige].remove(task)
+        self.market_levels[task.required_prestige].remove(task)
         if bot:
             counter, slot = self._bot_counter, None
             self._bot_counter += 1
@@ -384,11 +386,11 @@ class StartupWorld(World):
         self._by_uid[task.uid] = task
         self._by_title.setdefault(task.title, []).append(task)
         insort(self.market, task, key=_market_key)
-        insort(self._market_levels.setdefault(task.required_prestige, []), task, key=_market_key)
+        insort(self.market_levels.setdefault(task.required_prestige, []), task, key=_market_key)
 
     def market_up_to(self, level: int) -> Iterable[Task]:
         """Market tasks that need at most ``level`` prestige, in market order (highest reward first)."""
-        lists = [tasks for need, tasks in self._market_levels.items() if need <= level and tasks]
+        lists = [tasks for need, tasks in self.market_levels.items() if need <= level and tasks]
         if len(lists) == 1:
             return lists[0]
         return heapq.merge(*lists, key=_market_key)
@@ -406,23 +408,24 @@ class StartupWorld(World):
             for e in added:
                 e.active_tasks += 1
             named = set(employees)
-            self._resolve_etas([t for t in self.active if named.intersection(t.assignees)])
+            self.resolve_etas([t for t in self.active if named.intersection(t.assignees)])
         return added
 
     def dispatch(self, task: Task) -> None:
         """Start work on a planned task."""
-        self._set_status(task, "active")
+        self.set_task_status(task, "active")
         self.active.append(task)
         for e in task.assignees:
             e.active_tasks += 1
         team = set(task.assignees)
-        self._resolve_etas([task] + [t for t in self.active if t is not task and team.intersection(t.assignees)])
+        self.resolve_etas([task] + [t for t in self.active if t is not task and team.intersection(t.assignees)])
 
     def cancel(self, task: Task) -> dict:
         """Drop a planned or active task (see :func:`cancel_task`)."""
         return cancel_task(self, task)
 
-    def _deactivate(self, task: Task) -> None:
+    def deactivate(self, task: Task) -> None:
+        """Take ``task`` off the active list; its pending completion and milestone events become stale."""
         self.active.remove(task)
         task.eta_token += 1
         self._eta.pop(task.uid, None)
