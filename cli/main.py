@@ -19,14 +19,32 @@ from .options import agent_options
 __all__ = ["main"]
 
 
+class _Once(argparse.Action):
+    """A single-valued option: given twice it is refused, never silently replaced by the second value."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault("_given", set())
+        if option_string is not None and self.dest in given:
+            parser.error(f"{option_string} was given twice; give it once (options that take several values "
+                         "take them after one flag, e.g. --agent greedy planner)")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with one clear line
-        self.print_usage(sys.stderr)
-        self.exit(2, f"bizsim: error: {message}\n")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)  # every plain option of this parser and its groups
+        self.register("action", "store", _Once)
+
+    def error(self, message: str) -> None:  # type: ignore[override]  # exit 2 with one clear line
+        self.exit(2, f"bizsim: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bizsim", description="Business simulations for long-horizon benchmarks of AI agents.")
+    parser.add_argument("--version", action="version", version=f"bizsim {_version()}")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     run = sub.add_parser("run", help="run one episode with an agent")
@@ -181,7 +199,6 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 def _run_llm(args: argparse.Namespace) -> int:
     """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
     from bizsim.agents.llm import LLMAgentConfig
-
     from bizsim.analysis.llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
 
     if args.overwrite:
@@ -274,7 +291,10 @@ def _money(cents: int) -> str:
 def _print_summary(result: Any, out: str | None) -> None:
     d = result.to_dict()
     print(f"{d['benchmark_id']}  preset={d['preset']}  seed={d['seed']}  agent={d['agent']}")
-    print(f"  ended: {d['terminal_reason']} at {result.final_world.now_iso}  ({d['turns']} turns, {d['commands']} commands)")
+    episodes = len(d.get("episodes") or [d])
+    count = f"{episodes} episodes, " if episodes > 1 else ""
+    print(f"  ended: {d['terminal_reason']} at {result.final_world.now_iso}  "
+          f"({count}{d['turns']} turns, {d['commands']} commands{' in the last' if episodes > 1 else ''})")
     if "final_funds_cents" in d:
         print(f"  final funds: {_money(d['final_funds_cents'])}")
     elif "metric" in d:
@@ -340,6 +360,16 @@ def world_spec(name: str) -> Any:
     from bizsim.simcore.registry import world_spec as find
 
     return find(name)
+
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bizsim")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "unknown"
 
 
 if __name__ == "__main__":

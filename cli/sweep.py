@@ -22,9 +22,11 @@ def add_parsers(sub: Any) -> None:
         "what is missing.",
     )
     sw.add_argument("grid", nargs="?", metavar="GRID.toml", help="a grid file ([grid] products, [[runs]], [sweep])")
-    sw.add_argument("--world", nargs="+", help="world(s), e.g. startup")
-    sw.add_argument("--preset", nargs="+", help="preset name(s) or .toml config file(s) (default: default)")
-    sw.add_argument("--agent", nargs="+",
+    # "extend": a repeated flag adds to the list (--agent greedy --agent planner is two agents), never replaces it.
+    sw.add_argument("--world", nargs="+", action="extend", help="world(s), e.g. startup")
+    sw.add_argument("--preset", nargs="+", action="extend",
+                    help="preset name(s) or .toml config file(s) (default: default)")
+    sw.add_argument("--agent", nargs="+", action="extend",
                     help="agent name(s) or package.module:function (default: each world's default agent)")
     sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
     sw.add_argument(
