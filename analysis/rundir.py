@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
     """The ``(t_us, line)`` log of a run directory (its last episode)."""
-    rows = Path(path, COMMANDS).read_text(encoding="utf-8").splitlines()
+    rows = lines_of(Path(path, COMMANDS).read_text(encoding="utf-8"))
     return [(d["t_us"], d["line"]) for d in map(json.loads, rows) if d]
 
 

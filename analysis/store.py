@@ -45,6 +45,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
+from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import LLM_CALLS, RESULT, RESULTS, RUNS
 
 from ._results_file import iter_heads, read_at
@@ -278,7 +279,7 @@ def _events_batch(records: Iterable[dict]) -> Any:
 def _llm_rows(run_id: str, path: Path) -> list[dict]:
     rows = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = lines_of(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return rows
     for i, line in enumerate(lines):

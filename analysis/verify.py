@@ -8,7 +8,9 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
+from bizsim.simcore.world import Status
 
 __all__ = ["Verification", "verify_run_dir"]
 
@@ -94,8 +96,16 @@ def _verify(root: Path) -> Verification:
         recorded = summaries[n - 1] if n <= len(summaries) else None
         if isinstance(recorded, dict):
             problems += [where + p for p in _compare_summary(recorded, world.summary())]
+            problems += [where + p for p in _compare_end(recorded, world)]
         else:
             problems.append(f"{where}result.json holds no summary of this episode")
+    if worlds and "episodes" in result:  # the top level repeats the last episode's figures: checked too
+        last = worlds[-1]
+        problems += [f"result.json (top level): {p}" for p in _compare_summary(result, last.summary())]
+        problems += [f"result.json (top level): {p}" for p in _compare_end(result, last)]
+    if worlds and result.get("commands") != worlds[-1].trajectory.count("cmd"):
+        problems.append(f"result.json commands={result.get('commands')!r} but the replay issues "
+                        f"{worlds[-1].trajectory.count('cmd')}")
     return Verification(str(root), len(summaries), sum(map(len, logs)), tuple(problems))
 
 
@@ -118,7 +128,7 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
 
 def _compare_trajectory(file: Path, world: Any) -> list[str]:
     try:
-        recorded = file.read_text(encoding="utf-8").splitlines()
+        recorded = lines_of(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return [f"{file.name} is missing"]
     except (OSError, UnicodeDecodeError) as exc:
@@ -127,7 +137,7 @@ def _compare_trajectory(file: Path, world: Any) -> list[str]:
         want, want_unknown = _comparable(recorded, drop_aborted_end=not world.done)
     except ValueError as exc:
         return [f"{file.name} is damaged: {exc}"]
-    got, got_unknown = _comparable(world.trajectory.to_jsonl().splitlines(), drop_aborted_end=False)
+    got, got_unknown = _comparable(lines_of(world.trajectory.to_jsonl()), drop_aborted_end=False)
     problems = []
     for (line_no, a), (_, b) in zip(want, got):
         if a != b:
@@ -139,6 +149,18 @@ def _compare_trajectory(file: Path, world: Any) -> list[str]:
     if want_unknown != got_unknown:
         problems.append(f"{file.name} records {want_unknown} refused unknown commands; the replay made {got_unknown}")
     return problems
+
+
+def _compare_end(recorded: dict, world: Any) -> list[str]:
+    """The recorded terminal reason against the replayed world's end (when the world itself ended the episode)."""
+    from .episode import TERMINAL_REASONS
+
+    if not world.done or world.status is Status.ERROR:  # an agent's stop (a cap, API failures) is not in the log
+        return []
+    reason = TERMINAL_REASONS[world.status]
+    if recorded.get("terminal_reason") != reason:
+        return [f"result.json terminal_reason={recorded.get('terminal_reason')!r} but the replay ends in {reason!r}"]
+    return []
 
 
 def _compare_summary(recorded: dict, summary: dict) -> list[str]:

@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["cut_torn_tail"]
+__all__ = ["cut_torn_tail", "lines_of"]
+
+
+def lines_of(text: str) -> list[str]:
+    """The records of JSON-lines text: split at ``\n`` only.
+
+    ``str.splitlines`` also splits at U+2028, U+0085 and other line breaks,
+    which a JSON writer may leave unescaped inside a string.
+
+    >>> lines_of('{"a": "x\u2028y"}\n{"b": 1}\n')
+    ['{"a": "x\u2028y"}', '{"b": 1}']
+    """
+    parts = text.split("\n")
+    if parts and parts[-1] == "":
+        parts.pop()
+    return parts
 
 
 def cut_torn_tail(path: Path) -> None:

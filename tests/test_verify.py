@@ -195,3 +195,32 @@ def test_a_line_appended_past_the_end_of_the_log_is_found(tmp_path):
         f.write(json.dumps({"t_us": end, "line": "creator_incentive"}) + "\n")
     found = verify_run_dir(out)
     assert not found.ok and any("trajectory.jsonl" in p for p in found.problems), found.problems
+
+
+@pytest.mark.parametrize("key, change", [
+    ("final_funds_cents", lambda v: v + 1), ("metric_value", lambda v: v + 1),
+    ("terminal_reason", lambda v: "horizon_end"), ("commands", lambda v: v - 1),
+])
+def test_an_edited_top_level_figure_of_a_restarted_run_is_found(restarted, key, change):
+    """The top level of a multi-episode result.json repeats the last episode's figures: an edit there is found."""
+    path, _ = restarted
+    result = json.loads((path / "result.json").read_text())
+    result[key] = change(result[key])
+    (path / "result.json").write_text(json.dumps(result))
+    found = verify_run_dir(path)
+    assert not found.ok and any(key in p for p in found.problems), found.problems
+
+
+def line_break_agent(world):
+    """Sends command text holding the line breaks str.splitlines splits at (U+2028, U+0085, U+001C), then plays."""
+    for odd in ("\u2028", "\x85", "\x1c", "\u2029"):
+        world.execute(f"market browse --limit 1{odd}")
+        world.execute(f"scratchpad write --content 'a{odd}b'")
+    yield world.advance()
+
+
+def test_an_honest_run_with_odd_line_breaks_in_its_commands_verifies(tmp_path):
+    """Records are split at \\n only: command text with U+2028-class characters does not break verify."""
+    run_episode("startup", "default", line_break_agent, seed=2, out=tmp_path / "run")
+    found = verify_run_dir(tmp_path / "run")
+    assert found.ok, found.problems
