@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .episode import TERMINAL_REASONS, EpisodeResult, run_episode
-    from .pipeline import execute
     from .llm_run import LLMRunResult, LLMRunSpec, resume_llm, run_llm, run_llm_episodes
+    from .pipeline import execute
     from .rundir import read_command_log, write_run_dir
     from .store import Results, compact, load
     from .sweep import RunSpec, SweepSummary, grid, sweep

@@ -7,7 +7,6 @@ from pathlib import Path, PurePath
 from typing import Any
 
 import attrs
-
 from bizsim.agents import make_agent
 from bizsim.models import world_class
 from bizsim.simcore import Status, World

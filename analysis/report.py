@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import metrics, plots
+from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.layout import REPORT
 
+from . import metrics, plots
 from .rundir import make_output_dir
 from .store import Results, load
 from .worlds.hooks import AnalysisHooks, ReportContext
@@ -183,9 +184,7 @@ def write_report(
     text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(name)}</title>'
             f"<style>{_CSS}</style></head><body>\n{body}\n</body></html>\n")
     target = root / "report.html"
-    tmp = root / "report.html.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    write_text_atomic(target, text)
     return target
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
@@ -66,12 +67,18 @@ def write_run_dir(path: str | Path, result: EpisodeResult, summary: dict | None 
 
 
 def _remove_episode_logs(root: Path) -> None:
-    """Delete the earlier-episode logs of a run directory; anything else in ``episodes/`` stays."""
+    """Delete the earlier-episode logs of a run directory; anything else in ``episodes/`` stays, and a link
+    found there is removed itself, never followed."""
     folder = root / EPISODES
+    if folder.is_symlink():  # never delete through a link: remove the link itself
+        folder.unlink()
+        return
     if not folder.is_dir():
         return
     for sub in folder.iterdir():
-        if sub.is_dir() and sub.name.isdigit():
+        if sub.is_symlink():
+            sub.unlink()
+        elif sub.is_dir() and sub.name.isdigit():
             for name in (COMMANDS, TRAJECTORY):
                 (sub / name).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
@@ -120,7 +127,4 @@ def read_episode_logs(path: str | Path) -> list[list[tuple[int, str]]]:
     return [read_command_log(folder) for folder in episode_folders(path)]
 
 
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+_atomic = write_text_atomic

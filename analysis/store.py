@@ -45,6 +45,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
+from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import LLM_CALLS, RESULT, RESULTS, RUNS
 
@@ -384,9 +385,7 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
     ]
     _atomic_parquet(out["llm_calls"], [_llm_table(llm)] if llm else [], _schema(LLM_CALL_COLUMNS))
     stamp.update({"runs": len(latest), "compacted_at": datetime.now(UTC).isoformat(timespec="seconds")})
-    tmp = root / (_MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(root / _MANIFEST)
+    write_text_atomic(root / _MANIFEST, json.dumps(stamp, indent=2) + "\n")
     return out
 
 

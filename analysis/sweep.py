@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.layout import RESULT, RESULTS, RUNS
 
 from ._results_file import ResultsWriter, encode, finished_ids, iter_heads
@@ -124,9 +125,7 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
             known = []
     seen = {RunSpec.from_dict(d).run_id for d in known}
     known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
-    tmp = root / (_MANIFEST + ".tmp")
-    tmp.write_text(json.dumps({"version": 1, "specs": known}, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
 def _preflight(specs: Iterable[RunSpec]) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import cut_torn_tail
 from bizsim.simcore.layout import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
 
@@ -95,10 +96,7 @@ def read_jsonl(path: str | Path) -> list[dict]:
 
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write JSON through a temporary file and a rename: readers never see half a file."""
-    p = Path(path)
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    tmp.replace(p)
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 def records_of(rows: Iterable[dict], kind: str) -> list[dict]:
