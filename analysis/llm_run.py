@@ -10,6 +10,7 @@ calling the model, and goes on live: the result equals an uninterrupted run's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import time
@@ -21,7 +22,7 @@ from typing import Any
 
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
-from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
+from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
@@ -266,8 +267,15 @@ def run_llm(
             if spec_file.exists():
                 raise ConfigError(f"{str(out)!r} already holds a run; resume it with --resume or choose another --out")
             check_run_dir_free(out)  # nor a baseline's run
+            created = not out.exists()
             make_output_dir(out)
-    agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter, sleep=sleep)
+    try:
+        agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter,
+                         sleep=sleep)
+    except BaseException:
+        if out is not None and not resume:
+            _unstarted(out, created)
+        raise
     try:
         if out is not None and not resume:
             fresh = world_class(spec.world)(spec.preset, spec.seed)
@@ -277,7 +285,13 @@ def run_llm(
                 "started_at": _now(), "resumes": [],
             })
         if preflight:
-            agent.preflight()
+            try:
+                agent.preflight()
+            except BaseException:
+                if out is not None and not resume:
+                    agent.close()
+                    _unstarted(out, created)
+                raise
         played = agent if probe is None else watch(agent, before=probe, name="llm")
         episode = run_episode(
             spec.world, spec.preset, played, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
@@ -297,6 +311,15 @@ def run_llm(
     if out is not None:
         write_run_dir(out, result.episode, result.to_dict())
     return result
+
+
+def _unstarted(out: Path, created: bool) -> None:
+    """Take back what a run that never started wrote (its spec and empty logs), so no half run directory stays."""
+    for name in (RUN_SPEC, LLM_CALLS, AGENT_COMMANDS):
+        (out / name).unlink(missing_ok=True)
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()  # only when empty: a preflight record or the user's files keep it
 
 
 def resume_llm(path: str | Path, **kwargs: Any) -> LLMRunResult:

@@ -223,3 +223,17 @@ def test_cli_refuses_llm_flags_for_other_agents(capsys):
     """--model with a non-LLM agent is a usage error (exit 2)."""
     assert 2 == main(["run", "startup", "--agent", "greedy", "--model", "openai/x"])
     assert "goes with --agent llm" in capsys.readouterr().err
+
+
+def test_a_run_that_never_starts_leaves_no_run_directory(tmp_path):
+    """A failed pre-flight call (a bad key, no credentials) takes back the run directory it had begun: nothing to
+    resume, and `bizsim verify runs/*` finds no half run."""
+    from bizsim.agents.llm import ScriptedClient
+    from bizsim.agents.llm.errors import FatalModelError, PreflightError
+
+    client = ScriptedClient([], faults=lambda i: FatalModelError("401: invalid key"))
+    out = tmp_path / "runs" / "llm-1"
+    spec = LLMRunSpec(seed=1, agent=LLMAgentConfig(model="scripted", max_turns=3), out=str(out))
+    with pytest.raises(PreflightError):
+        run_llm(spec, client=client, preflight=True)
+    assert not out.exists() and (tmp_path / "runs").exists()
