@@ -7,9 +7,10 @@ pandas, pyarrow, matplotlib or Ray.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from bizsim.simcore.errors import BizSimError
@@ -148,12 +149,8 @@ def _run(args: argparse.Namespace) -> int:
 
         check_run_dir_free(args.out, overwrite=args.overwrite)
         make_output_dir(args.out)  # an unusable path fails now, not after the run
-    progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
-    try:
-        result = execute(run, out=args.out, overwrite=args.overwrite, on_stop=progress.update if progress else None)
-    finally:
-        if progress:
-            progress.close()
+    with _progress(args) as on_stop:
+        result = execute(run, out=args.out, overwrite=args.overwrite, on_stop=on_stop)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -227,13 +224,9 @@ def _run_llm(args: argparse.Namespace) -> int:
             world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out,
             auditor=args.auditor or "deterministic",
         )
-    progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
-    try:
-        kwargs = {"preflight": not args.no_preflight, "on_stop": progress.update if progress else None}
+    with _progress(args) as on_stop:
+        kwargs = {"preflight": not args.no_preflight, "on_stop": on_stop}
         result = resume_llm(args.resume, **kwargs) if spec is None else run_llm(spec, **kwargs)
-    finally:
-        if progress:
-            progress.close()
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -262,6 +255,19 @@ def _print_llm(result: Any) -> None:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {result.run_dir})")
+
+
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace) -> Iterator[Callable[[Any], None] | None]:
+    """A progress bar's update callback for a run (``None`` with --no-progress or when stderr is no terminal)."""
+    if args.no_progress or not sys.stderr.isatty():
+        yield None
+        return
+    bar = _Progress()
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 class _Progress:
