@@ -19,6 +19,7 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
+    "number_texts",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -226,3 +227,16 @@ def seed_texts() -> st.SearchStrategy[tuple[str, list[int]]]:
         ",".join(f"{a}-{a + n}" if n else str(a) for a, n in ps),
         [s for a, n in ps for s in range(a, a + n + 1)],
     ))
+
+
+#: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.
+_NUMBER_PIECES = (
+    "5", "12", "1,234", "1,23", "0.5", ".5", "3.", "1e5", "2E-3", "7e999", "1e\u22122", "-", "\u2212", "$", "%", ",",
+    ".", "(", ")", " ", "  ", "\t", "\n", "\u2028", "\xa0", "x", "e", "a", "_", "answer", "Answer:", "final  answer",
+    "result =", "output is", "is", "=", ":", "\u0663",
+)
+
+
+def number_texts(max_size: int = 40) -> st.SearchStrategy[str]:
+    """Answer-like text built from the pieces the number and marker patterns react to."""
+    return st.lists(st.sampled_from(_NUMBER_PIECES), max_size=max_size).map("".join)
