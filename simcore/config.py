@@ -148,15 +148,23 @@ def nested_config(cls: type[C]) -> type[C]:
 
 
 def load_toml(path: str | Path) -> dict:
-    """Read a TOML file into plain data."""
+    """Read a TOML file into plain data.
+
+    Raises:
+        ConfigError: the file is missing, unreadable, past MAX_CONFIG_FILE_BYTES, not UTF-8 or not TOML.
+    """
+    from .limits import MAX_CONFIG_FILE_BYTES, read_text_file
+
     p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"config file {str(p)!r} does not exist")
+    text = read_text_file(p, "config file", MAX_CONFIG_FILE_BYTES)  # no further than the limit (/dev/zero)
     try:
-        with p.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file {str(p)!r} does not exist") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(p)!r} is not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep: tomllib recurses per level
+        raise ConfigError(f"config file {str(p)!r} nests arrays or tables too deeply to read") from None
 
 
 def dump_toml(data: Mapping[str, Any]) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "show"]
+__all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
+           "show", "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
 MAX_LINE_CHARS = 4_000_000
@@ -48,3 +49,34 @@ def show(value: Any) -> str:
         return repr(value)
     # Containers (a Python caller's, or JSON read before the depth limit): quoted without walking all of them.
     return _repr.repr(value)
+
+
+#: The largest data file (task bank, catalog, demand structure) a loader reads.
+MAX_DATA_FILE_BYTES = 64 * 2**20
+#: The largest config or preset TOML file read.
+MAX_CONFIG_FILE_BYTES = 4 * 2**20
+
+
+def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> str:
+    """The UTF-8 text of a file bizsim was pointed at, read no further than ``limit`` bytes.
+
+    ``what`` names the file in errors (``"tasks_path"``). A device that never ends (``/dev/zero``), a directory,
+    a missing file, a file past the limit or one that is not UTF-8 is a :class:`ConfigError` naming the path and
+    the rule.
+    """
+    from pathlib import Path
+
+    from .errors import ConfigError
+
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise ConfigError(f"{what}(={str(p)!r}) cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ConfigError(f"{what}(={str(p)!r}) is larger than the limit of {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{what}(={str(p)!r}) is not UTF-8 text (byte {exc.start:,})") from None
