@@ -7,6 +7,7 @@ a case in :func:`actions` and in :func:`render`).
 
 from __future__ import annotations
 
+import math
 import shlex
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
+    "config_values",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -325,3 +327,22 @@ def _dumps_lenient(data: dict) -> str:
         return json.dumps(data)
     except (ValueError, RecursionError):
         return "{}"
+
+
+def config_values(current: Any) -> st.SearchStrategy[Any]:
+    """A value for a config field now holding ``current``: near it, at the edges of every range, of another type,
+    non-finite, huge, or odd text."""
+    near: list[Any] = []
+    if isinstance(current, bool):
+        near = [not current]
+    elif isinstance(current, (int, float)):
+        near = [current, current * 2, current * 10, -current, current + 1, current - 1]
+    elif isinstance(current, tuple):
+        near = [tuple(reversed(current)), current[:-1], (*current, *current[:1]), tuple(v * 1000 for v in current)]
+    return st.one_of(
+        st.sampled_from(near or [current]),
+        st.sampled_from([0, 1, -1, 2, 3, 0.0, -0.0, 0.5, 1.5, 100, 1000, 10**6, 10**9, 10**18, 2**63, 10**30, 1e9, 1e15,
+                         1e308, 5e-324, math.nan, math.inf, -math.inf, True, False, None, "", "x", "1", "2025-02-30",
+                         [], [1], (1, 2, 3), (0, 0, 0), (1e308, 1e308, 1e308), (-1, -1, -1), {"a": 1}]),
+        st.integers(-10, 10**6), st.floats(-1e6, 1e6, allow_nan=False),
+    )
