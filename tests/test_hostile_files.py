@@ -144,3 +144,47 @@ def test_bad_toml_files_are_one_config_error(tmp_path, content):
         path.write_bytes(content)
     with no_hang("reading a bad TOML file"), pytest.raises(ConfigError):
         load_toml(path)
+
+
+@fuzz(30)
+@given(product=st.dictionaries(st.sampled_from(["name", "category", "wholesale_price"]), hostile_values(), max_size=3),
+       group=st.dictionaries(st.sampled_from(["id", "members", "base_demand", "seasonality", "price_sensitivity"]),
+                             st.one_of(hostile_values(), st.fixed_dictionaries(
+                                 {}, optional={k: hostile_values() for k in ("T", "phi", "amp", "beta", "epsilon",
+                                                                             "reference_markup")})), max_size=5))
+def test_fuzzed_catalog_files_load_and_work_or_are_refused(tmp_path_factory, product, group):
+    """A product row and a demand group with hostile values (next to valid ones): a ConfigError, or a catalog a
+    vending world sells from without NaN."""
+    from bizsim.models.vending import VendingWorld
+    from bizsim.models.vending.config import VendingConfig
+
+    tmp = tmp_path_factory.mktemp("catalog")
+    products, structure = write_reference_files(tmp)
+    demand = json.loads(json.dumps(REFERENCE_DEMAND))
+    try:
+        products.write_text(products.read_text(encoding="utf-8") + json.dumps(product) + "\n", encoding="utf-8",
+                            errors="surrogatepass")
+        demand["groups"].append(group)
+        structure.write_text(json.dumps(demand), encoding="utf-8", errors="surrogatepass")
+    except (ValueError, RecursionError):
+        return  # not writable as JSON: nothing to read
+    with no_hang("loading a fuzzed catalog"):
+        try:
+            load_reference_catalog(products, structure)
+        except ConfigError:
+            return
+        world = VendingWorld(VendingConfig(products_path=str(products), demand_path=str(structure),
+                                           horizon_days=5), 1)
+        world.run(_markup_days)
+        for line in world.trajectory.to_jsonl().split("\n")[:-1]:
+            json.loads(line, parse_constant=_no_constant)
+
+
+def _markup_days(world):
+    from bizsim.agents import AGENTS
+
+    return AGENTS["vending"]["markup"](world)
+
+
+def _no_constant(name: str) -> None:
+    raise AssertionError(f"the world recorded {name}")

@@ -201,6 +201,8 @@ def _group(raw: Any, i: int) -> DemandGroup:
     members = raw.get("members", [])
     if isinstance(members, str):
         members = [members]
+    if not isinstance(members, list):
+        raise ConfigError(f"{where}: members(={members!r:.60}) must be a list of categories")
     cats = []
     for m in members:
         if isinstance(m, str):
@@ -214,6 +216,8 @@ def _group(raw: Any, i: int) -> DemandGroup:
     if "reference_markup" not in sens:
         raise ConfigError(f"{where}: price_sensitivity has no 'reference_markup' (1.0 = wholesale)")
     season = raw.get("seasonality", {}) or {}
+    if not isinstance(season, dict):
+        raise ConfigError(f"{where}: seasonality(={season!r:.60}) must be an object with T, phi and amp")
     amp = _number(season, "amp", where, 0.0)
     amp = amp / 100.0 if amp > 1.0 else amp  # the reference reads amplitudes above 1 as percent
     return DemandGroup(
@@ -287,6 +291,9 @@ def load_reference_catalog(products_path: str | Path, demand_path: str | Path, n
         raise ConfigError(f"demand structure {str(demand_path)!r} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"demand structure {str(demand_path)!r} must be a JSON object")
+    for key in ("groups", "relations"):
+        if not isinstance(data.get(key, []), list):
+            raise ConfigError(f"demand structure {str(demand_path)!r}: {key} must be a list")
     groups = tuple(_group(g, i) for i, g in enumerate(data.get("groups", [])))
     relations = tuple(r for r in (_relation(r, i) for i, r in enumerate(data.get("relations", []))) if r is not None)
     return Catalog(name or Path(products_path).stem, tuple(products), groups, relations)
