@@ -122,6 +122,12 @@ def _tri(low: float, high: float, mode: float) -> Dist:
     return Dist("triangular", low=low, high=high, mode=mode)
 
 
+def _fractions(instance: object, attribute: attrs.Attribute, value: tuple) -> None:
+    if not isinstance(value, tuple) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
+                                           for v in value):
+        raise ConfigError(f"{attribute.name}(={value!r:.80}) must be a list of fractions in [0, 1]")
+
+
 @nested_config
 @attrs.frozen
 class Dists:
@@ -181,8 +187,8 @@ class StartupConfig:
     salary_max_cents: int = attrs.field(default=10_000_000, validator=in_range(0))
     skill_rate_max: float = attrs.field(default=10.0, validator=in_range(0.0))
     # prestige
-    prestige_max: float = 10.0
-    prestige_min: float = 1.0
+    prestige_max: float = attrs.field(default=10.0, validator=in_range(0.0, 1000.0))
+    prestige_min: float = attrs.field(default=1.0, validator=in_range(0.0, 1000.0))
     penalty_fail_multiplier: float = attrs.field(default=1.0, validator=in_range(0.0))
     penalty_fail_funds_pct: float = attrs.field(default=0.35, validator=in_range(0.0, 1.0))
     penalty_cancel_multiplier: float = attrs.field(default=1.5, validator=in_range(0.0))
@@ -197,25 +203,26 @@ class StartupConfig:
     trust_work_reduction_max: float = attrs.field(default=0.50, validator=in_range(0.0, 1.0))
     trust_gating_fraction: float = attrs.field(default=0.30, validator=in_range(0.0, 1.0))
     trust_gated_reward_boost: float = attrs.field(default=0.0, validator=in_range(0.0, 100.0))
-    trust_gain_diminishing_power: float = 1.5
-    trust_level_reward_scale: float = 3.0
-    trust_level_max_required: int = 4
+    # A negative power overflowed trust gains (x ** -113).
+    trust_gain_diminishing_power: float = attrs.field(default=1.5, validator=in_range(0.0, 10.0))
+    trust_level_reward_scale: float = attrs.field(default=3.0, validator=in_range(0.0, 100.0))
+    trust_level_max_required: int = attrs.field(default=4, validator=in_range(0, 1000))
     loyalty_rat_fraction: float = attrs.field(default=0.35, validator=in_range(0.0, 1.0))
     loyalty_severity: float = attrs.field(default=1.0, validator=in_range(0.0))
     # Rewards are drawn times these (up to 100: past that, a year's rewards overflowed cents).
     client_reward_mult_low: float = attrs.field(default=0.7, validator=in_range(0.0, 100.0))
     client_reward_mult_high: float = attrs.field(default=2.5, validator=in_range(0.0, 100.0))
     client_reward_mult_mode: float = attrs.field(default=1.0, validator=in_range(0.0, 100.0))
-    client_single_specialty_prob: float = 0.6
-    client_tier_premium_threshold: float = 1.0
-    client_tier_enterprise_threshold: float = 1.7
-    task_specialty_domain_bias: float = 0.7
+    client_single_specialty_prob: float = attrs.field(default=0.6, validator=in_range(0.0, 1.0))
+    client_tier_premium_threshold: float = attrs.field(default=1.0, validator=in_range(0.0, 100.0))
+    client_tier_enterprise_threshold: float = attrs.field(default=1.7, validator=in_range(0.0, 100.0))
+    task_specialty_domain_bias: float = attrs.field(default=0.7, validator=in_range(0.0, 1.0))
     # tasks
     prestige_qty_scale: float = attrs.field(default=0.3, validator=in_range(0.0, 100.0))
     deadline_qty_per_day: float = attrs.field(default=150.0, validator=in_range(1.0, 1e9))
     # Deadlines past ten years ran off the calendar (dates end at year 9999).
     deadline_min_biz_days: int = attrs.field(default=7, validator=in_range(1, 2600))
-    task_progress_milestones: tuple[float, ...] = ()
+    task_progress_milestones: tuple[float, ...] = attrs.field(default=(), validator=_fractions)
     workday_start_hour: int = attrs.field(default=9, validator=in_range(0, 23))
     workday_end_hour: int = attrs.field(default=18, validator=in_range(1, 24))
     dist: Dists = Dists()
@@ -225,7 +232,7 @@ class StartupConfig:
     # agent protocol (recorded with every run)
     auto_advance_after_turns: int = attrs.field(default=5, validator=in_range(1))
     history_keep_rounds: int = attrs.field(default=20, validator=in_range(1))
-    max_turns: int | None = None
+    max_turns: int | None = attrs.field(default=None, validator=in_range(1))
     # behaviour: bizsim's fixes, or the reference implementation's quirks
     progress_flush: Literal["business", "reference"] = "business"
     cancel_enabled: bool = True
