@@ -35,3 +35,13 @@ def test_each_declared_argument_limit_is_listed(world):
                 row = next((line for line in DOC.splitlines() if f"`{p.flag}`" in line and spec.name in line), None)
                 assert row is not None, f"{world} {spec.name} {p.flag} is not listed"
                 assert f"{p.max_length:,}" in row
+
+
+@pytest.mark.parametrize("module", ["bizsim.simcore.limits", "bizsim.simcore._cmdline", "bizsim.simcore.untrusted_json",
+                                    "bizsim.models.freelance._numscan"])
+def test_doctests(module):
+    """The examples in the hostile-input modules' docstrings run."""
+    import doctest
+    import importlib
+
+    assert 0 == doctest.testmod(importlib.import_module(module)).failed
