@@ -29,6 +29,7 @@ NUMBER = re.compile(r"(?<![\w.])(?:([-\u2212])?\s*+\$?\s*+([-\u2212])?((?:\d{1,3
                     r"(?:[eE]([-+\u2212]?\d{1,3}))?(\s*+%)?|\s++)")
 BRACKETED = re.compile(r"\([^()]*\)")
 _WORD_BEFORE = re.compile(r"[\w.]")
+_DIGIT = re.compile(r"\d")
 #: Characters past the trusted part of a window that a match or a failed attempt may still look at.
 _MARGIN = 16
 
@@ -143,6 +144,9 @@ class MarkedNumbers:
         self.blanked = blanked
         self._scans: dict[str, _Scan] = {}
         self._after_bracket: dict[int, object] = {}
+        # A number needs a digit: after the last one there is nothing to scan for (most markers of a hostile text).
+        last = _DIGIT.search(text[::-1])  # the first digit of the reversed text: one copy, no backtracking
+        self.last_digit = len(text) - 1 - last.start() if last is not None else -1
 
     def _scan(self, which: str) -> _Scan:
         scan = self._scans.get(which)
@@ -152,6 +156,8 @@ class MarkedNumbers:
 
     def first_after(self, pos: int) -> tuple[float, bool] | None:
         """The first readable number in ``text[pos:]`` with its bracketed remarks blanked, or ``None``."""
+        if pos > self.last_digit:
+            return None
         k = bisect.bisect_right(self._bracket_starts, pos - 1) - 1
         if k >= 0 and self.brackets[k][0] < pos < self.brackets[k][1]:
             # pos lies inside a remark: cut there, its ")" is plain text, and the blanked text starts after it.
