@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object"]
+__all__ = ["MAX_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper"]
 
 #: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
 MAX_DEPTH = 64
@@ -110,4 +110,22 @@ def _deeper_than(text: str, start: int, max_depth: int) -> bool:
                 return True
         elif (ch == "]" or ch == "}") and depth:
             depth -= 1
+    return False
+
+
+def nested_deeper(value: Any, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether lists and dicts in ``value`` (a Python caller's, not read from text) nest deeper than ``max_depth``.
+
+    Walks without recursion, so a value nested 100,000 deep is answered, not a ``RecursionError``.
+
+    >>> nested_deeper([[1]], 2), nested_deeper([[[1]]], 2)
+    (False, True)
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= max_depth:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
     return False

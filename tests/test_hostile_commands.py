@@ -156,3 +156,14 @@ def test_hostile_tool_calls_are_answered_and_refusals_change_nothing(name, data)
     tool, arguments = data.draw(tool_calls(world.commands))
     with no_hang(f"{name}: {tool[:60]!r}"):
         _answered_without_change(world, lambda: world.execute_tool(tool, arguments))
+
+
+@pytest.mark.parametrize("depth", [64, 65, 20_000])
+def test_deep_items_from_a_python_caller_are_refused(depth):
+    """vending order_place with ``items`` a Python list nested 20,000 deep: json.dumps recursed out of the tool
+    call (found by the slow fuzz profile); deeper than JSON's 64 levels it is refused as not text."""
+    from .strategies import _nested
+
+    world = make_fresh_world("vending")
+    out = _answered_without_change(world, lambda: world.execute_tool("order_place", {"items": _nested(depth)}))
+    assert "error" in out
