@@ -17,7 +17,9 @@ from typing import Any, Literal
 
 import attrs
 
+from ._cmdline import split_line
 from .errors import CommandError
+from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, show
 from .untrusted_json import loads_untrusted
 
 __all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
@@ -71,7 +73,15 @@ class Param:
         """Turn a CLI token or JSON value into this parameter's type, or refuse it."""
         t = self.type
         if type(value) is t and self._plain:
-            if t is not str or value.isascii():
+            # Nothing not finite (NaN from tool-call JSON) and no integer or text past the kernel's limits is
+            # returned: a value returned here is recorded, and the record must stay writable as JSON.
+            if t is str:
+                if value.isascii() and len(value) <= MAX_TEXT_CHARS:
+                    return value
+            elif t is float:
+                if value - value == 0.0:
+                    return value
+            elif t is not int or -MAX_INT <= value <= MAX_INT:
                 return value
         where = f"{self.flag} of '{command}'"
         if t is bool:
@@ -82,37 +92,46 @@ class Param:
             elif isinstance(value, str) and value.lower() in ("false", "0", "no"):
                 out = False
             else:
-                raise CommandError(f"{where} expects true or false, got {value!r}.")
+                raise CommandError(f"{where} expects true or false, got {show(value)}.")
         elif t is int:
             out = _to_int(value)
             if out is None:
-                raise CommandError(f"{where} expects an integer, got {value!r}.")
+                raise CommandError(f"{where} expects an integer, got {show(value)}.")
+            if not -MAX_INT <= out <= MAX_INT:
+                raise CommandError(f"{where} must lie in [-{MAX_INT}, {MAX_INT}]; got {show(out)}.")
         elif t is float:
             out = _to_float(value)
             if out is None:
-                raise CommandError(f"{where} expects a number, got {value!r}.")
+                # NaN and the infinities too ("nan", "inf", and NaN from tool-call JSON): no rule holds for them.
+                raise CommandError(f"{where} expects a number, got {show(value)}.")
         else:
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                raise CommandError(f"{where} expects text, got {value!r}.")
-            out = str(value)
+                raise CommandError(f"{where} expects text, got {show(value)}.")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise CommandError(f"{where} expects text, got the non-finite number {value!r}.")
+            try:
+                out = str(value)
+            except ValueError:  # an integer past Python's 4,300-digit limit for conversion to text
+                raise CommandError(f"{where} expects text, got {show(value)}.") from None
             try:
                 out.encode("utf-8")
             except UnicodeEncodeError:
                 raise CommandError(f"{where} must be valid UTF-8 text (it holds a lone surrogate).") from None
-            if self.max_length is not None and len(out) > self.max_length:
+            limit = self.max_length if self.max_length is not None else MAX_TEXT_CHARS
+            if len(out) > limit:
                 raise CommandError(
-                    f"{where} is {len(out)} characters long; the limit is {self.max_length}."
+                    f"{where} is {len(out)} characters long; the limit is {limit}."
                 )
         if self.fold_case and isinstance(out, str):
             out = out.strip().lower()
         if self.choices is not None and out not in self.choices:
             raise CommandError(
-                f"{where} must be one of {', '.join(map(str, self.choices))}; got {value!r}."
+                f"{where} must be one of {', '.join(map(str, self.choices))}; got {show(value)}."
             )
         if self.minimum is not None and out < self.minimum:
-            raise CommandError(f"{where} must be >= {self.minimum:g}; got {out!r}.")
+            raise CommandError(f"{where} must be >= {self.minimum:g}; got {show(out)}.")
         if self.maximum is not None and out > self.maximum:
-            raise CommandError(f"{where} must be <= {self.maximum:g}; got {out!r}.")
+            raise CommandError(f"{where} must be <= {self.maximum:g}; got {show(out)}.")
         if self.validate is not None:
             self.validate(out, where)
         return out
@@ -152,7 +171,10 @@ def _to_float(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        out = float(value)
+        try:
+            out = float(value)
+        except OverflowError:  # an int past float's range
+            return None
     elif isinstance(value, str):
         try:
             out = float(value.strip())
@@ -260,6 +282,9 @@ class CommandSpec:
             names = self._by_name
             return self._complete({k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None})
         if isinstance(args, (str, bytes)):
+            if len(args) > MAX_ARGS_CHARS:
+                raise CommandError(f"Arguments of '{self.name}' are {len(args):,} characters of JSON; the limit is "
+                                   f"{MAX_ARGS_CHARS:,}.", self._hint())
             try:
                 args = loads_untrusted(args) if args.strip() else {}
             except (ValueError, UnicodeDecodeError):
@@ -282,7 +307,9 @@ class CommandSpec:
                 args[alias] = args.pop(key)
         unknown = sorted(set(args) - set(names))
         if unknown:
-            raise CommandError(f"Unknown argument(s) {', '.join(unknown)} for '{self.name}'.", self._hint())
+            shown = ", ".join(k if len(k) <= 200 else f"{k[:200]}... ({len(k):,} characters)" for k in unknown[:20])
+            more = f" and {len(unknown) - 20:,} more" if len(unknown) > 20 else ""
+            raise CommandError(f"Unknown argument(s) {shown}{more} for '{self.name}'.", self._hint())
         given = {k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None}
         return self._complete(given)
 
@@ -477,8 +504,11 @@ class CommandSet:
         """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
         if not isinstance(line, str):
             raise CommandError(f"A command must be text, got {type(line).__name__}.")
+        if len(line) > MAX_LINE_CHARS:
+            raise CommandError(f"The command line is {len(line):,} characters long; the limit is {MAX_LINE_CHARS:,}.",
+                               "Send shorter arguments.")
         try:
-            tokens = shlex.split(line)
+            tokens = split_line(line)
         except ValueError as exc:
             raise CommandError(f"Cannot parse command line: {exc}.", "Check the quotes.") from None
         if tokens and tokens[0] in self.programs:

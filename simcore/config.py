@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import tomllib
 from collections.abc import Callable, Mapping
@@ -12,7 +13,8 @@ import attrs
 
 from .errors import ConfigError
 
-__all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range", "type_ok"]
+__all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range", "type_ok",
+           "check_types", "check_config"]
 
 C = TypeVar("C")
 
@@ -25,7 +27,12 @@ def in_range(low: float | None = None, high: float | None = None) -> Callable:
             return
         if not isinstance(value, numbers.Real):  # text or a table where a number belongs: say so, not a TypeError
             raise ConfigError(f"{attribute.name}(={value!r}) must be a number")
-        if (low is not None and value < low) or (high is not None and value > high):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{attribute.name}(={value!r}) must be a finite number")
+        # Written so NaN fails: every comparison with NaN is false. A negative zero is below a range starting at 0
+        # (numpy's uniform(-x, x) refuses x = -0.0).
+        if not ((low is None or value > low or (value == low and math.copysign(1.0, value) >= math.copysign(1.0, low)))
+                and (high is None or value <= high)):
             bounds = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
             raise ConfigError(f"{attribute.name}(={value!r}) must lie in {bounds}")
 
@@ -46,6 +53,29 @@ def check_types(config: Any) -> None:
             raise ConfigError(
                 f"{field.name}(={value!r}) has type {type(value).__name__}; it must be {_type_name(hints.get(field.name))}"
             )
+
+
+def check_config(config: Any) -> None:
+    """The validation every world's config runs first: each field of the type it declares, and every number in it
+    (tuples included) finite. Ranges are each field's own ``in_range`` validator.
+
+    Raises:
+        ConfigError: naming the field, the value and the rule.
+    """
+    check_types(config)
+    for field in attrs.fields(type(config)):
+        value = getattr(config, field.name)
+        for number in _floats(value):
+            if not math.isfinite(number):
+                raise ConfigError(f"{field.name}(={value!r}) must hold finite numbers only")
+
+
+def _floats(value: Any) -> list[float]:
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, tuple):
+        return [f for v in value for f in _floats(v)]
+    return []
 
 
 def type_ok(value: Any, hint: Any) -> bool:
@@ -148,15 +178,23 @@ def nested_config(cls: type[C]) -> type[C]:
 
 
 def load_toml(path: str | Path) -> dict:
-    """Read a TOML file into plain data."""
+    """Read a TOML file into plain data.
+
+    Raises:
+        ConfigError: the file is missing, unreadable, past MAX_CONFIG_FILE_BYTES, not UTF-8 or not TOML.
+    """
+    from .limits import MAX_CONFIG_FILE_BYTES, read_text_file
+
     p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"config file {str(p)!r} does not exist")
+    text = read_text_file(p, "config file", MAX_CONFIG_FILE_BYTES)  # no further than the limit (/dev/zero)
     try:
-        with p.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file {str(p)!r} does not exist") from None
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(p)!r} is not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep: tomllib recurses per level
+        raise ConfigError(f"config file {str(p)!r} nests arrays or tables too deeply to read") from None
 
 
 def dump_toml(data: Mapping[str, Any]) -> str:

@@ -52,6 +52,9 @@ class PresetTable(Mapping[str, C], Generic[C]):
         p = Path(path)
         data = load_toml(p)
         base = data.pop("extends", None)
+        if base is not None and not isinstance(base, str):  # extends = [..] was a TypeError
+            raise ConfigError(f"extends(={base!r}) must be the name of a {self.world} preset, e.g. "
+                              f"extends = {next(iter(self._presets), 'default')!r}")
         for key in self.path_keys:
             if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
                 data[key] = str(p.parent / data[key])

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "loads_untrusted"]
+__all__ = ["MAX_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper"]
 
 #: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
 MAX_DEPTH = 64
+#: The longest model reply :func:`first_object` reads; the rest is ignored (a world role asks for a short JSON object).
+MAX_REPLY_CHARS = 100_000
+_DECODER = json.JSONDecoder()
 
 
 def loads_untrusted(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
@@ -56,3 +59,73 @@ def _check_depth(text: str, max_depth: int) -> None:
                 raise json.JSONDecodeError(f"Nesting deeper than {max_depth} levels", text, pos)
         elif ch == "]" or ch == "}":
             depth -= 1
+
+
+def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict | None:
+    """The first JSON object written in a model's reply (prose around it allowed), else ``None``.
+
+    Only the first :data:`MAX_REPLY_CHARS` characters are read. A reply nested deeper than ``max_depth`` from its
+    first ``{`` on holds no object, whatever the interpreter's recursion limit (a 15 kB reply of brackets was a
+    ``RecursionError``).
+
+    >>> first_object('Sure: {"is_correct": true} (done)')
+    {'is_correct': True}
+    >>> first_object("{" * 10_000) is None
+    True
+    """
+    text = text[:MAX_REPLY_CHARS]
+    pos = text.find("{")
+    if pos < 0:
+        return None
+    if text.count("[", pos) + text.count("{", pos) > max_depth and _deeper_than(text, pos, max_depth):
+        return None
+    while pos >= 0:
+        try:
+            obj, _ = _DECODER.raw_decode(text, pos)
+        except ValueError:
+            pos = text.find("{", pos + 1)
+            continue
+        except RecursionError:  # not reached past the depth check; kept so no reply can crash a run
+            return None
+        return obj  # text[pos] is "{": whatever decodes is an object
+    return None
+
+
+def _deeper_than(text: str, start: int, max_depth: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``max_depth`` in ``text[start:]`` (stray closers ignored)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text[start:]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "[" or ch == "{":
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif (ch == "]" or ch == "}") and depth:
+            depth -= 1
+    return False
+
+
+def nested_deeper(value: Any, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether lists and dicts in ``value`` (a Python caller's, not read from text) nest deeper than ``max_depth``.
+
+    Walks without recursion, so a value nested 100,000 deep is answered, not a ``RecursionError``.
+
+    >>> nested_deeper([[1]], 2), nested_deeper([[[1]]], 2)
+    (False, True)
+    """
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= max_depth:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False

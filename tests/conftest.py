@@ -26,7 +26,11 @@ settings.register_profile(
 # A bug hunt off CI: each ``HYPOTHESIS_PROFILE=hunt python -m pytest -q tests/test_*_properties.py`` draws fresh
 # random examples (tests that set their own ``max_examples`` keep it; loop the command for more).
 settings.register_profile("hunt", settings.get_profile("ci"), max_examples=200, derandomize=False)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+# The fuzz profile: ``BIZSIM_FUZZ=slow python -m pytest -q -m fuzz`` runs every test 100 times as many examples as
+# CI does (the suite's fuzz tests are marked ``fuzz``), for a hunt before a release; it finds nothing today.
+settings.register_profile("slow", settings.get_profile("ci"), max_examples=5000, derandomize=False)
+_PROFILE = "slow" if os.environ.get("BIZSIM_FUZZ") == "slow" else os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(_PROFILE)
 
 
 _hypothesis_home: str | None = None

@@ -7,6 +7,7 @@ a case in :func:`actions` and in :func:`render`).
 
 from __future__ import annotations
 
+import math
 import shlex
 from typing import Any
 
@@ -20,6 +21,8 @@ __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
     "world_lines", "world_scripts",
+    "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
+    "config_values",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -260,3 +263,120 @@ def world_lines(world_name: str) -> st.SearchStrategy[str]:
 def world_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[list[list[str]]]:
     """A script for any registered world: for each turn, a few command lines before the advance command."""
     return st.lists(st.lists(world_lines(world_name), max_size=4), min_size=1, max_size=max_turns)
+
+
+#: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.
+_NUMBER_PIECES = (
+    "5", "12", "1,234", "1,23", "0.5", ".5", "3.", "1e5", "2E-3", "7e999", "1e\u22122", "-", "\u2212", "$", "%", ",",
+    ".", "(", ")", " ", "  ", "\t", "\n", "\u2028", "\xa0", "x", "e", "a", "_", "answer", "Answer:", "final  answer",
+    "result =", "output is", "is", "=", ":", "\u0663",
+)
+
+
+def number_texts(max_size: int = 40) -> st.SearchStrategy[str]:
+    """Answer-like text built from the pieces the number and marker patterns react to."""
+    return st.lists(st.sampled_from(_NUMBER_PIECES), max_size=max_size).map("".join)
+
+
+#: Every registered world.
+WORLD_NAMES = ("startup", "operation", "vending", "freelance")
+
+
+def make_fresh_world(name: str) -> Any:
+    """A fresh world of ``name`` on its default preset (``small`` for vending: quicker to build), seed 1."""
+    from bizsim.models import make_world
+
+    return make_world(name, "small" if name == "vending" else "default", 1)
+
+
+def _nested(depth: int, leaf: Any = 1) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+#: Text no agent should send and every agent may: huge, deep-looking, control and format characters, shell quoting.
+_HOSTILE_TEXTS = (
+    "", " ", " " * 5000 + "x", "x" * 1_100_000, "\x00", "\u2028\u2029\x85", "\ufeff", "\u202e", "'", '"', "\\",
+    "nan", "NaN", "inf", "-Infinity", "1e309", "9" * 5000, "[" * 10_000, "{" * 10_000 + "}" * 10_000,
+    '{"a": NaN}', "[" * 50 + "]" * 50, "$(rm -rf /)", "`id`", "; task_done", "--help", "-" * 100_000, "💥" * 1000,
+    "\ud800", "a\ud800b",
+)
+
+
+def hostile_texts() -> st.SearchStrategy[str]:
+    """Text an agent might send as an argument: odd, huge, or shaped like numbers, JSON or shell."""
+    return st.one_of(st.sampled_from(_HOSTILE_TEXTS), _text(40), st.text(max_size=40))
+
+
+def hostile_values() -> st.SearchStrategy[Any]:
+    """A JSON-ish value for a tool-call argument: non-finite and huge numbers, deep nesting, huge and odd text."""
+    return st.one_of(
+        st.sampled_from([float("nan"), float("inf"), float("-inf"), -0.0, 1e308, 5e-324, 2**63, -(2**63), 2**64,
+                         10**400, 10**5000, True, False, None, [], {}, [1], {"a": 1}]),
+        st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from([10, 100, 1000, 20_000]).map(_nested),
+        st.sampled_from([10, 1000]).map(lambda d: {"k": _nested(d)}),
+        hostile_texts(),
+    )
+
+
+def hostile_lines(names: tuple[str, ...], flags: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """A command line for a world: a real or near command name, real flags, hostile values, any quoting."""
+    value = st.one_of(hostile_texts().map(shlex.quote), hostile_texts(),
+                      st.sampled_from(["nan", "inf", "-inf", "NaN", "1e999", "9" * 5000, "0", "-1", "1.5"]))
+    pair = st.tuples(st.sampled_from(flags) if flags else st.just("--x"), value).map(
+        lambda fv: f"{fv[0]} {fv[1]}" if fv[1] else fv[0])
+    return st.one_of(
+        st.builds(lambda prog, name, pairs: " ".join([*prog, name, *pairs]),
+                  st.sampled_from([[], ["bizsim"], ["yc-bench"]]), st.sampled_from(names), st.lists(pair, max_size=4)),
+        hostile_texts(),
+        st.sampled_from(["x" * 1_000_000, "help --command " + "y" * 1_000_000, "help --command '" + "z" * 1_000_000,
+                         '"' + "\\x" * 200_000 + '"', "a " * 200_000]),
+    )
+
+
+def tool_calls(commands: Any) -> st.SearchStrategy[tuple[str, Any]]:
+    """A tool call ``(tool name, arguments)`` for a world's commands: known and unknown names, argument dicts with
+    hostile values and extra keys, or argument text that is not (or barely) JSON."""
+    specs = list(commands.visible())
+
+    def args_for(spec: Any) -> st.SearchStrategy[Any]:
+        keys = [p.name for p in spec.params] + ["bogus", "x" * 300]
+        dicts = st.dictionaries(st.sampled_from(keys), hostile_values(), max_size=len(keys))
+        return st.one_of(dicts, dicts.map(lambda d: _dumps_lenient(d)), hostile_texts(), st.sampled_from(
+            [None, [], 5, "null", "[]", '{"price": NaN}', '{"price": Infinity}', '{"price": -Infinity}']))
+
+    known = st.sampled_from(specs).flatmap(lambda spec: st.tuples(st.just(spec.tool_name), args_for(spec)))
+    unknown = st.tuples(st.one_of(hostile_texts(), st.just("functions.help")), st.just({}))
+    return st.one_of(known, known, known, unknown)
+
+
+def _dumps_lenient(data: dict) -> str:
+    # As a model's tool-call JSON would carry them: NaN and Infinity written out, nesting as deep as it is.
+    import json
+
+    try:
+        return json.dumps(data)
+    except (ValueError, RecursionError):
+        return "{}"
+
+
+def config_values(current: Any) -> st.SearchStrategy[Any]:
+    """A value for a config field now holding ``current``: near it, at the edges of every range, of another type,
+    non-finite, huge, or odd text."""
+    near: list[Any] = []
+    if isinstance(current, bool):
+        near = [not current]
+    elif isinstance(current, (int, float)):
+        near = [current, current * 2, current * 10, -current, current + 1, current - 1]
+    elif isinstance(current, tuple):
+        near = [tuple(reversed(current)), current[:-1], (*current, *current[:1]), tuple(v * 1000 for v in current)]
+    return st.one_of(
+        st.sampled_from(near or [current]),
+        st.sampled_from([0, 1, -1, 2, 3, 0.0, -0.0, 0.5, 1.5, 100, 1000, 10**6, 10**9, 10**18, 2**63, 10**30, 1e9, 1e15,
+                         1e308, 5e-324, math.nan, math.inf, -math.inf, True, False, None, "", "x", "1", "2025-02-30",
+                         [], [1], (1, 2, 3), (0, 0, 0), (1e308, 1e308, 1e308), (-1, -1, -1), {"a": 1}]),
+        st.integers(-10, 10**6), st.floats(-1e6, 1e6, allow_nan=False),
+    )

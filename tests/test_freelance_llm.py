@@ -151,3 +151,16 @@ def test_absurd_votes_and_offers_do_not_overflow():
     cents, effort = aud.price(TASK)
     assert 5.0 == effort and cents == 10**14  # the vote counts as a trillion dollars
     assert aud.max_payment_cents == aud.settle(TASK, "42", cents)
+
+
+@pytest.mark.parametrize("reply", [
+    "{" * 15_000, '{"proposed_money": ' + "[" * 15_000, '{"estimated_effort": 4, "base_payment": ' + "[" * 7_500,
+    "}" * 50_000 + '{"a": ' + "[" * 40_000, '{"' * 20_000, "x" * 300_000 + '{"proposed_money": 12}',
+], ids=["braces", "brackets", "price-brackets", "stray-closers", "quotes", "past-the-limit"])
+def test_a_deep_or_huge_reply_is_a_fallback_not_a_crash(reply):
+    """A deeply nested reply (about 15 kB) raised RecursionError out of the auditor; it is an unreadable reply now:
+    the reference's fallbacks (quote $5.00 / effort 5, a failed verdict, the standard rate)."""
+    aud = LLMAuditor(ScriptedClient(lambda m, t: {"content": reply, "tool_calls": []}))
+    assert (500, 5.0) == aud.price(TASK)
+    assert 1000 == aud.settle(TASK, "42", 1000)
+    assert aud.judge(TASK, "42") is False

@@ -231,7 +231,7 @@ def test_loader_refuses_incomplete_groups(tmp_path, change, message):
 
 def test_loader_refuses_missing_files_and_bad_prices(tmp_path):
     """Missing files and non-positive wholesale prices are ConfigErrors."""
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigError, match="products_path.*cannot be read"):
         load_reference_catalog(tmp_path / "nope.jsonl", tmp_path / "nope.json")
     products, structure = write_reference_files(tmp_path)
     products.write_text('{"name": "Free Lunch", "category": "X", "wholesale_price": 0}\n')

@@ -10,14 +10,16 @@ import re
 
 import attrs
 
+from ._numscan import BRACKETED as _BRACKETED
+from ._numscan import NUMBER as _NUMBER
+from ._numscan import MarkedNumbers, number_matches, parse
+
 __all__ = ["Answer", "check", "normalize_text", "numbers_in", "written_number"]
 
-# U+2212 is the minus sign typeset text uses; it reads as "-".
-_NUMBER = re.compile(r"(?<![\w.])([-\u2212])?\s*\$?\s*([-\u2212])?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-                     r"(?:[eE]([-+\u2212]?\d{1,3}))?(\s*%)?")
 _MARKER = re.compile(r"\b(?:final\s+answer|answer|output|result)\s*(?:is|=|:)?", re.IGNORECASE)
+#: Texts up to this long are read the plain way, rest by rest after each marker: fast enough, and plainly right.
+_SHORT = 4096
 _EDGE = " \t\r\n.;:!\"'`*"
-_BRACKETED = re.compile(r"\([^()]*\)")
 #: What may stand beside a number in an answer that is that number: one unit (``mL``, ``km/h``, ``m²``, ``°C``).
 _UNIT = re.compile(r"(?:[A-Za-zµΩ°]{1,8}(?:/[A-Za-zµΩ]{1,6})?[²³]?)")
 
@@ -59,13 +61,9 @@ def numbers_in(text: str) -> list[tuple[float, bool]]:
     """
     out = []
     for m in _NUMBER.finditer(text):
-        minus, minus_after_dollar, digits, exponent, percent = m.groups()
-        sign = -1.0 if (minus or minus_after_dollar) else 1.0
-        try:
-            value = float(digits.replace(",", "")) * (10.0 ** int(exponent.replace("\u2212", "-")) if exponent else 1.0)
-        except (OverflowError, ValueError):
-            continue
-        out.append((sign * value, bool(percent)))
+        found = parse(m)
+        if found is not None:
+            out.append(found)
     return out
 
 
@@ -82,7 +80,7 @@ def written_number(text: str) -> Answer | None:
     True
     """
     stripped = text.strip()
-    matches = list(_NUMBER.finditer(stripped))
+    matches = number_matches(stripped)
     if len(matches) != 1:
         return None
     m = matches[0]
@@ -112,11 +110,20 @@ def _focus(text: str) -> str:
 
 def _marked_number(text: str) -> tuple[float, bool] | None:
     """The first number after the last marker that has one (remarks in brackets skipped), else ``None``."""
-    for m in reversed(list(_MARKER.finditer(text))):
+    markers = list(_MARKER.finditer(text))
+    if len(text) > _SHORT and len(markers) > 1:
+        # Many markers in a long text: rescanning the rest after each one is quadratic (see _numscan).
+        finder = MarkedNumbers(text)
+        for m in reversed(markers):
+            found = finder.first_after(m.end())
+            if found is not None:
+                return found
+        return None
+    for m in reversed(markers):
         rest = text[m.end():]
-        found = numbers_in(_BRACKETED.sub(" ", rest) if "(" in rest else rest)
-        if found:
-            return found[0]
+        numbers = numbers_in(_BRACKETED.sub(" ", rest) if "(" in rest else rest)
+        if numbers:
+            return numbers[0]
     return None
 
 

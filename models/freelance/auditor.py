@@ -10,14 +10,13 @@ only ever goes into a prompt as data.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 import statistics
 from typing import Any, Protocol, runtime_checkable
 
 from bizsim.simcore.errors import ReplayError
 from bizsim.simcore.summation import exact_mean
+from bizsim.simcore.untrusted_json import first_object
 
 from .tasks import FALLBACK_EFFORT, FALLBACK_PAYMENT_CENTS, Task
 
@@ -64,17 +63,10 @@ class DeterministicAuditor:
 
 
 def _json_object(text: str | None) -> dict | None:
-    """The first JSON object in a model's reply, else ``None``."""
+    """The first JSON object in a model's reply, else ``None`` (a deep or huge reply holds none: see first_object)."""
     if not text:
         return None
-    for m in re.finditer(r"\{", text):
-        try:
-            obj, _ = json.JSONDecoder().raw_decode(text[m.start():])
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
+    return first_object(text)
 
 
 #: Larger payment votes count as this many dollars: a vote of 1e308 would overflow the mean's cents.

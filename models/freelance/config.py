@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import attrs
-from bizsim.simcore.config import in_range
+from bizsim.simcore.config import check_config, in_range
 from bizsim.simcore.errors import ConfigError
 
 from .._ecogym import parse_start_date
@@ -19,7 +19,8 @@ _PROB = in_range(0.0, 1.0)
 
 
 def _triple(instance: object, attribute: attrs.Attribute, value: tuple) -> None:
-    if len(value) != 3 or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value):
+    if not isinstance(value, tuple) or len(value) != 3 or any(
+            not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in value):
         raise ConfigError(f"{attribute.name}(={value!r}) must be three integers >= 0")
 
 
@@ -91,6 +92,7 @@ class FreelanceConfig:
     reference_outputs: bool = False
 
     def __attrs_post_init__(self) -> None:
+        check_config(self)  # types and finiteness of every field; ranges are the fields' validators
         parse_start_date(self.start_date)
 
     def rest(self, level: str) -> tuple[int, int, int]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
-import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import read_text_file
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 from .answers import Answer, check, normalize_text
 from .generate import CATEGORIES, COMPLEXITIES, build_task_text, price_and_effort
@@ -155,22 +157,27 @@ def load_reference_tasks(path: str | Path, *, cache: bool = True) -> TaskBank:
             return _load_cached(str(p.resolve()), p.stat().st_mtime_ns)
         except OSError:
             pass  # reported below
-    try:
-        # Lines end at "\n" only: JSON text may hold U+2028 and other characters splitlines() would break at.
-        lines = [ln for ln in p.read_text(encoding="utf-8").split("\n") if ln.strip()]
-    except OSError as exc:
-        raise ConfigError(f"tasks_path(={str(p)!r}) cannot be read: {exc.strerror}") from None
+    # Read no further than the data-file limit: tasks_path = "/dev/zero" read until memory ran out.
+    # Lines end at "\n" only: JSON text may hold U+2028 and other characters splitlines() would break at.
+    lines = [ln for ln in read_text_file(p, "tasks_path").split("\n") if ln.strip()]
     tasks: list[Task] = []
     for n, line in enumerate(lines):
         try:
-            row = json.loads(line)
+            row = loads_untrusted(line)  # a line nested past 64 levels is not a task (json.loads recursed out)
             question, answer = str(row["question"]), str(row["answer"])
         except (ValueError, KeyError, TypeError):
             raise ConfigError(f"{p.name} line {n + 1} is not a task: it needs JSON with 'question' and 'answer'") from None
         complexity = row.get("complexity") if row.get("complexity") in COMPLEXITIES else "Medium"
         pay, effort = row.get("init_payment"), row.get("init_effort")
-        cents = round(float(pay) * 100) if isinstance(pay, (int, float)) and pay > 0 else None
-        eff = float(effort) if isinstance(effort, (int, float)) and effort > 0 else None
+        for key, value in (("init_payment", pay), ("init_effort", effort)):
+            if isinstance(value, float) and not math.isfinite(value):  # JSON's NaN and Infinity: no payment rule holds
+                raise ConfigError(f"{p.name} line {n + 1}: {key}(={value!r}) must be a finite number or null")
+        try:
+            cents = round(float(pay) * 100) if isinstance(pay, (int, float)) and pay > 0 else None
+            eff = float(effort) if isinstance(effort, (int, float)) and effort > 0 else None
+        except OverflowError:  # an integer past float's range
+            raise ConfigError(f"{p.name} line {n + 1}: init_payment(={pay!r:.40}) or init_effort(={effort!r:.40}) "
+                              "is too large to be a number of dollars or an effort") from None
         method = "LLM_Judge" if row.get("eval_method") == "LLM_Judge" else "Extract_Match"
         ans = _answer_for(answer) if method == "Extract_Match" else Answer("text", answer)
         tasks.append(Task(n, str(row.get("category") or "Other_Fields"), complexity, question, ans, cents, eff, method,

@@ -9,7 +9,7 @@ from typing import Literal
 
 import attrs
 
-from bizsim.simcore.config import check_types, in_range, nested_config
+from bizsim.simcore.config import check_config, in_range, nested_config
 from bizsim.simcore.errors import ConfigError
 
 __all__ = ["Dist", "Dists", "SalaryTier", "StartupConfig"]
@@ -46,7 +46,7 @@ class Dist:
         missing = [k for k in need[self.type] if getattr(self, k) is None]
         if missing:
             raise ConfigError(f"{self.type} dist needs {', '.join(missing)}")
-        check_types(self)
+        check_config(self)
         if self.low is not None and self.high is not None and self.low > self.high:
             raise ConfigError(f"dist low(={self.low}) must be <= high(={self.high})")
 
@@ -122,6 +122,12 @@ def _tri(low: float, high: float, mode: float) -> Dist:
     return Dist("triangular", low=low, high=high, mode=mode)
 
 
+def _fractions(instance: object, attribute: attrs.Attribute, value: tuple) -> None:
+    if not isinstance(value, tuple) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
+                                           for v in value):
+        raise ConfigError(f"{attribute.name}(={value!r:.80}) must be a list of fractions in [0, 1]")
+
+
 @nested_config
 @attrs.frozen
 class Dists:
@@ -134,6 +140,9 @@ class Dists:
     reward_prestige_delta: Dist = Dist("beta", alpha=1.2, beta=2.8, scale=0.35, low=0.0, high=0.35)
     skill_boost: Dist = Dist("normal", mean=0.12, stdev=0.06, low=0.01, high=0.40)
 
+    def __attrs_post_init__(self) -> None:
+        check_config(self)
+
 
 @nested_config
 @attrs.frozen
@@ -141,11 +150,14 @@ class SalaryTier:
     """An employee tier: salary band (cents a month) and rate band (units an hour)."""
 
     name: str
-    share: float
+    share: float = attrs.field(validator=in_range(0.0, 1.0))
     min_cents: int = attrs.field(validator=in_range(0))
     max_cents: int = attrs.field(validator=in_range(0))
     rate_min: float = attrs.field(validator=in_range(0))
     rate_max: float = attrs.field(validator=in_range(0))
+
+    def __attrs_post_init__(self) -> None:
+        check_config(self)
 
     @property
     def midpoint_cents(self) -> int:
@@ -175,12 +187,12 @@ class StartupConfig:
     salary_max_cents: int = attrs.field(default=10_000_000, validator=in_range(0))
     skill_rate_max: float = attrs.field(default=10.0, validator=in_range(0.0))
     # prestige
-    prestige_max: float = 10.0
-    prestige_min: float = 1.0
+    prestige_max: float = attrs.field(default=10.0, validator=in_range(0.0, 1000.0))
+    prestige_min: float = attrs.field(default=1.0, validator=in_range(0.0, 1000.0))
     penalty_fail_multiplier: float = attrs.field(default=1.0, validator=in_range(0.0))
     penalty_fail_funds_pct: float = attrs.field(default=0.35, validator=in_range(0.0, 1.0))
     penalty_cancel_multiplier: float = attrs.field(default=1.5, validator=in_range(0.0))
-    reward_prestige_scale: float = attrs.field(default=0.30, validator=in_range(0.0))
+    reward_prestige_scale: float = attrs.field(default=0.30, validator=in_range(0.0, 100.0))
     prestige_decay_per_day: float = attrs.field(default=0.0, validator=in_range(0.0))
     # clients and trust
     num_clients: int = attrs.field(default=6, validator=in_range(1, 15))
@@ -190,24 +202,27 @@ class StartupConfig:
     trust_focus_pressure: float = attrs.field(default=0.3, validator=in_range(0.0))
     trust_work_reduction_max: float = attrs.field(default=0.50, validator=in_range(0.0, 1.0))
     trust_gating_fraction: float = attrs.field(default=0.30, validator=in_range(0.0, 1.0))
-    trust_gated_reward_boost: float = attrs.field(default=0.0, validator=in_range(0.0))
-    trust_gain_diminishing_power: float = 1.5
-    trust_level_reward_scale: float = 3.0
-    trust_level_max_required: int = 4
+    trust_gated_reward_boost: float = attrs.field(default=0.0, validator=in_range(0.0, 100.0))
+    # A negative power overflowed trust gains (x ** -113).
+    trust_gain_diminishing_power: float = attrs.field(default=1.5, validator=in_range(0.0, 10.0))
+    trust_level_reward_scale: float = attrs.field(default=3.0, validator=in_range(0.0, 100.0))
+    trust_level_max_required: int = attrs.field(default=4, validator=in_range(0, 1000))
     loyalty_rat_fraction: float = attrs.field(default=0.35, validator=in_range(0.0, 1.0))
     loyalty_severity: float = attrs.field(default=1.0, validator=in_range(0.0))
-    client_reward_mult_low: float = 0.7
-    client_reward_mult_high: float = 2.5
-    client_reward_mult_mode: float = 1.0
-    client_single_specialty_prob: float = 0.6
-    client_tier_premium_threshold: float = 1.0
-    client_tier_enterprise_threshold: float = 1.7
-    task_specialty_domain_bias: float = 0.7
+    # Rewards are drawn times these (up to 100: past that, a year's rewards overflowed cents).
+    client_reward_mult_low: float = attrs.field(default=0.7, validator=in_range(0.0, 100.0))
+    client_reward_mult_high: float = attrs.field(default=2.5, validator=in_range(0.0, 100.0))
+    client_reward_mult_mode: float = attrs.field(default=1.0, validator=in_range(0.0, 100.0))
+    client_single_specialty_prob: float = attrs.field(default=0.6, validator=in_range(0.0, 1.0))
+    client_tier_premium_threshold: float = attrs.field(default=1.0, validator=in_range(0.0, 100.0))
+    client_tier_enterprise_threshold: float = attrs.field(default=1.7, validator=in_range(0.0, 100.0))
+    task_specialty_domain_bias: float = attrs.field(default=0.7, validator=in_range(0.0, 1.0))
     # tasks
-    prestige_qty_scale: float = attrs.field(default=0.3, validator=in_range(0.0))
-    deadline_qty_per_day: float = attrs.field(default=150.0, validator=in_range(1.0))
-    deadline_min_biz_days: int = attrs.field(default=7, validator=in_range(1))
-    task_progress_milestones: tuple[float, ...] = ()
+    prestige_qty_scale: float = attrs.field(default=0.3, validator=in_range(0.0, 100.0))
+    deadline_qty_per_day: float = attrs.field(default=150.0, validator=in_range(1.0, 1e9))
+    # Deadlines past ten years ran off the calendar (dates end at year 9999).
+    deadline_min_biz_days: int = attrs.field(default=7, validator=in_range(1, 2600))
+    task_progress_milestones: tuple[float, ...] = attrs.field(default=(), validator=_fractions)
     workday_start_hour: int = attrs.field(default=9, validator=in_range(0, 23))
     workday_end_hour: int = attrs.field(default=18, validator=in_range(1, 24))
     dist: Dists = Dists()
@@ -217,7 +232,7 @@ class StartupConfig:
     # agent protocol (recorded with every run)
     auto_advance_after_turns: int = attrs.field(default=5, validator=in_range(1))
     history_keep_rounds: int = attrs.field(default=20, validator=in_range(1))
-    max_turns: int | None = None
+    max_turns: int | None = attrs.field(default=None, validator=in_range(1))
     # behaviour: bizsim's fixes, or the reference implementation's quirks
     progress_flush: Literal["business", "reference"] = "business"
     cancel_enabled: bool = True
@@ -230,7 +245,7 @@ class StartupConfig:
     stale_scratchpad: bool = False
 
     def __attrs_post_init__(self) -> None:
-        check_types(self)
+        check_config(self)
         if self.workday_start_hour >= self.workday_end_hour:
             raise ConfigError(
                 f"workday_start_hour(={self.workday_start_hour}) must be < workday_end_hour(={self.workday_end_hour})"

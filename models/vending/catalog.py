@@ -18,6 +18,8 @@ from typing import Any, Literal
 import attrs
 
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import read_text_file
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 __all__ = [
     "Product", "DemandGroup", "Relation", "Catalog", "ProductSearch", "load_reference_catalog",
@@ -157,9 +159,16 @@ class ProductSearch:
 # --------------------------------------------------------------------------------------
 # the reference's file format
 
+#: The highest wholesale price a catalog file may give, in dollars (cents stay exact in a float below 2**53).
+_MAX_DOLLARS = 10**12
+
+
 def _cents(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{where}: wholesale_price(={value!r}) must be a number of dollars")
+    if not math.isfinite(value) or value > _MAX_DOLLARS:  # NaN and Infinity are JSON to json.loads
+        raise ConfigError(f"{where}: wholesale_price(={value!r:.40}) must be a finite number of dollars up to "
+                          f"{_MAX_DOLLARS:,}")
     cents = round(value * 100)
     if cents <= 0:
         raise ConfigError(f"{where}: wholesale_price(={value!r}) must be at least $0.01")
@@ -174,7 +183,13 @@ def _number(obj: dict, key: str, where: str, default: float | None = None) -> fl
                 return number
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"{where}: {key}(={value!r}) must be a number")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past float's range
+        number = math.inf
+    if not math.isfinite(number):  # NaN demand ran a whole year of NaN sales
+        raise ConfigError(f"{where}: {key}(={value!r:.40}) must be a finite number")
+    return number
 
 
 def _group(raw: Any, i: int) -> DemandGroup:
@@ -186,6 +201,8 @@ def _group(raw: Any, i: int) -> DemandGroup:
     members = raw.get("members", [])
     if isinstance(members, str):
         members = [members]
+    if not isinstance(members, list):
+        raise ConfigError(f"{where}: members(={members!r:.60}) must be a list of categories")
     cats = []
     for m in members:
         if isinstance(m, str):
@@ -199,6 +216,8 @@ def _group(raw: Any, i: int) -> DemandGroup:
     if "reference_markup" not in sens:
         raise ConfigError(f"{where}: price_sensitivity has no 'reference_markup' (1.0 = wholesale)")
     season = raw.get("seasonality", {}) or {}
+    if not isinstance(season, dict):
+        raise ConfigError(f"{where}: seasonality(={season!r:.60}) must be an object with T, phi and amp")
     amp = _number(season, "amp", where, 0.0)
     amp = amp / 100.0 if amp > 1.0 else amp  # the reference reads amplitudes above 1 as percent
     return DemandGroup(
@@ -248,30 +267,33 @@ def load_reference_catalog(products_path: str | Path, demand_path: str | Path, n
             ``reference_markup``, a price is not a positive number, or a name repeats.
     """
     products = []
-    try:
-        lines = Path(products_path).read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"cannot read products file {str(products_path)!r}: {exc.strerror}") from None
+    # Both files are read no further than the data-file limit ("/dev/zero" read until memory ran out).
+    lines = read_text_file(products_path, "products_path").splitlines()
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
             continue
         try:
-            row = json.loads(line)
+            row = loads_untrusted(line)  # a line nested past 64 levels is skipped, as unparseable ones are
         except json.JSONDecodeError:
             continue
         if not (isinstance(row, dict) and isinstance(row.get("name"), str) and isinstance(row.get("category"), str)):
             continue
         cents = _cents(row.get("wholesale_price"), f"{products_path}:{n}")
         products.append(Product(row["name"], row["category"], cents))
+    if not products:
+        raise ConfigError(f"products file {str(products_path)!r} holds no products: it needs one "
+                          '{"name", "category", "wholesale_price"} object a line')
+    text = read_text_file(demand_path, "demand_path")
     try:
-        data = json.loads(Path(demand_path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read demand structure {str(demand_path)!r}: {exc.strerror}") from None
+        data = loads_untrusted(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"demand structure {str(demand_path)!r} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"demand structure {str(demand_path)!r} must be a JSON object")
+    for key in ("groups", "relations"):
+        if not isinstance(data.get(key, []), list):
+            raise ConfigError(f"demand structure {str(demand_path)!r}: {key} must be a list")
     groups = tuple(_group(g, i) for i, g in enumerate(data.get("groups", [])))
     relations = tuple(r for r in (_relation(r, i) for i, r in enumerate(data.get("relations", []))) if r is not None)
     return Catalog(name or Path(products_path).stem, tuple(products), groups, relations)

@@ -6,7 +6,7 @@ from typing import Literal
 
 import attrs
 
-from bizsim.simcore.config import in_range
+from bizsim.simcore.config import check_config, in_range
 from bizsim.simcore.errors import ConfigError
 
 from .._ecogym import parse_start_date
@@ -61,6 +61,7 @@ class VendingConfig:
     reference_outputs: bool = False
 
     def __attrs_post_init__(self) -> None:
+        check_config(self)  # types and finiteness of every field; ranges are the fields' validators
         parse_start_date(self.start_date)
         if self.catalog_size not in ("small", "medium", "large"):
             raise ConfigError(f"catalog_size(={self.catalog_size!r}) must be 'small', 'medium' or 'large'")

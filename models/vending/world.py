@@ -12,7 +12,7 @@ import simpy
 
 from bizsim.simcore import Ledger, Status
 from bizsim.simcore.dayworld import DayWorld
-from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.untrusted_json import loads_untrusted, nested_deeper
 
 from .._ecogym import parse_start_date, system_prompt
 from .catalog import Catalog, ProductSearch, load_reference_catalog
@@ -481,6 +481,9 @@ def _items_as_text(name: str, arguments: Mapping[str, Any] | str | bytes | None)
         arguments = parsed
     if (name == "order_place" and (type(arguments) is dict or isinstance(arguments, Mapping))
             and isinstance(arguments.get("items"), (list, dict))):
+        if nested_deeper(arguments["items"]):
+            # Deeper than any JSON an agent's text can hold: left for the kernel to refuse (json.dumps recursed out).
+            return arguments
         try:
             return {**arguments, "items": _items_json(arguments["items"])}
         except (TypeError, ValueError):

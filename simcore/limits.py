@@ -1,0 +1,82 @@
+"""Size limits on what agents send, and how refused values are quoted back.
+
+Every string an agent supplies is bounded here or by its command's declared
+``max_length`` (docs/threat-model.md lists them all), so no input can make
+a run hold, log or scan more than these sizes.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+__all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
+           "show", "read_text_file"]
+
+#: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
+MAX_LINE_CHARS = 4_000_000
+#: The longest text argument a command without its own ``max_length`` accepts.
+MAX_TEXT_CHARS = 1_000_000
+#: The longest JSON text of a tool call's arguments.
+MAX_ARGS_CHARS = 4_000_000
+#: Integer arguments lie in [-MAX_INT, MAX_INT] (64-bit): larger ones overflow arrays and cannot be written as JSON
+#: past 4,300 digits.
+MAX_INT = 2**63 - 1
+
+_SHOWN_CHARS = 200
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = _repr.maxlong = _SHOWN_CHARS
+_repr.maxlevel = 3
+
+
+def show(value: Any) -> str:
+    """``repr(value)`` for an error message, cut to about 200 characters however large or deep the value.
+
+    >>> show("abc"), show(2.5)
+    ("'abc'", '2.5')
+    >>> shown = show("x" * 1000); len(shown), shown.endswith("' (1,000 characters)")
+    (219, True)
+    """
+    if isinstance(value, str):
+        if len(value) <= _SHOWN_CHARS:
+            return repr(value)
+        return f"{_repr.repr(value)} ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if -MAX_INT <= value <= MAX_INT:
+            return repr(value)
+        return f"an integer of {value.bit_length():,} bits"
+    if isinstance(value, (float, bool)) or value is None:
+        return repr(value)
+    # Containers (a Python caller's, or JSON read before the depth limit): quoted without walking all of them.
+    return _repr.repr(value)
+
+
+#: The largest data file (task bank, catalog, demand structure) a loader reads.
+MAX_DATA_FILE_BYTES = 64 * 2**20
+#: The largest config or preset TOML file read.
+MAX_CONFIG_FILE_BYTES = 4 * 2**20
+
+
+def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> str:
+    """The UTF-8 text of a file bizsim was pointed at, read no further than ``limit`` bytes.
+
+    ``what`` names the file in errors (``"tasks_path"``). A device that never ends (``/dev/zero``), a directory,
+    a missing file, a file past the limit or one that is not UTF-8 is a :class:`ConfigError` naming the path and
+    the rule.
+    """
+    from pathlib import Path
+
+    from .errors import ConfigError
+
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise ConfigError(f"{what}(={str(p)!r}) cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ConfigError(f"{what}(={str(p)!r}) is larger than the limit of {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{what}(={str(p)!r}) is not UTF-8 text (byte {exc.start:,})") from None

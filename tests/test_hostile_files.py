@@ -1,0 +1,190 @@
+"""Hostile files: task banks, catalogs and config TOML that are endless, huge, deep, not UTF-8, or hold NaN load as
+one ConfigError naming the file and the rule, or load and work; never a traceback, a hang or a NaN world."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bizsim.models.freelance import FreelanceWorld
+from bizsim.models.freelance.config import FreelanceConfig
+from bizsim.models.freelance.tasks import load_reference_tasks
+from bizsim.models.vending.catalog import load_reference_catalog
+from bizsim.simcore.config import load_toml
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_DATA_FILE_BYTES
+
+from ._fuzz import fuzz
+from ._hang_guard import no_hang
+from .strategies import hostile_values
+from .test_vending_catalog import REFERENCE_DEMAND, write_reference_files
+
+pytestmark = pytest.mark.fuzz
+
+_TASK = {"question": "What is 6 x 7?", "answer": "42", "category": "Math_Logic", "complexity": "Low"}
+
+
+def test_an_endless_tasks_file_is_refused_at_the_limit():
+    """tasks_path = "/dev/zero" read until memory ran out; now it stops at MAX_DATA_FILE_BYTES."""
+    with no_hang("reading /dev/zero"), pytest.raises(ConfigError, match="larger than the limit"):
+        FreelanceWorld(FreelanceConfig(tasks_path="/dev/zero"), 1)
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: p.mkdir(),
+    lambda p: p.write_bytes(b"\xff\xfe" + json.dumps(_TASK).encode()),
+    lambda p: p.write_text('{"question": ' + "[" * 100_000 + "\n"),
+    lambda p: p.write_text(json.dumps({**_TASK, "init_payment": math.nan}) + "\n"),
+    lambda p: p.write_text(json.dumps({**_TASK, "init_payment": math.inf}) + "\n"),
+    lambda p: p.write_text(json.dumps({**_TASK, "init_effort": -math.inf}) + "\n"),
+    lambda p: p.write_text('{"question": "q", "answer": "1", "init_payment": 1' + "0" * 400 + "}\n"),
+    lambda p: p.write_text("\n\n"),
+    lambda p: p.write_bytes(b"x" * (MAX_DATA_FILE_BYTES + 1)),
+], ids=["directory", "not-utf8", "deep", "nan-pay", "inf-pay", "-inf-effort", "huge-pay", "empty", "too-large"])
+def test_a_bad_tasks_file_is_one_config_error(tmp_path, make):
+    """Each malformed task bank is one ConfigError naming the file."""
+    path = tmp_path / "tasks.jsonl"
+    make(path)
+    with pytest.raises(ConfigError, match="tasks"):
+        load_reference_tasks(path, cache=False)
+
+
+@fuzz(40)
+@given(st.lists(st.dictionaries(st.sampled_from(["question", "answer", "init_payment", "init_effort", "complexity",
+                                                 "category", "eval_method"]), hostile_values(), max_size=7),
+                min_size=1, max_size=3))
+def test_fuzzed_tasks_files_load_and_work_or_are_refused(tmp_path_factory, rows):
+    """Task rows with hostile values: a ConfigError, or a bank whose tasks a world can offer and check."""
+    path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    try:
+        text = "".join(json.dumps(r) + "\n" for r in rows)
+    except (ValueError, RecursionError):
+        return  # not writable as JSON: nothing to read
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    with no_hang("loading a fuzzed task bank"):
+        try:
+            bank = load_reference_tasks(path, cache=False)
+        except ConfigError:
+            return
+        world = FreelanceWorld(FreelanceConfig(tasks_path=str(path)), 1)
+        world.execute("tasks_browse")
+        for i in range(len(bank)):
+            bank[i].check("42")
+        world.trajectory.to_jsonl()
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"base_demand": math.nan}, "finite"), ({"base_demand": math.inf}, "finite"),
+    ({"price_sensitivity": {"beta": math.nan, "epsilon": 0, "reference_markup": 1.5}}, "finite"),
+    ({"price_sensitivity": {"beta": 1, "epsilon": 0, "reference_markup": -math.inf}}, "finite"),
+    ({"seasonality": {"T": math.nan, "phi": 0, "amp": 0.1}}, "finite"),
+    ({"base_demand": 10**400}, "finite"),
+], ids=["nan-demand", "inf-demand", "nan-beta", "inf-markup", "nan-period", "huge-demand"])
+def test_non_finite_demand_parameters_are_refused(tmp_path, change, rule):
+    """NaN or infinite demand parameters ran a year of NaN sales; they are refused."""
+    demand = json.loads(json.dumps(REFERENCE_DEMAND))
+    demand["groups"][0].update(change)
+    with pytest.raises(ConfigError, match=rule):
+        load_reference_catalog(*write_reference_files(tmp_path, demand))
+
+
+@pytest.mark.parametrize("products", [
+    "", "\n\n", "not json\n", '{"name": 5}\n',
+], ids=["empty", "blank", "garbage", "no-product"])
+def test_an_empty_catalog_is_refused(tmp_path, products):
+    """A products file with no product was a world with nothing to sell; it is refused."""
+    path, structure = write_reference_files(tmp_path)
+    path.write_text(products, encoding="utf-8")
+    with pytest.raises(ConfigError, match="holds no products"):
+        load_reference_catalog(path, structure)
+
+
+@pytest.mark.parametrize("price", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 30])
+def test_non_finite_or_absurd_wholesale_prices_are_refused(tmp_path, price):
+    """NaN and infinite catalog prices were a ValueError or OverflowError; they are ConfigErrors."""
+    path, structure = write_reference_files(tmp_path)
+    path.write_text('{"name": "A", "category": "X", "wholesale_price": %s}\n' % price, encoding="utf-8")
+    with pytest.raises(ConfigError, match="wholesale_price"):
+        load_reference_catalog(path, structure)
+
+
+@pytest.mark.parametrize("which", ["products", "demand"])
+@pytest.mark.parametrize("content", [b"/dev/zero", b"\xff\xfe{}", b"[" * 100_000, b"dir"], ids=["endless", "not-utf8",
+                                                                                              "deep", "directory"])
+def test_bad_catalog_files_are_one_config_error(tmp_path, which, content):
+    """Endless, non-UTF-8, deep or directory catalog files: one ConfigError (or, for products, no products)."""
+    products, structure = write_reference_files(tmp_path)
+    target = products if which == "products" else structure
+    if content == b"/dev/zero":
+        target = "/dev/zero"
+    elif content == b"dir":
+        target.unlink()
+        target.mkdir()
+    else:
+        target.write_bytes(content)
+    args = (target, structure) if which == "products" else (products, target)
+    with no_hang("reading a bad catalog file"), pytest.raises(ConfigError):
+        load_reference_catalog(*args)
+
+
+@pytest.mark.parametrize("content", [None, b"\xff = 1", b"a = " + b"[" * 50_000 + b"]" * 50_000, b"dir"],
+                         ids=["endless", "not-utf8", "deep", "directory"])
+def test_bad_toml_files_are_one_config_error(tmp_path, content):
+    """A config TOML that is endless, not UTF-8, nested past tomllib's recursion, or a directory."""
+    path = tmp_path / "c.toml"
+    if content is None:
+        path = "/dev/zero"
+    elif content == b"dir":
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with no_hang("reading a bad TOML file"), pytest.raises(ConfigError):
+        load_toml(path)
+
+
+@fuzz(30)
+@given(product=st.dictionaries(st.sampled_from(["name", "category", "wholesale_price"]), hostile_values(), max_size=3),
+       group=st.dictionaries(st.sampled_from(["id", "members", "base_demand", "seasonality", "price_sensitivity"]),
+                             st.one_of(hostile_values(), st.fixed_dictionaries(
+                                 {}, optional={k: hostile_values() for k in ("T", "phi", "amp", "beta", "epsilon",
+                                                                             "reference_markup")})), max_size=5))
+def test_fuzzed_catalog_files_load_and_work_or_are_refused(tmp_path_factory, product, group):
+    """A product row and a demand group with hostile values (next to valid ones): a ConfigError, or a catalog a
+    vending world sells from without NaN."""
+    from bizsim.models.vending import VendingWorld
+    from bizsim.models.vending.config import VendingConfig
+
+    tmp = tmp_path_factory.mktemp("catalog")
+    products, structure = write_reference_files(tmp)
+    demand = json.loads(json.dumps(REFERENCE_DEMAND))
+    try:
+        products.write_text(products.read_text(encoding="utf-8") + json.dumps(product) + "\n", encoding="utf-8",
+                            errors="surrogatepass")
+        demand["groups"].append(group)
+        structure.write_text(json.dumps(demand), encoding="utf-8", errors="surrogatepass")
+    except (ValueError, RecursionError):
+        return  # not writable as JSON: nothing to read
+    with no_hang("loading a fuzzed catalog"):
+        try:
+            load_reference_catalog(products, structure)
+        except ConfigError:
+            return
+        world = VendingWorld(VendingConfig(products_path=str(products), demand_path=str(structure),
+                                           horizon_days=5), 1)
+        world.run(_markup_days)
+        for line in world.trajectory.to_jsonl().split("\n")[:-1]:
+            json.loads(line, parse_constant=_no_constant)
+
+
+def _markup_days(world):
+    from bizsim.agents import AGENTS
+
+    return AGENTS["vending"]["markup"](world)
+
+
+def _no_constant(name: str) -> None:
+    raise AssertionError(f"the world recorded {name}")

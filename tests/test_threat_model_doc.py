@@ -1,0 +1,47 @@
+"""docs/threat-model.md lists every size limit with the value the code uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bizsim.models import world_class
+from bizsim.simcore import limits, untrusted_json
+
+from .strategies import WORLD_NAMES
+
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name, value", [
+    ("MAX_LINE_CHARS", limits.MAX_LINE_CHARS), ("MAX_ARGS_CHARS", limits.MAX_ARGS_CHARS),
+    ("MAX_TEXT_CHARS", limits.MAX_TEXT_CHARS), ("MAX_DATA_FILE_BYTES", limits.MAX_DATA_FILE_BYTES),
+    ("MAX_CONFIG_FILE_BYTES", limits.MAX_CONFIG_FILE_BYTES), ("MAX_REPLY_CHARS", untrusted_json.MAX_REPLY_CHARS),
+])
+def test_each_kernel_limit_is_listed_with_its_value(name, value):
+    """The limits table names each constant on the row holding its value."""
+    row = next(line for line in DOC.splitlines() if f".{name}`" in line)
+    assert f"{value:,}" in row
+    assert f"{untrusted_json.MAX_DEPTH} levels" in DOC and limits.MAX_INT == 2**63 - 1
+
+
+@pytest.mark.parametrize("world", WORLD_NAMES)
+def test_each_declared_argument_limit_is_listed(world):
+    """Every text argument with a limit of its own appears with that limit."""
+    for spec in world_class(world).commands.visible():
+        for p in spec.params:
+            if p.type is str and p.max_length is not None:
+                row = next((line for line in DOC.splitlines() if f"`{p.flag}`" in line and spec.name in line), None)
+                assert row is not None, f"{world} {spec.name} {p.flag} is not listed"
+                assert f"{p.max_length:,}" in row
+
+
+@pytest.mark.parametrize("module", ["bizsim.simcore.limits", "bizsim.simcore._cmdline", "bizsim.simcore.untrusted_json",
+                                    "bizsim.models.freelance._numscan"])
+def test_doctests(module):
+    """The examples in the hostile-input modules' docstrings run."""
+    import doctest
+    import importlib
+
+    assert 0 == doctest.testmod(importlib.import_module(module)).failed
