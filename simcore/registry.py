@@ -56,7 +56,7 @@ def load_object(ref: str) -> Any:
     return obj
 
 
-def _ref(_inst: Any, attribute: attrs.Attribute, value: Any) -> None:
+def _ref(_inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and not (isinstance(value, str) and _REF.fullmatch(value)):
         raise ConfigError(f"WorldSpec.{attribute.name}(={value!r}) must be 'package.module:attribute'")
 
@@ -125,11 +125,13 @@ class WorldSpec:
 
     def world_class(self) -> type[World]:
         """The world class (imported now)."""
-        return _cached(self.factory)
+        cls: type[World] = _cached(self.factory)
+        return cls
 
     def preset_table(self) -> PresetTable[Any]:
         """The world's presets (imported now)."""
-        return _cached(self.presets)
+        table: PresetTable[Any] = _cached(self.presets)
+        return table
 
     def preset_names(self) -> list[str]:
         """The preset names, in the order the world lists them."""
