@@ -9,9 +9,12 @@ from __future__ import annotations
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .runspec import RunSpec
+
+if TYPE_CHECKING:
+    from .llm_run import LLMRunResult  # imported with the LLM agent, only by LLM runs
 
 __all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
 
@@ -33,7 +36,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     from .pipeline import execute
 
     watcher = _LastEpisode(spec.world)
-    llm: dict | None = None
+    llm: LLMRunResult | None = None
     if spec.agent == "llm":
         if run_dir is None:
             raise ConfigError("LLM runs in a sweep need a run directory for their call log")

@@ -123,11 +123,12 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     """The ``runs`` table's LLM columns from a run's counters: the agent's, and its world's roles' (the auditor's)."""
     roles = roles or {}
     costs = [r.get("cost_usd") for r in roles.values()]
+    priced = [c for c in costs if c is not None]
     return {
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
         "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
-        "llm_role_cost_usd": None if not roles or any(c is None for c in costs) else float(plain_sum(costs)),
+        "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
     }
 
 
@@ -186,8 +187,9 @@ def check_replayed(world_options: dict) -> None:
     client = getattr(world_options.get("auditor"), "client", None)
     left = getattr(client, "remaining", 0)
     if left:
-        raise ReplayError(f"the rebuilt run made {client.served} auditor calls but the recorded run made "
-                          f"{client.served + left}: the log does not belong to this run or bizsim's version changed")
+        served = getattr(client, "served", 0)  # a RecordedClient, the only client that has calls remaining
+        raise ReplayError(f"the rebuilt run made {served} auditor calls but the recorded run made "
+                          f"{served + left}: the log does not belong to this run or bizsim's version changed")
 
 
 def _world_config(spec: LLMRunSpec) -> dict:
@@ -198,7 +200,7 @@ def _world_config(spec: LLMRunSpec) -> dict:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for dist in ("bizsim", "litellm", "simpy"):
         try:
             out[dist] = metadata.version(dist)

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from bizsim.simcore.errors import BizSimError
 
@@ -20,7 +20,7 @@ __all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # exit 2 with one clear line
+    def error(self, message: str) -> NoReturn:  # exit 2 with one clear line
         self.print_usage(sys.stderr)
         self.exit(2, f"bizsim: error: {message}\n")
 
@@ -212,8 +212,9 @@ def _run_llm(args: argparse.Namespace) -> int:
         )
     progress = None if args.no_progress or not sys.stderr.isatty() else _Progress()
     try:
-        kwargs = {"preflight": not args.no_preflight, "on_stop": progress.update if progress else None}
-        result = resume_llm(args.resume, **kwargs) if spec is None else run_llm(spec, **kwargs)
+        preflight, on_stop = not args.no_preflight, progress.update if progress else None
+        result = (resume_llm(args.resume, preflight=preflight, on_stop=on_stop) if spec is None
+                  else run_llm(spec, preflight=preflight, on_stop=on_stop))
     finally:
         if progress:
             progress.close()

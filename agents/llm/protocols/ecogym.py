@@ -34,7 +34,7 @@ to the constructor (or ``world.agent_role``, or a generic line) plus
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any
 
 import simpy
@@ -43,7 +43,7 @@ from bizsim.simcore.errors import CommandError
 
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from ..runlog import digest
-from ..types import ModelResponse
+from ..types import ModelResponse, ToolCall
 from ._calls import calls_in_text, clip_reply, parse_arguments
 from .base import Request
 
@@ -196,7 +196,7 @@ class EcoGymProtocol:
         content, cut = clip_reply(response.content, self.max_reply)
         if cut:
             session.bump("oversized_replies")
-        calls = response.tool_calls
+        calls: Sequence[ToolCall] = response.tool_calls
         if not calls and self.reference:  # EcoGym's harness runs calls a reply wrote out as JSON text
             calls = calls_in_text(response.content, f"text_{session.episode}_{session.turn}_")
             if calls:
@@ -262,6 +262,7 @@ class EcoGymProtocol:
             result: dict = {"error": error}
             session.log_call(name, arguments, result)
             return result, None
+        assert args is not None, "parse_arguments gives the arguments or an error"
         if self.reference and name == _INSPECT and self._inspected(args.get("task_id")):
             session.bump("repeat_inspections")
             result = {"error": f"Task {args['task_id']} was inspected already: its details are in the conversation "
