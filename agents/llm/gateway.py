@@ -13,11 +13,11 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import attrs
-from bizsim.simcore.errors import ReplayError
+from bizsim.simcore.errors import ConfigError, ReplayError
 
+from .client import EmbeddingClient, ModelClient
 from .errors import FatalModelError, RunAborted, TransientModelError, scrub
 from .limits import EndpointLimiter
 from .pricing import Pricing
@@ -65,7 +65,7 @@ class ModelGateway:
 
     def __init__(
         self,
-        client: Any,
+        client: ModelClient,
         model: str,
         pricing: Pricing,
         *,
@@ -194,11 +194,14 @@ class ModelGateway:
         request = digest(["embed", model, list(texts)])
         if self._replay:
             return self._next_recorded("embed", request)["vectors"]
+        client = self.client
+        if not isinstance(client, EmbeddingClient):
+            raise ConfigError(f"{type(client).__name__} has no embed(): use a client that embeds, or the local embedder")
         errors: list[str] = []
         while True:
             try:
                 with self._slot():
-                    vectors = self.client.embed(texts, model)
+                    vectors = client.embed(texts, model)
             except TransientModelError as exc:
                 self.consecutive_failures += 1
                 errors.append(scrub(str(exc), self.secrets))
