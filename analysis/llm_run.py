@@ -28,6 +28,7 @@ from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
 from bizsim.simcore.watch import watch
+from bizsim.simcore.world import World
 
 from .episode import EpisodeResult, run_episode
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
@@ -104,7 +105,7 @@ class LLMRunResult:
         return self.episode.terminal_reason
 
     @property
-    def final_world(self) -> Any:
+    def final_world(self) -> World:
         """The world of the last episode."""
         return self.episode.final_world
 

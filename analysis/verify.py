@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
+from bizsim.simcore.world import World
 
 __all__ = ["Verification", "verify_run_dir"]
 
@@ -116,7 +116,7 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
     return kept, unknown
 
 
-def _compare_trajectory(file: Path, world: Any) -> list[str]:
+def _compare_trajectory(file: Path, world: World) -> list[str]:
     try:
         recorded = file.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -137,8 +137,8 @@ class WorldSpec:
         """The preset names, in the order the world lists them."""
         return list(self.preset_table())
 
-    def agent(self, name: str) -> Any:
-        """The registered agent ``name`` (imported now).
+    def agent(self, name: str) -> Callable[..., Any]:
+        """The registered agent ``name`` (imported now): an ``AgentDef``, or a plain ``world -> process`` function.
 
         Raises:
             ConfigError: the world offers no agent of that name.
@@ -146,7 +146,8 @@ class WorldSpec:
         if name not in self.agents:
             raise ConfigError(f"unknown agent {name!r} for world {self.name!r}; choose one of "
                               f"{', '.join(self.agents) or 'none'}")
-        return _cached(self.agents[name])
+        found: Callable[..., Any] = _cached(self.agents[name])
+        return found
 
     def hooks(self) -> Any:
         """The analysis hooks module, or ``None``."""
