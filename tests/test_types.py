@@ -47,7 +47,8 @@ def test_mypy_reports_no_errors(tmp_path: Path, pytestconfig: pytest.Config) -> 
     pytest's cache directory, so a rerun checks only the files that changed (seconds, not minutes).
     """
     stage = _stage(tmp_path)
-    cache = pytestconfig.cache.mkdir("mypy") if pytestconfig.cache is not None else tmp_path / ".mypy_cache"
+    cache_provider = getattr(pytestconfig, "cache", None)  # absent under -p no:cacheprovider
+    cache = cache_provider.mkdir("mypy") if cache_provider is not None else tmp_path / ".mypy_cache"
     errors: list[str] = []
     for name, args in (("default", ("-p", "bizsim")), ("strict", ("-p", "bizsim.simcore", "--strict"))):
         code, text = _mypy(stage, cache / name, *args)
