@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
+from bizsim.agents.llm.client import ModelClient
 from bizsim.agents.llm.runlog import LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
@@ -225,7 +226,7 @@ def load_run_spec(path: str | Path) -> tuple[LLMRunSpec, dict]:
 def run_llm(
     spec: LLMRunSpec,
     *,
-    client: Any = None,
+    client: ModelClient | None = None,
     api_key: str | None = None,
     resume: bool = False,
     preflight: bool = False,
@@ -317,7 +318,7 @@ def run_llm_episodes(
     *,
     max_concurrency_per_endpoint: int = 4,
     max_workers: int | None = None,
-    clients: Sequence[Any] | None = None,
+    clients: Sequence[ModelClient] | None = None,
     limiter: EndpointLimiter | None = None,
     **kwargs: Any,
 ) -> list[LLMRunResult]:
