@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -65,6 +65,10 @@ def _agents(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
 
 
+def _names(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class WorldSpec:
     """Everything the rest of bizsim needs to know of a world, as data.
@@ -101,7 +105,7 @@ class WorldSpec:
     roles: dict[str, str] = attrs.field(factory=dict, converter=_agents)
     analysis: str | None = attrs.field(default=None, validator=_ref)
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
-    figures: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    figures: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):

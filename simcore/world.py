@@ -56,7 +56,8 @@ class World:
 
     name: ClassVar[str] = "world"
     version: ClassVar[int] = 1
-    commands: ClassVar[CommandSet]
+    #: The commands an agent may issue (a class attribute; a world may give one instance its own set).
+    commands: CommandSet
     advance_command: ClassVar[str]
     #: The instant the episode reaches its horizon, in microseconds (progress bars; the window of a run).
     horizon_us: int
