@@ -11,9 +11,11 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .declare import AgentDef, agent
+from .declare import AgentDef, Process, agent
 
 if TYPE_CHECKING:
+    from bizsim.simcore.world import World
+
     from .llm import LLMAgent, llm_agent
     from .startup import greedy, greedy_reference, planner, random_agent
     from .vending import markup
@@ -73,7 +75,7 @@ def _importable_here() -> None:
         sys.path.insert(0, os.getcwd())
 
 
-def make_agent(world: str, name: str, options: dict[str, Any] | None = None) -> Callable:
+def make_agent(world: str, name: str, options: dict[str, Any] | None = None) -> Callable[[World], Process]:
     """An agent process factory ``world -> generator`` with options bound and checked.
 
     ``name`` is a registered agent or ``package.module:function``. An agent

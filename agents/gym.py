@@ -33,7 +33,7 @@ Needs the ``gym`` extra: ``pip install 'bizsim[gym]'``.
 from __future__ import annotations
 
 import string
-from typing import Any, ClassVar
+from typing import Any
 
 try:
     import gymnasium
@@ -105,7 +105,7 @@ class BizSimEnv(gymnasium.Env):
             their default) or ``"text"`` (command lines; every world).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - as gymnasium.Env types it
 
     def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
                  render_mode: str | None = None) -> None:
@@ -122,7 +122,7 @@ class BizSimEnv(gymnasium.Env):
         self._first = True
         self._last = ""
         #: The command each discrete action issues (empty for text actions).
-        self.action_names: tuple[str, ...] = names if actions == "discrete" else ()
+        self.action_names: tuple[str, ...] = names if actions == "discrete" and names is not None else ()
         self.observation_space = ObservationText(MAX_OBSERVATION, min_length=0, charset=OBSERVATION_CHARSET)
         if self.action_names:
             self.action_space: spaces.Space = spaces.Discrete(len(self.action_names))

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bizsim.models import make_world, world_class
+from bizsim.models import make_world
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.registry import world_spec
 from bizsim.simcore.world import World
 
 __all__ = ["TextEnv", "metric_of", "observation_text", "prompt_text"]
@@ -59,7 +60,7 @@ class TextEnv:
     """
 
     def __init__(self, world: str, preset: Any = "default", seed: int = 1) -> None:
-        self.world_name = world_class(world).name  # checks the name now, not at the first reset
+        self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
         self.preset = preset
         self.seed = int(seed)
         self._driver: Driver | None = None

@@ -73,7 +73,8 @@ def _scalar(v: Any) -> bool:
 
 def summary_parts(summary: dict) -> tuple[dict, list[tuple]]:
     """Scalar summary values (run columns) and the series the summary's dicts and lists hold."""
-    columns, series = {}, []
+    columns: dict = {}
+    series: list[tuple[str, int, str, float]] = []
     for name, v in summary.items():
         if _scalar(v):
             columns[name] = v

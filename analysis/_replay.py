@@ -11,6 +11,7 @@ from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import CONFIG, RESULT
 from bizsim.simcore.replay import replay
+from bizsim.simcore.world import World
 
 from .runspec import RunSpec, world_config
 
@@ -18,9 +19,9 @@ __all__ = ["probe_replay", "record_from_run_dir", "replay_episodes"]
 
 
 def probe_replay(
-    spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[Any], None], config: Any = None,
+    spec: RunSpec, log: Iterable[tuple[int, str]], probe: Callable[[World], None], config: Any = None,
     world_options: dict | None = None,
-) -> Any:
+) -> World:
     """Rebuild a run's world from its ``(t_us, line)`` log, calling ``probe(world)`` before every advance.
 
     This is how facts only a live world holds (the startup world's staffing at
@@ -39,9 +40,9 @@ def probe_replay(
 
 
 def replay_episodes(
-    spec: RunSpec, logs: Sequence[Iterable[tuple[int, str]]], probe: Callable[[Any], None], config: Any = None,
+    spec: RunSpec, logs: Sequence[Iterable[tuple[int, str]]], probe: Callable[[World], None], config: Any = None,
     world_options: Callable[[int], dict] | None = None,
-) -> list[Any]:
+) -> list[World]:
     """Rebuild every episode of a run, oldest first; ``probe`` watches the last one only.
 
     Each episode starts with the scratchpad the one before left, as
@@ -51,7 +52,7 @@ def replay_episodes(
     """
     from .llm_run import check_replayed
 
-    worlds: list[Any] = []
+    worlds: list[World] = []
     scratchpad = ""
     for n, log in enumerate(logs, 1):
         options = dict(world_options(n) if world_options is not None else {})
@@ -64,7 +65,7 @@ def replay_episodes(
     return worlds
 
 
-def _ignore(_world: Any) -> None:
+def _ignore(_world: World) -> None:
     pass
 
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .runspec import RunSpec
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
+
+    from ._extract import Extractor
+    from .llm_run import LLMRunResult  # imported with the LLM agent, only by LLM runs
 
 __all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
 
@@ -33,7 +39,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     from .pipeline import execute
 
     watcher = _LastEpisode(spec.world)
-    llm: dict | None = None
+    llm: LLMRunResult | None = None
     if spec.agent == "llm":
         if run_dir is None:
             raise ConfigError("LLM runs in a sweep need a run directory for their call log")
@@ -68,19 +74,21 @@ class _LastEpisode:
 
     def __init__(self, world_name: str) -> None:
         self._name = world_name
-        self._world: Any = None
-        self._extractor: Any = None
+        self._world: World | None = None
+        self._extractor: Extractor | None = None
 
-    def __call__(self, world: Any) -> None:
+    def __call__(self, world: World) -> None:
         self.extractor_of(world).probe(world)
 
-    def extractor_of(self, world: Any) -> Any:
+    def extractor_of(self, world: World) -> Extractor:
         """The extractor that watched ``world`` (a fresh one for a world it has not seen)."""
         from ._extract import extractor_for
 
-        if world is not self._world:
-            self._world, self._extractor = world, extractor_for(self._name)
-        return self._extractor
+        extractor = self._extractor
+        if world is not self._world or extractor is None:
+            extractor = extractor_for(self._name)
+            self._world, self._extractor = world, extractor
+        return extractor
 
 
 def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False) -> dict:

@@ -8,8 +8,8 @@ from typing import Any
 
 import attrs
 from bizsim.agents import make_agent
-from bizsim.models import world_class
 from bizsim.simcore import Status, World
+from bizsim.simcore.registry import world_spec
 from bizsim.simcore.watch import watch
 
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
@@ -184,7 +184,7 @@ def run_episode(
     if out is not None:
         check_run_dir_free(out, overwrite=overwrite)
         make_output_dir(out)  # an unusable path fails now, not after the run
-    cls = world_class(world)
+    cls = world_spec(world).world_class()
     if callable(agent):
         agent_name, make = getattr(agent, "__name__", "custom"), agent
         if agent_options:

@@ -42,7 +42,7 @@ from .runspec import RunSpec, grid, parse_seeds
 __all__ = ["SWEEP_KEYS", "load_grid"]
 
 #: Keys the ``[sweep]`` table may set, with their types.
-SWEEP_KEYS: dict[str, type | tuple[type, ...]] = {
+SWEEP_KEYS: dict[str, type] = {
     "backend": str, "workers": int, "ray_address": str, "events": bool, "run_dirs": bool, "retry_failed": bool,
     "preflight": bool,
 }

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
+from bizsim.agents.llm.client import ModelClient
 from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
@@ -29,6 +30,7 @@ from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
 from bizsim.simcore.watch import watch
+from bizsim.simcore.world import World
 
 from .episode import EpisodeResult, run_episode
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
@@ -105,7 +107,7 @@ class LLMRunResult:
         return self.episode.terminal_reason
 
     @property
-    def final_world(self) -> Any:
+    def final_world(self) -> World:
         """The world of the last episode."""
         return self.episode.final_world
 
@@ -124,11 +126,12 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     """The ``runs`` table's LLM columns from a run's counters: the agent's, and its world's roles' (the auditor's)."""
     roles = roles or {}
     costs = [r.get("cost_usd") for r in roles.values()]
+    priced = [c for c in costs if c is not None]
     return {
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
         "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
-        "llm_role_cost_usd": None if not roles or any(c is None for c in costs) else float(plain_sum(costs)),
+        "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
     }
 
 
@@ -187,8 +190,9 @@ def check_replayed(world_options: dict) -> None:
     client = getattr(world_options.get("auditor"), "client", None)
     left = getattr(client, "remaining", 0)
     if left:
-        raise ReplayError(f"the rebuilt run made {client.served} auditor calls but the recorded run made "
-                          f"{client.served + left}: the log does not belong to this run or bizsim's version changed")
+        served = getattr(client, "served", 0)  # a RecordedClient, the only client that has calls remaining
+        raise ReplayError(f"the rebuilt run made {served} auditor calls but the recorded run made "
+                          f"{served + left}: the log does not belong to this run or bizsim's version changed")
 
 
 def _world_config(spec: LLMRunSpec) -> dict:
@@ -199,7 +203,7 @@ def _world_config(spec: LLMRunSpec) -> dict:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for dist in ("bizsim", "litellm", "simpy"):
         try:
             out[dist] = metadata.version(dist)
@@ -223,7 +227,7 @@ def load_run_spec(path: str | Path) -> tuple[LLMRunSpec, dict]:
 def run_llm(
     spec: LLMRunSpec,
     *,
-    client: Any = None,
+    client: ModelClient | None = None,
     api_key: str | None = None,
     resume: bool = False,
     preflight: bool = False,
@@ -337,7 +341,7 @@ def run_llm_episodes(
     *,
     max_concurrency_per_endpoint: int = 4,
     max_workers: int | None = None,
-    clients: Sequence[Any] | None = None,
+    clients: Sequence[ModelClient] | None = None,
     limiter: EndpointLimiter | None = None,
     **kwargs: Any,
 ) -> list[LLMRunResult]:

@@ -59,7 +59,7 @@ def _scale(name: str, cents: bool | None) -> tuple[float, str]:
     return (100.0, " ($)") if cents else (1.0, "")
 
 
-def _x(table: Any) -> tuple[Any, list[str] | None]:
+def _x(table: Any) -> tuple[list[int], list[str] | None]:
     """The x positions of a series (steps) and, for month keys, tick labels."""
     keys = table.drop_duplicates("step").sort_values("step")
     labels = keys["key"].astype(str).tolist()
@@ -68,7 +68,7 @@ def _x(table: Any) -> tuple[Any, list[str] | None]:
     return keys["step"].tolist(), None
 
 
-def _months(ax: Any, steps: list, labels: list[str] | None) -> None:
+def _months(ax: Any, steps: list[int], labels: list[str] | None) -> None:
     if labels:
         every = max(1, len(labels) // 12)
         ax.set_xticks(steps[::every], labels[::every], rotation=45, ha="right")
@@ -92,7 +92,8 @@ def series_over_time(
     cols = columns_for(runs, by)
     table = metrics.series_over_time(series, runs, name, cols, fill=fill)
     div, unit = _scale(name, cents)
-    steps, labels = [], None
+    steps: list[int] = []
+    labels: list[str] | None = None
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
@@ -136,7 +137,8 @@ def per_seed_trajectories(
     import matplotlib
 
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color") or [None]
-    steps, labels = [], None
+    steps: list[int] = []
+    labels: list[str] | None = None
     for n, (key, g) in enumerate(s.groupby(cols, sort=True)):
         color = colors[n % len(colors)]
         for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):

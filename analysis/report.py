@@ -137,8 +137,8 @@ def write_report(
         doc.table(metrics.rates(runs), "Bankruptcy, collapse and error rates")
         headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
         doc.table(headline, "Headline metric: mean and 95 % confidence interval over seeds")
-        figures = [f for f in metrics.figures_of(runs) if f != "metric_value"]
-        doc.table(_money_cols(metrics.outcomes(runs, figures=figures)), "Outcomes (money in dollars)")
+        shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
+        doc.table(_money_cols(metrics.outcomes(runs, figures=shown)), "Outcomes (money in dollars)")
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     if len(failed):
         doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")

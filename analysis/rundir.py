@@ -116,7 +116,7 @@ def read_command_log(path: str | Path) -> list[tuple[int, str]]:
 def episode_folders(path: str | Path) -> list[Path]:
     """Where each episode's ``commands.jsonl`` and ``trajectory.jsonl`` are, oldest first."""
     root = Path(path)
-    earlier = []
+    earlier: list[Path] = []
     while (root / EPISODES / str(len(earlier) + 1) / COMMANDS).exists():
         earlier.append(root / EPISODES / str(len(earlier) + 1))
     return [*earlier, root]

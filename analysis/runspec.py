@@ -247,7 +247,8 @@ def grid(
     seed_list = parse_seeds(seeds)
     if not worlds or not preset_list or not agent_list or not seed_list:
         raise ConfigError("a grid needs at least one world, preset, agent and seed")
-    out, used = [], set()
+    out: list[RunSpec] = []
+    used: set[str] = set()
     for world, p, a in itertools.product(worlds, preset_list, agent_list):
         pname, overrides, label = _preset_entry(p)
         aname, options = _agent_entry(a)

@@ -278,7 +278,7 @@ def _events_batch(records: Iterable[dict]) -> Any:
 
 
 def _llm_rows(run_id: str, path: Path) -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     try:
         lines = lines_of(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

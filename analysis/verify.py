@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
-from bizsim.simcore.world import Status
+from bizsim.simcore.world import Status, World
 
 __all__ = ["Verification", "verify_run_dir"]
 
@@ -126,7 +125,7 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
     return kept, unknown
 
 
-def _compare_trajectory(file: Path, world: Any) -> list[str]:
+def _compare_trajectory(file: Path, world: World) -> list[str]:
     try:
         recorded = lines_of(file.read_text(encoding="utf-8"))
     except FileNotFoundError:

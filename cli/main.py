@@ -11,7 +11,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from bizsim.simcore.errors import BizSimError
 
@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _Once)  # every plain option of this parser and its groups
         self.register("action", "store", _Once)
 
-    def error(self, message: str) -> None:  # type: ignore[override]  # exit 2 with one clear line
+    def error(self, message: str) -> NoReturn:  # exit 2 with one clear line
         self.exit(2, f"bizsim: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -225,8 +225,9 @@ def _run_llm(args: argparse.Namespace) -> int:
             auditor=args.auditor or "deterministic",
         )
     with _progress(args) as on_stop:
-        kwargs = {"preflight": not args.no_preflight, "on_stop": on_stop}
-        result = resume_llm(args.resume, **kwargs) if spec is None else run_llm(spec, **kwargs)
+        preflight = not args.no_preflight
+        result = (resume_llm(args.resume, preflight=preflight, on_stop=on_stop) if spec is None
+                  else run_llm(spec, preflight=preflight, on_stop=on_stop))
     if args.json:
         print(json.dumps(result.to_dict()))
     else:

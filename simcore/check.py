@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable
+from typing import Any
 
 import simpy
 
 from .registry import WorldSpec, load_object
 from .replay import replay
 from .watch import watch
-from .world import World
+from .world import Agent, World
 
 __all__ = ["check_registration", "check_world", "probe_agent"]
 
 
-def probe_agent(world: World, max_stops: int = 50) -> Generator:
+def probe_agent(world: World, max_stops: int = 50) -> Generator[simpy.Event, Any, None]:
     """A generic agent: issues every visible command bare, then advances."""
     for _ in range(max_stops):
         for spec in world.commands.visible():
@@ -25,7 +26,7 @@ def probe_agent(world: World, max_stops: int = 50) -> Generator:
             return
 
 
-def _checked(agent: Callable, problems: list[str]) -> Callable:
+def _checked(agent: Agent, problems: list[str]) -> Agent:
     def check(world: World) -> None:
         bad = world.invariants()
         if bad:
@@ -47,7 +48,7 @@ def _bad_lines(world: World) -> list[str]:
 
 def check_world(
     factory: Callable[[int], World],
-    agent: Callable[[World], Generator] = probe_agent,
+    agent: Agent = probe_agent,
     seeds: Iterable[int] = (1, 2),
     extra_bad_lines: Iterable[str] = (),
 ) -> None:
@@ -114,6 +115,6 @@ def check_registration(spec: WorldSpec, seed: int = 1) -> None:
     for label, refs in (("agents", spec.agents), ("roles", spec.roles)):
         for key, ref in refs.items():
             assert callable(load_object(ref)), f"{label}[{key!r}] = {ref} is not callable"
-    for ref in (spec.analysis, spec.discrete_actions):
-        if ref is not None:
-            load_object(ref)
+    for hook in (spec.analysis, spec.discrete_actions):
+        if hook is not None:
+            load_object(hook)

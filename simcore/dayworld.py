@@ -50,6 +50,10 @@ class DayWorld(World):
         """The instant the horizon is reached (the start of day ``horizon_days``)."""
         return self.horizon_days * US_PER_DAY
 
+    @horizon_us.setter
+    def horizon_us(self, value: int) -> None:
+        raise AttributeError(f"horizon_us(={value}) cannot be set on a day-based world: it follows horizon_days")
+
     # budget ----------------------------------------------------------------
     @property
     def actions_left(self) -> int | None:
@@ -63,7 +67,7 @@ class DayWorld(World):
         """True once today's end has been requested (explicitly or by the budget)."""
         return self._actions_closed
 
-    def _refuse(self, spec: CommandSpec, kwargs: dict, raise_errors: bool) -> Any:
+    def _refuse(self, spec: CommandSpec, kwargs: dict[str, Any], raise_errors: bool) -> dict[str, Any]:
         if self.done:
             return super()._refuse(spec, kwargs, raise_errors)
         refusal = CommandError(f"Day {self.day} is over; no more actions today.",
@@ -82,6 +86,7 @@ class DayWorld(World):
     def request_day_end(self) -> simpy.Event:
         """End today; the returned event fires with the day's report."""
         if self._actions_closed:
+            assert self._waiter is not None, "the day's end was requested without an event to report it on"
             return self._waiter
         self._actions_closed = True
         # One event per day: the day's transition runs as its first callback,
@@ -107,7 +112,7 @@ class DayWorld(World):
         self._record((self._now_us, "stop", self.advance_command, _dumps(report)))
         waiter._value = report
 
-    def end_day(self, day: int) -> dict:
+    def end_day(self, day: int) -> dict[str, Any]:
         """Run the transition of ``day`` (the day that closes); return the report."""
         raise NotImplementedError
 

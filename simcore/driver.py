@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import Any, cast
 
 import simpy
 
@@ -24,26 +24,26 @@ class Driver:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self.inbox: deque[str | tuple[str, dict]] = deque()
+        self.inbox: deque[str | tuple[str, dict[str, Any]]] = deque()
 
     @property
     def done(self) -> bool:
         """True once the episode has ended."""
         return self.world.done
 
-    def send(self, line: str) -> dict:
+    def send(self, line: str) -> dict[str, Any]:
         """Run one command line; an advance returns once the world stops."""
         return self._settle(self.world.execute(line))
 
-    def send_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> dict:
+    def send_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Run one tool call (name and JSON arguments)."""
         return self._settle(self.world.execute_tool(tool_name, arguments))
 
-    def push(self, item: str | tuple[str, dict]) -> None:
+    def push(self, item: str | tuple[str, dict[str, Any]]) -> None:
         """Queue a command line, or a ``(tool_name, arguments)`` call, for :meth:`step`."""
         self.inbox.append(item)
 
-    def step(self) -> list[dict]:
+    def step(self) -> list[dict[str, Any]]:
         """Run queued commands until one advances time (or the queue is empty)."""
         results = []
         while self.inbox:
@@ -55,9 +55,9 @@ class Driver:
                 break
         return results
 
-    def _settle(self, result: dict | simpy.Event) -> dict:
+    def _settle(self, result: dict[str, Any] | simpy.Event) -> dict[str, Any]:
         if isinstance(result, simpy.Event):
             if not result.processed:
                 self.world.env.run(until=result)
-            return result.value
+            return cast("dict[str, Any]", result.value)  # simpy types value Optional[Any]; a stop's is its report
         return result

@@ -6,6 +6,7 @@ from heapq import heappush
 from typing import Any
 
 import simpy
+from simpy.events import EventPriority
 
 from .calendar import US_PER_HOUR
 
@@ -51,7 +52,7 @@ class SimEnvironment(simpy.Environment):
             raise RuntimeError("release() was called from inside a running process; call it once the run is over")
         for proc in self.processes:
             proc._generator.close()
-            proc._target = None
+            proc._target = None  # type: ignore[assignment]  # simpy types _target Event; None lets the event go
         vars(self).clear()
 
     def schedule_at(self, event: simpy.Event, t_us: int, priority: int) -> simpy.Event:
@@ -59,7 +60,7 @@ class SimEnvironment(simpy.Environment):
         at = t_us / US_PER_HOUR
         if at < self._now:
             raise ValueError(f"t_us(={t_us}) lies before now(={self._now} h)")
-        heappush(self._queue, (at, priority, next(self._eid), event))
+        heappush(self._queue, (at, EventPriority(priority), next(self._eid), event))
         return event
 
     def fire_at(self, t_us: int, priority: int, value: Any = None) -> simpy.Event:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["BizSimError", "CommandError", "ConfigError", "ReplayError"]
 
 
@@ -29,9 +31,9 @@ class CommandError(BizSimError):
         self.message = message
         self.hint = hint
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON-able form an agent receives."""
-        out: dict = {"error": self.message}
+        out: dict[str, Any] = {"error": self.message}
         if self.hint:
             out["hint"] = self.hint
         return out

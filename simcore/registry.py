@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -56,13 +56,17 @@ def load_object(ref: str) -> Any:
     return obj
 
 
-def _ref(_inst: Any, attribute: attrs.Attribute, value: Any) -> None:
+def _ref(_inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and not (isinstance(value, str) and _REF.fullmatch(value)):
         raise ConfigError(f"WorldSpec.{attribute.name}(={value!r}) must be 'package.module:attribute'")
 
 
 def _agents(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
+
+
+def _names(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
 
 
 @attrs.frozen
@@ -101,7 +105,7 @@ class WorldSpec:
     roles: dict[str, str] = attrs.field(factory=dict, converter=_agents)
     analysis: str | None = attrs.field(default=None, validator=_ref)
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
-    figures: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    figures: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -125,18 +129,20 @@ class WorldSpec:
 
     def world_class(self) -> type[World]:
         """The world class (imported now)."""
-        return _cached(self.factory)
+        cls: type[World] = _cached(self.factory)
+        return cls
 
     def preset_table(self) -> PresetTable[Any]:
         """The world's presets (imported now)."""
-        return _cached(self.presets)
+        table: PresetTable[Any] = _cached(self.presets)
+        return table
 
     def preset_names(self) -> list[str]:
         """The preset names, in the order the world lists them."""
         return list(self.preset_table())
 
-    def agent(self, name: str) -> Any:
-        """The registered agent ``name`` (imported now).
+    def agent(self, name: str) -> Callable[..., Any]:
+        """The registered agent ``name`` (imported now): an ``AgentDef``, or a plain ``world -> process`` function.
 
         Raises:
             ConfigError: the world offers no agent of that name.
@@ -144,7 +150,8 @@ class WorldSpec:
         if name not in self.agents:
             raise ConfigError(f"unknown agent {name!r} for world {self.name!r}; choose one of "
                               f"{', '.join(self.agents) or 'none'}")
-        return _cached(self.agents[name])
+        found: Callable[..., Any] = _cached(self.agents[name])
+        return found
 
     def hooks(self) -> Any:
         """The analysis hooks module, or ``None``."""

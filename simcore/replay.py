@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any, cast
 
 import simpy
 
@@ -12,13 +13,14 @@ from .world import World
 __all__ = ["replay", "play_commands"]
 
 
-def play_commands(world: World, lines: Iterable[str]) -> list[dict]:
+def play_commands(world: World, lines: Iterable[str]) -> list[dict[str, Any]]:
     """Issue command lines in order from outside SimPy; advances run to their stop."""
-    out = []
+    out: list[dict[str, Any]] = []
     for line in lines:
         result = world.execute(line)
         if isinstance(result, simpy.Event):
-            result = world.env.run(until=result)
+            # simpy types run()'s value Optional[Any]; running until a stop gives its report
+            result = cast("dict[str, Any]", world.env.run(until=result))
         out.append(result)
     return out
 

@@ -64,7 +64,7 @@ class Trajectory:
         """How many records of a kind."""
         return sum(1 for r in self._rows if r[1] == kind)
 
-    def as_dicts(self) -> list[dict]:
+    def as_dicts(self) -> list[dict[str, Any]]:
         """The records as JSON-able dicts."""
         return [{"t_us": t, "kind": k, "name": n, "data": d} for t, k, n, d in self]
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
-from .world import World
+import simpy
+
+from .world import Agent, World
 
 __all__ = ["watch"]
 
 
 def watch(
-    agent: Callable[[World], Generator],
+    agent: Agent,
     before: Callable[[World], None] | None = None,
     after: Callable[[World], bool | None] | None = None,
     name: str | None = None,
-) -> Callable[[World], Generator]:
+) -> Agent:
     """Wrap an agent so callbacks see the world around each of its yields.
 
     ``before(world)`` runs when the agent hands time back (just before it
@@ -23,7 +25,7 @@ def watch(
     the agent is closed and the wrapper ends.
     """
 
-    def watched(world: World) -> Generator:
+    def watched(world: World) -> Generator[simpy.Event, Any, None]:
         gen = agent(world)
         value: Any = None
         while True:
@@ -38,5 +40,5 @@ def watch(
                 gen.close()
                 return
 
-    watched.__name__ = name or getattr(agent, "__name__", "agent")
+    watched.__name__ = name or str(getattr(agent, "__name__", "agent"))
     return watched

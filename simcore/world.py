@@ -24,8 +24,8 @@ Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
 
 def _printable(text: Any) -> str:
     """Refused input as loggable UTF-8 text (lone surrogates escaped)."""
-    text = text if isinstance(text, str) else repr(text)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    shown = text if isinstance(text, str) else repr(text)
+    return shown.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class Status(str, enum.Enum):
@@ -56,7 +56,8 @@ class World:
 
     name: ClassVar[str] = "world"
     version: ClassVar[int] = 1
-    commands: ClassVar[CommandSet]
+    #: The commands an agent may issue (a class attribute; a world may give one instance its own set).
+    commands: CommandSet
     advance_command: ClassVar[str]
     #: The instant the episode reaches its horizon, in microseconds (progress bars; the window of a run).
     horizon_us: int
@@ -112,7 +113,7 @@ class World:
         return f"{self.name}-v{self.version}"
 
     # commands -------------------------------------------------------------
-    def execute(self, line: str, *, allow_hidden: bool = False) -> dict | simpy.Event:
+    def execute(self, line: str, *, allow_hidden: bool = False) -> dict[str, Any] | simpy.Event:
         """Run a command line; bad input comes back as ``{"error", "hint"}``.
 
         Returns the result dict, or for the advance command the event to yield.
@@ -128,7 +129,7 @@ class World:
             return exc.to_dict()
         return self._invoke(spec, kwargs, raise_errors=False)
 
-    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict | simpy.Event:
+    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any] | simpy.Event:
         """Run a command given as a tool call (name and JSON arguments)."""
         try:
             spec = self.commands.by_tool_name(tool_name)
@@ -156,11 +157,13 @@ class World:
         return refused
 
     # Every command of every world passes through here: one frame, with the rare cases in methods of their own.
-    def _invoke(self, spec: CommandSpec, kwargs: dict, *, raise_errors: bool) -> Any:
+    def _invoke(
+        self, spec: CommandSpec, kwargs: dict[str, Any], *, raise_errors: bool
+    ) -> dict[str, Any] | simpy.Event:
         if self.done or (self._actions_closed and spec.counted):
             return self._refuse(spec, kwargs, raise_errors)
         try:
-            result = spec.func(self, **kwargs)
+            result: dict[str, Any] | simpy.Event = spec.func(self, **kwargs)
         except CommandError as exc:
             self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
             if raise_errors:
@@ -177,7 +180,7 @@ class World:
     def _action_taken(self) -> None:
         """An accepted counted command has run (only when :attr:`_counts_actions`)."""
 
-    def _refuse(self, spec: CommandSpec, kwargs: dict, raise_errors: bool) -> Any:
+    def _refuse(self, spec: CommandSpec, kwargs: dict[str, Any], raise_errors: bool) -> dict[str, Any]:
         """Refuse a command: the episode is over, or counted commands are closed."""
         exc = CommandError(f"The episode has ended ({self.status.value}).", "Start a new episode.")
         self._record((self._now_us, "cmd", spec.name, _dumps({"args": kwargs, "error": exc.to_dict()})))
@@ -202,7 +205,7 @@ class World:
             self._waiter = self.env.event()
         return self._waiter
 
-    def _deliver_stop(self, report: dict, priority: int) -> None:
+    def _deliver_stop(self, report: dict[str, Any], priority: int) -> None:
         """Wake whoever waits on an advance, at the current instant."""
         waiter, self._waiter = self._waiter, None
         self._record((self._now_us, "stop", self.advance_command, _dumps(report)))
@@ -243,7 +246,7 @@ class World:
         self.__dict__.clear()
         self.closed = True
 
-    def record_event(self, name: str, data: dict, t_us: int | None = None) -> None:
+    def record_event(self, name: str, data: dict[str, Any], t_us: int | None = None) -> None:
         """Append a world event to the trajectory, at ``t_us`` (default: now; a day-based world's process that
         runs within a day gives its own instant, since the world's clock moves a whole day at a time)."""
         self._record((self._now_us if t_us is None else t_us, "event", name, _dumps(data)))
@@ -254,11 +257,11 @@ class World:
         proc = self.env.process(agent(self))
         self.env.run(until=self.env.any_of([proc, self.finished]))
         if proc.triggered and not proc.ok:
-            raise proc.value
+            raise proc.value  # type: ignore[misc]  # simpy types value Optional[Any]; a failed one holds the error
         return proc
 
     # to implement ----------------------------------------------------------
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """The episode's figures as JSON-able data; ``metric`` names the headline figure, ``metric_value`` holds it."""
         raise NotImplementedError
 
@@ -267,7 +270,7 @@ class World:
         :attr:`agent_role` and the commands."""
         return None
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         """The complete state as JSON-able data (equal states, equal snapshots)."""
         raise NotImplementedError
 
@@ -275,6 +278,6 @@ class World:
         """Broken invariants, described; empty when all hold."""
         return []
 
-    def observation(self) -> dict:
+    def observation(self) -> dict[str, Any]:
         """What an agent sees at a decision point without issuing a command."""
         return {"time": self.now_iso, "status": self.status.value}

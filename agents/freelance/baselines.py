@@ -9,10 +9,11 @@ not of reasoning; it plays through the same tools and budget otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.freelance import FreelanceWorld
 from bizsim.simcore import CommandError
 
 __all__ = ["cautious", "oracle", "solve"]
@@ -45,7 +46,7 @@ SOLVABLE = ("Financial_Advisory", "Math_Logic")
 _EASE = {"Low": 0, "Medium": 1, "High": 2}
 
 
-def _tool(world: Any, name: str, args: dict) -> dict:
+def _tool(world: FreelanceWorld, name: str, args: dict) -> dict:
     """A tool's result, or its refusal as the ``{"error": ...}`` an LLM would see."""
     try:
         return world.call(name, **args)
@@ -70,7 +71,7 @@ def solve(question: str) -> str | None:
 
 
 @agent
-def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: str = "Medium") -> Generator:
+def cautious(world: FreelanceWorld, tired: int = 35, stressed: int = 50, max_complexity: str = "Medium") -> Process:
     """Rest when tired or stressed; take the easiest tasks whose answers it can work out by rule.
 
     Each day: rest (``medium`` if it can afford it, else ``low``) when energy
@@ -92,6 +93,7 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
     rank: dict[str, tuple[int, float, int]] = {}  # id -> preference: easiest, then best paid, then lowest id
     day = 0
     call = world.call
+    left = budget  # the day's actions left: reset each morning below, counted down by act()
 
     def act(name: str, **args: Any) -> dict:
         nonlocal left
@@ -150,7 +152,7 @@ def cautious(world: Any, tired: int = 35, stressed: int = 50, max_complexity: st
 
 
 @agent
-def oracle(world: Any, tired: int = 30) -> Generator:
+def oracle(world: FreelanceWorld, tired: int = 30) -> Process:
     """Submit the hidden right answers (read with ``world.answer_of``) to the best-paid tasks, three a day.
 
     A calibration agent: the ceiling of the economics. Each day it rests

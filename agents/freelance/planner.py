@@ -32,10 +32,10 @@ time, more above one's skill, three times as often at stress 70 or more).
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from typing import Any
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.freelance import FreelanceWorld
 from bizsim.simcore import CommandError
 
 from .solver import solve_question
@@ -71,7 +71,7 @@ def _strain(effort: float, skill: float) -> float:
 
 @agent
 def planner(
-    world: Any,
+    world: FreelanceWorld,
     skip_share: float = 0.15,
     taper_days: int = 30,
     energy_price: float = 1.0,
@@ -82,7 +82,7 @@ def planner(
     slip_base: float = 0.05,
     slip_per_shortfall: float = 0.5,
     min_energy: int = 2,
-) -> Generator:
+) -> Process:
     """Solve the most worthwhile tasks by rule, two actions a task, resting only when it must.
 
     Args:
@@ -119,6 +119,7 @@ def planner(
     pool: list[str] = []  # the last listing's ids, oldest first
     unseen = 0  # tasks discovered since the last listing
     day = dry_until = 0
+    left = budget  # the day's actions left: reset each morning below, counted down by call()
 
     def call(name: str, **args: Any) -> dict | None:
         nonlocal left

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import simpy
@@ -20,12 +20,20 @@ from .errors import FatalModelError, PreflightError, RunAborted, TransientModelE
 from .gateway import ModelGateway, request_digest
 from .limits import EndpointLimiter
 from .memory import build_memory
+from .memory.scratchpad import ScratchpadMemory
 from .pricing import Pricing
 from .protocols import make_protocol
 from .role_client import RoleClient
 from .runlog import AGENT_COMMANDS, LLM_CALLS, JsonlWriter, read_jsonl
 from .session import Session
 from .stats import HarnessStats
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
+
+    from .client import ModelClient
+    from .memory import MemoryManager
+    from .protocols import HarnessProtocol
 
 __all__ = ["LLMAgent", "llm_agent"]
 
@@ -60,7 +68,7 @@ class LLMAgent:
         self,
         config: LLMAgentConfig | None = None,
         *,
-        client: Any = None,
+        client: ModelClient | None = None,
         api_key: str | None = None,
         run_dir: str | Path | None = None,
         resume: bool = False,
@@ -128,7 +136,7 @@ class LLMAgent:
         self.roles: dict[str, RoleClient] = {}
 
     # -- running -----------------------------------------------------------
-    def __call__(self, world: Any) -> Generator[simpy.Event, Any, None]:
+    def __call__(self, world: World) -> Generator[simpy.Event, Any, None]:
         """The SimPy process of one episode on ``world``."""
         self.episode += 1
         return self._play(world, self.episode)
@@ -143,11 +151,11 @@ class LLMAgent:
             self.roles[role] = RoleClient(self, role)
         return self.roles[role]
 
-    def settings(self, world: Any) -> dict:
+    def settings(self, world: World) -> dict:
         """The protocol knobs this agent resolves for ``world`` (recorded with a run)."""
         return make_protocol(world.name, self.config.protocol).configure(world, self.config)
 
-    def _memory(self, protocol: Any, world: Any, episode: int) -> Any:
+    def _memory(self, protocol: HarnessProtocol, world: World, episode: int) -> MemoryManager:
         cfg = self.config
         names = [n for n in cfg.memory if not (n == "scratchpad" and getattr(protocol, "name", "") == "yc-bench")]
         embed = None
@@ -165,7 +173,7 @@ class LLMAgent:
             pad.notes = self._carried_notes if episode > 1 else ""  # a restart keeps the notes, as a world's scratchpad
         return memory
 
-    def _check_caps(self, session: Session, max_turns: int | None, protocol: Any = None) -> None:
+    def _check_caps(self, session: Session, max_turns: int | None, protocol: HarnessProtocol | None = None) -> None:
         cfg, total = self.config, self.total
         steps = getattr(protocol, "steps_used", None)
         used = steps(session) if steps is not None else session.turn
@@ -179,7 +187,7 @@ class LLMAgent:
         if cfg.max_tokens_total is not None and total.total_tokens >= cfg.max_tokens_total:
             raise RunAborted("max_tokens_total", f"used {total.total_tokens} of max_tokens_total={cfg.max_tokens_total} tokens")
 
-    def _play(self, world: Any, episode: int) -> Generator[simpy.Event, Any, None]:
+    def _play(self, world: World, episode: int) -> Generator[simpy.Event, Any, None]:
         cfg = self.config
         protocol = make_protocol(world.name, cfg.protocol)
         settings = protocol.configure(world, cfg)
@@ -274,12 +282,12 @@ class LLMAgent:
         }
 
 
-def _note_keepers(memory: Any) -> list[Any]:
+def _note_keepers(memory: MemoryManager) -> list[ScratchpadMemory]:
     """The scratchpad modules that keep their own notes (worlds without a scratchpad of their own)."""
-    return [m for m in getattr(memory, "modules", ()) if getattr(m, "keeps_notes", False)]
+    return [m for m in memory.modules if isinstance(m, ScratchpadMemory) and m.keeps_notes]
 
 
-def _llm_agent(world: Any, **options: Any) -> Generator[simpy.Event, Any, None]:
+def _llm_agent(world: World, **options: Any) -> Generator[simpy.Event, Any, None]:
     """The ``llm`` agent for :func:`bizsim.agents.make_agent`: options are :class:`LLMAgentConfig` fields
     plus ``client``, ``api_key``, ``run_dir``, ``resume``, ``limiter`` and ``sleep``.
 

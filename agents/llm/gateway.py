@@ -13,11 +13,11 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import attrs
-from bizsim.simcore.errors import ReplayError
+from bizsim.simcore.errors import ConfigError, ReplayError
 
+from .client import EmbeddingClient, ModelClient
 from .errors import FatalModelError, RunAborted, TransientModelError, scrub
 from .limits import EndpointLimiter
 from .pricing import Pricing
@@ -65,7 +65,7 @@ class ModelGateway:
 
     def __init__(
         self,
-        client: Any,
+        client: ModelClient,
         model: str,
         pricing: Pricing,
         *,
@@ -103,7 +103,7 @@ class ModelGateway:
         """True while recorded answers remain to be served."""
         return bool(self._replay)
 
-    def _slot(self) -> contextlib.AbstractContextManager:
+    def _slot(self) -> contextlib.AbstractContextManager[None]:
         if self.limiter is None:
             return contextlib.nullcontext()
         return self.limiter.slot(getattr(self.client, "endpoint", self.model))
@@ -141,8 +141,8 @@ class ModelGateway:
         if self._replay:
             rec = self._next_recorded("chat", request)
             if not rec.get("ok", True):
-                errors = rec.get("errors") or ["no answer"]
-                raise RunAborted("api_error", f"the model call failed (recorded): {errors[-1]}", len(errors))
+                failed = rec.get("errors") or ["no answer"]
+                raise RunAborted("api_error", f"the model call failed (recorded): {failed[-1]}", len(failed))
             return ModelResponse.from_record(rec["response"]).cleaned(), int(rec.get("failed_attempts", 0))
         errors: list[str] = []
         while True:
@@ -170,17 +170,17 @@ class ModelGateway:
         self.consecutive_failures = 0
         latency = response.latency_s or (time.perf_counter() - start)
         # Cleaned before anything else sees it: a lone surrogate would make every later request unsendable.
-        response = attrs.evolve(response.cleaned(), cost_usd=self.pricing.cost(response.usage), latency_s=latency)
+        priced = attrs.evolve(response.cleaned(), cost_usd=self.pricing.cost(response.usage), latency_s=latency)
         self.calls += 1
         self.live += 1
         if self.log is not None:
             self.log.write(
                 {
                     "kind": "chat", "ok": True, **meta, "request": request, "failed_attempts": len(errors),
-                    "errors": errors, "response": response.to_record(include_raw=self.log_raw), "wall_time": time.time(),
+                    "errors": errors, "response": priced.to_record(include_raw=self.log_raw), "wall_time": time.time(),
                 }
             )
-        return response, len(errors)
+        return priced, len(errors)
 
     def _log_failure(self, request: str, meta: dict, errors: list[str]) -> None:
         if self.log is not None:
@@ -194,11 +194,14 @@ class ModelGateway:
         request = digest(["embed", model, list(texts)])
         if self._replay:
             return self._next_recorded("embed", request)["vectors"]
+        client = self.client
+        if not isinstance(client, EmbeddingClient):
+            raise ConfigError(f"{type(client).__name__} has no embed(): use a client that embeds, or the local embedder")
         errors: list[str] = []
         while True:
             try:
                 with self._slot():
-                    vectors = self.client.embed(texts, model)
+                    vectors = client.embed(texts, model)
             except TransientModelError as exc:
                 self.consecutive_failures += 1
                 errors.append(scrub(str(exc), self.secrets))

@@ -80,7 +80,8 @@ class LiteLLMClient:
         self.keep_raw = keep_raw
         self.extra = dict(extra or {})
         self.endpoint = endpoint_key(model, api_base)
-        self._provider: str | None | bool = False  # resolved on first use (needs litellm)
+        self._provider: str | None = None
+        self._provider_known = False  # resolved on first use (needs litellm)
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMClient(model={self.model!r}, api_base={self.api_base!r}, api_key_env={self.api_key_env!r})"
@@ -121,12 +122,13 @@ class LiteLLMClient:
 
     def provider(self) -> str | None:
         """The provider litellm resolves for this model (``anthropic``, ``openai``, ``bedrock``...), or ``None``."""
-        if self._provider is False:
+        if not self._provider_known:
             litellm = import_litellm()
             try:
                 self._provider = litellm.get_llm_provider(self.model, api_base=self.api_base)[1]
             except Exception:  # noqa: BLE001 - a model litellm cannot place
                 self._provider = None
+            self._provider_known = True
         return self._provider
 
     def dropped_params(self, params: dict[str, Any]) -> list[str]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .gateway import request_digest
 from .runlog import digest
 from .stats import HarnessStats
 from .types import ModelResponse
+
+if TYPE_CHECKING:
+    from .agent import LLMAgent
 
 __all__ = ["RoleClient"]
 
@@ -26,7 +29,7 @@ class RoleClient:
         role: the tag written with each call (``auditor``).
     """
 
-    def __init__(self, agent: Any, role: str = "auditor") -> None:
+    def __init__(self, agent: LLMAgent, role: str = "auditor") -> None:
         self.agent = agent
         self.role = role
         self.stats = HarnessStats()

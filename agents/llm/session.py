@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import simpy
 from bizsim.simcore.errors import CommandError
@@ -11,6 +11,9 @@ from bizsim.simcore.errors import CommandError
 from .memory import MemoryItem, MemoryManager
 from .runlog import JsonlWriter
 from .stats import HarnessStats
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
 
 __all__ = ["Session"]
 
@@ -27,7 +30,7 @@ class Session:
 
     def __init__(
         self,
-        world: Any,
+        world: World,
         *,
         episode: int,
         stats: HarnessStats,

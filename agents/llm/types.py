@@ -38,7 +38,7 @@ class ToolCall:
 
     def to_dict(self) -> dict:
         """JSON-able form."""
-        out = {"id": self.id, "name": self.name, "arguments": self.arguments}
+        out: dict[str, Any] = {"id": self.id, "name": self.name, "arguments": self.arguments}
         if self.provider_fields:
             out["provider_fields"] = self.provider_fields
         return out

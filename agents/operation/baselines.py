@@ -6,10 +6,10 @@ from the ``task_done`` reports, as an LLM agent does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from typing import Any
+from collections.abc import Callable
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.operation import OperationWorld
 
 __all__ = ["OPERATION_ACTIONS", "always", "round_robin", "threshold", "always_acquisition_boost",
            "always_engagement_tune", "always_creator_incentive", "always_moderation_tighten"]
@@ -17,12 +17,12 @@ __all__ = ["OPERATION_ACTIONS", "always", "round_robin", "threshold", "always_ac
 OPERATION_ACTIONS = ("acquisition_boost", "engagement_tune", "creator_incentive", "moderation_tighten")
 
 
-def always(action: str) -> Callable[[Any], Generator]:
+def always(action: str) -> Callable[[OperationWorld], Process]:
     """An agent that takes ``action`` every day, then ends the day."""
     if action not in OPERATION_ACTIONS:
         raise ValueError(f"action(={action!r}) must be one of {', '.join(OPERATION_ACTIONS)}")
 
-    def play(world: Any) -> Generator:
+    def play(world: OperationWorld) -> Process:
         while not world.done:
             world.call(action)
             report = yield world.advance()
@@ -35,7 +35,7 @@ def always(action: str) -> Callable[[Any], Generator]:
 
 
 @agent
-def round_robin(world: Any) -> Generator:
+def round_robin(world: OperationWorld) -> Process:
     """Cycle through the four actions, one a day, in the order the tools are listed."""
     day = 0
     while not world.done:
@@ -47,8 +47,8 @@ def round_robin(world: Any) -> Generator:
 
 
 def threshold(
-    world: Any, threshold: float = 0.45, low: str = "moderation_tighten", high: str = "creator_incentive"
-) -> Generator:
+    world: OperationWorld, threshold: float = 0.45, low: str = "moderation_tighten", high: str = "creator_incentive"
+) -> Process:
     """``low`` while the last reported content quality is below ``threshold``, else ``high``.
 
     Before the first report the quality is unknown and it plays ``high``.

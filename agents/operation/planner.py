@@ -26,10 +26,9 @@ Quality below ``quality_floor`` costs retention, so it moderates first there.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
-from typing import Any
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.operation import OperationWorld
 
 __all__ = ["planner", "score_actions"]
 
@@ -56,12 +55,12 @@ def score_actions(quality: float, activity: float, days_left: int, *, value_per_
 
 @agent
 def planner(
-    world: Any,
+    world: OperationWorld,
     quality_floor: float = 0.45,
     value_per_point: float = 300.0,
     user_value: float = 20.0,
     quality_weight: float = 1.5,
-) -> Generator:
+) -> Process:
     """Each day, take the intervention worth the most users from the last observed state.
 
     Args:
@@ -86,7 +85,7 @@ def planner(
                                    user_value=user_value, quality_weight=quality_weight)
             if not acquisition_works:
                 del scores["acquisition_boost"]
-            action = max(scores, key=scores.get)
+            action = max(scores, key=scores.__getitem__)
         result = world.call(action)
         report = yield world.advance()
         if "error" in report:

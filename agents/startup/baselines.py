@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
-
 import numpy as np
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.startup import StartupWorld
 from bizsim.simcore import CommandError, stable_hash
 
 __all__ = ["greedy", "greedy_reference", "random_agent"]
 
 
-def _start_task(world: Any, task_id: str, names: list[str]) -> bool:
+def _start_task(world: StartupWorld, task_id: str, names: list[str]) -> bool:
     try:
         world.call("task accept", task_id=task_id)
         world.call("task assign", task_id=task_id, employees=",".join(names))
@@ -24,7 +22,7 @@ def _start_task(world: Any, task_id: str, names: list[str]) -> bool:
 
 
 @agent
-def greedy(world: Any) -> Generator:
+def greedy(world: StartupWorld) -> Process:
     """The paper's greedy floor, through the real commands.
 
     One task at a time: accept the highest-reward task ``market browse``
@@ -47,7 +45,7 @@ def greedy(world: Any) -> Generator:
 
 
 @agent
-def greedy_reference(world: Any) -> Generator:
+def greedy_reference(world: StartupWorld) -> Process:
     """The reference's ``bot_runner`` greedy, exactly (for preset ``reference``).
 
     It reads the whole market directly, accepts inline with the scope creep
@@ -77,7 +75,7 @@ def _check_random(seed: int | None, max_parallel: int) -> str | None:
 
 
 @agent(name="random", check=_check_random)
-def random_agent(world: Any, seed: int | None = None, max_parallel: int = 2) -> Generator:
+def random_agent(world: StartupWorld, seed: int | None = None, max_parallel: int = 2) -> Process:
     """Uniform choices among what the commands show: tasks, teams, concurrency.
 
     Args:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from datetime import datetime, time, timedelta
-from typing import Any
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.startup import StartupWorld
 from bizsim.simcore import CommandError, ConfigError
 from bizsim.simcore.summation import plain_sum
 
@@ -109,7 +108,7 @@ def _team(free: list[dict], need: dict[str, float], limit: int) -> list[dict] | 
 class _Plan:
     """What the planner has seen, learnt and started, and how it decides."""
 
-    def __init__(self, world: Any, *, max_concurrent: int, safety_margin: float, max_team: int, pad_teams: bool) -> None:
+    def __init__(self, world: StartupWorld, *, max_concurrent: int, safety_margin: float, max_team: int, pad_teams: bool) -> None:
         self.world = world
         self.max_concurrent = max_concurrent
         self.margin = safety_margin
@@ -277,10 +276,11 @@ class _Plan:
         self._learn(task["client_name"], listed, qty, hours)
         need = self.need(qty, hours)
         if not _meets(team, need):
-            team = _team(free, need, self.max_team)
-            if team is None:
+            staffed = _team(free, need, self.max_team)
+            if staffed is None:
                 self._cancel(title, "no team can finish it before the deadline")
                 return None
+            team = staffed
         try:
             call("task assign", task_id=title, employees=",".join(e["name"] for e in team))
             call("task dispatch", task_id=title)
@@ -322,8 +322,8 @@ class _Plan:
             pass  # cancel refused (preset ``reference``): the task runs on
 
 
-def planner(world: Any, max_concurrent: int = 3, safety_margin: float = 0.04, max_team: int = 4,
-            pad_teams: bool = True) -> Generator[Any, Any, None]:
+def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float = 0.04, max_team: int = 4,
+            pad_teams: bool = True) -> Process:
     """A strong reference agent: plans the startup year from what the commands show, and nothing else.
 
     At every stop it reads ``company status``, ``employee list`` and ``client list``, browses the whole
@@ -388,7 +388,7 @@ def _check_options(max_concurrent: int, safety_margin: float, max_team: int, pad
 planner = agent(planner, check=_check_options)
 
 
-def _play(world: Any, plan: _Plan) -> Generator[Any, Any, None]:
+def _play(world: StartupWorld, plan: _Plan) -> Process:
     while not world.done:
         plan.refresh()
         plan.fill()

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Generator, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.vending import VendingWorld
 from bizsim.simcore import CommandError
 
 __all__ = ["DEFAULT_QUERIES", "markup"]
@@ -35,7 +35,7 @@ def delivered(report: dict) -> Iterator[tuple[str, int]]:
                 yield line["name"], line["quantity"]
 
 def markup(
-    world: Any,
+    world: VendingWorld,
     markup: float = 1.3,
     queries: Sequence[str] = DEFAULT_QUERIES,
     max_products: int = 16,
@@ -43,7 +43,7 @@ def markup(
     cover_days: int = 21,
     drop_after: int = 28,
     min_rate: float = 0.15,
-) -> Generator:
+) -> Process:
     """Research products, keep a portfolio stocked, price everything at wholesale x ``markup``.
 
     Day 0 it researches. From then on, each day, best sellers first, it
@@ -142,10 +142,10 @@ def markup(
             if sold:
                 item.stock -= sold
         for name, qty in delivered(report):
-            item = portfolio.get(name)
-            if item is not None:
-                item.stock += qty
-                item.pending -= qty
+            held = portfolio.get(name)
+            if held is not None:
+                held.stock += qty
+                held.pending -= qty
         money = report["current_state"]["money_cents"]
         if day % 7 == 0:
             for name in [n for n, i in portfolio.items() if i.days >= drop_after and (i.rate or 0.0) < min_rate]:
@@ -164,9 +164,9 @@ def _check_markup(
     for name, value in (("max_products", max_products), ("first_order", first_order)):
         if value < 1:
             raise ValueError(f"{name}(={value}) must be >= 1")
-    for name, value in (("cover_days", cover_days), ("drop_after", drop_after), ("min_rate", min_rate)):
-        if value < 0:
-            raise ValueError(f"{name}(={value}) must be >= 0")
+    for name, bound in (("cover_days", cover_days), ("drop_after", drop_after), ("min_rate", min_rate)):
+        if bound < 0:
+            raise ValueError(f"{name}(={bound}) must be >= 0")
 
 
 markup = agent(markup, check=_check_markup)

@@ -22,10 +22,11 @@ categories, wholesale prices), order results (cost, delivery days), and the
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from bizsim.agents.declare import agent
+from bizsim.agents.declare import Process, agent
+from bizsim.models.vending import VendingWorld
 from bizsim.simcore import CommandError
 
 from .baselines import DEFAULT_QUERIES, delivered
@@ -94,7 +95,7 @@ class _Product:
 
 @agent
 def planner(
-    world: Any,
+    world: VendingWorld,
     queries: Sequence[str] = DEFAULT_QUERIES,
     start_rung: int = 2,
     probe_days: int = 5,
@@ -103,7 +104,7 @@ def planner(
     first_order: int = 6,
     max_products: int = 40,
     reserve_cents: int = 500,
-) -> Generator:
+) -> Process:
     """Trade one product per category at searched prices, restocking ahead of the lead time.
 
     Args:
@@ -187,8 +188,8 @@ def planner(
             left -= 1
             for item in (result or {}).get("products", []):
                 cents = round(item["wholesale_price"] * 100)
-                have = known.get(item["category"])
-                if item["category"] not in products and (have is None or cents > have[1]):
+                best = known.get(item["category"])
+                if item["category"] not in products and (best is None or cents > best[1]):
                     known[item["category"]] = (item["name"], cents)
         report = yield world.advance()
         if "error" in report:
@@ -201,8 +202,8 @@ def planner(
             p.stock -= sold
         by_name = {p.name: p for p in products.values()}
         for name, qty in delivered(report):
-            p = by_name.get(name)
-            if p is not None:
-                p.stock += qty
-                p.pending -= qty
+            product = by_name.get(name)
+            if product is not None:
+                product.stock += qty
+                product.pending -= qty
         money = report["current_state"]["money_cents"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .base import MemoryItem, MemoryManager, MemoryModule, Recall
 from .embed import HashingEmbedder, ProviderEmbedder
@@ -11,6 +11,9 @@ from .episodic import EpisodicStore
 from .scratchpad import NOTE_TOOL, ScratchpadMemory
 from .state_table import StateTable
 from .window import RollingWindow
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
 
 __all__ = [
     "NOTE_TOOL",
@@ -30,7 +33,7 @@ __all__ = [
 
 def build_memory(
     names: Sequence[str],
-    world: Any,
+    world: World,
     *,
     limit: int = 15,
     decay_per_day: float = 0.05,

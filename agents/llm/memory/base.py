@@ -116,7 +116,7 @@ class MemoryManager:
 
     def tools(self) -> list[dict]:
         """Extra tools the modules offer the model."""
-        out = []
+        out: list[dict] = []
         for m in self.modules:
             out.extend(getattr(m, "tools", list)())
         return out

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .base import MemoryItem, Recall
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
 
 __all__ = ["NOTE_TOOL", "ScratchpadMemory"]
 
@@ -22,7 +25,7 @@ class ScratchpadMemory:
 
     name = "scratchpad"
 
-    def __init__(self, world: Any = None) -> None:
+    def __init__(self, world: World | None = None) -> None:
         self._world = world if world is not None and world.has_scratchpad else None
         self.notes = ""
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 import simpy
 from bizsim.simcore.errors import ConfigError
 
 from ..types import ModelResponse
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
+
+    from ..config import LLMAgentConfig
+    from ..session import Session
 
 __all__ = ["PROTOCOLS", "HarnessProtocol", "Request", "make_protocol", "register_protocol"]
 
@@ -40,7 +46,7 @@ class HarnessProtocol(Protocol):
 
     name: str
 
-    def configure(self, world: Any, config: Any) -> dict:
+    def configure(self, world: World, config: LLMAgentConfig) -> dict:
         """Resolve the knobs for this world (agent config over world config); returns them for the run record."""
         ...
 
@@ -48,19 +54,19 @@ class HarnessProtocol(Protocol):
         """Model calls allowed per episode (``None``: no limit); a protocol with ``steps_used(session)`` counts those."""
         ...
 
-    def begin(self, session: Any) -> None:
+    def begin(self, session: Session) -> None:
         """Start an episode: a fresh conversation."""
         ...
 
-    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+    def before_call(self, session: Session) -> Generator[simpy.Event, Any, None]:
         """Harness actions before the next model call."""
         ...
 
-    def request(self, session: Any) -> Request:
+    def request(self, session: Session) -> Request:
         """The next model call's messages and tools."""
         ...
 
-    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+    def after_call(self, session: Session, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
         """Execute the answer's tool calls in order and record them in the conversation."""
         ...
 

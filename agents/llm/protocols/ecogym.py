@@ -34,8 +34,8 @@ to the constructor (or ``world.agent_role``, or a generic line) plus
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import simpy
 
@@ -43,9 +43,15 @@ from bizsim.simcore.errors import CommandError
 
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from ..runlog import digest
-from ..types import ModelResponse
+from ..types import ModelResponse, ToolCall
 from ._calls import calls_in_text, clip_reply, parse_arguments
 from .base import Request
+
+if TYPE_CHECKING:
+    from bizsim.simcore.world import World
+
+    from ..config import LLMAgentConfig
+    from ..session import Session
 
 __all__ = ["SHARED_RULES", "EcoGymProtocol"]
 
@@ -84,7 +90,7 @@ class EcoGymProtocol:
     def __init__(self, role: str | None = None) -> None:
         self._role = role
 
-    def configure(self, world: Any, config: Any) -> dict:
+    def configure(self, world: World, config: LLMAgentConfig) -> dict:
         """Resolve the window, the step limit, the role line and the tools for this world."""
         wc = world.config
         self.keep = config.history_messages
@@ -109,7 +115,7 @@ class EcoGymProtocol:
             "reference_harness": self.reference,
         }
 
-    def steps_used(self, session: Any) -> int:
+    def steps_used(self, session: Session) -> int:
         """What the step cap counts: model calls, plus the harness's own advances when the cap is the world's
         ``max_steps`` under ``reference_harness`` (an agent's ``max_turns`` counts model calls only)."""
         return session.turn + (self._auto if self._steps_cap else 0)
@@ -119,7 +125,7 @@ class EcoGymProtocol:
         ``max_turns`` (model calls)."""
         return self._max_turns
 
-    def begin(self, session: Any) -> None:
+    def begin(self, session: Session) -> None:
         """A fresh conversation."""
         self.history: list[Msg] = []
         self.pending_user: str | None = FIRST_MESSAGE
@@ -135,20 +141,20 @@ class EcoGymProtocol:
         self._memory_names: set[str] | None = None
         self._window_start = 0  # where the last request's window began in the history
 
-    def _memory_tools(self, session: Any) -> set[str]:
+    def _memory_tools(self, session: Session) -> set[str]:
         """Names of the memory modules' tools (bizsim's own; they never spend an action)."""
         if self._memory_names is None:
             self._memory_names = {t["function"]["name"] for t in session.memory.tools()}
         return self._memory_names
 
-    def _calls_counted(self, session: Any) -> int:
+    def _calls_counted(self, session: Session) -> int:
         """Tool calls counted today under ``reference_harness`` (the count restarts when the day changes)."""
         day = getattr(session.world, "day", None)
         if day != self._calls_day:
             self._calls_day, self._calls_today = day, 0
         return self._calls_today
 
-    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+    def before_call(self, session: Session) -> Generator[simpy.Event, Any, None]:
         """End the day for the model when the day's budget is spent (free; no model call)."""
         world = session.world
         spent = getattr(world, "day_ending", False) or getattr(world, "actions_left", None) == 0
@@ -172,7 +178,7 @@ class EcoGymProtocol:
         session.bump("auto_advances")
         session.remember(to_content(result)[:2000], "tool", command=world.advance_command, data=result)
 
-    def request(self, session: Any) -> Request:
+    def request(self, session: Session) -> Request:
         """Role and rules (plus memory), the last 128 messages, then the turn's user message if any, the world's
         tools."""
         window = messages_window(self.history, self.keep)  # EcoGym's harness trims before it adds the user message
@@ -191,12 +197,12 @@ class EcoGymProtocol:
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
 
-    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+    def after_call(self, session: Session, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
         """Execute every tool call in order; warn after a reply without one."""
         content, cut = clip_reply(response.content, self.max_reply)
         if cut:
             session.bump("oversized_replies")
-        calls = response.tool_calls
+        calls: Sequence[ToolCall] = response.tool_calls
         if not calls and self.reference:  # EcoGym's harness runs calls a reply wrote out as JSON text
             calls = calls_in_text(response.content, f"text_{session.episode}_{session.turn}_")
             if calls:
@@ -237,12 +243,13 @@ class EcoGymProtocol:
         return any(m.role == "tool" and quoted in (text := str(m.data.get("content") or "")) and "selected" in text
                    for m in self.history[self._window_start:])
 
-    def _run_call(self, session: Any, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
+    def _run_call(self, session: Session, name: str, arguments: str) -> Generator[simpy.Event, Any, tuple[Any, str | None]]:
         name = name.removeprefix("functions.")
         args, error = parse_arguments(arguments, name or "the tool call")
         if error is not None and self.reference:
             session.bump("invalid_arguments")
             args, error = {}, None  # EcoGym's harness runs a call whose arguments it cannot read with {}
+        args = {} if args is None else args  # None only with an error, which returns below before args is read
         if error is None:
             handled = session.memory.handle_tool(name, args)
             if handled is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import simpy
 from bizsim.models.startup import prompt
@@ -37,6 +37,13 @@ from ..types import ModelResponse
 from . import yc_bench_wire as wire
 from ._calls import clip_reply, parse_arguments
 from .base import Request
+
+if TYPE_CHECKING:
+    from bizsim.models.startup import StartupWorld
+    from bizsim.simcore.world import World
+
+    from ..config import LLMAgentConfig
+    from ..session import Session
 
 __all__ = ["RUN_COMMAND_TOOL", "YCBenchProtocol"]
 
@@ -89,7 +96,7 @@ class YCBenchProtocol:
 
     name = "yc-bench"
 
-    def configure(self, world: Any, config: Any) -> dict:
+    def configure(self, world: World, config: LLMAgentConfig) -> dict:
         """Resolve K, auto-advance and max turns from the agent config over the world config."""
         wc = world.config
         self.keep = config.history_rounds if config.history_rounds is not None else wc.history_keep_rounds
@@ -112,7 +119,7 @@ class YCBenchProtocol:
         """Model calls allowed per episode."""
         return self._max_turns
 
-    def begin(self, session: Any) -> None:
+    def begin(self, session: Session) -> None:
         """A fresh conversation (a new episode starts over, banner first)."""
         self.rounds: list[list[Msg]] = []
         self.rounds_seen = 0
@@ -124,27 +131,29 @@ class YCBenchProtocol:
         self.snapshot = session.world.scratchpad
         self._tools: list[dict] | None = None
 
-    def before_call(self, session: Any) -> Generator[simpy.Event, Any, None]:
+    def before_call(self, session: Session) -> Generator[simpy.Event, Any, None]:
         """Nothing: YC-Bench's harness acts after a turn (auto-advance)."""
         return
         yield  # a generator, for the agent loop's ``yield from``
 
-    def _user_text(self, session: Any, turn: int) -> str:
+    def _user_text(self, session: Session, turn: int) -> str:
         world = session.world
         obs = world.observation()
         if self.rounds_seen == 0:
             text = prompt.start_message(obs, faithful=self.faithful)
             return prompt.restart_banner(session.episode) + text if session.episode > 1 else text
         label = turn - 1 if self.faithful and self.resumed_last else turn
-        titles = None
+        titles: dict[str, str] | None = None
         if self.events and any(e.get("type") == "task_half" for e in self.events):
-            titles = {e["task_id"]: getattr(world.find_task(e["task_id"]), "title", e["task_id"]) for e in self.events if "task_id" in e}
+            startup = cast("StartupWorld", world)  # only the startup world reports task_half events
+            titles = {e["task_id"]: str(getattr(startup.find_task(e["task_id"]), "title", e["task_id"]))
+                      for e in self.events if "task_id" in e}
         return prompt.turn_message(
             label, obs, keep_rounds=self.keep, rounds_seen=self.rounds_seen, events=self.events, notes=self.notes,
             faithful=self.faithful, titles=titles,
         )
 
-    def request(self, session: Any) -> Request:
+    def request(self, session: Session) -> Request:
         """System prompt with the scratchpad, the last K rounds, and this turn's status message."""
         world = session.world
         turn = session.turn + 1
@@ -166,7 +175,7 @@ class YCBenchProtocol:
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
 
-    def after_call(self, session: Any, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
+    def after_call(self, session: Session, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
         """Run every tool call in order; auto-advance after K idle turns."""
         current = self.rounds[-1]
         content, cut = clip_reply(response.content, self.max_reply)
@@ -224,7 +233,7 @@ class YCBenchProtocol:
         self.resumed_last = resumed
 
     def _run_call(
-        self, session: Any, name: str, arguments: str
+        self, session: Session, name: str, arguments: str
     ) -> Generator[simpy.Event, Any, tuple[Any, str | None, str | None]]:
         """Run one tool call: ``(result, command name or None, tool message text)``.
 
@@ -262,7 +271,7 @@ class YCBenchProtocol:
         return result, spec_name, None
 
     def _run_call_reference(
-        self, session: Any, name: str, arguments: str
+        self, session: Session, name: str, arguments: str
     ) -> Generator[simpy.Event, Any, tuple[Any, str | None, str | None]]:
         """A call as YC-Bench's harness runs it: whatever the tool's name, its ``command`` argument runs.
 

@@ -95,7 +95,8 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
     flat = _team_floats(team, cache)
     required = task.required
     completed = task.completed
-    needed: float | None = 0.0
+    longest = 0.0
+    needed: float | None = None  # stays None when some required domain has no one to work on it
     for d, req in required.items():
         remaining = float(req) - float(completed[d])
         if remaining <= 0:
@@ -104,9 +105,10 @@ def _staffing(world: Any, task: Any, cache: dict) -> dict:
         column.sort(reverse=True)
         rate = plain_sum(column[:_TOP])
         if rate <= 0:
-            needed = None
             break
-        needed = max(needed, remaining / rate)
+        longest = max(longest, remaining / rate)
+    else:
+        needed = longest
     now = world.now_us
     available = business_hours(world.calendar, now, task.deadline)
     match = None
