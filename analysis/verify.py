@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
@@ -150,7 +151,7 @@ def _compare_trajectory(file: Path, world: World) -> list[str]:
     return problems
 
 
-def _compare_end(recorded: dict, world: Any) -> list[str]:
+def _compare_end(recorded: dict[str, Any], world: World) -> list[str]:
     """The recorded terminal reason against the replayed world's end (when the world itself ended the episode)."""
     from .episode import TERMINAL_REASONS
 
