@@ -51,6 +51,7 @@ def split_line(line: str) -> list[str]:
         else:
             if parts is None:
                 parts = []
+            assert kind is not None  # every alternative of _PIECE is a named group
             text = m.group(kind)
             if kind != "single" and "\\" in text:
                 text = _unescape(text, kind == "double")
@@ -66,8 +67,11 @@ def _unfinished(line: str, pos: int) -> str:
     ch = line[pos]
     if ch == "\\":
         return "No escaped character"
-    if ch == '"' and _DOUBLE_BODY.match(line, pos + 1).end() < len(line):
-        return "No escaped character"  # the text ends on a backslash inside the quotes
+    if ch == '"':
+        body = _DOUBLE_BODY.match(line, pos + 1)
+        assert body is not None  # the pattern matches the empty string
+        if body.end() < len(line):
+            return "No escaped character"  # the text ends on a backslash inside the quotes
     return "No closing quotation"
 
 

@@ -12,8 +12,8 @@ import math
 import shlex
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Literal, TypeVar
 
 import attrs
 
@@ -25,6 +25,8 @@ from .untrusted_json import loads_untrusted
 __all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
 
 _MISSING = attrs.NOTHING
+#: A command function, kept with its own signature by the decorators.
+F = TypeVar("F", bound=Callable[..., Any])
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
@@ -47,11 +49,11 @@ class Param:
 
     name: str
     flag: str
-    type: type
+    type: type[Any]
     help: str
     required: bool
     default: Any = None
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
@@ -136,9 +138,9 @@ class Param:
             self.validate(out, where)
         return out
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> dict[str, Any]:
         """This parameter as a JSON-schema property."""
-        prop: dict = {"type": _TYPE_NAMES[self.type], "description": self.help}
+        prop: dict[str, Any] = {"type": _TYPE_NAMES[self.type], "description": self.help}
         if self.choices is not None:
             prop["enum"] = list(self.choices)
         if self.minimum is not None:
@@ -223,7 +225,7 @@ class CommandSpec:
             lines.append(f"  {p.flag}: {p.help}{extra}{choices}")
         return "\n".join(lines)
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> dict[str, Any]:
         """An OpenAI-style function tool declaration for this command."""
         return {
             "type": "function",
@@ -239,7 +241,7 @@ class CommandSpec:
             },
         }
 
-    def bind_tokens(self, tokens: list[str], last_wins: bool = False) -> dict:
+    def bind_tokens(self, tokens: list[str], last_wins: bool = False) -> dict[str, Any]:
         """Parse ``--flag value`` tokens into validated keyword arguments.
 
         An option given twice is refused, or with ``last_wins`` takes its last value (as click does).
@@ -270,7 +272,7 @@ class CommandSpec:
             i += 1
         return self._complete(given)
 
-    def bind_json(self, args: Mapping[str, Any] | None) -> dict:
+    def bind_json(self, args: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validate a JSON argument object (from a tool call) into keyword arguments.
 
         A JSON text holding an object is accepted too (models often send one).
@@ -313,7 +315,7 @@ class CommandSpec:
         given = {k: names[k].coerce(v, self.name) for k, v in args.items() if v is not None}
         return self._complete(given)
 
-    def _complete(self, given: dict) -> dict:
+    def _complete(self, given: dict[str, Any]) -> dict[str, Any]:
         if len(given) == len(self.params):
             return given
         for p in self.params:
@@ -340,7 +342,7 @@ class CommandSpec:
         return f"Usage: {self.usage()}"
 
 
-def _params_from_signature(func: Callable, overrides: Mapping[str, Any]) -> tuple[Param, ...]:
+def _params_from_signature(func: Callable[..., Any], overrides: Mapping[str, Any]) -> tuple[Param, ...]:
     import inspect
 
     sig = inspect.signature(func)
@@ -415,15 +417,15 @@ class CommandSet:
         advances: bool = False,
         hidden: bool = False,
         counted: bool = True,
-        choices: Mapping[str, tuple] | None = None,
-    ) -> Callable[[Callable], Callable]:
+        choices: Mapping[str, tuple[Any, ...]] | None = None,
+    ) -> Callable[[F], F]:
         """Declare ``func`` as the command ``name``.
 
         ``counted`` commands use up a day-based world's daily action budget;
         observation-only or free commands pass ``counted=False``.
         """
 
-        def register(func: Callable) -> Callable:
+        def register(func: F) -> F:
             if name in self._specs:
                 raise ValueError(f"command {name!r} is declared twice")
             spec = CommandSpec(
@@ -484,7 +486,7 @@ class CommandSet:
     def __contains__(self, name: object) -> bool:
         return name in self._specs
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[CommandSpec]:
         return iter(self._specs.values())
 
     def visible(self) -> list[CommandSpec]:
@@ -500,7 +502,7 @@ class CommandSet:
                 return spec
         raise CommandError(f"Unknown tool '{tool}'.", self.suggest(str(tool).replace("_", " ")))
 
-    def parse(self, line: str) -> tuple[CommandSpec, dict]:
+    def parse(self, line: str) -> tuple[CommandSpec, dict[str, Any]]:
         """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
         if not isinstance(line, str):
             raise CommandError(f"A command must be text, got {type(line).__name__}.")
@@ -539,6 +541,6 @@ class CommandSet:
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())
 
-    def tool_schemas(self) -> list[dict]:
+    def tool_schemas(self) -> list[dict[str, Any]]:
         """Tool declarations for every visible command."""
         return [s.json_schema() for s in self.visible()]

@@ -7,22 +7,31 @@ import numbers
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
+
+if TYPE_CHECKING:
+    from attrs import AttrsInstance
 
 from .errors import ConfigError
 
 __all__ = ["config_from_dict", "config_to_dict", "load_toml", "dump_toml", "deep_merge", "in_range", "type_ok",
            "check_types", "check_config"]
 
-C = TypeVar("C")
+#: An attrs class (what nested_config registers).
+C = TypeVar("C", bound="AttrsInstance")
+#: Any config class: a PresetTable's is generic; config_from_dict checks that it is an attrs class.
+T = TypeVar("T")
 
 
-def in_range(low: float | None = None, high: float | None = None) -> Callable:
+Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+
+def in_range(low: float | None = None, high: float | None = None) -> Validator:
     """An attrs validator: ``low <= value <= high``, with a message naming both."""
 
-    def check(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is None:
             return
         if not isinstance(value, numbers.Real):  # text or a table where a number belongs: say so, not a TypeError
@@ -31,8 +40,9 @@ def in_range(low: float | None = None, high: float | None = None) -> Callable:
             raise ConfigError(f"{attribute.name}(={value!r}) must be a finite number")
         # Written so NaN fails: every comparison with NaN is false. A negative zero is below a range starting at 0
         # (numpy's uniform(-x, x) refuses x = -0.0).
-        if not ((low is None or value > low or (value == low and math.copysign(1.0, value) >= math.copysign(1.0, low)))
-                and (high is None or value <= high)):
+        num = cast(float, value)  # a numbers.Real: it compares with floats (typeshed's Real has no __gt__)
+        if not ((low is None or num > low or (num == low and math.copysign(1.0, num) >= math.copysign(1.0, low)))
+                and (high is None or num <= high)):
             bounds = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
             raise ConfigError(f"{attribute.name}(={value!r}) must lie in {bounds}")
 
@@ -119,12 +129,12 @@ def _type_name(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
-def config_to_dict(config: Any) -> dict:
+def config_to_dict(config: Any) -> dict[str, Any]:
     """A config as nested plain data (tuples become lists)."""
     return attrs.asdict(config)
 
 
-def deep_merge(base: Mapping, override: Mapping) -> dict:
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """``override`` laid over ``base``, tables merged key by key."""
     out = dict(base)
     for key, value in override.items():
@@ -135,17 +145,20 @@ def deep_merge(base: Mapping, override: Mapping) -> dict:
     return out
 
 
-def config_from_dict(cls: type[C], data: Mapping[str, Any]) -> C:
+def config_from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
     """Build a frozen attrs config from nested data, refusing unknown keys."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{cls.__name__} needs a table, got {type(data).__name__}")
-    fields = {f.name: f for f in attrs.fields(cls)}
+    attrs_cls: type = cls
+    if not attrs.has(attrs_cls):
+        raise ConfigError(f"{cls.__name__} is not an attrs config class")
+    fields = {f.name: f for f in attrs.fields(attrs_cls)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise ConfigError(
             f"unknown {cls.__name__} key(s): {', '.join(unknown)}; known keys: {', '.join(sorted(fields))}"
         )
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for name, value in data.items():
         ftype = fields[name].type
         nested = _attrs_class(ftype)
@@ -160,7 +173,7 @@ def config_from_dict(cls: type[C], data: Mapping[str, Any]) -> C:
         raise ConfigError(f"{cls.__name__}: {exc}") from None
 
 
-def _attrs_class(ftype: Any) -> type | None:
+def _attrs_class(ftype: Any) -> type[AttrsInstance] | None:
     if isinstance(ftype, type) and attrs.has(ftype):
         return ftype
     if isinstance(ftype, str):
@@ -168,7 +181,7 @@ def _attrs_class(ftype: Any) -> type | None:
     return None
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[AttrsInstance]] = {}
 
 
 def nested_config(cls: type[C]) -> type[C]:
@@ -177,7 +190,7 @@ def nested_config(cls: type[C]) -> type[C]:
     return cls
 
 
-def load_toml(path: str | Path) -> dict:
+def load_toml(path: str | Path) -> dict[str, Any]:
     """Read a TOML file into plain data.
 
     Raises:

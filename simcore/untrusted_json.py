@@ -61,7 +61,7 @@ def _check_depth(text: str, max_depth: int) -> None:
             depth -= 1
 
 
-def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict | None:
+def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any] | None:
     """The first JSON object written in a model's reply (prose around it allowed), else ``None``.
 
     Only the first :data:`MAX_REPLY_CHARS` characters are read. A reply nested deeper than ``max_depth`` from its
@@ -79,6 +79,7 @@ def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict | None:
         return None
     if text.count("[", pos) + text.count("{", pos) > max_depth and _deeper_than(text, pos, max_depth):
         return None
+    obj: dict[str, Any]  # text[pos] is "{": whatever decodes is an object with string keys
     while pos >= 0:
         try:
             obj, _ = _DECODER.raw_decode(text, pos)

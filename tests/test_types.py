@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -15,10 +14,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("simcore", "models", "agents", "analysis", "cli")
-
-# Files another change is rewriting right now; their errors are reported (as a warning) but do not fail the test. An
-# entry with no error left fails it, so that the exemption is removed as soon as it can be.
-PENDING = ("bizsim/simcore/commands.py", "bizsim/simcore/config.py", "bizsim/models/")
 
 
 def _stage(tmp_path: Path) -> Path:
@@ -55,11 +50,4 @@ def test_mypy_reports_no_errors(tmp_path: Path, pytestconfig: pytest.Config) -> 
         found = [line for line in text.splitlines() if ": error: " in line]
         assert found or 0 == code, f"mypy ({name}) failed without reporting an error (exit {code}):\n{text}"
         errors += [f"[{name}] {line}" for line in found]
-    pending = [e for e in errors if e.split("] ", 1)[1].startswith(PENDING)]
-    unexpected = [e for e in errors if e not in pending]
-    assert [] == unexpected, f"mypy reports {len(unexpected)} errors:\n" + "\n".join(unexpected)
-    clean = [p for p in PENDING if not any(e.split("] ", 1)[1].startswith(p) for e in pending)]
-    assert [] == clean, f"{clean} no longer have mypy errors: remove them from PENDING in {__file__}"
-    if pending:
-        warnings.warn(f"{len(pending)} mypy errors in files pending elsewhere (PENDING):\n" + "\n".join(pending),
-                      stacklevel=1)
+    assert [] == errors, f"mypy reports {len(errors)} errors:\n" + "\n".join(errors)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
@@ -268,7 +268,7 @@ def task_list(
     if status is not None and status not in TASK_STATUSES:
         raise CommandError(f"Invalid status: {status}. Valid: {list(TASK_STATUSES)}")
     owned = [t for t in world.tasks if t.accepted_at is not None and (status is None or t.status == status)]
-    owned.sort(key=lambda t: -t.accepted_at)
+    owned.sort(key=lambda t: -cast(int, t.accepted_at))  # owned tasks were accepted
     now = world.now_us
     rows = [
         {
@@ -278,7 +278,7 @@ def task_list(
             "client_name": t.client.name,
             "progress_pct": t.progress_pct(),
             "deadline": _iso(world, t.deadline),
-            "at_risk": t.status == "active" and now > t.deadline,
+            "at_risk": t.status == "active" and now > cast(int, t.deadline),  # accepted: deadline set
         }
         for t in owned
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import random
 from math import sqrt
+from collections.abc import Callable
 from typing import Literal
 
 import attrs
@@ -54,27 +55,47 @@ class Dist:
         """One draw; ``constant`` draws nothing."""
         return self.sampler()(rng)
 
-    def sampler(self):
+    def sampler(self) -> Sampler:
         """A fast function ``rng -> float`` making the same draws as :meth:`sample`."""
         return _sampler(self)
 
     def _draw(self, rng: random.Random) -> float:
         t = self.type
+        if t == "constant":
+            assert self.value is not None  # __attrs_post_init__ requires it
+            return self.value
+        # Every other family needs low and high (__attrs_post_init__ checks).
+        lo, hi = self.low, self.high
+        assert lo is not None and hi is not None
         if t == "triangular":
-            return max(self.low, min(self.high, rng.triangular(self.low, self.high, self.mode)))
+            assert self.mode is not None
+            return max(lo, min(hi, rng.triangular(lo, hi, self.mode)))
         if t == "beta":
-            return round(max(self.low, min(self.high, self.scale * rng.betavariate(self.alpha, self.beta))), 4)
+            assert self.alpha is not None and self.beta is not None
+            return round(max(lo, min(hi, self.scale * rng.betavariate(self.alpha, self.beta))), 4)
         if t == "normal":
-            return round(max(self.low, min(self.high, rng.gauss(self.mean, self.stdev))), 4)
-        if t == "uniform":
-            return rng.uniform(self.low, self.high)
-        return self.value
+            assert self.mean is not None and self.stdev is not None
+            return round(max(lo, min(hi, rng.gauss(self.mean, self.stdev))), 4)
+        return rng.uniform(lo, hi)
+
+
+Sampler = Callable[[random.Random], float]
 
 
 @functools.cache
-def _sampler(dist: Dist):
-    """A fast sampling function for a distribution, same draws as ``Dist._draw``."""
+def _sampler(dist: Dist) -> Sampler:
+    """A fast sampling function for a distribution, same draws as ``Dist._draw``.
+
+    Runs once per distribution (cached); ``__attrs_post_init__`` has already
+    checked that the family's parameters are set, so they are bound here once
+    as non-None locals and the draw functions carry no checks.
+    """
+    if dist.type == "constant":
+        value = dist.value
+        assert value is not None
+        return lambda rng: value
     lo, hi = dist.low, dist.high
+    assert lo is not None and hi is not None
     if dist.type == "triangular":
         mode = dist.mode
 
@@ -98,11 +119,9 @@ def _sampler(dist: Dist):
             return lo if v < lo else (hi if v > hi else v)
 
         return tri
-    if dist.type == "constant":
-        value = dist.value
-        return lambda rng: value
     if dist.type == "beta":
         alpha, beta, scale = dist.alpha, dist.beta, dist.scale
+        assert alpha is not None and beta is not None
 
         def beta_draw(rng: random.Random) -> float:
             return round(max(lo, min(hi, scale * rng.betavariate(alpha, beta))), 4)
@@ -110,12 +129,17 @@ def _sampler(dist: Dist):
         return beta_draw
     if dist.type == "normal":
         mean, stdev = dist.mean, dist.stdev
+        assert mean is not None and stdev is not None
 
         def normal_draw(rng: random.Random) -> float:
             return round(max(lo, min(hi, rng.gauss(mean, stdev))), 4)
 
         return normal_draw
-    return dist._draw
+
+    def uniform_draw(rng: random.Random) -> float:
+        return rng.uniform(lo, hi)
+
+    return uniform_draw
 
 
 def _tri(low: float, high: float, mode: float) -> Dist:

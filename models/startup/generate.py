@@ -49,7 +49,7 @@ def _reseed(rng: random.Random, seed: int, key: str) -> None:
     the rest of what that method does for an int seed.
     """
     _c_seed(rng, int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big"))
-    rng.gauss_next = None
+    rng.gauss_next = None  # type: ignore[attr-defined]  # typeshed omits Random.gauss_next (a real CPython attribute)
 
 
 def make_uid(seed: int, kind: str, n: int) -> str:

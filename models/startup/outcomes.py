@@ -23,7 +23,9 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
     for d, req in task.required.items():
         task.completed[d] = Decimal(req)
     task.completed_at = now
-    success = now <= task.deadline
+    deadline = task.deadline
+    assert deadline is not None  # a completing task was accepted, which set its deadline
+    success = now <= deadline
     world.deactivate(task)
     funds_delta = 0
     raises = 0
@@ -72,7 +74,7 @@ def complete_task(world: StartupWorld, task: Task) -> dict:
         bump_report = sum(int(e.salary_cents * cfg.salary_bump_pct) for e in task.assignees) if success else 0
     else:
         bump_report = raises
-    hours = (task.deadline - now) / 3_600_000_000
+    hours = (deadline - now) / 3_600_000_000
     return {
         "type": "task_completed",
         "task_id": task.uid,

@@ -102,7 +102,7 @@ class Task:
         self.advertised_reward_cents: int | None = None
         self._delta = delta
         self._boost = boost
-        self._late = late
+        self._late: Callable[[], tuple[Decimal, Decimal]] | None = late
         self.status = "market"
         self.market_slot = market_slot
         self.required = required
@@ -128,7 +128,9 @@ class Task:
         return self._boost if self._boost is not None else self._draw_late()[1]
 
     def _draw_late(self) -> tuple[Decimal, Decimal]:
-        self._delta, self._boost = pair = self._late()
+        late = self._late
+        assert late is not None  # only a task built without delta and boost reads them late
+        self._delta, self._boost = pair = late()
         return pair
 
     def progress_ratio(self) -> Decimal:
