@@ -58,7 +58,10 @@ class AgentDef:
         if options is not None:
             self.options = tuple(options)
         else:
-            params = list(inspect.signature(fn).parameters.values())[1:]
+            try:
+                params = list(inspect.signature(fn).parameters.values())[1:]
+            except (TypeError, ValueError):  # a callable without a signature: its options are its own business
+                params = []
             self.options = tuple(p.name for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD)
 
     def __call__(self, world: World, **options: Any) -> Process:
