@@ -42,23 +42,9 @@ def loads_untrusted(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def _check_depth(text: str, max_depth: int) -> None:
-    depth, in_string, escaped = 0, False, False
-    for pos, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "[" or ch == "{":
-            depth += 1
-            if depth > max_depth:
-                raise json.JSONDecodeError(f"Nesting deeper than {max_depth} levels", text, pos)
-        elif ch == "]" or ch == "}":
-            depth -= 1
+    pos = _too_deep_at(text, 0, max_depth)
+    if pos is not None:
+        raise json.JSONDecodeError(f"Nesting deeper than {max_depth} levels", text, pos)
 
 
 def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any] | None:
@@ -94,8 +80,15 @@ def first_object(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any] | None
 
 def _deeper_than(text: str, start: int, max_depth: int) -> bool:
     """Whether brackets outside strings nest deeper than ``max_depth`` in ``text[start:]`` (stray closers ignored)."""
+    return _too_deep_at(text, start, max_depth) is not None
+
+
+def _too_deep_at(text: str, start: int, max_depth: int) -> int | None:
+    """Where brackets outside strings first nest deeper than ``max_depth`` in ``text[start:]``, else ``None``
+    (stray closers are ignored: they make no text valid JSON, and must not buy depth for later openers)."""
     depth, in_string, escaped = 0, False, False
-    for ch in text[start:]:
+    for pos in range(start, len(text)):
+        ch = text[pos]
         if in_string:
             if escaped:
                 escaped = False
@@ -108,10 +101,10 @@ def _deeper_than(text: str, start: int, max_depth: int) -> bool:
         elif ch == "[" or ch == "{":
             depth += 1
             if depth > max_depth:
-                return True
+                return pos
         elif (ch == "]" or ch == "}") and depth:
             depth -= 1
-    return False
+    return None
 
 
 def nested_deeper(value: Any, max_depth: int = MAX_DEPTH) -> bool:
