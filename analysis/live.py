@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import threading
 from collections.abc import Mapping, Sequence
@@ -277,6 +278,7 @@ class LiveEpisode:
 
         ``... --help`` answers the help text without running anything, as a command-line program does.
         """
+        line = _clean(line)
         with self._lock:
             refused = self._precheck(line if isinstance(line, str) else None, "A command line must be text.")
             if refused is not None:
@@ -305,6 +307,7 @@ class LiveEpisode:
 
     def call_tool(self, name: Any, arguments: Mapping[str, Any] | str | None = None) -> CallOutcome:
         """Run one tool call: a tool name from :meth:`tools` and its arguments (a JSON object, or its text)."""
+        name, arguments = _clean(name), _clean(arguments)
         with self._lock:
             if isinstance(arguments, str):
                 text = arguments
@@ -318,7 +321,7 @@ class LiveEpisode:
                 return refused
             if isinstance(arguments, str):
                 try:
-                    arguments = loads_untrusted(arguments) if arguments.strip() else {}
+                    arguments = _clean(loads_untrusted(arguments)) if arguments.strip() else {}
                 except (ValueError, RecursionError) as exc:
                     return self._not_run(f"The tool arguments are not valid JSON: {exc}.", "Send one JSON object.")
             if arguments is not None and not isinstance(arguments, Mapping):
@@ -489,6 +492,25 @@ class LiveEpisode:
         return ", ".join(parts)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _clean(value: Any) -> Any:
+    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as ``?``,
+    in text, keys and nested values, as the LLM harness reads a model's arguments."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return _SURROGATE.sub("?", value)
+    if isinstance(value, Mapping):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
 def _clip(value: Any) -> str:
     text = value if isinstance(value, str) else repr(value)
     text = text[:MAX_CLIENT_NAME_CHARS]
@@ -523,7 +545,11 @@ def _hold(path: Path) -> _Held:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        holder = fh.read(32).strip()
         fh.close()
-        raise ConfigError(f"{str(path.parent)!r} is recording a live episode already (another serve or mcp holds "
+        raise ConfigError(f"{str(path.parent)!r} is recording a live episode already (process {holder or '?'} holds "
                           f"{LIVE_LOCK}); choose another directory") from None
+    fh.truncate(0)
+    fh.write(f"{os.getpid()}\n")  # who holds it, for the message above and for whoever must stop it
+    fh.flush()
     return _Held(fh)
