@@ -84,6 +84,8 @@ class _Handler(socketserver.BaseRequestHandler):
                     break
         except OSError:  # a client that went silent or away: nothing ran
             return
+        if not chunks:  # a connection that sent nothing (a readiness probe) is no call
+            return
         self._reply(handle_request(self.server.episode, b"".join(chunks)))
 
     def _reply(self, answer: dict[str, Any]) -> None:
@@ -93,6 +95,7 @@ class _Handler(socketserver.BaseRequestHandler):
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = 128  # clients waiting to connect while one is answered (they retry past it)
 
     def __init__(self, path: str, episode: LiveEpisode) -> None:
         self.episode = episode

@@ -1,8 +1,8 @@
 """The client side of ``bizsim serve``: send one command to the episode's socket, print its answer.
 
 This module uses the standard library only and imports nothing of bizsim: ``bizsim shim`` copies its source
-into the ``yc-bench`` program it writes, which starts with ``python -IS`` (isolated, no site packages) so each command
-an agent types costs a few milliseconds.
+into the ``yc-bench`` program it writes, which starts with ``python -IS`` (isolated, no site packages), so each
+command an agent types costs a few milliseconds.
 
 The wire: one request a connection, one JSON object (``{"line": "market browse --limit 5"}`` or
 ``{"argv": ["market", "browse", "--limit", "5"]}``, with an optional ``"client"`` name) followed by a newline;
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 from typing import Any
 
 __all__ = ["forward", "request"]
@@ -34,11 +35,18 @@ def request(socket_path: str, message: dict[str, Any], limit: int) -> dict[str, 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(TIMEOUT_S)
-        try:
-            sock.connect(socket_path)
-        except OSError as exc:
-            raise ServeError(f"no episode is served at {socket_path} ({exc.strerror or exc}); start one with "
-                             "`bizsim serve WORLD --out DIR`") from None
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            try:
+                sock.connect(socket_path)
+                break
+            except BlockingIOError:  # the server's queue of waiting clients is full: wait for a turn
+                if time.monotonic() > deadline:
+                    raise ServeError(f"the episode at {socket_path} is too busy") from None
+                time.sleep(0.01)
+            except OSError as exc:
+                raise ServeError(f"no episode is served at {socket_path} ({exc.strerror or exc}); start one with "
+                                 "`bizsim serve WORLD --out DIR`") from None
         sock.sendall(data)
         sock.shutdown(socket.SHUT_WR)
         chunks, size = [], 0
