@@ -18,6 +18,7 @@ the client's ``clientInfo`` is recorded as who played. Transports: stdio (the de
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -133,16 +134,86 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
 
 
 def _serve_stdio(episode: LiveEpisode) -> None:
-    import anyio
+    import asyncio
+
     from mcp.server.stdio import stdio_server
 
     server = build_server(episode)
 
     async def main() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        # The SDK reads and writes the standard streams through a worker thread, three hand-offs a call; the
+        # pipes are read by the event loop itself and written directly instead (a call costs half the time).
+        try:
+            stdin = await _StdinLines.open()
+        except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, another platform): the SDK's way
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            return
+        stdout = _StdoutLines()
+        try:
+            async with stdio_server(stdin, stdout) as (read, write):  # type: ignore[arg-type]
+                await server.run(read, write, server.create_initialization_options())
+        finally:
+            stdout.close()
 
-    anyio.run(main)
+    asyncio.run(main())
+
+
+class _StdinLines:
+    """The lines of standard input, read by the asyncio event loop (an async iterator of text)."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+
+    @classmethod
+    async def open(cls) -> _StdinLines:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=2**26)  # a line is one JSON-RPC message; the SDK bounds none either
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
+        return cls(reader)
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+
+class _StdoutLines:
+    """Standard output, written at once (the client reads its answers as they come).
+
+    The messages go to a private copy of file descriptor 1, which points at stderr meanwhile (as the SDK's own
+    transport does it), so a stray ``print`` cannot break the protocol.
+    """
+
+    def __init__(self) -> None:
+        sys.stdout.flush()
+        self.fd = os.dup(1)
+        self._saved = os.dup(1)
+        os.dup2(2, 1)
+
+    async def write(self, text: str) -> None:
+        import select
+
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            try:
+                data = data[os.write(self.fd, data):]
+            except BlockingIOError:  # standard input and output share one non-blocking file (a terminal)
+                select.select([], [self.fd], [])
+
+    async def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        os.close(self.fd)
 
 
 def _serve_http(episode: LiveEpisode, host: str, port: int) -> None:
