@@ -6,7 +6,7 @@ import json
 
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import LLMRunSpec, load, run_episode, run_llm
+from bizsim.analysis import RunSpec, load, run_episode, run_llm
 from bizsim.cli import main
 from bizsim.analysis.rundir import read_episode_logs
 from bizsim.analysis.verify import verify_run_dir
@@ -105,14 +105,14 @@ def test_bad_directories_are_a_clear_error(tmp_path, restarted, capsys):
 
 def test_llm_runs_verify_with_their_recorded_roles_and_caps(tmp_path, capsys):
     """The freelance auditor answers from llm_calls.jsonl; a run stopped by its turn cap ends without a command."""
-    run_llm(LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=24),
-                       out=str(tmp_path / "audited"), auditor="llm"), client=ScriptedClient(freelancer))
+    run_llm(RunSpec("freelance", agent="llm", seed=3, agent_options={"model": "scripted", "max_turns": 24, "auditor": "llm"}),
+            out=tmp_path / "audited", client=ScriptedClient(freelancer))
 
     def unknown_command_first(messages, tools):
         return calls("teleport --to moon") if len(messages) <= 2 else greedy_policy(messages, tools)
 
-    capped = run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=12), out=str(tmp_path / "capped")),
-                     client=ScriptedClient(unknown_command_first))
+    capped = run_llm(RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=12)),
+                     out=tmp_path / "capped", client=ScriptedClient(unknown_command_first))
     assert capped.terminal_detail is not None
     assert '"name":"?"' in (tmp_path / "capped" / "trajectory.jsonl").read_text()
     assert 0 == main(["verify", str(tmp_path / "audited"), str(tmp_path / "capped")])
