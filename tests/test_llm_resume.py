@@ -283,3 +283,24 @@ def test_a_resume_into_another_runs_directory_is_refused(tmp_path):
     for other in (attrs.evolve(spec, seed=2), attrs.evolve(spec, agent_options={"model": "scripted", "max_turns": 3})):
         with pytest.raises(ConfigError, match="holds another run"):
             execute(other, out=tmp_path, client=ScriptedClient(greedy_policy))
+
+
+def test_a_run_from_a_preset_file_resumes_from_any_directory(tmp_path, monkeypatch):
+    """A relative .toml preset is read once, into the spec's overrides: the resume needs neither the file nor the
+    working directory it was started from."""
+    (tmp_path / "lean.toml").write_text('extends = "default"\ninitial_funds_cents = 12_345_678\n')
+    monkeypatch.chdir(tmp_path)
+    spec = RunSpec("startup", "lean.toml", "llm", agent_options={"model": "scripted", "max_turns": 5})
+    assert {"initial_funds_cents": 12_345_678} == spec.overrides
+    whole = run_llm(spec, out=tmp_path / "whole", client=ScriptedClient(greedy_policy))
+    assert 12_345_678 == json.loads((tmp_path / "whole" / "run.json").read_text())["world_config"]["initial_funds_cents"]
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "run.json").write_bytes((tmp_path / "whole" / "run.json").read_bytes())
+    (cut / "llm_calls.jsonl").write_text("".join((tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(True)[:2]))
+    (tmp_path / "lean.toml").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = resume_llm(cut, client=ScriptedClient(greedy_policy))
+    assert 2 == again.replayed_calls and whole.to_dict() == again.to_dict()
