@@ -219,6 +219,26 @@ def line_break_agent(world):
     yield world.advance()
 
 
+def surrogate_agent(world):
+    """Sends lone surrogates in command lines and tool calls, accepted and refused ones, then plays."""
+    world.execute("scratchpad write --content 'a\ud800b'")
+    world.execute("market browse --limit 1\udfff")
+    world.execute("teleport \ud800")
+    world.execute_tool("scratchpad_append", {"content": "c\udc00"})
+    world.execute_tool("scratchpad_append\ud800", {"content\ud800": 1})
+    yield world.advance()
+
+
+def test_lone_surrogates_in_commands_replay_as_they_ran(tmp_path):
+    """A lone surrogate becomes U+FFFD before the world reads the line, so the log keeps the line that ran: its
+    replay accepts and refuses the same commands (an escaped form replayed as another, accepted command)."""
+    result = run_episode("startup", "default", surrogate_agent, seed=2, out=tmp_path / "run")
+    assert "a\ufffdb" == result.final_world.scratchpad
+    assert verify_run_dir(tmp_path / "run").ok
+    log = [line for _, line in result.final_world.command_log()]
+    assert "scratchpad write --content 'a\ufffdb'" in log and "teleport \ufffd" in log
+
+
 def test_an_honest_run_with_odd_line_breaks_in_its_commands_verifies(tmp_path):
     """Records are split at \\n only: command text with U+2028-class characters does not break verify."""
     run_episode("startup", "default", line_break_agent, seed=2, out=tmp_path / "run")
