@@ -28,6 +28,8 @@ def _canonical(value: Any, what: str) -> Any:
 
 
 def _dict(value: Any) -> dict:
+    if hasattr(value, "to_dict"):  # a settings object, e.g. the LLM agent's config: its options
+        return dict(value.to_dict())
     return dict(value or {})
 
 
@@ -46,7 +48,9 @@ class RunSpec:
         seed: the world seed.
         overrides: config values laid over the preset (nested tables merge),
             e.g. ``{"initial_funds_cents": 10_000_000}``.
-        agent_options: options bound to the agent.
+        agent_options: options bound to the agent (a table, or a settings object with ``to_dict()`` such as
+            :class:`~bizsim.agents.llm.LLMAgentConfig` for agent ``llm``; there the run's own ``auditor`` may
+            join them).
         label: how the preset variant is shown in tables (default: the preset
             name, plus the overrides when there are any). Not part of the run id.
         max_episodes: after a bankruptcy, start again on the same seed with the
@@ -146,14 +150,11 @@ class RunSpec:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
         world_config(self)
         if self.agent == "llm":
-            # Some options set the run, not the agent (the auditor, restarts): checked as `bizsim run` checks them.
-            from .llm_run import LLMRunSpec, split_sweep_options
+            from .llm_run import llm_settings, split_sweep_options
 
-            options, settings = split_sweep_options(self.agent_options)
-            if settings:
-                LLMRunSpec(world=self.world, **settings)
-                agent_factory(attrs.evolve(self, agent_options=options))
-                return
+            llm_settings(self)  # the run's own settings (auditor, max_episodes) too
+            agent_factory(attrs.evolve(self, agent_options=split_sweep_options(self.agent_options)[0]))
+            return
         agent_factory(self)
 
 

@@ -12,7 +12,7 @@ require_litellm()
 
 from bizsim.agents import greedy
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig
-from bizsim.analysis import LLMRunSpec, run_llm
+from bizsim.analysis import RunSpec, run_llm
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 
@@ -107,8 +107,8 @@ def test_a_model_that_never_resumes_still_finishes_the_year():
 def test_a_model_that_keeps_failing_ends_with_error_and_keeps_the_partial_run(tmp_path):
     """After N consecutive failures the run ends with status error; what happened before is on disk."""
     with LoopbackLLMServer(greedy_policy, faults=Faults({}, forever_from=6, kind="500")) as srv:
-        spec = LLMRunSpec(agent=LLMAgentConfig(model=FAST, api_base=srv.url, max_api_failures=4), out=str(tmp_path))
-        result = run_llm(spec, client=client(srv), sleep=lambda s: None)
+        spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model=FAST, api_base=srv.url, max_api_failures=4))
+        result = run_llm(spec, out=tmp_path, client=client(srv), sleep=lambda s: None)
         requests = srv.requests
     assert ("error", "api_failures") == (result.terminal_reason, result.terminal_detail)
     assert 6 + 4 == requests
