@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shlex
 import threading
 from collections.abc import Mapping, Sequence
@@ -52,7 +51,7 @@ from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTOR
 from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
-from bizsim.simcore.world import Status, World
+from bizsim.simcore.world import Status, World, scalar_text
 
 from .episode import TERMINAL_REASONS
 from .rundir import _remove_episode_logs, check_run_dir_free, make_output_dir
@@ -493,18 +492,11 @@ class LiveEpisode:
         return ", ".join(parts)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _clean(value: Any) -> Any:
-    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as ``?``,
-    in text, keys and nested values, as the LLM harness reads a model's arguments."""
+    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as U+FFFD,
+    in text, keys and nested values, as the world cleans a command line."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return _SURROGATE.sub("?", value)
+        return scalar_text(value)
     if isinstance(value, Mapping):
         return {_clean(k): _clean(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -116,6 +116,9 @@ def test_hostile_calls_are_refused_without_changing_the_run(tmp_path):
         ):
             assert (EXIT_USAGE, True) == (outcome.status, "error" in outcome.result)
         assert "" == episode.call_line("scratchpad read").result["content"]
+        # Lone surrogates (undecodable argv bytes, JSON escapes) reach the world as U+FFFD, so the log can hold them.
+        assert "a\ufffdb" == episode.call_argv(["scratchpad", "write", "--content", "a\udcffb"]).result["content"]
+        assert "\ufffd" == episode.call_tool("scratchpad_write", '{"content": "\\ud800"}').result["content"]
         episode.set_client("x" * 10_000, "\udcff")
         live = episode.result()["live"]
     assert (9, 200) == (live["calls_not_run"], len(live["clients"][0]["name"]))
