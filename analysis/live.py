@@ -40,7 +40,7 @@ import shlex
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 import attrs
 from bizsim.simcore.config import config_to_dict, dump_toml
@@ -57,7 +57,7 @@ from .episode import TERMINAL_REASONS
 from .rundir import _remove_episode_logs, check_run_dir_free, make_output_dir
 from .runspec import RunSpec, world_config
 
-__all__ = ["Budgets", "CallOutcome", "LiveEpisode", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE"]
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "LiveEpisode"]
 
 #: A call that ran (exit status 0, as the reference's CLI exits).
 EXIT_OK = 0
@@ -91,7 +91,8 @@ class Budgets:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name}(={value!r}) must be an integer >= 1 (or unset)")
-        if self.max_cost_usd is not None and not (isinstance(self.max_cost_usd, (int, float)) and self.max_cost_usd >= 0):
+        cost = self.max_cost_usd
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0):
             raise ConfigError(f"max_cost_usd(={self.max_cost_usd!r}) must be a number >= 0 (or unset)")
         if isinstance(self.max_call_chars, bool) or not isinstance(self.max_call_chars, int) or not (
                 16 <= self.max_call_chars <= MAX_CALL_CHARS):
@@ -356,7 +357,7 @@ class LiveEpisode:
                 self._lockfile.close()
             return self.result()
 
-    def __enter__(self) -> LiveEpisode:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

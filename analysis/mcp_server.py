@@ -37,7 +37,7 @@ RESULT_URI = "bizsim://result"
 
 def build_server(episode: LiveEpisode) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) whose tools, prompt and resources play ``episode``."""
-    import mcp.types as types
+    from mcp import types
     from mcp.server.lowlevel import Server
 
     world = episode.world
@@ -159,6 +159,11 @@ def _serve_stdio(episode: LiveEpisode) -> None:
     asyncio.run(main())
 
 
+#: The longest message read from standard input: one call is at most MAX_CALL_CHARS characters, as JSON (escaped)
+#: a few times that; longer lines are dropped.
+_MAX_LINE_BYTES = 16 * 2**20
+
+
 class _StdinLines:
     """The lines of standard input, read by the asyncio event loop (an async iterator of text)."""
 
@@ -170,7 +175,7 @@ class _StdinLines:
         import asyncio
 
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=2**26)  # a line is one JSON-RPC message; the SDK bounds none either
+        reader = asyncio.StreamReader(limit=_MAX_LINE_BYTES)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
         return cls(reader)
 
@@ -178,7 +183,10 @@ class _StdinLines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self.reader.readline()
+        try:
+            line = await self.reader.readline()
+        except ValueError:  # a line past the limit: dropped (its rest reads as more bad lines), answered as bad JSON
+            return "\n"
         if not line:
             raise StopAsyncIteration
         return line.decode("utf-8", "replace")

@@ -37,8 +37,8 @@ from bizsim.cli.shell_client import request
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.limits import MAX_SOCKET_MESSAGE_BYTES
-
 from calibration import machine_line  # benchmarks/calibration.py
+
 from tests._greedy_client import argv_of, play_greedy, play_greedy_async
 
 BIZSIM = [sys.executable, "-m", "bizsim.cli"]
@@ -180,7 +180,8 @@ def main() -> None:
                 rows.setdefault("yc-bench shim: one command typed, process start included (ms)", []).append(typed)
     width = max(map(len, rows))
     for label, values in rows.items():
-        print(f"{label.ljust(width)}  {statistics.median(values):8.2f}   (runs: {', '.join(f'{v:.2f}' for v in values)})")
+        runs = ", ".join(f"{v:.2f}" for v in values)
+        print(f"{label.ljust(width)}  {statistics.median(values):8.2f}   (runs: {runs})")
     print(machine_line())
 
 

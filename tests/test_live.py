@@ -80,9 +80,9 @@ def test_a_killed_process_leaves_a_verifiable_directory(tmp_path):
 
 def test_a_second_episode_on_an_open_directory_is_refused(tmp_path):
     """Two live episodes never record into one directory, even with overwrite."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run"):
-        with pytest.raises(ConfigError, match="recording a live episode already"):
-            LiveEpisode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run"), pytest.raises(
+            ConfigError, match="recording a live episode already"):
+        LiveEpisode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
     with pytest.raises(ConfigError, match="already holds a run"):
         LiveEpisode("startup", "default", 1, out=tmp_path / "run")
 
@@ -160,3 +160,38 @@ def test_overrides_and_every_registered_world(tmp_path):
             for _ in range(3):
                 episode.call_tool(episode.advance_command.replace(" ", "_"), {})
         assert verify_run_dir(tmp_path / name).ok, name
+
+
+def test_the_command_line_stays_lazy(tmp_path):
+    """`bizsim --help` and a baseline run load no MCP SDK, web server or live-episode code; `bizsim do` no world."""
+    from .test_cli_imports import _modules_after
+
+    surfaces = ("mcp", "uvicorn", "starlette", "anyio", "bizsim.analysis.live", "bizsim.analysis.mcp_server",
+                "bizsim.analysis.shell_session")
+    for argv in (["--help"], ["run", "startup", "--agent", "greedy", "--out", str(tmp_path / "r")]):
+        loaded = _modules_after(
+            "import contextlib, io\nfrom bizsim.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main({argv!r})")
+        assert [] == [m for m in loaded if m.startswith(surfaces)], argv
+    loaded = _modules_after(
+        "import contextlib, io\nfrom bizsim.cli import main\n"
+        "with contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    main(['do', '--run', {str(tmp_path)!r}, 'company status'])")
+    assert [] == [m for m in loaded if m.startswith(("simpy", "numpy", "bizsim.models", "bizsim.analysis", *surfaces))]
+
+
+def test_command_line_options_of_the_live_surfaces(tmp_path, capsys):
+    """--set nests dotted keys and reads JSON; a bad world, seed or pair is one error line and exit status 2."""
+    from bizsim.cli import main
+    from bizsim.cli.live import _overrides
+
+    assert {"a": {"b": 3, "c": "x"}, "d": [1]} == _overrides(["a.b=3", "a.c=x", "d=[1]"])
+    for argv, message in (
+        (["mcp", "nosuchworld", "--out", str(tmp_path / "a")], "unknown world"),
+        (["serve", "startup", "--seed", "-1", "--out", str(tmp_path / "b")], "--seed(=-1) must be >= 0"),
+        (["serve", "startup", "--set", "novalue", "--out", str(tmp_path / "c")], "must look like KEY=VALUE"),
+        (["shim", str(tmp_path / "bin"), "--run", str(tmp_path), "--name", "../x"], "plain file name"),
+    ):
+        assert 2 == main(argv)
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
