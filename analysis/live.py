@@ -143,6 +143,8 @@ class LiveEpisode:
         budgets: the episode's :class:`Budgets`.
         overwrite: replace a finished run already in ``out`` (an LLM run, or a live episode still open, never).
         fsync: also ``fsync`` the logs after every call (survives power loss, not just a kill; slower).
+        metadata: JSON-able facts about the run kept in ``result.json`` under ``live.metadata`` (an Inspect
+            sample's id, the harness's log); :meth:`add_metadata` adds more later.
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -162,6 +164,7 @@ class LiveEpisode:
         budgets: Budgets | None = None,
         overwrite: bool = False,
         fsync: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = RunSpec(world, preset, agent or surface, seed, overrides=dict(overrides or {}))
         self.surface = str(surface)
@@ -181,6 +184,8 @@ class LiveEpisode:
             self.cost_usd: float | None = None
             self.clients: list[dict[str, str | None]] = []
             self.other_clients = 0
+            self.metadata: dict[str, Any] = {}
+            self.add_metadata(**dict(metadata or {}))
             self.stopped: str | None = None  # why the surface ended the episode (a budget, the client leaving)
             self.closed = False
             self._written = 0  # trajectory records already in trajectory.jsonl
@@ -259,6 +264,21 @@ class LiveEpisode:
             else:
                 self.clients.append(entry)
             if not self.closed:
+                self._write_result()
+
+    def add_metadata(self, **facts: Any) -> None:
+        """Keep JSON-able facts in ``result.json`` (``live.metadata``), e.g. ``add_metadata(sample_id="s1")``.
+
+        Raises:
+            ConfigError: a value is not JSON data.
+        """
+        try:
+            facts = json.loads(json.dumps(facts, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"metadata must be JSON data: {exc}") from None
+        with self._lock:
+            self.metadata.update(facts)
+            if getattr(self, "_result", None) is not None and not self.closed:
                 self._write_result()
 
     def report_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None) -> None:
@@ -478,7 +498,7 @@ class LiveEpisode:
                             "max_cost_usd": self.budgets.max_cost_usd, "max_call_chars": self.budgets.max_call_chars},
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "cost_usd": self.cost_usd},
-                "overrides": self.spec.overrides,
+                "overrides": self.spec.overrides, "metadata": self.metadata,
             },
         }
         return body

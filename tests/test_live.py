@@ -149,9 +149,15 @@ def test_overrides_and_every_registered_world(tmp_path):
     """Any registered world opens with overrides; its advance command is among its tools; the run verifies."""
     from bizsim.simcore.registry import registered
 
-    with LiveEpisode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456}) as ep:
+    with LiveEpisode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456},
+                     metadata={"sample": 1}) as ep:
         assert 123_456 == ep.call_line("company status").result["funds_cents"]
         assert "custom" == ep.result()["preset"]
+        ep.add_metadata(log="eval.json")
+        with pytest.raises(ConfigError, match="JSON data"):
+            ep.add_metadata(bad=object())
+    assert {"sample": 1, "log": "eval.json"} == json.loads((tmp_path / "s" / "result.json").read_text())["live"][
+        "metadata"]
     assert verify_run_dir(tmp_path / "s").ok
     for name in registered():
         with LiveEpisode(name, "default", 3, out=tmp_path / name) as episode:

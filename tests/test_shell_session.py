@@ -124,12 +124,15 @@ def test_do_prints_json_and_exits_as_the_reference_cli(served, tmp_path):
     subprocess.run([*BIZSIM, "shim", str(tmp_path / "bin"), "--run", str(out)], check=True, capture_output=True)
     hostile = "$(touch owned); `touch owned` 'q\" \\ && rm -rf ."
     wrote = subprocess.run([str(tmp_path / "bin" / "yc-bench"), "scratchpad", "write", "--content", hostile],
-                           cwd=tmp_path, capture_output=True, text=True, check=False)
+                           cwd=tmp_path, capture_output=True, text=True, check=False,
+                           env={**os.environ, "BIZSIM_CLIENT": "my-agent 2.0"})
     assert (0, hostile) == (wrote.returncode, json.loads(wrote.stdout)["content"])
     assert not (tmp_path / "owned").exists()
     helped = subprocess.run([str(tmp_path / "bin" / "yc-bench"), "task", "accept", "--help"], capture_output=True,
                             text=True, check=False)
     assert (0, True) == (helped.returncode, helped.stdout.startswith("task accept --task-id"))
+    clients = [c["name"] for c in json.loads((out / "result.json").read_text())["live"]["clients"]]
+    assert ["bizsim do", "my-agent 2.0", "yc-bench"] == clients
 
 
 def test_concurrent_clients_are_answered_one_at_a_time(served):
