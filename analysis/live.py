@@ -8,12 +8,18 @@ or one tool call (:meth:`~LiveEpisode.call_tool`) at a time through the kernel's
 
 - ``config.toml`` is written when the episode opens;
 - the new records of ``trajectory.jsonl`` and ``commands.jsonl`` are appended after each call;
-- ``result.json`` is then rewritten whole (a temporary file and a rename).
+- ``result.json`` is then replaced whole (:class:`~bizsim.simcore.files.SwappedFile`: the next version is written
+  beside it and renamed over it), compact while the episode is open, indented once it is closed.
 
 So after every answered call, after the client went away and after the process was killed between two calls,
 the directory holds the run up to the last answered call and ``bizsim verify DIR`` passes on it. (A kill that
-lands inside the three writes of one call, a few microseconds, leaves that call's log lines without the
+lands inside the writes of one call, some microseconds, can leave that call's log lines without the
 ``result.json`` that counts them: the call was never answered; ``verify`` then reports the difference.)
+``result.json`` is a baseline run's (``agent`` is the surface's name) plus ``live``: the surface, the clients
+that reported themselves, counters, budgets, usage, overrides, metadata, and ``open``.
+
+A call's :class:`CallOutcome` carries its exit status as YC-Bench's command line exits: 0 it ran, 1 the world
+refused it, 2 nothing ran (not a command, bad arguments, too long, a hidden command, the episode is over).
 
 Budgets and refusals are the LLM harness's: a turn is one call here (the client's model calls are not seen);
 ``max_turns`` (default: the world config's ``max_turns`` when it has one), ``max_tokens_total`` and

@@ -201,3 +201,22 @@ def test_command_line_options_of_the_live_surfaces(tmp_path, capsys):
         assert 2 == main(argv)
         assert message in capsys.readouterr().err
     assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+
+
+def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(tmp_path):
+    """Each write replaces the file at once (its two hidden halves take turns); close leaves one plain file."""
+    import doctest
+
+    import bizsim.analysis.live
+    from bizsim.simcore.files import SwappedFile
+
+    target = tmp_path / "result.json"
+    swapped = SwappedFile(target)
+    for text in ("{}\n", '{"a": 1}\n', "[]\n"):
+        swapped.write(text)
+        assert text == target.read_text()
+    assert 2 == os.stat(target).st_nlink  # one of the hidden halves is the same file
+    swapped.close('{"final": true}\n')
+    assert ('{"final": true}\n', 1, ["result.json"]) == (
+        target.read_text(), os.stat(target).st_nlink, [p.name for p in tmp_path.iterdir()])
+    assert 0 == doctest.testmod(bizsim.analysis.live).failed
