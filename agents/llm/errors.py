@@ -12,7 +12,14 @@ class ModelError(BizSimError):
 
 
 class TransientModelError(ModelError):
-    """A failure worth retrying: timeout, connection error, 429, 5xx, an answer without choices."""
+    """A failure worth retrying: timeout, connection error, 429, 5xx, an answer without choices.
+
+    ``retry_after_s`` is how long the endpoint asked to be left alone (a 429's ``Retry-After``), if it said.
+    """
+
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class FatalModelError(ModelError):

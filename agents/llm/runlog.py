@@ -13,9 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import cut_torn_tail
 from bizsim.simcore.layout import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
+from bizsim.simcore.limits import MAX_RUN_LOG_BYTES, read_text_file
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 __all__ = [
     "AGENT_COMMANDS",
@@ -76,21 +79,30 @@ class JsonlWriter:
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
-    """The records of a JSON-lines file; a torn last line (a crash mid-write) is skipped."""
+    """The records of a run's JSON-lines file; a torn last line (a crash mid-write) is skipped.
+
+    The file may have been edited by anyone who could write the run directory: a file past
+    :data:`MAX_RUN_LOG_BYTES`, one that is not UTF-8, a line that is not a JSON object (or nests deeper than
+    untrusted JSON may) is a :class:`ConfigError` naming the file and line.
+    """
     p = Path(path)
     if not p.exists():
         return []
+    text = read_text_file(p, p.name, MAX_RUN_LOG_BYTES)
     out = []
-    lines = p.read_text(encoding="utf-8").split("\n")
+    lines = text.split("\n")
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
+            record = loads_untrusted(line)
+        except json.JSONDecodeError as exc:
             if i == len(lines) - 1:
                 break  # torn tail
-            raise
+            raise ConfigError(f"{str(p)!r} line {i + 1} is not JSON ({exc.msg}); the run log was damaged") from None
+        if not isinstance(record, dict):
+            raise ConfigError(f"{str(p)!r} line {i + 1} is a JSON {type(record).__name__}, not a record")
+        out.append(record)
     return out
 
 
