@@ -119,6 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`bizsim list | head`): nothing left to say
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a folder that went away: what was written before stays as it was
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"bizsim: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace) -> int:

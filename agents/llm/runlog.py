@@ -6,6 +6,7 @@ line is ignored on reading and cut off before the next append.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -68,14 +69,21 @@ class JsonlWriter:
 
     def write(self, record: Any) -> None:
         """Append one record and hand it to the OS."""
-        self._fh.write(_dumps(record) + "\n")
-        self._fh.flush()
-        if self.fsync:
-            os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(_dumps(record) + "\n")
+            self._fh.flush()
+            if self.fsync:
+                os.fsync(self._fh.fileno())
+        except OSError as exc:
+            if exc.filename is None:  # a full disk: name the file (a torn record is cut off on the next open)
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+            raise
 
     def close(self) -> None:
         """Close the file (records are already flushed)."""
-        self._fh.close()
+        # Only a record whose write failed (a full disk) can still sit in the buffer: it is torn, not lost.
+        with contextlib.suppress(OSError):
+            self._fh.close()
 
 
 def read_jsonl(path: str | Path) -> list[dict]:
