@@ -163,7 +163,9 @@ class LoopbackLLMServer:
         if fault == "timeout":
             time.sleep(self.timeout_sleep_s)
             return 200, b"{}", fault
-        if fault in ("429", "500", "503", "401", "404"):
+        if fault == "401":  # as providers do, the refusal quotes the key it was given
+            return 401, _error(f"injected 401: incorrect API key provided: {auth.removeprefix('Bearer ')}"), fault
+        if fault in ("429", "500", "503", "404"):
             return int(fault), _error(f"injected {fault}"), fault
         if fault is not None and fault.startswith("429 retry-after "):  # e.g. "429 retry-after 7" or an HTTP date
             return 429, _error(f"injected {fault}"), fault

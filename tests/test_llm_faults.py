@@ -179,3 +179,27 @@ def test_negative_token_counts_stop_the_run_instead_of_lowering_its_cost():
     assert (Status.ERROR, "api_error") == (world.status, world.terminal_detail)
     assert 1 == agent.total.turns and agent.total.prompt_tokens > 0
     assert "prompt_tokens=-5 is not a token count" in agent.episodes[-1]["message"]
+
+
+def test_a_key_the_endpoint_echoes_is_masked_in_every_record(tmp_path, monkeypatch):
+    """An endpoint that repeats the key (in its reply, in its error text) gets *** in the run's logs and in the
+    sweep's error record: nothing bizsim writes holds the key."""
+    from bizsim.analysis import sweep
+
+    monkeypatch.setenv("BIZSIM_ECHO_KEY", KEY)
+
+    def echo(messages, tools):
+        reply = greedy_policy(messages, tools)
+        return {**reply, "content": f"my key is {KEY}"}
+
+    with LoopbackLLMServer(echo, faults=Faults({3: "401"})) as srv:
+        spec = RunSpec("startup", agent="llm", agent_options={
+            "model": FAST, "api_base": srv.url, "api_key_env": "BIZSIM_ECHO_KEY", "max_turns": 6})
+        result = run_llm(spec, out=tmp_path / "run", client=client(srv))
+        sweep([spec], tmp_path / "sweep", backend="serial", progress=False)
+    assert "api_error" == result.terminal_detail and "incorrect API key provided: ***" in result.llm["episodes"][-1]["message"]
+    assert any(KEY in a for a in srv.auth_headers)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "llm_calls.jsonl" for p in written)
+    assert [] == [p for p in written if KEY.encode() in p.read_bytes()]
+    assert "my key is ***" in (tmp_path / "run" / "llm_calls.jsonl").read_text()

@@ -21,6 +21,8 @@ from bizsim.simcore.layout import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
 from bizsim.simcore.limits import MAX_RUN_LOG_BYTES, read_text_file
 from bizsim.simcore.untrusted_json import loads_untrusted
 
+from .errors import scrub
+
 __all__ = [
     "AGENT_COMMANDS",
     "LLM_CALLS",
@@ -57,10 +59,14 @@ class JsonlWriter:
         path: the file; created if missing, appended to otherwise.
         fsync: also ``fsync`` each record (survives power loss, costs ~ms).
         truncate: start the file empty instead of appending.
+        secrets: strings written as ``***`` wherever they occur (API keys).
     """
 
-    def __init__(self, path: str | Path, *, fsync: bool = False, truncate: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, fsync: bool = False, truncate: bool = False, secrets: tuple[str | None, ...] = ()
+    ) -> None:
         self.path = Path(path)
+        self.secrets = secrets
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not truncate:
             cut_torn_tail(self.path)
@@ -70,7 +76,10 @@ class JsonlWriter:
     def write(self, record: Any) -> None:
         """Append one record and hand it to the OS."""
         try:
-            self._fh.write(_dumps(record) + "\n")
+            line = _dumps(record)
+            if self.secrets:
+                line = scrub(line, self.secrets)  # an endpoint that echoes the key gets *** in the log
+            self._fh.write(line + "\n")
             self._fh.flush()
             if self.fsync:
                 os.fsync(self._fh.fileno())
