@@ -27,8 +27,10 @@ from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.watch import watch
 from bizsim.simcore.world import World
 
@@ -217,16 +219,22 @@ def _spec_of(data: Mapping[str, Any]) -> RunSpec:
 def load_run_spec(path: str | Path) -> tuple[RunSpec, dict]:
     """The spec of an LLM run directory, and the whole ``run.json``."""
     p = Path(path, RUN_SPEC)
+    if not p.exists() and not p.is_symlink():
+        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}") from None
+        data = loads_untrusted(read_text_file(p, RUN_SPEC, MAX_CONFIG_FILE_BYTES))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{str(p)!r} is not JSON ({exc.msg}, line {exc.lineno}); the run directory was damaged") from None
     if not isinstance(data, dict) or data.get("kind") != "llm":
         kind = data.get("kind") if isinstance(data, dict) else None
         raise ConfigError(f"{str(p)!r} does not describe an LLM run (kind {kind!r}); only LLM runs resume")
+    if not isinstance(data.get("resumes", []), list):
+        raise ConfigError(f"{str(p)!r} has resumes of type {type(data['resumes']).__name__}, not a list")
     try:
         return _spec_of(data), data
-    except (KeyError, TypeError, ValueError) as exc:
+    except ConfigError as exc:
+        raise ConfigError(f"{str(p)!r}: {exc}") from None
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ConfigError(f"{str(p)!r} is not a run spec bizsim wrote: {type(exc).__name__}: {exc}") from None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_INT
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
@@ -75,8 +76,8 @@ class RunSpec:
         from bizsim.simcore.registry import world_spec
 
         object.__setattr__(self, "world", world_spec(self.world).name)
-        if self.seed < 0:
-            raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if not 0 <= self.seed <= MAX_INT:
+            raise ConfigError(f"seed(={self.seed}) must be from 0 to {MAX_INT} (64 bits)")
         if self.max_episodes < 1:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):

@@ -79,6 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
     shell.add_argument("world")
     shell.add_argument("--seed", type=int, default=1)
     shell.add_argument("--preset", default="default")
+    shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
@@ -126,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`bizsim list | head`): nothing left to say
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a folder that went away: what was written before stays as it was
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"bizsim: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -341,28 +346,18 @@ def _print_summary(result: Any, out: str | None) -> None:
 def _shell(args: argparse.Namespace) -> int:
     from bizsim.simcore.driver import Driver
 
+    from .shell import run_shell
+
     world = world_spec(args.world).make(args.preset, args.seed)
     driver = Driver(world)
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print(f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, 'quit' to leave.")
-    while not driver.done:
-        if interactive:
-            obs = world.observation()
-            funds = obs.get("funds_cents")
-            prompt = f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
-        else:
-            prompt = ""
-        try:
-            line = input(prompt)
-        except EOFError:
-            break
-        line = line.strip()
-        if not line:
-            continue
-        if line in ("quit", "exit"):
-            break
-        print(json.dumps(driver.send(line), indent=2))
+
+    def prompt() -> str:
+        funds = world.observation().get("funds_cents")
+        return f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
+
+    banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
+              "'json' for the last answer in full, 'quit' to leave.")
+    run_shell(world, driver.send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
     if driver.done:
         print(f"episode ended: {world.status.value}")
     return 0
@@ -385,7 +380,6 @@ def world_spec(name: str) -> Any:
     from bizsim.simcore.registry import world_spec as find
 
     return find(name)
-
 
 
 def _version() -> str:
