@@ -1,0 +1,184 @@
+"""The fidelity report of an import: what the reference run recorded against what bizsim's replay gave.
+
+Compared: turns, terminal reason, final funds, task successes and failures,
+the funds and time each turn began with, and every command's result (the
+first 500 characters the rollout keeps, ids masked). The first command whose
+result differs is shown with both results. Same-instant task completions
+are taken in a random order by the reference (its event ids), so a
+difference at or after a resume that completed several tasks at once is
+flagged as possibly explained by that order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .rollout import RESULT_CHARS, Rollout, Turn
+
+__all__ = ["fidelity_report", "format_report", "recorded_outcome"]
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_TIME = re.compile(r"(?i)current[ _]time\**:\**\s*([0-9T:.\-]+)")
+_FUNDS = re.compile(r"(?i)funds\**:\**\s*(-?)\$(-?)([\d,]+\.\d\d)(?:\s*\((-?\d+) cents\))?")
+_DELTA = re.compile(r'\\"balance_delta\\": (-?\d+)')
+_DONE = re.compile(r'\\"type\\": \\"task_completed\\".{0,400}?\\"success\\": (true|false)', re.S)
+_RESUME = "yc-bench sim resume"
+
+
+def _header(text: str | None) -> tuple[str | None, int | None]:
+    """``(time, funds in cents)`` a turn's status message shows."""
+    if not text:
+        return None, None
+    t = _TIME.search(text)
+    f = _FUNDS.search(text)
+    funds = None
+    if f:
+        if f.group(4) is not None:
+            funds = int(f.group(4))
+        else:
+            cents = int(f.group(3).replace(",", "").replace(".", ""))
+            funds = -cents if (f.group(1) or f.group(2)) else cents
+    return (t.group(1) if t else None), funds
+
+
+def _mask(text: str) -> str:
+    return _UUID.sub("<id>", text)
+
+
+def _outcomes(texts: Sequence[str]) -> tuple[int, int]:
+    ok = bad = 0
+    for text in texts:
+        for m in _DONE.finditer(text):
+            ok, bad = (ok + 1, bad) if m.group(1) == "true" else (ok, bad + 1)
+    return ok, bad
+
+
+def recorded_outcome(rollout: Rollout) -> dict[str, Any]:
+    """The outcome the rollout records (or lets one derive), with where each figure comes from."""
+    turns = [t for e in rollout.episodes for t in e.turns]
+    texts = [c.recorded or "" for t in turns for c in t.calls if c.command.startswith(_RESUME)]
+    clipped = sum(1 for t in turns for c in t.calls if c.recorded is not None and len(c.recorded) >= RESULT_CHARS)
+    ok, bad = _outcomes(texts)
+    final, source = None, "not recorded"
+    last = turns[-1] if turns else None
+    if last is not None and last.funds_cents is not None:
+        final, source = last.funds_cents, "the transcript's funds after the last turn"
+    elif last is not None:
+        _, start = _header(last.user_input)
+        deltas = [int(m.group(1)) for c in last.calls if c.command.startswith(_RESUME)
+                  for m in [_DELTA.search(c.recorded or "")] if m]
+        if start is not None and (deltas or not any(c.command.startswith(_RESUME) for c in last.calls)):
+            final = start + sum(deltas)
+            source = "funds at the start of the last turn plus its resumes' balance_delta"
+    return {
+        "turns": len(turns), "episodes": len(rollout.episodes), "terminal_reason": rollout.terminal_reason,
+        "final_funds_cents": final, "final_funds_source": source,
+        "tasks_succeeded": ok, "tasks_failed": bad,
+        "tasks_counted_from": f"the {len(texts)} recorded resume results ({clipped} results of all commands are cut "
+                              f"at {RESULT_CHARS} characters, so these counts are lower bounds)",
+        "month_end_funds_cents": None,
+        "month_end_note": "the reference's rollout records funds only at turn starts, not at month ends",
+    }
+
+
+def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, list[str] | None]],
+                    result: dict[str, Any], unused: dict[int, int], world_note: str | None) -> dict[str, Any]:
+    """Compare a rollout with its replay (``served``: what the replay client saw per call)."""
+    recorded = recorded_outcome(rollout)
+    replay = {
+        "turns": len(served), "episodes": len(result.get("episodes") or [result]),
+        "terminal_reason": result.get("terminal_reason"), "terminal_detail": result.get("terminal_detail"),
+        "final_funds_cents": result.get("final_funds_cents"),
+        "tasks_succeeded": result.get("tasks_succeeded"), "tasks_failed": result.get("tasks_failed"),
+        "month_end_funds_cents": result.get("month_end_funds_cents"),
+    }
+    first_status = None
+    for ep, turn, user, _ in served:
+        want, got = _header(turn.user_input), _header(user)
+        if turn.user_input is not None and want != got:
+            first_status = {"episode": ep, "turn": turn.number, "recorded": {"time": want[0], "funds_cents": want[1]},
+                            "replayed": {"time": got[0], "funds_cents": got[1]}}
+            break
+    first, ties = _first_difference(served)
+    funds_match = recorded["final_funds_cents"] is not None and recorded["final_funds_cents"] == replay["final_funds_cents"]
+    report = {
+        "source": rollout.source, "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
+        "world_note": world_note, "recorded": recorded, "replay": replay,
+        "final_funds_match": funds_match if recorded["final_funds_cents"] is not None else None,
+        "first_status_difference": first_status, "first_command_difference": first,
+        "unused_recorded_turns": {str(k): v for k, v in unused.items()},
+        "same_instant_completions_before_difference": ties,
+    }
+    report["verdict"] = _verdict(report)
+    return report
+
+
+def _first_difference(served: Sequence[tuple[int, Turn, str, list[str] | None]]) -> tuple[dict | None, list[dict]]:
+    ties: list[dict] = []
+    for ep, turn, _, texts in served:
+        for i, call in enumerate(turn.calls):
+            ours = texts[i] if texts is not None and i < len(texts) else None
+            if ours is not None and call.command.startswith(_RESUME):
+                done = _completions(ours)
+                if len(done) >= 2:
+                    ties.append({"episode": ep, "turn": turn.number, "tasks": done})
+            if call.recorded is None or ours is None:
+                continue
+            if _mask(call.recorded) != _mask(ours[:RESULT_CHARS]):
+                return {"episode": ep, "turn": turn.number, "call": i + 1, "command": call.command,
+                        "recorded": call.recorded, "replayed": ours[:RESULT_CHARS]}, ties
+    return None, ties
+
+
+def _completions(text: str) -> list[str]:
+    """Titles (or ids) of the tasks one replayed resume completed."""
+    try:
+        stdout = json.loads(json.loads(text)["stdout"])
+        events = stdout.get("wake_events") or []
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return []
+    return [str(e.get("task_title") or e.get("task_id")) for e in events
+            if isinstance(e, dict) and e.get("type") == "task_completed"]
+
+
+def _verdict(report: dict[str, Any]) -> str:
+    if report["world_note"]:
+        return "different world: " + report["world_note"]
+    first = report["first_command_difference"]
+    if first is None and report["final_funds_match"] is not False and not report["unused_recorded_turns"]:
+        return "match: every recorded result and the final funds agree"
+    if first is not None and report["same_instant_completions_before_difference"]:
+        tie = report["same_instant_completions_before_difference"][-1]
+        return (f"tie: the replay completed {len(tie['tasks'])} tasks at one instant (turn {tie['turn']}) before the "
+                "first difference; the reference takes such completions in random order")
+    return "differs: see the first difference"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as a few lines of text."""
+    rec, rep = report["recorded"], report["replay"]
+    lines = [
+        f"{report['source']}  (model {report['model']}, config {report['config']}, seed {report['seed']})",
+        f"  verdict: {report['verdict']}",
+        f"  turns: recorded {rec['turns']}, replayed {rep['turns']}",
+        f"  terminal reason: recorded {rec['terminal_reason']}, replayed {rep['terminal_reason']}",
+        f"  final funds (cents): recorded {rec['final_funds_cents']} ({rec['final_funds_source']}), "
+        f"replayed {rep['final_funds_cents']}; match: {report['final_funds_match']}",
+        f"  tasks succeeded/failed: recorded {rec['tasks_succeeded']}/{rec['tasks_failed']} (lower bounds), "
+        f"replayed {rep['tasks_succeeded']}/{rep['tasks_failed']}",
+        f"  month-end funds: replayed {rep['month_end_funds_cents']}; recorded: {rec['month_end_note']}",
+    ]
+    status = report["first_status_difference"]
+    if status:
+        lines.append(f"  first turn whose status differs: turn {status['turn']}: recorded {status['recorded']}, "
+                     f"replayed {status['replayed']}")
+    first = report["first_command_difference"]
+    if first:
+        lines += [f"  first differing command: turn {first['turn']} call {first['call']}: {first['command'][:200]}",
+                  f"    recorded: {first['recorded'][:300]}", f"    replayed: {first['replayed'][:300]}"]
+    if report["unused_recorded_turns"]:
+        lines.append(f"  recorded turns the replay never reached (by episode): {report['unused_recorded_turns']}")
+    return "\n".join(lines)
