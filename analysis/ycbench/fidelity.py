@@ -26,6 +26,7 @@ _FUNDS = re.compile(r"(?i)funds\**:\**\s*(-?)\$(-?)([\d,]+\.\d\d)(?:\s*\((-?\d+)
 _DELTA = re.compile(r'\\"balance_delta\\": (-?\d+)')
 _DONE = re.compile(r'\\"type\\": \\"task_completed\\".{0,400}?\\"success\\": (true|false)', re.S)
 _RESUME = "yc-bench sim resume"
+_SAID = re.compile(r"^- .*: (SUCCESS|FAILED)\b", re.M)
 
 
 def _header(text: str | None) -> tuple[str | None, int | None]:
@@ -62,6 +63,8 @@ def recorded_outcome(rollout: Rollout) -> dict[str, Any]:
     texts = [c.recorded or "" for t in turns for c in t.calls if c.command.startswith(_RESUME)]
     clipped = sum(1 for t in turns for c in t.calls if c.recorded is not None and len(c.recorded) >= RESULT_CHARS)
     ok, bad = _outcomes(texts)
+    said = [m.group(1) for t in turns for m in _SAID.finditer(t.user_input or "")]
+    ok, bad = max(ok, said.count("SUCCESS")), max(bad, said.count("FAILED"))
     final, source = None, "not recorded"
     last = turns[-1] if turns else None
     if last is not None and last.funds_cents is not None:
@@ -77,8 +80,8 @@ def recorded_outcome(rollout: Rollout) -> dict[str, Any]:
         "turns": len(turns), "episodes": len(rollout.episodes), "terminal_reason": rollout.terminal_reason,
         "final_funds_cents": final, "final_funds_source": source,
         "tasks_succeeded": ok, "tasks_failed": bad,
-        "tasks_counted_from": f"the {len(texts)} recorded resume results ({clipped} results of all commands are cut "
-                              f"at {RESULT_CHARS} characters, so these counts are lower bounds)",
+        "tasks_counted_from": f"the {len(texts)} recorded resume results and the event lines of the turn messages "
+                              f"({clipped} command results are cut at {RESULT_CHARS} characters: lower bounds)",
         "month_end_funds_cents": None,
         "month_end_note": "the reference's rollout records funds only at turn starts, not at month ends",
     }
@@ -145,6 +148,9 @@ def _completions(text: str) -> list[str]:
 
 
 def _verdict(report: dict[str, Any]) -> str:
+    if not report["recorded"]["turns"]:
+        return (f"nothing to compare: the rollout has no turns (the reference run ended with "
+                f"{report['recorded']['terminal_reason']!r} before its first turn completed)")
     if report["world_note"]:
         return "different world: " + report["world_note"]
     first = report["first_command_difference"]

@@ -134,13 +134,14 @@ def _world_note(rollout: Rollout, other_world: bool) -> str | None:
     start = first.user_input if first is not None else None
     if start:
         _, funds = _header(start)
-        horizon = _field(start, "horizon_end")
-        employees = _field(start, "employees")
-        mine = (obs["funds_cents"], str(obs["horizon_end"]), str(obs["employees"]))
-        theirs = (funds, horizon, employees)
+        payroll = _field(start, "monthly_payroll")
+        theirs = (funds, _field(start, "horizon_end"), _field(start, "employees"),
+                  None if payroll is None else int(payroll.lstrip("$").replace(",", "").replace(".", "")))
+        mine = (obs["funds_cents"], str(obs["horizon_end"]), str(obs["employees"]), obs["monthly_payroll_cents"])
         if theirs != mine:
-            reasons.append(f"its first turn shows funds {funds} cents, horizon end {horizon}, {employees} employees; "
-                           f"preset reference at seed {rollout.seed} starts with {mine[0]} cents, {mine[1]}, {mine[2]}")
+            reasons.append(f"its first turn shows funds {theirs[0]} cents, horizon end {theirs[1]}, {theirs[2]} "
+                           f"employees, payroll {theirs[3]} cents a month; preset reference at seed {rollout.seed} "
+                           f"starts with {mine[0]} cents, {mine[1]}, {mine[2]} employees, {mine[3]} cents a month")
     if not reasons:
         return None
     note = "; ".join(reasons)
@@ -153,7 +154,7 @@ def _world_note(rollout: Rollout, other_world: bool) -> str | None:
 def _field(text: str, name: str) -> str | None:
     import re
 
-    m = re.search(rf"(?i)-\s*\**{name.replace('_', '[ _]')}\**:\**\s*(\S+)", text)
+    m = re.search(rf"(?i)-\s*\**{name.replace('_', '[ _]')}\**:\**\s*(\$?[\d,.:T\-]+)", text)
     return m.group(1) if m else None
 
 
@@ -165,7 +166,9 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
     from .replay_client import RolloutClient, served_turns
 
     client = RolloutClient(rollout.episodes, rollout.model)
-    agent = LLMAgentConfig(model=rollout.model, max_stalled_turns=None, max_tool_calls_per_turn=1_000_000,
+    # Stop where the recorded run stopped (a longer replay is reported; its client fails past the record).
+    longest = max((len(e.turns) for e in rollout.episodes), default=0)
+    agent = LLMAgentConfig(model=rollout.model, max_turns=longest or None, max_stalled_turns=None, max_tool_calls_per_turn=1_000_000,
                            max_command_chars=MAX_LINE_CHARS, max_reply_chars=MAX_TURN_TEXT, max_api_failures=1,
                            log_raw=False)
     scratch = None

@@ -153,8 +153,9 @@ def _json(p: Path, text: str, where: str) -> Any:
     try:
         return loads_untrusted(text)
     except json.JSONDecodeError as exc:
-        cut = exc.pos >= len(text.rstrip()) - 1
-        why = "it ends before the JSON does (a truncated file)" if cut else f"invalid JSON ({exc.msg} at char {exc.pos})"
+        body = text.strip()
+        cut = body[:1] in ("{", "[") and (exc.pos >= len(body) - 1 or not body.endswith(("}", "]")))
+        why = "it ends before the JSON does (a truncated file)" if cut else f"invalid JSON ({exc.msg}, char {exc.pos})"
         raise RolloutError(f"{p.name}{where}: {why}") from None
     except RecursionError:
         raise RolloutError(f"{p.name}{where}: nested too deep to be a rollout") from None
@@ -236,7 +237,7 @@ def _config_from_results_name(name: str, seed: int | None, model: str) -> str | 
     tail = f"{seed}_{model.replace('/', '_')}"
     rest = m.group("rest")
     if rest == tail:
-        return "default"  # the oldest results were named without a config: they ran the default one
+        return None  # the first versions named results without their config (any --config): not determinable
     if rest.endswith("_" + tail):
         return rest[: -len(tail) - 1] or None
     return None
