@@ -184,3 +184,27 @@ def test_read_rollout_reads_what_the_file_name_tells(exported):
     _, file, _ = exported
     r = read_rollout(file)
     assert ("default", 2, MODEL, 30, True) == (r.config, r.seed, r.model, r.turns, r.complete)
+
+
+def _wire(stdout: dict) -> str:
+    return json.dumps({"ok": True, "exit_code": 0, "stdout": json.dumps(stdout, indent=2) + "\n", "stderr": "",
+                       "sim_time": None, "command": "x"})
+
+
+def test_a_difference_after_same_instant_completions_is_called_a_tie():
+    """A replayed resume that completed two tasks at once, then a differing result: the verdict names the tie."""
+    from bizsim.analysis.ycbench.fidelity import fidelity_report
+    from bizsim.analysis.ycbench.rollout import Call, Episode, Rollout, Turn
+
+    done = {"wake_events": [{"type": "task_completed", "task_title": t, "success": True} for t in ("A", "B")]}
+    resume = _wire(done)
+    status_theirs, status_ours = _wire({"funds_cents": 1}), _wire({"funds_cents": 2})
+    turns = (Turn(1, "", (Call("yc-bench sim resume", resume[:500]),)),
+             Turn(2, "", (Call("yc-bench company status", status_theirs),)))
+    rollout = Rollout("r.json", "results", "m", 1, "default", 1, (Episode(1, turns, "error", None),), "error", None,
+                      None, True)
+    served = [(1, turns[0], "", [resume]), (1, turns[1], "", [status_ours])]
+    report = fidelity_report(rollout, served, {"final_funds_cents": 2}, {}, None)
+    assert report["verdict"].startswith("tie") and ["A", "B"] == report["same_instant_completions_before_difference"][0]["tasks"]
+    assert (2, "yc-bench company status") == (report["first_command_difference"]["turn"],
+                                               report["first_command_difference"]["command"])
