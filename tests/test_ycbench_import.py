@@ -192,19 +192,70 @@ def _wire(stdout: dict) -> str:
 
 
 def test_a_difference_after_same_instant_completions_is_called_a_tie():
-    """A replayed resume that completed two tasks at once, then a differing result: the verdict names the tie."""
+    """A replayed resume that completed two tasks at once, then a result about one of them differs: a tie; a
+    difference about something else stays a difference."""
     from bizsim.analysis.ycbench.fidelity import fidelity_report
     from bizsim.analysis.ycbench.rollout import Call, Episode, Rollout, Turn
 
     done = {"wake_events": [{"type": "task_completed", "task_title": t, "success": True} for t in ("A", "B")]}
     resume = _wire(done)
-    status_theirs, status_ours = _wire({"funds_cents": 1}), _wire({"funds_cents": 2})
-    turns = (Turn(1, "", (Call("yc-bench sim resume", resume[:500]),)),
-             Turn(2, "", (Call("yc-bench company status", status_theirs),)))
-    rollout = Rollout("r.json", "results", "m", 1, "default", 1, (Episode(1, turns, "error", None),), "error", None,
-                      None, True)
-    served = [(1, turns[0], "", [resume]), (1, turns[1], "", [status_ours])]
-    report = fidelity_report(rollout, served, {"final_funds_cents": 2}, {}, None)
-    assert report["verdict"].startswith("tie") and ["A", "B"] == report["same_instant_completions_before_difference"][0]["tasks"]
-    assert (2, "yc-bench company status") == (report["first_command_difference"]["turn"],
-                                               report["first_command_difference"]["command"])
+
+    def report_for(theirs: dict, ours: dict) -> dict:
+        turns = (Turn(1, "", (Call("yc-bench sim resume", resume[:500]),)),
+                 Turn(2, "", (Call("yc-bench task inspect --task-id A", _wire(theirs)),)))
+        rollout = Rollout("r.json", "results", "m", 1, "default", 1, (Episode(1, turns, "error", None),), "error",
+                          None, None, True)
+        served = [(1, turns[0], "", [resume]), (1, turns[1], "", [_wire(ours)])]
+        return fidelity_report(rollout, served, {"final_funds_cents": 2}, {}, None)
+
+    tie = report_for({"task_title": "A", "prestige": 1}, {"task_title": "A", "prestige": 2})
+    assert tie["verdict"].startswith("tie") and ["A", "B"] == tie["same_instant_completions_before_difference"][0]["tasks"]
+    assert (2, "yc-bench task inspect --task-id A") == (tie["first_command_difference"]["turn"],
+                                                         tie["first_command_difference"]["command"])
+    other = report_for({"task_title": "C", "prestige": 1}, {"task_title": "C", "prestige": 2})
+    assert other["verdict"].startswith("differs")
+
+
+def _understaffed(messages: list[dict], tools: list[dict] | None) -> dict:
+    """Two tasks at a time, one employee on each: the company goes bankrupt within months on preset reference."""
+    from .llm_policies import active_tasks, calls, last_round_results
+
+    browse = next((r for c, r in last_round_results(messages).items() if c.startswith("yc-bench market browse")), None)
+    if browse is not None and browse.get("tasks"):
+        out = []
+        for t, team in zip(browse["tasks"][:2], ("Emp_1", "Emp_2")):
+            out += [f"yc-bench task accept --task-id {t['task_id']}",
+                    f"yc-bench task assign --task-id {t['task_id']} --employees {team}",
+                    f"yc-bench task dispatch --task-id {t['task_id']}"]
+        return calls(*out, "yc-bench sim resume")
+    if active_tasks(messages) == 0:
+        return calls("yc-bench market browse --limit 3")
+    return calls("yc-bench sim resume")
+
+
+def test_a_run_restarted_after_bankruptcy_round_trips(tmp_path):
+    """Two episodes: exported with a transcript each, imported as two episodes, and as the reference's live
+    transcript (one file, turns numbered on, an episode ending where funds went below zero)."""
+    spec = LLMRunSpec(world="startup", preset="reference", seed=1, max_episodes=2, out=str(tmp_path / "run"),
+                      agent=LLMAgentConfig(model=MODEL))
+    run_llm(spec, client=ScriptedClient(_understaffed, model=MODEL))
+    file = export_rollout(tmp_path / "run", tmp_path)
+    data = json.loads(file.read_text())
+    assert [1, 2] == [e["episode"] for e in data["episodes"]]
+    report = import_rollout(file, tmp_path / "imp").report
+    assert report["verdict"].startswith("match") and 2 == report["replay"]["episodes"]
+    assert verify_run_dir(tmp_path / "imp").ok
+    lines, n = [], 0
+    for ep in data["episodes"]:
+        turns = ep["transcript"]
+        funds = [int(re.search(r"\((-?\d+) cents\)", t["user_input"]).group(1)) for t in turns[1:]]
+        end = json.loads((tmp_path / "run" / "result.json").read_text())["episodes"][ep["episode"] - 1]
+        for t, f in zip(turns, [*funds, end["final_funds_cents"]]):
+            n += 1
+            lines.append(json.dumps({"turn": n, "agent_output": t["agent_output"],
+                                     "commands_executed": t["commands_executed"], "funds_cents": f}))
+    live = tmp_path / "default_1_acme_greedy.transcript.jsonl"
+    live.write_text("\n".join(lines) + "\n")
+    report = import_rollout(live, tmp_path / "imp2").report
+    assert report["first_command_difference"] is None and 2 == report["replay"]["episodes"]
+    assert report["final_funds_match"] is True

@@ -96,7 +96,8 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     try:
         run_llm(attrs.evolve(spec, out=str(scratch / "run")), client=client)
         if client.seen and client.seen[-1]["tool_texts"] is None:
-            client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1))
+            client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1),
+                                                              preset=spec.preset, seed=spec.seed)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     data = _rollout(spec, recorded, result, client.seen)
@@ -118,7 +119,7 @@ def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:
             command = ""
         if not isinstance(command, str) or not command:
             continue  # the reference records only calls with a command
-        text = texts[i] if i < len(texts) else ""
+        text = (texts[i] if i < len(texts) else "") or ""
         commands.append(f"{command} -> {text[:RESULT_CHARS]}" if text else command)
     shown = [c.split(" -> ", 1)[0] for c in commands]
     output = f"Executed {len(calls)} tool call(s): {', '.join(shown)}" if calls else (response.get("content") or "")

@@ -187,7 +187,8 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
         result = json.loads((run_dir / RESULT).read_text(encoding="utf-8"))
         served = served_turns(client)
         if served and served[-1][3] is None:
-            served[-1] = (*served[-1][:3], _last_turn_texts(run_dir, served[-1][0]))
+            served[-1] = (*served[-1][:3], _last_turn_texts(run_dir, served[-1][0], served[-1][1],
+                                                                    seed=int(rollout.seed or 0)))
         report = fidelity_report(rollout, served, result, client.unused, world_note)
         if tmp is not None:
             _json(tmp / IMPORTED, {"kind": "yc-bench rollout", "source": rollout.source, "format": rollout.kind,
@@ -200,22 +201,40 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
     return ImportResult(tmp, report)
 
 
-def _last_turn_texts(run_dir: Path, episode: int) -> list[str]:
-    """The tool messages of the run's last turn, rebuilt from ``agent_commands.jsonl`` (no request followed it)."""
+def _last_turn_texts(run_dir: Path, episode: int, turn: Any = None, preset: str = "reference",
+                     seed: int = 1) -> list[str | None]:
+    """The tool messages of the run's last turn, rebuilt from ``agent_commands.jsonl`` (no request followed it),
+    exit codes as the reference's harness gives them; a call with no logged command is ``None`` (not compared)."""
     from bizsim.agents.llm.protocols import yc_bench_wire as wire
     from bizsim.agents.llm.runlog import read_jsonl
+    from bizsim.models.startup import StartupWorld
+    from bizsim.simcore.errors import CommandError
 
     rows = [r for r in read_jsonl(run_dir / AGENT_COMMANDS) if r.get("episode") == episode and r.get("source") == "model"]
     if not rows:
         return []
-    last = rows[-1].get("turn")
-    out = []
-    for r in rows:
-        if r.get("turn") != last:
+    last = [r for r in rows if r.get("turn") == rows[-1].get("turn")]
+    commands = StartupWorld(preset, seed).commands  # how a line parses depends on the preset (reference_cli)
+    lines = [c.command for c in turn.calls] if turn is not None else [str(r.get("line")) for r in last]
+    out: list[str | None] = []
+    for line in lines:
+        refused = wire.refusal(line)
+        if refused is not None:
+            out.append(wire.tool_message(line, exit_code=2, stderr=refused))
             continue
-        result = r.get("result")
+        row = next((r for r in last if r.get("line") == line), None)
+        if row is None:
+            out.append(None)
+            continue
+        last.remove(row)
+        result = row.get("result")
+        try:
+            commands.parse(line)
+        except CommandError as exc:
+            out.append(wire.tool_message(line, exit_code=2, stderr=f"Error: {exc.message}\n"))
+            continue
         failed = isinstance(result, dict) and "error" in result
-        out.append(wire.tool_message(r.get("line"), result, exit_code=1 if failed else 0))
+        out.append(wire.tool_message(line, result, exit_code=1 if failed else 0))
     return out
 
 

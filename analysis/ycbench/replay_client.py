@@ -100,6 +100,6 @@ def _tool_texts(messages: Sequence[dict]) -> list[str]:
     return out[::-1]
 
 
-def served_turns(client: RolloutClient) -> list[tuple[int, Turn, str, list[str] | None]]:
+def served_turns(client: RolloutClient) -> list[tuple[int, Turn, str, list[str | None] | None]]:
     """``(episode, recorded turn, user text bizsim sent, tool texts bizsim answered with)`` per call."""
     return [(s["episode"], s["turn"], s["user"], s["tool_texts"]) for s in client.seen]

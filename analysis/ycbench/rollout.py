@@ -216,17 +216,26 @@ def _from_transcript(p: Path, text: str, config: str | None, seed: int | None, m
                                "'commands_executed'): not a YC-Bench transcript")
         rows.append(row)
     turns = _turns(p, rows, "")
-    last = turns[-1] if turns else None
-    reason = None
-    if last is not None:
-        for call in last.calls:  # the harness ends a run on a resume that reports an end
+    missing = _missing([Episode(1, turns, None, None)], [None])
+    # A run restarted after a bankruptcy appends its next episode to the same file, numbering its turns on:
+    # an episode ends where the funds went below zero.
+    cuts = [i + 1 for i, t in enumerate(turns[:-1]) if t.funds_cents is not None and t.funds_cents < 0]
+    parts = [turns[a:b] for a, b in zip([0, *cuts], [*cuts, len(turns)])]
+    episodes = []
+    for n, part in enumerate(parts, 1):
+        last = part[-1] if part else None
+        reason = None
+        for call in last.calls if last is not None else ():
             found = re.search(r'\\"terminal_reason\\": \\"(\w+)\\"', call.recorded or "")
             if found and found.group(1) in _TERMINAL:
                 reason = found.group(1)
-    missing = _missing([Episode(1, turns, reason, None)], [None])
+        if reason is None and last is not None and last.funds_cents is not None and last.funds_cents < 0:
+            reason = "bankruptcy"  # the harness ends an episode as soon as funds are below zero
+        episodes.append(Episode(n, tuple(part), reason, None))
+    reason = episodes[-1].terminal_reason if episodes else None
     return Rollout(p.name, "transcript", model or (m.group("slug") if m else "unknown"),
                    seed if seed is not None else (int(m.group("seed")) if m else None),
-                   config or (m.group("config") if m else None), None, (Episode(1, turns, reason, None),),
+                   config or (m.group("config") if m else None), None, tuple(episodes) or (Episode(1, (), None, None),),
                    reason, None, None, not missing, missing)
 
 
@@ -256,8 +265,9 @@ def _missing(episodes: list[Episode], declared: list[int | None]) -> str:
 
 
 def _ranges(numbers: list[int]) -> str:
-    out, start = [], numbers[0]
-    for a, b in zip(numbers, [*numbers[1:], None]):
+    out: list[str] = []
+    start = numbers[0]
+    for a, b in zip(numbers, [*numbers[1:], numbers[-1] + 2]):
         if b != a + 1:
             out.append(str(start) if start == a else f"{start}-{a}")
             start = b
@@ -271,7 +281,8 @@ def _turns(p: Path, raw: Any, where: str) -> tuple[Turn, ...]:
         raise RolloutError(f"{p.name}{where}: the transcript must be a list of turns, not {type(raw).__name__}")
     if len(raw) > MAX_ROLLOUT_TURNS:
         raise RolloutError(f"{p.name}{where}: {len(raw):,} turns is more than the limit of {MAX_ROLLOUT_TURNS:,}")
-    turns, seen = [], set()
+    turns: list[Turn] = []
+    seen: set[int] = set()
     for i, entry in enumerate(raw, 1):
         at = f"{where} turn entry {i}"
         if not isinstance(entry, dict):
