@@ -38,6 +38,9 @@ def test_export_writes_the_reference_format(exported):
     run, file, data = exported
     assert "yc_bench_result_default_2_acme_greedy.json" == file.name
     assert 30 == data["turns_completed"] == len(data["transcript"])
+    original = json.loads((run / "result.json").read_text())
+    assert original["final_funds_cents"] == data["time_series"]["funds"][-1]["funds_cents"]
+    assert 20_000_000 == data["time_series"]["config"]["initial_funds_cents"]
     first = data["transcript"][0]
     assert first["user_input"].startswith("## Simulation Start")
     assert all(len(c.split(" -> ", 1)[1]) <= 500 for t in data["transcript"] for c in t["commands_executed"])
@@ -83,7 +86,8 @@ def test_round_trip_of_a_live_transcript(exported, tmp_path):
 
 def test_a_changed_result_is_the_first_difference(exported, tmp_path):
     """A recorded result that is not what bizsim gives is reported, both results side by side."""
-    _, file, data = exported
+    _, file, shared = exported
+    data = json.loads(json.dumps(shared))  # the fixture is shared: change a copy
     turn = next(t for t in data["transcript"] if t["commands_executed"])
     command, result = turn["commands_executed"][0].split(" -> ", 1)
     turn["commands_executed"][0] = f"{command} -> {result.replace('exit_code', 'exit_kode')}"
@@ -112,6 +116,7 @@ def _mutations(data: dict) -> list[tuple[str, object, str, str]]:
     bad_turn = json.loads(text)
     bad_turn["transcript"][4]["turn"] = 2
     other = json.loads(text)
+    bare = {k: v for k, v in other.items() if k != "time_series"}
     return [
         ("truncated", text[: len(text) // 2], name, "truncated"),
         ("foreign-json", {"world": "startup", "terminal_reason": "horizon_end"}, name, "not a YC-Bench results file"),
@@ -121,7 +126,7 @@ def _mutations(data: dict) -> list[tuple[str, object, str, str]]:
         ("bad-commands", bad_cmds, name, "'commands_executed' must be a list of strings"),
         ("out-of-order", bad_turn, name, "out of order or repeated"),
         ("bad-reason", dict(other, terminal_reason="rm -rf /"), name, "terminal_reason"),
-        ("no-config", other, "run.json", "cannot tell which configuration"),
+        ("no-config", bare, "run.json", "cannot tell which configuration"),
         ("other-config", other, "yc_bench_result_nightmare_2_acme_greedy.json", "not the world of preset reference"),
         ("negative-seed", dict(other, seed=-2), "yc_bench_result_default_2_acme_greedy.json", "'seed' must be"),
     ]
@@ -177,6 +182,16 @@ def test_an_occupied_out_is_refused_and_kept(exported, tmp_path):
     with pytest.raises(ConfigError, match="not an empty directory"):
         import_rollout(file, tmp_path / "out")
     assert "keep" == (tmp_path / "out" / "mine.txt").read_text()
+
+
+def test_the_recorded_settings_tell_the_world_of_a_renamed_file(exported, tmp_path):
+    """``time_series.config`` stands in for the file name; a setting preset reference does not share is refused."""
+    _, _, data = exported
+    assert import_rollout(_results(tmp_path, data, "renamed.json"), None).report["verdict"].startswith("match")
+    changed = json.loads(json.dumps(data))
+    changed["time_series"]["config"]["initial_funds_cents"] = 25_000_000
+    with pytest.raises(RolloutError, match="initial_funds_cents=25000000, preset reference has 20000000"):
+        import_rollout(_results(tmp_path, changed, "renamed.json"), None)
 
 
 def test_read_rollout_reads_what_the_file_name_tells(exported):

@@ -94,17 +94,49 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     client = _Recorded(rows, spec.agent.model)
     scratch = Path(tempfile.mkdtemp(prefix="bizsim-export-"))
     try:
-        run_llm(attrs.evolve(spec, out=str(scratch / "run")), client=client)
+        replayed = run_llm(attrs.evolve(spec, out=str(scratch / "run")), client=client)
         if client.seen and client.seen[-1]["tool_texts"] is None:
             client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1),
                                                               preset=spec.preset, seed=spec.seed)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     data = _rollout(spec, recorded, result, client.seen)
+    data["time_series"] = time_series(replayed.final_world)
     from bizsim.simcore.files import write_text_atomic
 
     write_text_atomic(target, json.dumps(data, indent=2) + "\n")
     return target
+
+
+#: The settings the reference records with its results (``time_series.config``), by their names in both.
+RECORDED_SETTINGS = (
+    "num_employees", "num_clients", "initial_funds_cents", "salary_bump_pct", "trust_build_rate",
+    "trust_gating_fraction", "trust_gated_reward_boost", "trust_work_reduction_max", "loyalty_rat_fraction",
+    "loyalty_severity", "penalty_fail_funds_pct", "deadline_min_biz_days", "deadline_qty_per_day",
+    "prestige_decay_per_day", "reward_prestige_scale", "skill_rate_max", "market_browse_default_limit",
+)
+
+
+def time_series(world: Any) -> dict[str, Any]:
+    """The parts of the reference's ``time_series`` bizsim writes (last episode): funds after every money
+    movement, the ledger, every accepted task's status and the recorded settings."""
+    from bizsim.simcore.config import config_to_dict
+
+    cal, funds = world.calendar, world.ledger.initial_cents
+    series = [{"time": cal.iso(0), "funds_cents": funds, "event": "start"}]
+    ledger = []
+    for entry in world.ledger:
+        funds += entry.amount_cents
+        series.append({"time": cal.iso(entry.t_us), "funds_cents": funds, "event": entry.category})
+        ledger.append({"time": cal.iso(entry.t_us), "category": entry.category, "amount_cents": entry.amount_cents})
+    tasks = [{"title": t.title, "client_name": t.client.name, "status": t.status,
+              "reward_funds_cents": t.reward_cents,
+              "accepted_at": None if t.accepted_at is None else cal.iso(t.accepted_at),
+              "completed_at": None if t.completed_at is None else cal.iso(t.completed_at)}
+             for t in world.tasks if t.accepted_at is not None]
+    settings = config_to_dict(world.config)
+    return {"funds": series, "ledger": ledger, "tasks": tasks,
+            "config": {k: settings[k] for k in RECORDED_SETTINGS if k in settings}}
 
 
 def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:

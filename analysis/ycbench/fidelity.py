@@ -86,15 +86,42 @@ def recorded_outcome(rollout: Rollout) -> dict[str, Any]:
         if start is not None and (deltas or not any(c.command.startswith(_RESUME) for c in last.calls)):
             final = start + sum(deltas)
             source = "funds at the start of the last turn plus its resumes' balance_delta"
+    counted = (f"the {len(texts)} recorded resume results and the event lines of the turn messages "
+               f"({clipped} command results are cut at {RESULT_CHARS} characters: lower bounds)")
+    month_end, month_note = None, "the rollout records funds only at turn starts, not at month ends"
+    if rollout.funds_series:  # later versions record every change of funds (last episode)
+        final, source = rollout.funds_series[-1][1], "the recorded funds series (time_series.funds)"
+        month_end = _month_ends(rollout.funds_series)
+        month_note = "from the recorded funds series"
+    if rollout.task_statuses is not None:
+        ok = rollout.task_statuses.count("completed_success")
+        bad = rollout.task_statuses.count("completed_fail")
+        counted = "the recorded task list (time_series.tasks): exact"
     return {
         "turns": len(turns), "episodes": len(rollout.episodes), "terminal_reason": rollout.terminal_reason,
         "final_funds_cents": final, "final_funds_source": source,
-        "tasks_succeeded": ok, "tasks_failed": bad,
-        "tasks_counted_from": f"the {len(texts)} recorded resume results and the event lines of the turn messages "
-                              f"({clipped} command results are cut at {RESULT_CHARS} characters: lower bounds)",
-        "month_end_funds_cents": None,
-        "month_end_note": "the reference's rollout records funds only at turn starts, not at month ends",
+        "tasks_succeeded": ok, "tasks_failed": bad, "tasks_counted_from": counted,
+        "month_end_funds_cents": month_end, "month_end_note": month_note,
     }
+
+
+def _month_ends(series: Sequence[tuple[str, int]]) -> dict[str, int]:
+    """Funds at the end of each month the series spans (the last value recorded in it, or the month before's)."""
+    out: dict[str, int] = {}
+    for time, cents in series:
+        out[time[:7]] = cents
+    months = sorted(out)
+    if not months:
+        return out
+    year, month = map(int, months[0].split("-"))
+    last = out[months[0]]
+    filled: dict[str, int] = {}
+    while f"{year:04d}-{month:02d}" <= months[-1]:
+        key = f"{year:04d}-{month:02d}"
+        last = out.get(key, last)
+        filled[key] = last
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return filled
 
 
 def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, list[str | None] | None]],
@@ -117,10 +144,18 @@ def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, lis
             break
     first, ties = _first_difference(served)
     funds_match = recorded["final_funds_cents"] is not None and recorded["final_funds_cents"] == replay["final_funds_cents"]
+    months = recorded["month_end_funds_cents"]
+    month_match = None if months is None else months == {k: v for k, v in (replay["month_end_funds_cents"] or {}).items()
+                                                          if k in months}
     report = {
-        "source": rollout.source, "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
+        "source": rollout.source, "model": rollout.model, "seed": rollout.seed,
+        "config": rollout.config or ("(the recorded settings)" if rollout.recorded_config else None),
         "world_note": world_note, "recorded": recorded, "replay": replay,
         "final_funds_match": funds_match if recorded["final_funds_cents"] is not None else None,
+        "month_end_funds_match": month_match,
+        "tasks_match": (None if rollout.task_statuses is None else
+                        (recorded["tasks_succeeded"], recorded["tasks_failed"]) == (replay["tasks_succeeded"],
+                                                                                   replay["tasks_failed"])),
         "first_status_difference": first_status, "first_command_difference": first,
         "unused_recorded_turns": {str(k): v for k, v in unused.items()},
         "same_instant_completions_before_difference": ties,
@@ -164,8 +199,9 @@ def _verdict(report: dict[str, Any]) -> str:
     if report["world_note"]:
         return "different world: " + report["world_note"]
     first = report["first_command_difference"]
-    if first is None and report["final_funds_match"] is not False and not report["unused_recorded_turns"]:
-        return "match: every recorded result and the final funds agree"
+    if (first is None and report["final_funds_match"] is not False and report["month_end_funds_match"] is not False
+            and report["tasks_match"] is not False and not report["unused_recorded_turns"]):
+        return "match: every recorded result, the final funds and what else the rollout records agree"
     ties = report["same_instant_completions_before_difference"]
     if first is not None and ties and _tie_explains(first, ties[-1]):
         tie = ties[-1]
@@ -191,9 +227,10 @@ def format_report(report: dict[str, Any]) -> str:
         f"  terminal reason: recorded {rec['terminal_reason']}, replayed {rep['terminal_reason']}",
         f"  final funds (cents): recorded {rec['final_funds_cents']} ({rec['final_funds_source']}), "
         f"replayed {rep['final_funds_cents']}; match: {report['final_funds_match']}",
-        f"  tasks succeeded/failed: recorded {rec['tasks_succeeded']}/{rec['tasks_failed']} (lower bounds), "
-        f"replayed {rep['tasks_succeeded']}/{rep['tasks_failed']}",
-        f"  month-end funds: replayed {rep['month_end_funds_cents']}; recorded: {rec['month_end_note']}",
+        f"  tasks succeeded/failed: recorded {rec['tasks_succeeded']}/{rec['tasks_failed']} (from "
+        f"{rec['tasks_counted_from']}), replayed {rep['tasks_succeeded']}/{rep['tasks_failed']}",
+        f"  month-end funds: recorded {rec['month_end_funds_cents']} ({rec['month_end_note']}), replayed "
+        f"{rep['month_end_funds_cents']}; match: {report['month_end_funds_match']}",
     ]
     status = report["first_status_difference"]
     if status:

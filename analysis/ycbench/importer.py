@@ -120,14 +120,23 @@ def _world_note(rollout: Rollout, other_world: bool) -> str | None:
     """Why the rollout's world is not preset ``reference``'s (``None``: it is); refuse unless ``other_world``."""
     if rollout.seed is None:
         raise RolloutError(f"{rollout.source}: the seed is not recorded and the file name does not tell it; pass --seed")
-    if rollout.config is None:
-        raise RolloutError(f"{rollout.source}: cannot tell which configuration the run used (the file name is not the "
-                           "reference's <config>_<seed>_<model>); pass --config")
     from bizsim.models.startup import StartupWorld
+    from bizsim.simcore.config import config_to_dict
 
-    obs = StartupWorld("reference", rollout.seed).observation()
+    world = StartupWorld("reference", rollout.seed)
     reasons = []
-    if rollout.config != REFERENCE_CONFIG:
+    if rollout.recorded_config is not None:
+        ours = config_to_dict(world.config)
+        for key, value in sorted(rollout.recorded_config.items()):
+            if key not in ours:
+                reasons.append(f"it records setting {key!r}, which preset reference does not have")
+            elif ours[key] != value or type(ours[key]) is not type(value):
+                reasons.append(f"it records {key}={value!r}, preset reference has {ours[key]!r}")
+    if rollout.config is None and rollout.recorded_config is None:
+        raise RolloutError(f"{rollout.source}: cannot tell which configuration the run used (the file name is not the "
+                           "reference's <config>_<seed>_<model>, and the file records no configuration); pass --config")
+    obs = world.observation()
+    if rollout.config is not None and rollout.config != REFERENCE_CONFIG:
         reasons.append(f"it ran config {rollout.config!r}, and preset reference is the reference's "
                        f"{REFERENCE_CONFIG!r} ({REFERENCE_VERSION})")
     first = next((t for e in rollout.episodes for t in e.turns), None)

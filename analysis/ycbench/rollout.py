@@ -86,6 +86,9 @@ class Rollout:
     total_cost_usd: float | None
     complete: bool                # every turn of every episode is kept
     missing: str = ""             # which turns are not, when incomplete
+    recorded_config: dict[str, Any] | None = None  # the configuration subset a results file records
+    funds_series: tuple[tuple[str, int], ...] | None = None  # (time, funds) after each money event, if recorded
+    task_statuses: tuple[str, ...] | None = None  # every accepted task's final status, if recorded
 
     @property
     def turns(self) -> int:
@@ -194,7 +197,44 @@ def _from_results(p: Path, text: str, config: str | None, seed: int | None, mode
         declared = [_int(p, data.get("turns_completed"), "turns_completed", "")]
     missing = _missing(episodes, declared)
     return Rollout(p.name, "results", model or got_model, got_seed, config or name_config, horizon, tuple(episodes),
-                   terminal_reason, terminal_detail, cost, not missing, missing)
+                   terminal_reason, terminal_detail, cost, not missing, missing, _recorded_config(p, data),
+                   *_recorded_series(p, data))
+
+
+def _recorded_series(p: Path, data: dict) -> tuple[tuple[tuple[str, int], ...] | None, tuple[str, ...] | None]:
+    """``time_series.funds`` and the statuses in ``time_series.tasks``, which later reference versions record."""
+    series = data.get("time_series")
+    if not isinstance(series, dict):
+        return None, None
+    funds, tasks = series.get("funds"), series.get("tasks")
+    out_funds = None
+    if isinstance(funds, list):
+        rows = []
+        for row in funds:
+            if not (isinstance(row, dict) and isinstance(row.get("time"), str) and len(row["time"]) <= 64):
+                raise RolloutError(f"{p.name}: time_series.funds holds {show(row)}, not a {{time, funds_cents}} entry")
+            rows.append((row["time"], _int(p, row.get("funds_cents"), "time_series.funds funds_cents", "", signed=True)))
+        out_funds = tuple((t, c) for t, c in rows if c is not None)
+    out_tasks = None
+    if isinstance(tasks, list):
+        out_tasks = tuple(str(t.get("status"))[:64] for t in tasks if isinstance(t, dict))
+    return out_funds, out_tasks
+
+
+def _recorded_config(p: Path, data: dict) -> dict[str, Any] | None:
+    """``time_series.config``: the world settings later reference versions record with their results."""
+    series = data.get("time_series")
+    config = series.get("config") if isinstance(series, dict) else None
+    if config is None:
+        return None
+    if not isinstance(config, dict) or len(config) > 1000:
+        raise RolloutError(f"{p.name}: 'time_series.config' must be an object of at most 1,000 settings")
+    for key, value in config.items():
+        if len(key) > 200 or not (value is None or isinstance(value, (bool, int, float)) or
+                                  (isinstance(value, str) and len(value) <= 1000)):
+            raise RolloutError(f"{p.name}: time_series.config[{show(key)}] must be a number, a flag or a short "
+                               f"string, not {show(value)}")
+    return dict(config)
 
 
 def _from_transcript(p: Path, text: str, config: str | None, seed: int | None, model: str | None) -> Rollout:
