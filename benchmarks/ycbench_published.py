@@ -3,7 +3,8 @@
 Walks the whole git history (``git log --all``) for results files
 (``yc_bench_result_<config>_<seed>_<model>.json``) and live transcripts
 (``*.transcript.jsonl``), takes each distinct file version once (with the
-first commit that holds it), replays it through preset ``reference`` with
+first commit that holds it), adds the runs a checkout's work tree holds
+outside git (``results/`` and ``db/``, where the reference's runner writes), replays it through preset ``reference`` with
 :func:`bizsim.analysis.ycbench.import_rollout` (nothing is written) and
 prints its fidelity report, then one summary line per rollout. Rollouts that
 lost turns are listed with the turns they lack; rollouts whose world is not
@@ -47,6 +48,19 @@ def published(repo: str) -> list[tuple[str, str, str, str]]:
     return sorted(seen.values(), key=lambda r: (r[2], r[3]))
 
 
+def untracked(repo: str, known: set[str]) -> list[tuple[str, str, str, str]]:
+    """Rollouts in a checkout's work tree that no commit holds (the runner writes ``results/`` and ``db/`` there)."""
+    root = Path(repo)
+    if not (root / ".git").exists():
+        return []  # a bare git directory has no work tree
+    out = []
+    for file in sorted([*root.glob("results/yc_bench_result_*.json"), *root.glob("db/*.transcript.jsonl")]):
+        blob = _git(repo, "hash-object", str(file)).strip()
+        if blob not in known:
+            out.append((blob, "work tree", "-", str(file.relative_to(root))))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", help="a git checkout of collinear-ai/yc-bench or a fork (a bare git directory works)")
@@ -54,13 +68,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows, reports = [], []
     with tempfile.TemporaryDirectory(prefix="ycbench-published-") as tmp:
-        for blob, commit, date, path in published(args.repo):
+        history = published(args.repo)
+        for blob, commit, date, path in [*history, *untracked(args.repo, {h[0] for h in history})]:
             folder = Path(tmp, blob)
             folder.mkdir()
             file = folder / Path(path).name
-            file.write_bytes(subprocess.run(["git", "-C", args.repo, "cat-file", "blob", blob], check=True,
-                                            capture_output=True).stdout)
-            where = f"{path} @ {commit[:7]} ({date})"
+            if commit == "work tree":
+                file.write_bytes(Path(args.repo, path).read_bytes())
+            else:
+                file.write_bytes(subprocess.run(["git", "-C", args.repo, "cat-file", "blob", blob], check=True,
+                                                capture_output=True).stdout)
+            where = f"{path} (work tree)" if commit == "work tree" else f"{path} @ {commit[:7]} ({date})"
             try:
                 try:
                     report = import_rollout(file, None, other_world=True).report

@@ -142,7 +142,8 @@ def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, lis
             first_status = {"episode": ep, "turn": turn.number, "recorded": {"time": want[0], "funds_cents": want[1]},
                             "replayed": {"time": got[0], "funds_cents": got[1]}}
             break
-    first, ties = _first_difference(served)
+    diffs, ties = _differences(served)
+    first = diffs[0] if diffs else None
     funds_match = recorded["final_funds_cents"] is not None and recorded["final_funds_cents"] == replay["final_funds_cents"]
     months = recorded["month_end_funds_cents"]
     month_match = None if months is None else months == {k: v for k, v in (replay["month_end_funds_cents"] or {}).items()
@@ -159,26 +160,39 @@ def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, lis
         "first_status_difference": first_status, "first_command_difference": first,
         "unused_recorded_turns": {str(k): v for k, v in unused.items()},
         "same_instant_completions_before_difference": ties,
+        "differing_commands": len(diffs), "differing_commands_not_explained_by_ties": sum(not d["tie"] for d in diffs),
+        "differences": diffs[:20],
     }
     report["verdict"] = _verdict(report)
     return report
 
 
-def _first_difference(served: Sequence[tuple[int, Turn, str, list[str | None] | None]]) -> tuple[dict | None, list[dict]]:
+def _differences(served: Sequence[tuple[int, Turn, str, list[str | None] | None]]) -> tuple[list[dict], list[dict]]:
+    """Every command whose recorded result differs from the replay's, and the replay's ties before the first.
+
+    A difference is flagged ``tie`` when the order of same-instant completions can explain it: it is a resume
+    that completed several tasks at once, or it names a task of the last such resume.
+    """
     ties: list[dict] = []
+    diffs: list[dict] = []
+    last_tie: list[str] = []
     for ep, turn, _, texts in served:
         for i, call in enumerate(turn.calls):
             ours = texts[i] if texts is not None and i < len(texts) else None
+            tied_here = False
             if ours is not None and call.command.startswith(_RESUME):
                 done = _completions(ours)
                 if len(done) >= 2:
-                    ties.append({"episode": ep, "turn": turn.number, "tasks": done})
-            if call.recorded is None or ours is None:
+                    tied_here, last_tie = True, done
+                    if not diffs:
+                        ties.append({"episode": ep, "turn": turn.number, "tasks": done})
+            if call.recorded is None or ours is None or _mask(call.recorded) == _mask(ours[:RESULT_CHARS]):
                 continue
-            if _mask(call.recorded) != _mask(ours[:RESULT_CHARS]):
-                return {"episode": ep, "turn": turn.number, "call": i + 1, "command": call.command,
-                        "recorded": call.recorded, "replayed": ours[:RESULT_CHARS]}, ties
-    return None, ties
+            mine = ours[:RESULT_CHARS]
+            tie = tied_here or any(t in call.recorded or t in mine for t in last_tie)
+            diffs.append({"episode": ep, "turn": turn.number, "call": i + 1, "command": call.command,
+                          "recorded": call.recorded, "replayed": mine, "tie": tie})
+    return diffs, ties
 
 
 def _completions(text: str) -> list[str]:
@@ -199,22 +213,18 @@ def _verdict(report: dict[str, Any]) -> str:
     if report["world_note"]:
         return "different world: " + report["world_note"]
     first = report["first_command_difference"]
-    if (first is None and report["final_funds_match"] is not False and report["month_end_funds_match"] is not False
-            and report["tasks_match"] is not False and not report["unused_recorded_turns"]):
+    if first is None and (report["final_funds_match"] is not False and report["month_end_funds_match"] is not False
+                          and report["tasks_match"] is not False and not report["unused_recorded_turns"]):
         return "match: every recorded result, the final funds and what else the rollout records agree"
-    ties = report["same_instant_completions_before_difference"]
-    if first is not None and ties and _tie_explains(first, ties[-1]):
-        tie = ties[-1]
-        return (f"tie: the replay completed {len(tie['tasks'])} tasks at one instant (turn {tie['turn']}) before the "
-                "first difference; the reference takes such completions in random order")
+    outcome_ok = (report["final_funds_match"] is not False and report["month_end_funds_match"] is not False
+                  and report["tasks_match"] is not False and not report["unused_recorded_turns"])
+    if first is not None and first["tie"]:
+        if not report["differing_commands_not_explained_by_ties"] and outcome_ok:
+            return (f"tie: {report['differing_commands']} recorded results differ, only in the order of task "
+                    "completions at one instant (the reference takes them in random order); everything else agrees")
+        return (f"tie: the runs part at task completions at one instant (turn {first['turn']}); the reference takes "
+                "them in random order")
     return "differs: see the first difference"
-
-
-def _tie_explains(first: dict[str, Any], tie: dict[str, Any]) -> bool:
-    """Whether a difference can come from the order of a tie: it is in a resume's result, or names a tied task."""
-    if first["command"].startswith(_RESUME):
-        return True
-    return any(title in first["recorded"] or title in first["replayed"] for title in tie["tasks"])
 
 
 def format_report(report: dict[str, Any]) -> str:
@@ -240,6 +250,9 @@ def format_report(report: dict[str, Any]) -> str:
     if first:
         lines += [f"  first differing command: turn {first['turn']} call {first['call']}: {first['command'][:200]}",
                   f"    recorded: {first['recorded'][:300]}", f"    replayed: {first['replayed'][:300]}"]
+    if report["differing_commands"] > 1:
+        lines.append(f"  recorded results that differ: {report['differing_commands']} "
+                     f"({report['differing_commands_not_explained_by_ties']} not explained by ties)")
     if report["unused_recorded_turns"]:
         lines.append(f"  recorded turns the replay never reached (by episode): {report['unused_recorded_turns']}")
     return "\n".join(lines)
