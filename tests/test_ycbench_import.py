@@ -274,3 +274,30 @@ def test_a_run_restarted_after_bankruptcy_round_trips(tmp_path):
     report = import_rollout(live, tmp_path / "imp2").report
     assert report["first_command_difference"] is None and 2 == report["replay"]["episodes"]
     assert report["final_funds_match"] is True
+
+
+_HOSTILE = (None, -1, "x" * 5000, [], {"a": 1}, 1e308, True)
+
+
+def test_any_field_of_any_type_is_imported_or_one_clear_error(exported, tmp_path):
+    """Every field of a short rollout set to hostile values: a clean import or a RolloutError, never a crash."""
+    _, _, data = exported
+    short = dict(data, transcript=data["transcript"][:3], turns_completed=3)
+    short.pop("time_series")
+    cases = [(k, None) for k in short if k != "transcript"] + [(None, k) for k in short["transcript"][0]]
+    outcomes = set()
+    for top, inner in cases:
+        for value in _HOSTILE:
+            case = json.loads(json.dumps(short))
+            if top is not None:
+                case[top] = value
+            else:
+                case["transcript"][1][inner] = value
+            file = _results(tmp_path, case)
+            try:
+                import_rollout(file, None)
+                outcomes.add("imported")
+            except RolloutError as exc:
+                assert "\n" not in str(exc)
+                outcomes.add("refused")
+    assert {"imported", "refused"} == outcomes

@@ -146,8 +146,8 @@ def fidelity_report(rollout: Rollout, served: Sequence[tuple[int, Turn, str, lis
     first = diffs[0] if diffs else None
     funds_match = recorded["final_funds_cents"] is not None and recorded["final_funds_cents"] == replay["final_funds_cents"]
     months = recorded["month_end_funds_cents"]
-    month_match = None if months is None else months == {k: v for k, v in (replay["month_end_funds_cents"] or {}).items()
-                                                          if k in months}
+    replayed_months = replay["month_end_funds_cents"] if isinstance(replay["month_end_funds_cents"], dict) else {}
+    month_match = None if months is None else months == {k: v for k, v in replayed_months.items() if k in months}
     report = {
         "source": rollout.source, "model": rollout.model, "seed": rollout.seed,
         "config": rollout.config or ("(the recorded settings)" if rollout.recorded_config else None),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -143,9 +144,9 @@ def _world_note(rollout: Rollout, other_world: bool) -> str | None:
     start = first.user_input if first is not None else None
     if start:
         _, funds = _header(start)
-        payroll = _field(start, "monthly_payroll")
+        payroll = re.fullmatch(r"\$([\d,]{1,30})\.(\d\d)", _field(start, "monthly_payroll") or "")
         theirs = (funds, _field(start, "horizon_end"), _field(start, "employees"),
-                  None if payroll is None else int(payroll.lstrip("$").replace(",", "").replace(".", "")))
+                  int(payroll.group(1).replace(",", "") + payroll.group(2)) if payroll else None)
         mine = (obs["funds_cents"], str(obs["horizon_end"]), str(obs["employees"]), obs["monthly_payroll_cents"])
         if theirs != mine:
             reasons.append(f"its first turn shows funds {theirs[0]} cents, horizon end {theirs[1]}, {theirs[2]} "
@@ -161,8 +162,6 @@ def _world_note(rollout: Rollout, other_world: bool) -> str | None:
 
 
 def _field(text: str, name: str) -> str | None:
-    import re
-
     m = re.search(rf"(?i)-\s*\**{name.replace('_', '[ _]')}\**:\**\s*(\$?[\d,.:T\-]+)", text)
     return m.group(1) if m else None
 
