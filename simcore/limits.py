@@ -10,7 +10,7 @@ from __future__ import annotations
 import reprlib
 from typing import Any
 
-__all__ = ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS", "MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
+__all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
            "show", "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
@@ -53,10 +53,6 @@ def show(value: Any) -> str:
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.
 MAX_DATA_FILE_BYTES = 64 * 2**20
-#: The largest rollout file of another harness (a YC-Bench results JSON or transcript) that ``bizsim import`` reads.
-MAX_ROLLOUT_BYTES = 256 * 2**20
-#: The most turns (model calls) an imported rollout may hold, over all its episodes.
-MAX_ROLLOUT_TURNS = 100_000
 #: The largest config or preset TOML file read.
 MAX_CONFIG_FILE_BYTES = 4 * 2**20
 
@@ -84,3 +80,11 @@ def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> st
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{what}(={str(p)!r}) is not UTF-8 text (byte {exc.start:,})") from None
+
+
+#: The largest rollout file of another harness (a YC-Bench results JSON or transcript) that ``bizsim import`` reads.
+MAX_ROLLOUT_BYTES = 256 * 2**20
+#: The most turns (model calls) an imported rollout may hold, over all its episodes.
+MAX_ROLLOUT_TURNS = 100_000
+
+__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS"]
