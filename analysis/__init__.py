@@ -16,11 +16,13 @@ if TYPE_CHECKING:
     from .rundir import read_command_log, write_run_dir
     from .store import Results, compact, load
     from .sweep import RunSpec, SweepSummary, grid, sweep
+    from .ycbench import export_rollout, import_rollout
 
 __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm", "run_episode",
     "run_llm", "run_llm_episodes", "write_run_dir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
+    "export_rollout", "import_rollout",
 ]
 
 # The function shadows the module of the same name, as an eager import did; a lazy one would not.
@@ -32,6 +34,7 @@ _WHERE = {
     "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
     "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "sweep", "SweepSummary": "sweep", "grid": "sweep",
+    "import_rollout": "ycbench", "export_rollout": "ycbench",
 }
 
 

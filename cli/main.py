@@ -93,6 +93,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .sweep import add_parsers
 
     add_parsers(sub)  # sweep, report
+    from .ycbench import add_parsers as add_exchange
+
+    add_exchange(sub)  # import, export
     return parser
 
 
@@ -110,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .sweep import run_report, run_sweep
 
             return run_sweep(args) if args.cmd == "sweep" else run_report(args)
+        if args.cmd in ("import", "export"):
+            from .ycbench import run_export, run_import
+
+            return run_import(args) if args.cmd == "import" else run_export(args)
         return _list()
     except BizSimError as exc:
         print(f"bizsim: error: {exc}", file=sys.stderr)
