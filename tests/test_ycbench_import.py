@@ -11,7 +11,8 @@ import pytest
 from bizsim.agents.llm import LLMAgentConfig
 from bizsim.agents.llm.runlog import read_jsonl
 from bizsim.agents.llm.scripted import ScriptedClient
-from bizsim.analysis.llm_run import LLMRunSpec, run_llm
+from bizsim.analysis import RunSpec
+from bizsim.analysis.llm_run import run_llm
 from bizsim.analysis.verify import verify_run_dir
 from bizsim.analysis.ycbench import RolloutError, export_rollout, import_rollout, read_rollout
 from bizsim.cli.main import main
@@ -26,9 +27,9 @@ MODEL = "acme/greedy"
 def exported(tmp_path_factory) -> tuple[Path, Path, dict]:
     """A scripted LLM run on preset reference, and its export in the reference's results format."""
     root = tmp_path_factory.mktemp("yc")
-    spec = LLMRunSpec(world="startup", preset="reference", seed=2, out=str(root / "run"),
-                      agent=LLMAgentConfig(model=MODEL, max_turns=30, prices={MODEL: [1.0, 2.0]}))
-    run_llm(spec, client=ScriptedClient(greedy_policy, model=MODEL))
+    spec = RunSpec("startup", "reference", "llm", 2,
+                   agent_options=LLMAgentConfig(model=MODEL, max_turns=30, prices={MODEL: [1.0, 2.0]}))
+    run_llm(spec, out=root / "run", client=ScriptedClient(greedy_policy, model=MODEL))
     file = export_rollout(root / "run", root)
     return root / "run", file, json.loads(file.read_text())
 
@@ -63,7 +64,7 @@ def test_round_trip_matches_and_verifies(exported, tmp_path):
     calls = [r for r in read_jsonl(tmp_path / "imp" / "llm_calls.jsonl") if r["kind"] == "chat"]
     assert all(r["ok"] for r in calls) and "max_turns" == imported["terminal_detail"]
     assert [t["cost_usd"] for t in data["transcript"]] == [r["response"]["cost_usd"] for r in calls]
-    assert str(tmp_path / "imp") == json.loads((tmp_path / "imp" / "run.json").read_text())["spec"]["out"]
+    assert "reference" == json.loads((tmp_path / "imp" / "run.json").read_text())["spec"]["preset"]
     from bizsim.analysis import load
 
     assert 1 == len(load(tmp_path / "imp").runs)
@@ -251,9 +252,8 @@ def _understaffed(messages: list[dict], tools: list[dict] | None) -> dict:
 def test_a_run_restarted_after_bankruptcy_round_trips(tmp_path):
     """Two episodes: exported with a transcript each, imported as two episodes, and as the reference's live
     transcript (one file, turns numbered on, an episode ending where funds went below zero)."""
-    spec = LLMRunSpec(world="startup", preset="reference", seed=1, max_episodes=2, out=str(tmp_path / "run"),
-                      agent=LLMAgentConfig(model=MODEL))
-    run_llm(spec, client=ScriptedClient(_understaffed, model=MODEL))
+    spec = RunSpec("startup", "reference", "llm", 1, agent_options=LLMAgentConfig(model=MODEL), max_episodes=2)
+    run_llm(spec, out=tmp_path / "run", client=ScriptedClient(_understaffed, model=MODEL))
     file = export_rollout(tmp_path / "run", tmp_path)
     data = json.loads(file.read_text())
     assert [1, 2] == [e["episode"] for e in data["episodes"]]

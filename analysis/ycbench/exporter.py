@@ -74,10 +74,11 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
         ConfigError: ``run_dir`` holds no finished LLM run of the startup world, or the file exists.
     """
     from bizsim.agents.llm.runlog import read_jsonl
-    from bizsim.analysis.llm_run import load_run_spec, run_llm
+    from bizsim.analysis.llm_run import llm_settings, load_run_spec, run_llm
 
     root = Path(run_dir)
     spec, recorded = load_run_spec(root)
+    model = llm_settings(spec)[0].model
     if spec.world != "startup":
         raise ConfigError(f"{str(root)!r} is a run of world {spec.world!r}; only startup runs have the YC-Bench format")
     try:
@@ -88,19 +89,19 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
             and r.get("role") in (None, "agent")]
     target = Path(out) if out is not None else Path.cwd()
     if target.is_dir():
-        target = target / rollout_file_name(spec.preset, spec.seed, spec.agent.model)
+        target = target / rollout_file_name(spec.preset, spec.seed, model)
     if target.exists():
         raise ConfigError(f"{str(target)!r} already exists; choose another path")
-    client = _Recorded(rows, spec.agent.model)
+    client = _Recorded(rows, model)
     scratch = Path(tempfile.mkdtemp(prefix="bizsim-export-"))
     try:
-        replayed = run_llm(attrs.evolve(spec, out=str(scratch / "run")), client=client)
+        replayed = run_llm(spec, out=scratch / "run", client=client)
         if client.seen and client.seen[-1]["tool_texts"] is None:
             client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1),
                                                               preset=spec.preset, seed=spec.seed)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    data = _rollout(spec, recorded, result, client.seen)
+    data = _rollout(spec, model, recorded, result, client.seen)
     data["time_series"] = time_series(replayed.final_world)
     from bizsim.simcore.files import write_text_atomic
 
@@ -164,7 +165,7 @@ def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:
             "cost_usd": float(response.get("cost_usd") or 0.0)}
 
 
-def _rollout(spec: Any, recorded: dict, result: dict, seen: list[dict[str, Any]]) -> dict[str, Any]:
+def _rollout(spec: Any, model: str, recorded: dict, result: dict, seen: list[dict[str, Any]]) -> dict[str, Any]:
     from bizsim.models.startup import StartupWorld
 
     years = StartupWorld(spec.preset, spec.seed).config.horizon_years
@@ -174,7 +175,7 @@ def _rollout(spec: Any, recorded: dict, result: dict, seen: list[dict[str, Any]]
         by_episode.setdefault(ep, []).append(_turn(len(by_episode.get(ep, [])) + 1, s))
     summaries = result.get("episodes") or [result]
     base: dict[str, Any] = {
-        "session_id": f"run-{spec.seed}-{spec.agent.model}", "model": spec.agent.model, "seed": spec.seed,
+        "session_id": f"run-{spec.seed}-{model}", "model": model, "seed": spec.seed,
         "horizon_years": years, "total_episodes": len(summaries), "terminal": True,
         "terminal_reason": result.get("terminal_reason"), "terminal_detail": result.get("terminal_detail"),
         "started_at": recorded.get("started_at"), "ended_at": None,

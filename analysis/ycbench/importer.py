@@ -93,22 +93,12 @@ def _write_dir(target: Path, fill: Any) -> None:
     try:
         tmp.mkdir()
         fill(tmp)
-        _fix_out(tmp, target)
         if target.exists():
             target.rmdir()  # empty (checked before): the rename needs it gone
         tmp.rename(target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _fix_out(tmp: Path, target: Path) -> None:
-    """``run.json`` names the directory the run lives in, not the temporary one it was written to."""
-    spec_file = tmp / RUN_SPEC
-    if spec_file.exists():
-        data = json.loads(spec_file.read_text(encoding="utf-8"))
-        data["spec"]["out"] = str(target)
-        _json(spec_file, data)
 
 
 def _json(path: Path, data: Any) -> None:
@@ -168,7 +158,8 @@ def _field(text: str, name: str) -> str | None:
 
 def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> ImportResult:
     from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis.llm_run import LLMRunSpec, run_llm
+    from bizsim.analysis.llm_run import run_llm
+    from bizsim.analysis.runspec import RunSpec
     from bizsim.simcore.limits import MAX_LINE_CHARS
 
     from .replay_client import RolloutClient, served_turns
@@ -188,9 +179,9 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
     else:
         run_dir = tmp
     try:
-        spec = LLMRunSpec(world="startup", preset="reference", seed=int(rollout.seed or 0),
-                          max_episodes=len(rollout.episodes), agent=agent, out=str(run_dir))
-        run_llm(spec, client=client)
+        spec = RunSpec("startup", "reference", "llm", int(rollout.seed or 0), agent_options=agent,
+                       max_episodes=len(rollout.episodes))
+        run_llm(spec, out=run_dir, client=client)
         client.finish()
         result = json.loads((run_dir / RESULT).read_text(encoding="utf-8"))
         served = served_turns(client)
