@@ -20,7 +20,7 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
-    "world_lines", "world_scripts",
+    "world_lines", "world_scripts", "script_lines", "cut_scripts",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values",
 ]
@@ -263,6 +263,21 @@ def world_lines(world_name: str) -> st.SearchStrategy[str]:
 def world_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[list[list[str]]]:
     """A script for any registered world: for each turn, a few command lines before the advance command."""
     return st.lists(st.lists(world_lines(world_name), max_size=4), min_size=1, max_size=max_turns)
+
+
+def script_lines(world_name: str, script: list[list[str]]) -> list[str]:
+    """A script as the flat list of command lines a driver sends: each turn's lines, then the advance command."""
+    from bizsim.simcore.registry import world_spec
+
+    advance = world_spec(world_name).world_class().advance_command
+    return [line for turn in script for line in [*turn, advance]]
+
+
+def cut_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[tuple[list[str], int]]:
+    """A flat script for any registered world (see :func:`script_lines`) and a point in it, from 0 to its end:
+    where a snapshot is taken, a fork starts or a window opens."""
+    return world_scripts(world_name, max_turns).map(lambda s: script_lines(world_name, s)).flatmap(
+        lambda lines: st.tuples(st.just(lines), st.integers(0, len(lines))))
 
 
 #: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.
