@@ -59,6 +59,8 @@ def execute(
         :class:`~bizsim.analysis.llm_run.LLMRunResult` (its ``episode`` is the former).
     """
     if spec.agent == "llm":
+        if spec.start is not None:
+            raise ConfigError("an LLM run cannot start from a snapshot yet; fork LLM runs with bizsim.analysis.fork")
         from .llm_run import RUN_SPEC, run_llm
 
         resume = out is not None and Path(out, RUN_SPEC).exists()
@@ -69,4 +71,5 @@ def execute(
 
     preset = world_config(spec) if spec.overrides else spec.preset
     return run_episode(spec.world, preset, spec.agent, spec.seed, agent_options=spec.agent_options,
-                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe)
+                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe,
+                       start=spec.start, fork=spec.origin)

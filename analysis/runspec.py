@@ -53,6 +53,10 @@ class RunSpec:
             agent's notes carried over, up to this many episodes (YC-Bench's
             restarts). Part of the run id only when it is not 1, so the ids of
             single-episode runs are what they always were.
+        start: a :class:`~bizsim.simcore.snapshot.Snapshot` of this world and seed to start from instead of a
+            fresh world (a fork): the agent starts afresh where the snapshot stands. Part of the run id.
+        origin: where a fork came from (its parent and fork point), recorded in ``result.json`` as ``fork``.
+            Not part of the run id.
 
     >>> RunSpec("startup", "hard", "greedy", 3).run_id == RunSpec("startup-v1", "hard", "greedy", 3).run_id
     True
@@ -66,6 +70,8 @@ class RunSpec:
     agent_options: dict = attrs.field(factory=dict, converter=_dict)
     label: str | None = None
     max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
+    start: Any = attrs.field(default=None, kw_only=True)
+    origin: dict | None = attrs.field(default=None, kw_only=True, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
         from bizsim.simcore.registry import world_spec
@@ -89,6 +95,27 @@ class RunSpec:
         object.__setattr__(self, "agent_options", _canonical(self.agent_options, "agent_options"))
         if not isinstance(self.agent, str) or not self.agent:
             raise ConfigError(f"agent(={self.agent!r}) must be an agent name or 'package.module:function'")
+        if self.start is not None:
+            self._check_start()
+        if self.origin is not None:
+            object.__setattr__(self, "origin", _canonical(self.origin, "origin"))
+
+    def _check_start(self) -> None:
+        from bizsim.simcore.snapshot import Snapshot
+
+        start = self.start
+        if isinstance(start, Mapping):
+            start = Snapshot.from_dict(start)
+            object.__setattr__(self, "start", start)
+        if not isinstance(start, Snapshot):
+            raise ConfigError(f"start(={start!r}) must be a Snapshot (world.snapshot(), or its to_dict())")
+        if (start.world, start.seed) != (self.world, self.seed):
+            raise ConfigError(f"start is a snapshot of {start.world} seed {start.seed}, but the run is {self.world} "
+                              f"seed {self.seed}")
+        if self.max_episodes != 1:
+            raise ConfigError("a run from a snapshot (a fork) plays one episode; leave max_episodes at 1")
+        if config_to_dict(world_config(self)) != config_to_dict(start.config):
+            raise ConfigError("start is a snapshot of another config than the run's preset and overrides")
 
     @property
     def benchmark_id(self) -> str:
@@ -115,6 +142,8 @@ class RunSpec:
         }
         if self.max_episodes != 1:
             key["max_episodes"] = self.max_episodes
+        if self.start is not None:
+            key["start"] = hashlib.sha256(self.start.to_json().encode("utf-8")).hexdigest()
         return key
 
     @property
@@ -131,6 +160,10 @@ class RunSpec:
         }
         if self.max_episodes != 1:
             out["max_episodes"] = self.max_episodes
+        if self.start is not None:
+            out["start"] = self.start.to_dict()
+        if self.origin is not None:
+            out["origin"] = self.origin
         return out
 
     @classmethod

@@ -18,7 +18,7 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -28,7 +28,7 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     from .world import World
 
-__all__ = ["SNAPSHOT_FORMAT", "Snapshot", "restore", "snapshot_of"]
+__all__ = ["SNAPSHOT_FORMAT", "Snapshot", "restore", "snapshot_of", "turn_boundaries"]
 
 #: The version of :meth:`Snapshot.to_dict`'s layout (not the world's benchmark version).
 SNAPSHOT_FORMAT = 1
@@ -190,3 +190,27 @@ def restore(snapshot: Snapshot) -> World:
         return world
 
     return replay(build, snapshot.log)
+
+
+def turn_boundaries(world: str, log: Sequence[tuple[int, str]]) -> list[int]:
+    """Where each agent turn of a command log ends: the length of the log after each advance command.
+
+    A log cut at ``turn_boundaries(...)[n - 1]`` is the world at the start of the agent's turn ``n + 1`` (its
+    ``n`` first turns played); a cut at 0 is the fresh world.
+
+    >>> turn_boundaries("startup", [(0, "company status"), (0, "sim resume"), (9, "sim resume")])
+    [2, 3]
+    """
+    from .errors import CommandError
+    from .registry import world_spec
+
+    commands = world_spec(world).world_class().commands
+    out = []
+    for i, (_t, line) in enumerate(log, 1):
+        try:
+            advances = commands.parse(line)[0].advances
+        except CommandError:
+            continue
+        if advances:
+            out.append(i)
+    return out

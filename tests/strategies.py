@@ -20,7 +20,7 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
-    "world_lines", "world_scripts", "script_lines", "cut_scripts",
+    "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values",
 ]
@@ -278,6 +278,25 @@ def cut_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[tuple[
     where a snapshot is taken, a fork starts or a window opens."""
     return world_scripts(world_name, max_turns).map(lambda s: script_lines(world_name, s)).flatmap(
         lambda lines: st.tuples(st.just(lines), st.integers(0, len(lines))))
+
+
+#: Per world, (preset, agent) pairs whose whole year plays in well under a second: parents of forks and windows.
+QUICK_AGENTS = {
+    "startup": (("default", "greedy"), ("default", "greedy-reference"), ("easy", "greedy")),
+    "operation": (("default", "round-robin"), ("default", "threshold"), ("easy", "planner")),
+    "vending": (("small", "markup"), ("small", "planner")),
+    "freelance": (("default", "cautious"), ("default", "oracle")),
+}
+
+
+def fork_cases(world_name: str) -> st.SearchStrategy[tuple[str, str, int, float]]:
+    """A recorded run to fork and where: ``(preset, agent, seed, share of its turns before the fork point)``.
+
+    Worlds outside :data:`QUICK_AGENTS` (installed by other packages) use their default preset and agent."""
+    from bizsim.simcore.registry import world_spec
+
+    pairs = QUICK_AGENTS.get(world_name) or (("default", world_spec(world_name).default_agent),)
+    return st.tuples(st.sampled_from(pairs), seeds(50), st.floats(0, 1)).map(lambda t: (*t[0], t[1], t[2]))
 
 
 #: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.
