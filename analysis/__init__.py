@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .episode import TERMINAL_REASONS, EpisodeResult, run_episode
+    from .fork_compare import compare_forks, fork_series
     from .llm_run import LLMRunResult, LLMRunSpec, resume_llm, run_llm, run_llm_episodes
     from .pipeline import execute
     from .rundir import read_command_log, write_run_dir
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from .sweep import RunSpec, SweepSummary, grid, sweep
 
 __all__ = [
-    "EpisodeResult", "LLMRunResult", "execute", "LLMRunSpec", "TERMINAL_REASONS", "read_command_log", "resume_llm", "run_episode",
+    "EpisodeResult", "LLMRunResult", "compare_forks", "execute", "fork_series", "LLMRunSpec", "TERMINAL_REASONS", "read_command_log", "resume_llm", "run_episode",
     "run_llm", "run_llm_episodes", "write_run_dir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
 ]
@@ -28,6 +29,7 @@ from .sweep import sweep  # noqa: E402
 
 _WHERE = {
     "TERMINAL_REASONS": "episode", "EpisodeResult": "episode", "run_episode": "episode",
+    "compare_forks": "fork_compare", "fork_series": "fork_compare",
     "execute": "pipeline", "LLMRunResult": "llm_run", "LLMRunSpec": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
     "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
     "Results": "store", "compact": "store", "load": "store",

@@ -106,3 +106,23 @@ def test_bizsim_fork_on_the_command_line(tmp_path, capsys):
     assert 2 == main(["fork", str(tmp_path / "p"), "--at-turn", "9999", "--agent", "greedy",
                       "--out", str(tmp_path / "d")])
     assert "turns; fork at a turn from 0" in capsys.readouterr().err
+
+
+def test_a_parent_and_its_forks_compare_from_the_fork_point():
+    """The table starts every run at the parent's metric at the fork point and ends at each run's own final metric;
+    the plot draws one line per run from there."""
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.fork_compare import compare_forks, fork_series
+    from bizsim.analysis.plots import fork_metric
+
+    parent = run_episode("operation", "default", "round-robin", 2)
+    forks = [fork(parent, at={"day": 200}, agent=a) for a in ("threshold", "round-robin")]
+    table = compare_forks(parent, forks)
+    assert [parent.metric_value, *(f.metric_value for f in forks)] == list(table["final_metric"])
+    assert 1 == table["metric_at_fork"].nunique() and [0.0, 0.0] == list(table["vs_parent"].iloc[[0, 2]])
+    assert ["", "handover", "continued"] == list(table["mode"])
+    series = fork_series(parent, forks)
+    assert 0.0 == series["day"].min() and {"parent (round-robin)"} < set(series["run"])
+    ax = fork_metric(series, metric="mean_dau")
+    assert 3 == len(ax.get_lines()) and "days since the fork point" == ax.get_xlabel()
