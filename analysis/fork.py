@@ -33,18 +33,14 @@ import attrs
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.registry import world_spec
-from bizsim.simcore.snapshot import Snapshot, turn_boundaries
+from bizsim.simcore.points import FORK_POINTS, cut, fork_point
+from bizsim.simcore.snapshot import Snapshot
 
 from .episode import EpisodeResult
 from .pipeline import execute
 from .runspec import RunSpec
 
 __all__ = ["FORK_POINTS", "Parent", "cut", "fork", "fork_point", "load_parent", "prefix_digest"]
-
-#: The kinds of fork point: after N agent turns, at the first turn starting at or after a simulated hour or day.
-FORK_POINTS = ("turn", "hours", "day")
-_US_PER_HOUR = 3_600_000_000
-
 
 @attrs.frozen
 class Parent:
@@ -61,54 +57,6 @@ class Parent:
     spec: RunSpec | None
     source: str
     run_id: str | None = None
-
-
-def fork_point(at: Any) -> dict[str, Any]:
-    """A fork point as data: an int is a turn; a table names one of :data:`FORK_POINTS`; ``None`` is the end.
-
-    >>> fork_point(30), fork_point({"day": 40}), fork_point(None)
-    ({'turn': 30}, {'day': 40}, {'end': True})
-    """
-    if at is None:
-        return {"end": True}
-    if isinstance(at, bool):
-        raise ConfigError(f"at(={at!r}) must be a turn number or a table like {{'turn': 30}}")
-    if isinstance(at, int):
-        at = {"turn": at}
-    if not isinstance(at, Mapping) or len(at) != 1 or next(iter(at)) not in FORK_POINTS:
-        raise ConfigError(f"at(={at!r}) must be a turn number or one of {{'turn': N}}, {{'hours': H}}, {{'day': D}}")
-    kind, value = next(iter(at.items()))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
-        raise ConfigError(f"at {kind}(={value!r}) must be a number >= 0")
-    if kind == "turn" and not isinstance(value, int):
-        raise ConfigError(f"at turn(={value!r}) must be a whole number")
-    return {kind: value}
-
-
-def cut(snapshot: Snapshot, at: Any) -> tuple[int, int]:
-    """Where a fork point falls in a snapshot's log: ``(commands before it, agent turns before it)``.
-
-    Raises:
-        ConfigError: the run never reaches that point (it has fewer turns, or ended before that time).
-    """
-    point = fork_point(at)
-    bounds = [0, *turn_boundaries(snapshot.world, snapshot.log)]
-    log = snapshot.log
-    if "end" in point:
-        return len(log), len(bounds) - 1
-    if "turn" in point:
-        n = point["turn"]
-        if n >= len(bounds):
-            raise ConfigError(f"the parent run has {len(bounds) - 1} turns; fork at a turn from 0 to {len(bounds) - 1}")
-        return bounds[n], n
-    hours = float(point.get("hours", point.get("day", 0) * 24))
-    target = round(hours * _US_PER_HOUR)
-    for n, b in enumerate(bounds):
-        t = log[b][0] if b < len(log) else (log[-1][0] if log else 0)
-        if t >= target:
-            return b, n
-    raise ConfigError(f"the parent run ends at hour {log[-1][0] / _US_PER_HOUR if log else 0:.1f}, before "
-                      f"{next(iter(point))} {point[next(iter(point))]}; fork at an earlier point")
 
 
 def prefix_digest(log: Sequence[tuple[int, str]]) -> str:

@@ -20,7 +20,8 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
-    "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS",
+    "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
+    "windows", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values",
 ]
@@ -297,6 +298,32 @@ def fork_cases(world_name: str) -> st.SearchStrategy[tuple[str, str, int, float]
 
     pairs = QUICK_AGENTS.get(world_name) or (("default", world_spec(world_name).default_agent),)
     return st.tuples(st.sampled_from(pairs), seeds(50), st.floats(0, 1)).map(lambda t: (*t[0], t[1], t[2]))
+
+
+def points() -> st.SearchStrategy[Any]:
+    """A point in a run: a turn number, or a simulated hour or day (early in the year, so runs reach it)."""
+    return st.one_of(st.integers(0, 40), st.builds(lambda d: {"day": d}, st.integers(0, 60)),
+                     st.builds(lambda h: {"hours": h}, st.floats(0, 900, allow_nan=False)))
+
+
+def start_states(world_name: str) -> st.SearchStrategy[Any]:
+    """Where an episode starts: a fresh world, or one of the world's quick policies played until a point."""
+    from bizsim.agents.start import StartState
+    from bizsim.simcore.registry import world_spec
+
+    pairs = QUICK_AGENTS.get(world_name) or (("default", world_spec(world_name).default_agent),)
+    fresh = st.sampled_from(pairs).map(lambda p: StartState(world_name, preset=p[0]))
+    played = st.builds(lambda p, until: StartState(world_name, preset=p[0], agent=p[1], until=until),
+                       st.sampled_from(pairs), st.lists(points(), min_size=1, max_size=3))
+    return st.one_of(fresh, played)
+
+
+def windows() -> st.SearchStrategy[Any]:
+    """A window: a few agent turns or simulated days."""
+    from bizsim.agents.start import Window
+
+    return st.one_of(st.builds(Window, turns=st.integers(1, 8)),
+                     st.builds(Window, days=st.floats(0.25, 12, allow_nan=False)))
 
 
 #: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.

@@ -105,7 +105,7 @@ def test_bizsim_fork_on_the_command_line(tmp_path, capsys):
     assert 0 == main(["verify", str(tmp_path / "c")])
     assert 2 == main(["fork", str(tmp_path / "p"), "--at-turn", "9999", "--agent", "greedy",
                       "--out", str(tmp_path / "d")])
-    assert "turns; fork at a turn from 0" in capsys.readouterr().err
+    assert "turns; choose a turn from 0" in capsys.readouterr().err
 
 
 def test_a_parent_and_its_forks_compare_from_the_fork_point():
