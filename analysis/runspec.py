@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.seeds import parse_seeds
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
@@ -215,46 +215,6 @@ def agent_factory(spec: RunSpec) -> Callable:
     from bizsim.agents import make_agent
 
     return make_agent(spec.world, spec.agent, spec.agent_options)
-
-
-def parse_seeds(text: str | int | Iterable[int]) -> list[int]:
-    """Seeds from ``"1-20"``, ``"1,3,5-7"``, an int or a list.
-
-    >>> parse_seeds("1-3,7")
-    [1, 2, 3, 7]
-    """
-    if isinstance(text, bool) or not isinstance(text, (int, str, Iterable)):
-        raise ConfigError(f"seeds(={text!r}) must be text like '1-20' or '1,3,5-7', an integer, or a list of integers")
-    if isinstance(text, int):
-        return parse_seeds([text])
-    if not isinstance(text, str):
-        out = []
-        for seed in text:
-            try:
-                if isinstance(seed, bool):
-                    raise TypeError
-                out.append(operator.index(seed))
-            except TypeError:
-                raise ConfigError(f"seeds: {seed!r} is not an integer") from None
-        if any(s < 0 for s in out):
-            raise ConfigError(f"seeds {out!r} must be >= 0")
-        return out
-    out = []
-    for part in text.replace(" ", "").split(","):
-        lo, dash, hi = part.partition("-")
-        try:
-            if dash:
-                a, b = int(lo), int(hi)
-                if b < a:
-                    raise ValueError
-                out.extend(range(a, b + 1))
-            else:
-                out.append(int(part))
-        except ValueError:
-            raise ConfigError(f"seeds {text!r}: {part!r} is not N or N-M with N <= M, e.g. 1-20 or 1,3,5-7") from None
-    if any(s < 0 for s in out):
-        raise ConfigError(f"seeds {text!r} must be >= 0")
-    return out
 
 
 def grid(
