@@ -144,7 +144,8 @@ def fork(
     fresh: bool = False,
     out: str | Path | None = None,
     overwrite: bool = False,
-) -> EpisodeResult:
+    **llm_options: Any,
+) -> Any:
     """Continue a recorded run from a point with an agent; the result's ``fork`` names the parent and the point.
 
     Args:
@@ -156,8 +157,16 @@ def fork(
         agent_options: options bound to the agent.
         fresh: start the parent's own agent afresh at the fork point too, instead of continuing it with its
             memory (see the module's description).
-        out: write the fork's run directory here.
-        overwrite: replace a run already in ``out``.
+        out: write the fork's run directory here (an LLM fork writes it as it goes, and resumes from it).
+        overwrite: replace a run already in ``out`` (never an LLM run).
+        llm_options: for ``agent="llm"``: ``client``, ``api_key``, ``preflight``... as
+            :func:`~bizsim.analysis.pipeline.execute` takes them. The model plays on from the fork point (its
+            settings are the agent options: ``model``, ``api_base``, ``max_turns``...); the fork is an LLM run
+            (``run.json``, call log) that starts from the snapshot.
+
+    Returns:
+        an :class:`~bizsim.analysis.episode.EpisodeResult`, or for the LLM agent an
+        :class:`~bizsim.analysis.llm_run.LLMRunResult`.
 
     Raises:
         ConfigError: the parent cannot be read or forked, or the point is past its end.
@@ -166,24 +175,27 @@ def fork(
     """
     from .rundir import check_run_dir_free, make_output_dir, write_run_dir
 
-    if agent == "llm":
-        raise ConfigError("fork with the LLM agent through bizsim.analysis.llm_fork.fork_llm")
     parent = load_parent(run)
     k, turn = cut(parent.snapshot, at)
     prefix = parent.snapshot.prefix(k)
     options = json.loads(json.dumps(dict(agent_options or {})))
     base = parent.spec or _spec_for_snapshot(parent.snapshot)
-    continued = (not fresh and parent.spec is not None and agent == parent.spec.agent
+    continued = (not fresh and parent.spec is not None and agent == parent.spec.agent != "llm"
                  and options == parent.spec.agent_options)
     origin = {
         "parent": parent.source, "parent_run_id": parent.run_id, "parent_agent": base.agent,
         "at": fork_point(at), "turn": turn, "commands": k, "t_us": prefix.t_us,
         "prefix_sha256": prefix_digest(prefix.log), "mode": "continued" if continued else "handover",
     }
+    fields = {"agent": agent, "agent_options": options, "origin": origin}
+    if agent == "llm":
+        spec = attrs.evolve(base, max_episodes=1, start=prefix, **fields)
+        return execute(spec, out=out, **llm_options)
+    if llm_options:
+        raise ConfigError(f"{', '.join(sorted(llm_options))} go with the llm agent, not agent {agent!r}")
     if out is not None:
         check_run_dir_free(out, overwrite=overwrite)
         make_output_dir(out)
-    fields = {"agent": agent, "agent_options": options, "origin": origin}
     if continued:
         spec = attrs.evolve(base, **fields)
     else:

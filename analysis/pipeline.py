@@ -44,8 +44,6 @@ def execute(
         :class:`~bizsim.analysis.llm_run.LLMRunResult` (its ``episode`` is the former).
     """
     if spec.agent == "llm":
-        if spec.start is not None:
-            raise ConfigError("an LLM run cannot start from a snapshot yet; fork LLM runs with bizsim.analysis.fork")
         from .llm_run import RUN_SPEC, run_llm
 
         if resume is None:

@@ -126,3 +126,23 @@ def test_a_parent_and_its_forks_compare_from_the_fork_point():
     assert 0.0 == series["day"].min() and {"parent (round-robin)"} < set(series["run"])
     ax = fork_metric(series, metric="mean_dau")
     assert 3 == len(ax.get_lines()) and "days since the fork point" == ax.get_xlabel()
+
+
+def test_an_llm_agent_plays_on_from_a_fork_and_the_fork_verifies(tmp_path):
+    """``fork(..., agent="llm")`` is an LLM run starting from the snapshot: its log keeps the parent's prefix, its
+    record names the fork, and ``verify`` replays it (the model's answers are in its call log, not needed)."""
+    from bizsim.agents.llm import ScriptedClient
+
+    from .llm_policies import greedy_policy
+
+    run_episode("startup", "default", "greedy", 5, out=tmp_path / "parent")
+    child = fork(tmp_path / "parent", at=8, agent="llm", agent_options={"max_turns": 15},
+                 client=ScriptedClient(greedy_policy), out=tmp_path / "llm")
+    k = child.episode.fork["commands"]
+    parent_log = run_episode("startup", "default", "greedy", 5).command_log
+    assert parent_log[:k] == child.episode.command_log[:k] and k < len(child.episode.command_log)
+    recorded = json.loads((tmp_path / "llm" / "result.json").read_text())
+    assert ({"turn": 8}, "handover", "llm") == (recorded["fork"]["at"], recorded["fork"]["mode"], recorded["agent"])
+    assert (tmp_path / "llm" / "run.json").exists()
+    found = verify_run_dir(tmp_path / "llm")
+    assert found.ok, found.problems
