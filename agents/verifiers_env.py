@@ -33,7 +33,7 @@ from bizsim.simcore.registry import world_spec
 from .start import StartState, Window, start_of
 from .textenv import TextEnv, prompt_text
 
-__all__ = ["BizSimVerifiersEnv", "DEFAULT_SEEDS", "load_environment", "split_seeds"]
+__all__ = ["DEFAULT_SEEDS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
 
 #: Train and eval seeds when none are given: disjoint, as every split must be.
 DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}

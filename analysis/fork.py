@@ -32,8 +32,8 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
-from bizsim.simcore.registry import world_spec
 from bizsim.simcore.points import FORK_POINTS, cut, fork_point
+from bizsim.simcore.registry import world_spec
 from bizsim.simcore.snapshot import Snapshot
 
 from .episode import EpisodeResult

@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.seeds import parse_seeds
 from bizsim.simcore.limits import MAX_INT
+from bizsim.simcore.seeds import parse_seeds
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 

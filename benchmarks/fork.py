@@ -26,11 +26,10 @@ import time
 from typing import Any
 
 from bizsim.agents import make_agent
-from bizsim.simcore.replay import replay
 from bizsim.simcore.registry import world_spec
+from bizsim.simcore.replay import replay
 from bizsim.simcore.snapshot import restore
 from bizsim.simcore.watch import watch
-
 from calibration import machine_line  # benchmarks/calibration.py
 
 TURN = 30
@@ -68,17 +67,16 @@ def restoring(repeats: int) -> None:
         again = restore(snap)
         assert (again.state(), again.trajectory.to_jsonl()) == (world.state(), world.trajectory.to_jsonl())
         cls, log = spec.world_class(), snap.log
-        fresh = _ms(lambda: cls("default", 1), repeats)
-        t_restore = _ms(lambda: restore(snap), repeats)
-        t_replay = _ms(lambda: replay(lambda: cls("default", 1), log), repeats)
-        t_play = _ms(lambda: _play_turns(agent, TURN), repeats)
+        fresh = _ms(lambda cls=cls: cls("default", 1), repeats)
+        t_restore = _ms(lambda snap=snap: restore(snap), repeats)
+        t_replay = _ms(lambda cls=cls, log=log: replay(lambda: cls("default", 1), log), repeats)
+        t_play = _ms(lambda agent=agent: _play_turns(agent, TURN), repeats)
         print(f"{agent:9s} {len(log):8d} {t_restore:8.2f} {t_replay:8.2f} {t_play:8.2f} {fresh:8.2f}")
 
 
 def stepping(steps: int) -> None:
     try:
         import verifiers as vf
-
         from bizsim.agents.verifiers_env import load_environment
     except ImportError:
         print("verifiers step: skipped (install the rl extra)")

@@ -5,6 +5,7 @@ A fork starts at one, a start state plays a policy until one, a window ends at o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,7 +44,7 @@ def fork_point(at: Any) -> dict[str, Any]:
     if not isinstance(at, Mapping) or len(at) != 1 or next(iter(at)) not in FORK_POINTS:
         raise ConfigError(f"at(={at!r}) must be a turn number or one of {{'turn': N}}, {{'hours': H}}, {{'day': D}}")
     kind, value = next(iter(at.items()))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
         raise ConfigError(f"at {kind}(={value!r}) must be a number >= 0")
     if kind == "turn" and not isinstance(value, int):
         raise ConfigError(f"at turn(={value!r}) must be a whole number")

@@ -143,7 +143,7 @@ def _config_json(config: Any) -> str:
 
     try:
         return json.dumps(config_to_dict(config), sort_keys=True, separators=(",", ":"), default=str)
-    except Exception as exc:  # an unusual third-party config: say which
+    except Exception as exc:  # noqa: BLE001 - an unusual third-party config: say which
         raise ConfigError(f"config {config!r} cannot be written as data: {exc}") from None
 
 

@@ -7,15 +7,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bizsim.analysis import run_episode
 from bizsim.analysis.fork import cut, fork, load_parent
 from bizsim.analysis.verify import verify_run_dir
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_names
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .strategies import fork_cases
 

@@ -7,13 +7,12 @@ import json
 import pickle
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_names, world_spec
 from bizsim.simcore.replay import play_commands
 from bizsim.simcore.snapshot import Snapshot, restore
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .strategies import cut_scripts, seeds
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bizsim.agents.start import StartState, Window
 from bizsim.agents.textenv import TextEnv, metric_of
 from bizsim.analysis import run_episode
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.points import cut
 from bizsim.simcore.registry import world_names, world_spec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .strategies import QUICK_AGENTS, script_lines, seeds, start_states, windows, world_scripts
 

@@ -9,13 +9,12 @@ import pytest
 vf = pytest.importorskip("verifiers")
 openai = pytest.importorskip("openai")
 
-from verifiers.clients import OpenAIChatCompletionsClient  # noqa: E402
-
-from bizsim.agents.llm.loopback import LoopbackLLMServer  # noqa: E402
-from bizsim.agents.start import StartState  # noqa: E402
-from bizsim.agents.textenv import TextEnv  # noqa: E402
-from bizsim.agents.verifiers_env import load_environment, split_seeds  # noqa: E402
-from bizsim.simcore.errors import ConfigError  # noqa: E402
+from bizsim.agents.llm.loopback import LoopbackLLMServer
+from bizsim.agents.start import StartState
+from bizsim.agents.textenv import TextEnv
+from bizsim.agents.verifiers_env import load_environment, split_seeds
+from bizsim.simcore.errors import ConfigError
+from verifiers.clients import OpenAIChatCompletionsClient
 
 
 def rotating_policy(messages, tools):

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 __all__ = ["FAULTS", "LoopbackLLMServer", "Reply", "usage_for"]
 
@@ -96,7 +96,7 @@ class LoopbackLLMServer:
         assert self._httpd is not None, "start the server first"
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
-    def start(self) -> LoopbackLLMServer:
+    def start(self) -> Self:
         """Bind an ephemeral loopback port and serve from a daemon thread."""
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -117,7 +117,7 @@ class LoopbackLLMServer:
             httpd.shutdown()  # never called from the serving thread, so this cannot deadlock
             httpd.server_close()
 
-    def __enter__(self) -> LoopbackLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
