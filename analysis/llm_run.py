@@ -320,10 +320,16 @@ def run_llm(
                     _unstarted(out, created)
                 raise
         played = agent if probe is None else watch(agent, before=probe, name="llm")
-        episode = run_episode(
-            spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
-            world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
-        )
+        if spec.start is not None:  # a fork: one episode on the world its snapshot restores
+            if _world_options(spec, agent):
+                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
+            episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
+                                  fork=spec.origin)
+        else:
+            episode = run_episode(
+                spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
+                world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
+            )
     finally:
         agent.close()
     result = LLMRunResult(
