@@ -26,6 +26,9 @@ __all__ = ["World", "Status", "Agent"]
 Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
 
 
+#: How the command log writes a hidden command an agent was refused: a word no world knows, so a replay (which
+#: may run hidden commands, the built-in agents' own) refuses it again.
+REFUSED_HIDDEN = "?hidden "
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -146,13 +149,18 @@ class World:
         """
         if type(line) is str and not line.isascii():
             line = scalar_text(line)
+        hidden = False
         try:
             spec, kwargs = self.commands.parse(line)
             if spec.hidden and not allow_hidden:
+                hidden = True
                 raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
         except CommandError as exc:
             error = _clean(exc.to_dict())
-            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": error})
+            record = {"line": _printable(line), "error": error}
+            if hidden:  # the log must replay it as a refusal, though a replay may run hidden commands
+                record["hidden"] = True
+            self.trajectory.add(self._now_us, "cmd", "?", record)
             return error
         return self._invoke(spec, kwargs, raise_errors=False)
 
@@ -227,7 +235,10 @@ class World:
         out = []
         for t, name, data in self.trajectory.of_kind("cmd", start):
             if name == "?":
-                out.append((t, data["line"] if "line" in data else f"?tool {data.get('tool')}"))
+                if "hidden" in data:
+                    out.append((t, f"{REFUSED_HIDDEN}{data['line']}"))
+                else:
+                    out.append((t, data["line"] if "line" in data else f"?tool {data.get('tool')}"))
             else:
                 out.append((t, self.commands[name].to_line(data["args"])))
         return out

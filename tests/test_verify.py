@@ -239,6 +239,23 @@ def test_lone_surrogates_in_commands_replay_as_they_ran(tmp_path):
     assert "scratchpad write --content 'a\ufffdb'" in log and "teleport \ufffd" in log
 
 
+def hidden_command_agent(world):
+    """Types the reference bot's hidden shortcuts, which an agent is refused; then plays on."""
+    world.execute("yc-bench bot wait")
+    world.execute("bot take --task-id Task-10")
+    yield world.advance()
+
+
+def test_a_refused_hidden_command_replays_as_a_refusal(tmp_path):
+    """The replay may run hidden commands (the built-in bots issue them), so the log marks the ones an agent was
+    refused: replaying them refuses them again instead of running them, and verify passes."""
+    result = run_episode("startup", "reference", hidden_command_agent, seed=1, out=tmp_path / "run")
+    log = [line for _, line in result.final_world.command_log()]
+    assert "?hidden yc-bench bot wait" in log and 0 == result.final_world.observation().get("active_tasks", 0)
+    found = verify_run_dir(tmp_path / "run")
+    assert found.ok, found.problems
+
+
 def test_an_honest_run_with_odd_line_breaks_in_its_commands_verifies(tmp_path):
     """Records are split at \\n only: command text with U+2028-class characters does not break verify."""
     run_episode("startup", "default", line_break_agent, seed=2, out=tmp_path / "run")
