@@ -80,6 +80,8 @@ def _build_parser() -> argparse.ArgumentParser:
     shell.add_argument("--seed", type=int, default=1)
     shell.add_argument("--preset", default="default")
     shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
+    shell.add_argument("--out", metavar="DIR", help="record the session as a run directory (verify, load, view read it)")
+    shell.add_argument("--overwrite", action="store_true", help="replace a finished run already in --out")
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
@@ -357,12 +359,23 @@ def _print_summary(result: Any, out: str | None) -> None:
 
 
 def _shell(args: argparse.Namespace) -> int:
-    from bizsim.simcore.driver import Driver
-
     from .shell import run_shell
 
-    world = world_spec(args.world).make(args.preset, args.seed)
-    driver = Driver(world)
+    if args.out is not None:  # recorded as any agent's run: a person's play is a baseline the same tools read
+        from bizsim.analysis.live import LiveEpisode
+
+        episode = LiveEpisode(args.world, args.preset, args.seed, out=args.out, surface="shell", agent="human",
+                              overwrite=args.overwrite)
+        world: Any = episode.world
+        episode.set_client("bizsim shell", _version())
+
+        def send(line: str) -> dict:
+            return episode.call_line(line).result
+    else:
+        from bizsim.simcore.driver import Driver
+
+        world = world_spec(args.world).make(args.preset, args.seed)
+        send = Driver(world).send
 
     def prompt() -> str:
         funds = world.observation().get("funds_cents")
@@ -370,9 +383,15 @@ def _shell(args: argparse.Namespace) -> int:
 
     banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
               "'json' for the last answer in full, 'quit' to leave.")
-    run_shell(world, driver.send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
-    if driver.done:
+    try:
+        run_shell(world, send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
+    finally:
+        if args.out is not None:
+            episode.close()
+    if world.done:
         print(f"episode ended: {world.status.value}")
+    if args.out is not None:
+        print(f"recorded in {args.out} (check it with: bizsim verify {shlex.quote(str(args.out))})")
     return 0
 
 

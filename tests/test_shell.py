@@ -94,3 +94,21 @@ def test_completion_offers_commands_flags_and_seen_ids():
     assert [] == completer.candidates("task accept --task-id T")
     completer.learn(Driver(world).send("market browse --limit 3"))
     assert 3 == len(completer.candidates("task accept --task-id Task-"))
+
+
+def test_a_session_recorded_with_out_verifies_as_a_human_baseline(tmp_path):
+    """`--out` records the typed commands as a run directory: verify replays it, load reads it, agent `human`."""
+    import json
+
+    from bizsim.analysis.verify import verify_run_dir
+
+    script = "company status\ntask accept --task-id Task-10\nno such thing\nsim resume\nquit\n"
+    proc = subprocess.run([sys.executable, "-m", "bizsim.cli", "shell", "startup", "--seed", "1", "--out",
+                           str(tmp_path / "me")], input=script, capture_output=True, text=True, timeout=60)
+    assert 0 == proc.returncode, proc.stderr
+    assert f"recorded in {tmp_path / 'me'}" in proc.stdout
+    result = json.loads((tmp_path / "me" / "result.json").read_text())
+    assert ("human", "shell") == (result["agent"], result["live"]["surface"])
+    assert [{"name": "bizsim shell"}] == [{k: c[k] for k in ("name",)} for c in result["live"]["clients"]]
+    found = verify_run_dir(tmp_path / "me")
+    assert found.ok and 4 == found.commands, found.problems
