@@ -12,7 +12,7 @@ import simpy
 from .calendar import Calendar
 from .commands import CommandSet, CommandSpec
 from .env import SimEnvironment
-from .errors import CommandError
+from .errors import CommandError, NotInProcessError
 from .streams import RandomStreams
 from .trajectory import Trajectory
 
@@ -113,12 +113,23 @@ class World:
         return f"{self.name}-v{self.version}"
 
     # commands -------------------------------------------------------------
-    def execute(self, line: str, *, allow_hidden: bool = False) -> dict[str, Any] | simpy.Event:
+    def execute(
+        self, line: str, *, allow_hidden: bool = False, driven: bool = False
+    ) -> dict[str, Any] | simpy.Event:
         """Run a command line; bad input comes back as ``{"error", "hint"}``.
 
         Returns the result dict, or for the advance command the event to yield.
         Hidden commands (internal to built-in agents) are refused unless
         ``allow_hidden`` (replay sets it).
+
+        Args:
+            driven: the caller runs the environment to the advance command's
+                event itself (:class:`~bizsim.simcore.driver.Driver`, replay),
+                so the event is returned even outside a process.
+
+        Raises:
+            NotInProcessError: the advance command, issued outside a running
+                process without ``driven``; nothing ran or was recorded.
         """
         try:
             spec, kwargs = self.commands.parse(line)
@@ -127,10 +138,14 @@ class World:
         except CommandError as exc:
             self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": exc.to_dict()})
             return exc.to_dict()
+        if spec.advances and not driven:
+            self._check_in_process(spec)
         return self._invoke(spec, kwargs, raise_errors=False)
 
-    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any] | simpy.Event:
-        """Run a command given as a tool call (name and JSON arguments)."""
+    def execute_tool(
+        self, tool_name: str, arguments: Mapping[str, Any] | None, *, driven: bool = False
+    ) -> dict[str, Any] | simpy.Event:
+        """Run a command given as a tool call (name and JSON arguments); ``driven`` as for :meth:`execute`."""
         try:
             spec = self.commands.by_tool_name(tool_name)
             if spec.hidden:
@@ -139,7 +154,19 @@ class World:
         except CommandError as exc:
             self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": exc.to_dict()})
             return exc.to_dict()
+        if spec.advances and not driven:
+            self._check_in_process(spec)
         return self._invoke(spec, kwargs, raise_errors=False)
+
+    def _check_in_process(self, spec: CommandSpec) -> None:
+        # The advance command's answer is an event only a SimPy process can wait for; handed to plain code it
+        # would be a bare `<Event()>` and the clock would never move.
+        if self.env.active_process is None:
+            raise NotInProcessError(
+                f"'{spec.name}' moves time, which only a running agent can wait for: run your agent with "
+                f"world.run(agent) and yield what it returns, or step the world from outside with "
+                f"bizsim.simcore.driver.Driver(world).send('{spec.name}')."
+            )
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python; a refusal raises :class:`CommandError`."""
