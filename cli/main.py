@@ -75,10 +75,20 @@ def _build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
 
-    shell = sub.add_parser("shell", help="play a world by typing its commands")
+    shell = sub.add_parser(
+        "shell", help="play a world by typing its commands",
+        description="Type the world's commands; the advance command (sim resume, task_done) runs time to the next "
+                    "stop. On a terminal: history, Tab completion, short summaries ('json' shows the last result "
+                    "whole). From a pipe: every result as JSON.",
+    )
     shell.add_argument("world", help="world name, e.g. startup")
     shell.add_argument("--seed", type=int, default=1, help="world seed")
     shell.add_argument("--preset", default="default", help="preset name or a .toml config file")
+    shell.add_argument("--out", metavar="DIR", help="write the session as a run directory (bizsim verify reads it)")
+    shell.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    shown = shell.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print every result as JSON (the default from a pipe)")
+    shown.add_argument("--text", action="store_true", help="print summaries (the default on a terminal)")
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
@@ -336,32 +346,15 @@ def _print_summary(result: Any, out: str | None) -> None:
 
 
 def _shell(args: argparse.Namespace) -> int:
-    from bizsim.simcore.driver import Driver
+    from bizsim.analysis.rundir import check_run_dir_free
 
-    world = world_spec(args.world).make(args.preset, args.seed)
-    driver = Driver(world)
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print(f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, 'quit' to leave.")
-    while not driver.done:
-        if interactive:
-            obs = world.observation()
-            funds = obs.get("funds_cents")
-            prompt = f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
-        else:
-            prompt = ""
-        try:
-            line = input(prompt)
-        except EOFError:
-            break
-        line = line.strip()
-        if not line:
-            continue
-        if line in ("quit", "exit"):
-            break
-        print(json.dumps(driver.send(line), indent=2))
-    if driver.done:
-        print(f"episode ended: {world.status.value}")
+    from .shell import play
+
+    world_spec(args.world)  # an unknown world: one line, before anything else
+    if args.out is not None:
+        check_run_dir_free(args.out, overwrite=args.overwrite)
+    play(args.world, args.preset, args.seed, as_json=True if args.json else False if args.text else None,
+         out=args.out, overwrite=args.overwrite)
     return 0
 
 
