@@ -75,20 +75,11 @@ def _build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
 
-    shell = sub.add_parser(
-        "shell", help="play a world by typing its commands",
-        description="Type the world's commands; the advance command (sim resume, task_done) runs time to the next "
-                    "stop. On a terminal: history, Tab completion, short summaries ('json' shows the last result "
-                    "whole). From a pipe: every result as JSON.",
-    )
+    shell = sub.add_parser("shell", help="play a world by typing its commands")
     shell.add_argument("world", help="world name, e.g. startup")
     shell.add_argument("--seed", type=int, default=1, help="world seed")
     shell.add_argument("--preset", default="default", help="preset name or a .toml config file")
-    shell.add_argument("--out", metavar="DIR", help="write the session as a run directory (bizsim verify reads it)")
-    shell.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
-    shown = shell.add_mutually_exclusive_group()
-    shown.add_argument("--json", action="store_true", help="print every result as JSON (the default from a pipe)")
-    shown.add_argument("--text", action="store_true", help="print summaries (the default on a terminal)")
+    shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
@@ -346,15 +337,22 @@ def _print_summary(result: Any, out: str | None) -> None:
 
 
 def _shell(args: argparse.Namespace) -> int:
-    from bizsim.analysis.rundir import check_run_dir_free
+    from bizsim.simcore.driver import Driver
 
-    from .shell import play
+    from .shell import run_shell
 
-    world_spec(args.world)  # an unknown world: one line, before anything else
-    if args.out is not None:
-        check_run_dir_free(args.out, overwrite=args.overwrite)
-    play(args.world, args.preset, args.seed, as_json=True if args.json else False if args.text else None,
-         out=args.out, overwrite=args.overwrite)
+    world = world_spec(args.world).make(args.preset, args.seed)
+    driver = Driver(world)
+
+    def prompt() -> str:
+        funds = world.observation().get("funds_cents")
+        return f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
+
+    banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
+              "'json' for the last answer in full, 'quit' to leave.")
+    run_shell(world, driver.send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
+    if driver.done:
+        print(f"episode ended: {world.status.value}")
     return 0
 
 
@@ -375,7 +373,6 @@ def world_spec(name: str) -> Any:
     from bizsim.simcore.registry import world_spec as find
 
     return find(name)
-
 
 
 def _version() -> str:

@@ -1,191 +1,188 @@
-"""``bizsim shell``: a person plays a world by typing its commands.
+"""``bizsim shell``: a person plays a world at a prompt.
 
-The session is an agent like any other: a SimPy process that reads a line, issues it, and yields when the line
-moves time. It runs through :func:`bizsim.analysis.run_episode`, so ``--out DIR`` writes the same run directory
-an agent's run writes, which ``bizsim verify``, ``load`` and the report read: a person's play is a human
-baseline the usual tools compare.
-
-On a terminal it keeps a history (the arrow keys), completes commands, their flags and the ids results have
-shown (Tab), and prints results as short summaries (``json`` prints the last one whole); read from a pipe it
-prints every result as JSON, one script line after another.
+On a terminal the prompt has line editing and history (the arrow keys), Tab completes command names, their
+flags and the ids the world has shown so far, ``help`` prints text, and answers are summarised as tables (``json``
+prints the last answer whole). Piped input gets one JSON answer per line, as scripts expect. With ``--out`` the
+session is recorded as a run directory like any agent's (a human baseline ``verify``, ``load`` and the viewer read).
 """
 
 from __future__ import annotations
 
 import json
-import re
+import shutil
 import sys
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["play", "render"]
+__all__ = ["Completer", "render", "run_shell"]
 
-#: Rows of a list shown in a summary; the rest is counted (``json`` shows everything).
-MAX_ROWS = 8
-#: Characters of a nested value shown on one summary line.
-MAX_CELL = 60
-_ID_KEY = re.compile(r"(^|_)(id|name)$")
-_SHELL_WORDS = ("help", "json", "quit", "exit")
+#: Rows of a listing shown before the rest is left to ``json``.
+_ROWS = 15
+#: Columns of a listing table, and the width of one cell.
+_COLUMNS, _CELL = 8, 28
+#: Ids kept for completion (the most recent win).
+_MAX_IDS = 2_000
 
 
-def render(result: Any, *, as_json: bool) -> str:
-    """A command's result as text: the full JSON, or a summary a person reads at a glance.
+def run_shell(world: Any, send: Callable[[str], dict], *, interactive: bool, as_json: bool, banner: str,
+              prompt: Callable[[], str]) -> None:
+    """Read command lines until the episode ends, ``quit`` or end of input; print each answer.
 
-    >>> print(render({"help": "task accept --task-id ID\\n  accept a task"}, as_json=False))
-    task accept --task-id ID
-      accept a task
-    >>> print(render({"error": "No such task.", "hint": "Use market browse."}, as_json=False))
-    error: No such task.
-    hint:  Use market browse.
+    ``send`` runs one line on the world and returns its answer (a Driver's, or a recorded episode's).
     """
-    if as_json or not isinstance(result, dict):
-        return json.dumps(result, indent=2)
+    completer = Completer(world)
+    if interactive:
+        _enable_line_editing(completer)
+        print(banner)
+    last: dict | None = None
+    while not world.done:
+        try:
+            line = input(prompt() if interactive else "")
+        except EOFError:
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("quit", "exit"):
+            break
+        if line == "json" and interactive:
+            print(json.dumps(last, indent=2, ensure_ascii=False) if last is not None else "no answer yet")
+            continue
+        last = send(line)
+        completer.learn(last)
+        print(json.dumps(last, indent=2) if as_json or not interactive else render(last))
+
+
+def render(result: Mapping[str, Any]) -> str:
+    """An answer for a person: help as text, errors in a line, scalars as ``key: value``, listings as tables."""
     if "error" in result:
-        return f"error: {result['error']}" + (f"\nhint:  {result['hint']}" if result.get("hint") else "")
-    if "help" in result and isinstance(result["help"], str):
-        return result["help"]
-    lines = []
+        hint = f"\n  hint: {result['hint']}" if result.get("hint") else ""
+        return f"error: {result['error']}{hint}"
+    if isinstance(result.get("help"), str):
+        return str(result["help"])
+    lines: list[str] = []
+    tables: list[str] = []
     for key, value in result.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            lines.append(f"{key}: {len(value)}")
-            lines += _table(value)
+        if _is_listing(value):
+            tables.append(_table(key, value))
+        elif isinstance(value, Mapping) and all(not isinstance(v, (Mapping, list)) for v in value.values()):
+            lines.append(f"{_label(key)}: " + ", ".join(f"{_label(k)} {_cell(k, v)}" for k, v in value.items()))
         else:
-            lines.append(f"{key}: {_cell(value)}")
-    return "\n".join(lines)
+            lines.append(f"{_label(key)}: {_cell(key, value, wide=True)}")
+    return "\n".join(lines + tables)
 
 
-def _table(rows: list[dict]) -> list[str]:
-    columns = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict))][:7]
-    shown = [[_cell(r.get(c), 24) for c in columns] for r in rows[:MAX_ROWS]]
-    widths = [max(len(c), *(len(s[i]) for s in shown)) for i, c in enumerate(columns)]
-    out = ["  " + "  ".join(c.ljust(w) for c, w in zip(columns, widths))]
-    out += ["  " + "  ".join(v.ljust(w) for v, w in zip(s, widths)) for s in shown]
-    if len(rows) > MAX_ROWS:
-        out.append(f"  ... {len(rows) - MAX_ROWS} more (type `json` for all)")
-    return out
+def _is_listing(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
-def _cell(value: Any, width: int = MAX_CELL) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _table(name: str, rows: list[Mapping[str, Any]]) -> str:
+    from io import StringIO
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    columns: list[str] = []
+    for row in rows[:_ROWS]:
+        columns += [k for k in row if k not in columns]
+    shown = columns[:_COLUMNS]
+    table = Table(title=f"{name} ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in shown:
+        table.add_column(_label(column), overflow="fold", max_width=_CELL)
+    for row in rows[:_ROWS]:
+        table.add_row(*(_cell(c, row.get(c)) for c in shown))
+    buffer = StringIO()
+    width = shutil.get_terminal_size((120, 24)).columns
+    Console(file=buffer, width=width, force_terminal=False, color_system=None).print(table)
+    notes = []
+    if len(rows) > _ROWS:
+        notes.append(f"{len(rows) - _ROWS} more rows")
+    if len(columns) > len(shown):
+        notes.append(f"columns not shown: {', '.join(columns[len(shown):])}")
+    tail = f"... {'; '.join(notes)} (type `json` for the whole answer)" if notes else ""
+    return buffer.getvalue().rstrip("\n") + ("\n" + tail if tail else "")
 
 
-def _ids(value: Any, found: set[str]) -> None:
-    """Collect the ids and names a result shows, for completion."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(v, str) and _ID_KEY.search(k) and " " not in v and len(v) < 80:
-                found.add(v)
-            else:
-                _ids(v, found)
-    elif isinstance(value, list):
-        for v in value:
-            _ids(v, found)
+def _label(key: str) -> str:
+    """A field's name as shown: money fields lose their ``_cents``, as their values are shown in dollars."""
+    return key.removesuffix("_cents")
 
 
-class _Completer:
-    """Tab completion: command names, then the command's flags, then ids the session has seen."""
+def _cell(key: str, value: Any, wide: bool = False) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int) and key.endswith("_cents"):
+        return f"${value / 100:,.2f}"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    limit = 120 if wide else _CELL * 2
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
-    def __init__(self, world: Any, seen: set[str]) -> None:
-        specs = list(world.commands.visible())
-        self.names = sorted({s.name for s in specs} | set(_SHELL_WORDS))
-        self.flags = {s.name: [p.flag for p in s.params] for s in specs}
-        self.seen = seen
+
+class Completer:
+    """Tab completion: command names (several words), a command's flags, and ids the world has answered with."""
+
+    def __init__(self, world: Any) -> None:
+        commands = world.commands
+        self._names = sorted(s.name for s in commands.visible())
+        self._flags = {s.name: [p.flag for p in s.params] for s in commands.visible()}
+        self._ids: dict[str, None] = {}
         self._matches: list[str] = []
 
-    def candidates(self, line: str, text: str) -> list[str]:
-        """Completions of the word ``text`` at the end of ``line``."""
-        before = line[: len(line) - len(text)]
-        command = next((n for n in sorted(self.flags, key=len, reverse=True) if before.startswith(n + " ")), None)
+    def learn(self, result: Any) -> None:
+        """Remember the ids (values of ``*_id`` fields, at any depth) of an answer."""
+        for value in _ids_in(result):
+            self._ids.pop(value, None)
+            self._ids[value] = None
+        while len(self._ids) > _MAX_IDS:
+            self._ids.pop(next(iter(self._ids)))
+
+    def candidates(self, buffer: str) -> list[str]:
+        """Whole-line completions of ``buffer``: every way to finish its last word."""
+        words = buffer.split(" ")
+        head, word = " ".join(words[:-1]), words[-1]
+        command = next((n for n in sorted(self._names, key=len, reverse=True) if head == n or head.startswith(n + " ")), None)
         if command is None:
-            # multi-word names: complete the whole name from what was typed so far, offering its next word
-            return sorted({n[len(before):].split(" ")[0] for n in self.names if n.startswith(before + text)} - {""})
-        if text.startswith("-"):
-            return [f for f in self.flags[command] if f.startswith(text)]
-        return sorted(v for v in self.seen if v.startswith(text))
+            return [n + " " for n in self._names if n.startswith(buffer)]
+        prefix = (head + " ") if head else ""
+        if word.startswith("-"):
+            pool: Iterable[str] = self._flags.get(command, [])
+        else:
+            pool = list(reversed(self._ids)) + self._flags.get(command, [])
+        return [prefix + w + " " for w in pool if w.startswith(word)]
 
-    def __call__(self, text: str, state: int) -> str | None:
-        import readline
-
+    def complete(self, text: str, state: int) -> str | None:
+        """The readline completion function: readline replaces the last word, so each whole-line match is cut
+        to what follows the text before that word."""
         if state == 0:
-            self._matches = [m + " " for m in self.candidates(readline.get_line_buffer()[: readline.get_endidx()], text)]
+            import readline
+
+            begin = readline.get_begidx()
+            self._matches = [m[begin:] for m in self.candidates(readline.get_line_buffer()[: readline.get_endidx()])]
         return self._matches[state] if state < len(self._matches) else None
 
 
-def _readline(completer: _Completer) -> None:
+def _ids_in(value: Any, key: str = "") -> Iterable[str]:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _ids_in(v, str(k))
+    elif isinstance(value, list):
+        for v in value[:1_000]:
+            yield from _ids_in(v, key)
+    elif isinstance(value, str) and (key == "id" or key.endswith("_id")) and 0 < len(value) <= 64 and " " not in value:
+        yield value
+
+
+def _enable_line_editing(completer: Completer) -> None:
+    """History and Tab completion through the standard library's readline, where the platform has it."""
     try:
         import readline
-    except ImportError:  # no readline on this platform: plain input, no history
+    except ImportError:  # Windows without pyreadline: a plain prompt still works
         return
-    readline.set_completer_delims(" \t\n")
-    readline.set_completer(completer)
+    readline.set_completer_delims(" ")
+    readline.set_completer(completer.complete)
     readline.parse_and_bind("tab: complete")
-
-
-def play(world_name: str, preset: str, seed: int, *, as_json: bool | None = None, out: str | None = None,
-         overwrite: bool = False, lines: Iterable[str] | None = None, write: Callable[[str], None] = print) -> Any:
-    """Play ``world_name`` from typed lines (stdin by default) and return the :class:`EpisodeResult`.
-
-    Args:
-        as_json: print results as JSON (default: JSON when stdin is not a terminal).
-        out: write the run directory here when the session ends (quit, end of input, or the episode's end).
-        overwrite: replace a run already in ``out``.
-        lines: the lines to play instead of stdin (tests, scripts).
-    """
-    from bizsim.analysis.episode import run_episode
-
-    interactive = lines is None and sys.stdin.isatty()
-    full = (not interactive) if as_json is None else as_json
-    source = iter(lines) if lines is not None else None
-    seen: set[str] = set()
-
-    def read(prompt: str) -> str | None:
-        if source is not None:
-            return next(source, None)
-        while True:
-            try:
-                return input(prompt)
-            except EOFError:
-                return None
-            except KeyboardInterrupt:  # as in a shell: drop the line being typed, keep the session
-                write("")
-
-    def human(world: Any) -> Generator[Any, Any, None]:
-        if interactive:
-            _readline(_Completer(world, seen))
-            write(f"{world.benchmark_id} seed {seed} preset {preset}. Type 'help' for commands, Tab to complete, "
-                  "'json' for the last result in full, 'quit' to leave.")
-        last: Any = None
-        while not world.done:
-            line = read(_prompt(world) if interactive else "")
-            if line is None:
-                break
-            line = line.strip()
-            if not line:
-                continue
-            if line in ("quit", "exit"):
-                break
-            if line == "json":
-                write(json.dumps(last, indent=2))
-                continue
-            result = world.execute(line)
-            if not isinstance(result, dict):
-                result = yield result
-            last = result
-            _ids(result, seen)
-            write(render(result, as_json=full))
-
-    human.__name__ = "human"
-    result = run_episode(world_name, preset, human, seed, out=out, overwrite=overwrite)
-    world = result.final_world
-    if world.done:
-        write(f"episode ended: {world.status.value}")
-    if out is not None:
-        write(f"run directory: {out} (bizsim verify {out})")
-    return result
-
-
-def _prompt(world: Any) -> str:
-    funds = world.observation().get("funds_cents")
-    money = f"  ${funds / 100:,.2f}" if isinstance(funds, int) else ""
-    return f"[{world.now_iso}{money}]> "
+    if sys.platform == "darwin" and "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")

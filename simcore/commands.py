@@ -22,7 +22,7 @@ from .errors import CommandError
 from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, show
 from .untrusted_json import loads_untrusted
 
-__all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "split_line"]
 
 _MISSING = attrs.NOTHING
 #: A command function, kept with its own signature by the decorators.

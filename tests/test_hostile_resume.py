@@ -19,6 +19,8 @@ from bizsim.simcore.errors import BizSimError
 
 from .llm_policies import greedy_policy
 
+pytestmark = pytest.mark.fuzz
+
 
 def _deep(n: int) -> str:
     return "[" * n + "]" * n

@@ -1,95 +1,96 @@
-"""``bizsim shell``: history and completion on a terminal, readable results, and a session recorded as a run."""
+"""``bizsim shell`` as a person uses it: in a real pseudo-terminal, with history, Tab completion and readable answers."""
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from bizsim.analysis.verify import verify_run_dir
-from bizsim.cli.shell import _Completer, play, render
-from bizsim.models.startup import StartupWorld
+from bizsim.cli.shell import Completer, render
+from bizsim.simcore.driver import Driver
+from bizsim.simcore.registry import world_spec
+
+pty = pytest.importorskip("pty")
 
 
-def test_a_long_listing_is_summarised_and_the_full_json_is_a_word_away():
-    """A listing shows a few rows and says how many more; `json` prints the last result whole."""
-    out: list[str] = []
-    play("startup", "default", 1, as_json=False, lines=["market browse", "json", "quit"], write=out.append)
-    summary, full = out[0], json.loads(out[1])
-    assert "... " in summary and "more (type `json` for all)" in summary and len(summary.splitlines()) < 20
-    assert len(full["tasks"]) > 8 and full["tasks"][0]["task_id"] in summary
+class Terminal:
+    """A ``bizsim shell`` in a pseudo-terminal: what is typed, and what the screen shows."""
 
+    def __init__(self, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        env = {**os.environ, "TERM": "dumb", "COLUMNS": "120", "LINES": "40"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", "shell", *args], stdin=slave, stdout=slave,
+                                     stderr=slave, env=env, close_fds=True)
+        os.close(slave)
+        self.screen = ""
 
-def test_help_and_errors_read_as_text():
-    """Help is its text, not JSON with escaped newlines; a refusal is two plain lines."""
-    assert "\n" in render({"help": "a\nb"}, as_json=False) and "\\n" not in render({"help": "a\nb"}, as_json=False)
-    assert "error: nope\nhint:  try" == render({"error": "nope", "hint": "try"}, as_json=False)
-
-
-def test_completion_offers_commands_flags_and_the_ids_results_showed():
-    """Tab completes a command's next word, its flags, and task ids the session has seen."""
-    seen: set[str] = set()
-    complete = _Completer(StartupWorld("default", 1), seen)
-    assert {"accept", "assign", "assign-all"} <= set(complete.candidates("task a", "a"))
-    assert ["market"] == complete.candidates("mar", "mar")
-    assert ["--task-id"] == complete.candidates("task accept --t", "--t")
-    assert [] == complete.candidates("task accept --task-id T", "T")  # no result has shown an id yet
-    seen.update({"Task-10", "Task-8"})
-    assert ["Task-10"] == complete.candidates("task accept --task-id Task-1", "Task-1")
-
-
-def test_a_session_with_out_is_a_run_that_verify_replays(tmp_path: Path):
-    """`--out` writes the session as a run directory of agent `human`; verify replays it to the same bytes."""
-    lines = ["task accept --task-id Task-10", "task assign --task-id Task-10 --employees Emp_1,Emp_2",
-             "task dispatch --task-id Task-10", "sim resume", "company status", "quit"]
-    result = play("startup", "default", 1, out=str(tmp_path / "run"), lines=lines, write=lambda s: None)
-    assert ("human", "agent_stopped", 1) == (result.agent, result.terminal_reason, result.turns)
-    assert json.loads((tmp_path / "run" / "result.json").read_text())["agent"] == "human"
-    report = verify_run_dir(tmp_path / "run")
-    assert report.ok, report
-
-
-@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
-def test_the_up_arrow_recalls_the_last_line_on_a_terminal():
-    """On a terminal the up arrow is history (readline), not an unknown command '\\x1b[A'."""
-    leader, follower = os.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", "shell", "operation", "--seed", "1"],
-                            stdin=follower, stdout=follower, stderr=follower, close_fds=True)
-    os.close(follower)
-    seen = b""
-
-    def read_until(marker: bytes, timeout: float = 60.0) -> None:
-        nonlocal seen
-        end = time.monotonic() + timeout
-        while marker not in seen and time.monotonic() < end:
-            if select.select([leader], [], [], 0.5)[0]:
+    def type(self, keys: str, until: str, timeout: float = 30.0) -> str:
+        """Send keystrokes; return what appears until ``until`` shows (beyond what was on screen before)."""
+        start = len(self.screen)
+        os.write(self.master, keys.encode())
+        deadline = time.monotonic() + timeout
+        while until not in self.screen[start:]:
+            left = deadline - time.monotonic()
+            assert left > 0, f"waited for {until!r}; the screen shows:\n{self.screen[start:][-2000:]}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
                 try:
-                    seen += os.read(leader, 65536)
-                except OSError:
+                    self.screen += os.read(self.master, 65536).decode("utf-8", "replace")
+                except OSError:  # the shell exited
                     break
-        assert marker in seen, seen[-2000:]
+        return self.screen[start:]
 
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            os.close(self.master)
+
+
+def test_history_completion_and_readable_answers_in_a_terminal():
+    """The up arrow repeats a command (it was `Unknown command '\\x1b[A'`), Tab completes a command and an id the
+    world showed, help is text, a listing is a table cut to 15 rows, `json` prints the last answer whole."""
+    term = Terminal("startup", "--seed", "1")
     try:
-        read_until(b"]> ")
-        os.write(leader, b"help --command task_done\r")
-        read_until(b"task_done", 30)
-        mark = len(seen)
-        os.write(leader, b"\x1b[A\r")  # up arrow: the same help again
-        read_until(b"]> ", 30)
-        time.sleep(0.5)
-        again = seen[mark:]
-        while select.select([leader], [], [], 1.0)[0]:
-            again += os.read(leader, 65536)
-        assert b"Unknown command" not in again and again.count(b"task_done") >= 2, again
-        os.write(leader, b"quit\r")
-        assert 0 == proc.wait(timeout=60)
+        term.type("", until="]> ")
+        first = term.type("company status\r", until="]> ")
+        assert "funds: $200,000.00" in first and "{" not in first
+        again = term.type("\x1b[A\r", until="]> ")
+        assert "funds: $200,000.00" in again and "Unknown command" not in again
+        listing = term.type("market br\t--limit 20\r", until="]> ")
+        assert "tasks (20)" in listing and "5 more rows" in listing and "Task-10" in listing
+        whole = term.type("json\r", until="]> ")
+        assert '"task_id": "Task-10"' in whole and whole.count('"task_id"') == 20
+        accepted = term.type("task accept --task-id Task-1\t\t", until="Task-10")
+        assert "Task-10" in accepted
+        term.type("\x15", until="")  # clear the line (Ctrl-U)
+        helped = term.type("help\r", until="]> ")
+        assert "market browse      Browse market tasks" in helped and "\\n" not in helped
+        term.type("quit\r", until="")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(leader)
+        assert 0 == term.close()
+
+
+def test_answers_are_rendered_for_people():
+    """Money in dollars under its plain name, errors in a line with their hint, nested tables in a line."""
+    world = world_spec("startup").make("default", 1)
+    driver = Driver(world)
+    status = render(driver.send("company status"))
+    assert "funds: $200,000.00" in status and "monthly_payroll: $38,005.03" in status
+    assert "tasks: active 0, planned 0, completed 0, cancelled 0" in status
+    assert "error: Task 'nope' not found.\n  hint: Use `market browse`" in render(driver.send("task accept --task-id nope"))
+
+
+def test_completion_offers_commands_flags_and_seen_ids():
+    world = world_spec("startup").make("default", 1)
+    completer = Completer(world)
+    assert ["market browse "] == completer.candidates("mar")
+    assert "task accept " in completer.candidates("task a") and "task assign " in completer.candidates("task a")
+    assert ["task accept --task-id "] == completer.candidates("task accept -")
+    assert [] == completer.candidates("task accept --task-id T")
+    completer.learn(Driver(world).send("market browse --limit 3"))
+    assert 3 == len(completer.candidates("task accept --task-id Task-"))

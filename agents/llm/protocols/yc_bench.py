@@ -22,12 +22,12 @@ resume since the last turn are listed and the scratchpad is always current.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, cast
 
 import simpy
 from bizsim.models.startup import prompt
+from bizsim.simcore.commands import split_line
 from bizsim.simcore.errors import CommandError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
@@ -71,7 +71,7 @@ def _help_for(commands: Any, line: str) -> str | None:
     if "--help" not in line:  # the common case, without a shell parse
         return None
     try:
-        argv = shlex.split(line)
+        argv = split_line(line)
     except ValueError:
         return None
     if "--help" not in argv:
