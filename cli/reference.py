@@ -44,8 +44,8 @@ def _section(parser: argparse.ArgumentParser, title: str, summary: str | None, l
     if parser.description and parser.description != summary:
         lines += [parser.description, ""]
     for group in parser._action_groups:
-        rows = [_row(a) for a in group._group_actions if not isinstance(a, argparse._SubParsersAction)]
-        rows = [r for r in rows if r is not None]
+        rows = [r for a in group._group_actions if not isinstance(a, argparse._SubParsersAction)
+                if (r := _row(a)) is not None]
         if not rows:
             continue
         lines += [f"**{_group_title(group.title)}**", "", "| argument | meaning | default |", "|---|---|---|", *rows, ""]
