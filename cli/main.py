@@ -76,9 +76,9 @@ def _build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
 
     shell = sub.add_parser("shell", help="play a world by typing its commands")
-    shell.add_argument("world")
-    shell.add_argument("--seed", type=int, default=1)
-    shell.add_argument("--preset", default="default")
+    shell.add_argument("world", help="world name, e.g. startup")
+    shell.add_argument("--seed", type=int, default=1, help="world seed")
+    shell.add_argument("--preset", default="default", help="preset name or a .toml config file")
     shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
     shell.add_argument("--out", metavar="DIR", help="record the session as a run directory (verify, load, view read it)")
     shell.add_argument("--overwrite", action="store_true", help="replace a finished run already in --out")

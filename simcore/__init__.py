@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from .calendar import Calendar
     from .commands import Arg, CommandSet, CommandSpec, Param
     from .env import SimEnvironment
-    from .errors import BizSimError, CommandError, ConfigError, ReplayError
+    from .errors import BizSimError, CommandError, ConfigError, NotInProcessError, ReplayError
     from .ledger import Entry, Ledger
     from .streams import RandomStreams, stable_hash
     from .trajectory import Trajectory, to_json
@@ -21,14 +21,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Agent", "Arg", "BizSimError", "Calendar", "CommandError", "CommandSet", "CommandSpec", "ConfigError", "Entry",
-    "Ledger", "Param", "RandomStreams", "ReplayError", "SimEnvironment", "Status", "Trajectory", "World",
+    "Ledger", "NotInProcessError", "Param", "RandomStreams", "ReplayError", "SimEnvironment", "Status", "Trajectory", "World",
     "stable_hash", "to_json",
 ]
 
 _WHERE = {
     "Calendar": "calendar", "Arg": "commands", "CommandSet": "commands", "CommandSpec": "commands",
     "Param": "commands", "SimEnvironment": "env", "BizSimError": "errors", "CommandError": "errors",
-    "ConfigError": "errors", "ReplayError": "errors", "Entry": "ledger", "Ledger": "ledger",
+    "ConfigError": "errors", "NotInProcessError": "errors", "ReplayError": "errors", "Entry": "ledger", "Ledger": "ledger",
     "RandomStreams": "streams", "stable_hash": "streams", "Trajectory": "trajectory", "to_json": "trajectory",
     "Agent": "world", "Status": "world", "World": "world",
 }

@@ -76,7 +76,7 @@ def check_world(
         fresh = factory(seed)
         for line in [*_bad_lines(fresh), *extra_bad_lines]:
             before = fresh.state()
-            out = fresh.execute(line)
+            out = fresh.execute(line, driven=True)
             if isinstance(out, simpy.Event):
                 continue
             assert isinstance(out, dict), f"{line!r} returned {type(out).__name__}, not a dict"

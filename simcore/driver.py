@@ -33,11 +33,11 @@ class Driver:
 
     def send(self, line: str) -> dict[str, Any]:
         """Run one command line; an advance returns once the world stops."""
-        return self._settle(self.world.execute(line))
+        return self._settle(self.world.execute(line, driven=True))
 
     def send_tool(self, tool_name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """Run one tool call (name and JSON arguments)."""
-        return self._settle(self.world.execute_tool(tool_name, arguments))
+        return self._settle(self.world.execute_tool(tool_name, arguments, driven=True))
 
     def push(self, item: str | tuple[str, dict[str, Any]]) -> None:
         """Queue a command line, or a ``(tool_name, arguments)`` call, for :meth:`step`."""
@@ -48,7 +48,7 @@ class Driver:
         results = []
         while self.inbox:
             item = self.inbox.popleft()
-            raw = self.world.execute(item) if isinstance(item, str) else self.world.execute_tool(*item)
+            raw = self.world.execute(item, driven=True) if isinstance(item, str) else self.world.execute_tool(*item, driven=True)
             advanced = isinstance(raw, simpy.Event)
             results.append(self._settle(raw))
             if advanced:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BizSimError", "CommandError", "ConfigError", "ReplayError"]
+__all__ = ["BizSimError", "CommandError", "ConfigError", "NotInProcessError", "ReplayError"]
 
 
 class BizSimError(Exception):
@@ -37,3 +37,12 @@ class CommandError(BizSimError):
         if self.hint:
             out["hint"] = self.hint
         return out
+
+
+class NotInProcessError(BizSimError, RuntimeError):
+    """The advance command was issued from plain Python code, where no process can wait for its event.
+
+    Nothing ran and nothing was recorded. Run the agent as a process with
+    ``world.run(agent)`` (it yields the event), or step the world from outside
+    with :class:`bizsim.simcore.driver.Driver`.
+    """

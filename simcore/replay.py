@@ -17,7 +17,7 @@ def play_commands(world: World, lines: Iterable[str]) -> list[dict[str, Any]]:
     """Issue command lines in order from outside SimPy; advances run to their stop."""
     out: list[dict[str, Any]] = []
     for line in lines:
-        result = world.execute(line)
+        result = world.execute(line, driven=True)
         if isinstance(result, simpy.Event):
             # simpy types run()'s value Optional[Any]; running until a stop gives its report
             result = cast("dict[str, Any]", world.env.run(until=result))
@@ -54,7 +54,7 @@ def replay(
             )
         if probe is not None and not world.done and _advances(world, line):
             probe(world)
-        result = world.execute(line, allow_hidden=True)
+        result = world.execute(line, allow_hidden=True, driven=True)
         if isinstance(result, simpy.Event):
             world.env.run(until=result)
     return world

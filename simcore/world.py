@@ -13,7 +13,7 @@ import simpy
 from .calendar import Calendar
 from .commands import CommandSet, CommandSpec
 from .env import SimEnvironment
-from .errors import CommandError
+from .errors import CommandError, NotInProcessError
 from .streams import RandomStreams
 from .trajectory import Trajectory
 
@@ -140,12 +140,23 @@ class World:
         return f"{self.name}-v{self.version}"
 
     # commands -------------------------------------------------------------
-    def execute(self, line: str, *, allow_hidden: bool = False) -> dict[str, Any] | simpy.Event:
+    def execute(
+        self, line: str, *, allow_hidden: bool = False, driven: bool = False
+    ) -> dict[str, Any] | simpy.Event:
         """Run a command line; bad input comes back as ``{"error", "hint"}``.
 
         Returns the result dict, or for the advance command the event to yield.
         Hidden commands (internal to built-in agents) are refused unless
         ``allow_hidden`` (replay sets it).
+
+        Args:
+            driven: the caller runs the environment to the advance command's
+                event itself (:class:`~bizsim.simcore.driver.Driver`, replay),
+                so the event is returned even outside a process.
+
+        Raises:
+            NotInProcessError: the advance command, issued outside a running
+                process without ``driven``; nothing ran or was recorded.
         """
         if type(line) is str and not line.isascii():
             line = scalar_text(line)
@@ -162,10 +173,14 @@ class World:
                 record["hidden"] = True
             self.trajectory.add(self._now_us, "cmd", "?", record)
             return error
+        if spec.advances and not driven:
+            self._check_in_process(spec)
         return self._invoke(spec, kwargs, raise_errors=False)
 
-    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any] | simpy.Event:
-        """Run a command given as a tool call (name and JSON arguments)."""
+    def execute_tool(
+        self, tool_name: str, arguments: Mapping[str, Any] | None, *, driven: bool = False
+    ) -> dict[str, Any] | simpy.Event:
+        """Run a command given as a tool call (name and JSON arguments); ``driven`` as for :meth:`execute`."""
         if type(tool_name) is str and not tool_name.isascii():
             tool_name = scalar_text(tool_name)
         try:
@@ -177,7 +192,19 @@ class World:
             error = _clean(exc.to_dict())  # it may quote the arguments, which JSON escapes could fill with surrogates
             self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": error})
             return error
+        if spec.advances and not driven:
+            self._check_in_process(spec)
         return self._invoke(spec, kwargs, raise_errors=False)
+
+    def _check_in_process(self, spec: CommandSpec) -> None:
+        # The advance command's answer is an event only a SimPy process can wait for; handed to plain code it
+        # would be a bare `<Event()>` and the clock would never move.
+        if self.env.active_process is None:
+            raise NotInProcessError(
+                f"'{spec.name}' moves time, which only a running agent can wait for: run your agent with "
+                f"world.run(agent) and yield what it returns, or step the world from outside with "
+                f"bizsim.simcore.driver.Driver(world).send('{spec.name}')."
+            )
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python; a refusal raises :class:`CommandError`."""

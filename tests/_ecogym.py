@@ -84,7 +84,7 @@ def render_vending(world: Any, action: tuple) -> list[str]:
 
 def play(world: Any, line: str) -> Any:
     """Run a line; an advance runs to its report. Returns the result or report."""
-    out = world.execute(line)
+    out = world.execute(line, driven=True)
     if isinstance(out, simpy.Event):
         world.env.run(until=out)
         return out.value

@@ -18,9 +18,9 @@ def ok(result: Any) -> dict:
 
 def start(world: Any, task_id: str, employees: str = ALL_EMPLOYEES) -> dict:
     """Accept, assign and dispatch a task through the command lines; the accept result."""
-    accepted = ok(world.execute(f"task accept --task-id {task_id}"))
-    ok(world.execute(f"task assign --task-id {task_id} --employees {employees}"))
-    ok(world.execute(f"task dispatch --task-id {task_id}"))
+    accepted = ok(world.execute(f"task accept --task-id {task_id}", driven=True))
+    ok(world.execute(f"task assign --task-id {task_id} --employees {employees}", driven=True))
+    ok(world.execute(f"task dispatch --task-id {task_id}", driven=True))
     return accepted
 
 
@@ -33,9 +33,9 @@ def wait(world: Any, event: simpy.Event) -> dict:
 
 def resume(world: Any) -> dict:
     """``sim resume`` and run to the stop; the stop report."""
-    return wait(world, world.execute("sim resume"))
+    return wait(world, world.execute("sim resume", driven=True))
 
 
 def inspect(world: Any, task_id: str) -> dict:
     """``task inspect`` of a task."""
-    return ok(world.execute(f"task inspect --task-id {task_id}"))
+    return ok(world.execute(f"task inspect --task-id {task_id}", driven=True))

@@ -37,8 +37,8 @@ class WelcomeBonusWorld(OperationWorld):
 class RefusalCostsWorld(OperationWorld):
     """Counts a refused command line against the day's budget."""
 
-    def execute(self, line: str, *, allow_hidden: bool = False):
-        out = super().execute(line, allow_hidden=allow_hidden)
+    def execute(self, line: str, *, allow_hidden: bool = False, driven: bool = False):
+        out = super().execute(line, allow_hidden=allow_hidden, driven=driven)
         if isinstance(out, dict) and "error" in out:
             self.actions_today += 1
         return out

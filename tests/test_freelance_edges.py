@@ -51,7 +51,7 @@ def test_too_exhausted_to_submit_is_refused_and_changes_nothing():
     w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_energy=4), 1)
     tid = put_task(w)
     before = w.state()
-    out = w.execute(f"solution_submit --task-id {tid} --solution-text 42")
+    out = w.execute(f"solution_submit --task-id {tid} --solution-text 42", driven=True)
     assert ("failed", "exhaustion") == (out["status"], out["reason"])
     assert "Too exhausted" in out["error"] and "5 energy" in out["error"]
     assert before == w.state()

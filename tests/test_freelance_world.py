@@ -116,15 +116,15 @@ def test_empty_and_oversized_submissions_are_refused(fw):
     The world's own refusals carry the reference's ``status: "error"`` beside ``error`` and ``hint``."""
     tid = put_task(fw)
     before = fw.state()
-    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  \n"})
+    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  \n"}, driven=True)
     assert "empty" in out["error"] and "error" == out["status"]
-    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 20_001})
+    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 20_001}, driven=True)
     assert "20,001 characters" in out["error"] and "20,000" in out["error"] and "error" == out["status"]
-    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 1_000_001})
+    out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 1_000_001}, driven=True)
     assert "limit is 1000000" in out["error"]
-    out = fw.execute_tool("task_inspect", {"task_id": "nope"})
+    out = fw.execute_tool("task_inspect", {"task_id": "nope"}, driven=True)
     assert "not in your active pool" in out["error"] and "error" == out["status"]
-    assert "error" == fw.execute_tool("solution_submit", {"task_id": "99", "solution_text": "1"})["status"]
+    assert "error" == fw.execute_tool("solution_submit", {"task_id": "99", "solution_text": "1"}, driven=True)["status"]
     assert before == fw.state()
 
 
@@ -147,11 +147,11 @@ def test_rest_tiers_are_the_applied_values(fw):
     out = fw.call("energy_restore", level="high")
     assert (-45.0, 0, 0) == tuple(out["changes"].values())
     poor = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_money_cents=1000), 1)
-    out = poor.execute("energy_restore --level medium")
+    out = poor.execute("energy_restore --level medium", driven=True)
     assert "failed" == out["status"] and "Not enough money" in out["error"]
     assert ("insufficient_funds", 20.0, 10.0) == (out["reason"], out["cost_required"], out["current_money"])
     tired = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_energy=4), 1)
-    out = tired.execute("tasks_discover --refresh-type paid")
+    out = tired.execute("tasks_discover --refresh-type paid", driven=True)
     assert "error" == out["status"] and "Not enough resources" in out["error"]  # the reference's status
 
 
@@ -167,7 +167,7 @@ def test_day_transition_and_expiry(fw):
         end_day(fw)
     assert not set(lows) & set(fw.pool)
     if lows:
-        assert "expired" in fw.execute_tool("task_inspect", {"task_id": str(lows[0])})["error"]
+        assert "expired" in fw.execute_tool("task_inspect", {"task_id": str(lows[0])}, driven=True)["error"]
         assert lows[0] in fw._draw_tasks(1000)
 
 
@@ -176,7 +176,7 @@ def test_exhaustion_ends_the_career_at_once():
     w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_energy=8), 1)
     w.call("tasks_discover", refresh_type="free")
     assert (Status.COLLAPSED, "exhaustion", 0) == (w.status, w.terminal_detail, w.energy)
-    assert "ended" in w.execute("tasks_browse")["error"]
+    assert "ended" in w.execute("tasks_browse", driven=True)["error"]
 
 
 def test_bankruptcy_and_burnout_end_the_career():
@@ -278,7 +278,7 @@ def test_cli_run_and_shell(monkeypatch, capsys):
 def test_rest_and_discovery_levels_are_read_as_the_reference_reads_them():
     """Trimmed and lower-cased, as the reference does (``" Low "`` is a low rest, ``"Paid"`` a paid discovery)."""
     w = FreelanceWorld("default", 1)
-    assert "success" == w.execute_tool("energy_restore", {"level": " Low "})["status"]
-    assert 6 == w.execute_tool("tasks_discover", {"refresh_type": "Paid"})["added_count"]
+    assert "success" == w.execute_tool("energy_restore", {"level": " Low "}, driven=True)["status"]
+    assert 6 == w.execute_tool("tasks_discover", {"refresh_type": "Paid"}, driven=True)["added_count"]
     assert "--level low" in w.command_log()[0][1] and "--refresh-type paid" in w.command_log()[1][1]
-    assert "error" in w.execute_tool("energy_restore", {"level": "nap"})
+    assert "error" in w.execute_tool("energy_restore", {"level": "nap"}, driven=True)

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.fuzz
 
 def _priced_world() -> tuple[VendingWorld, str]:
     world = VendingWorld("small", seed=1)
-    name = world.execute_tool("products_research", {"query": "water"})["products"][0]["name"]
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
     return world, name
 
 
@@ -57,7 +57,7 @@ def test_a_non_finite_price_from_a_tool_call_is_refused_and_never_recorded(argum
         arguments = {"product_name": name, **arguments}
     else:
         arguments = arguments.replace("{", '{"product_name": %s, ' % json.dumps(name), 1)
-    out = _answered_without_change(world, lambda: world.execute_tool("price_set", arguments))
+    out = _answered_without_change(world, lambda: world.execute_tool("price_set", arguments, driven=True))
     assert "expects a number" in out["error"]
     assert "price_set" not in [r["name"] for r in map(json.loads, world.trajectory.to_jsonl().split("\n")[:-1])]
 
@@ -67,7 +67,7 @@ def test_a_non_finite_price_from_the_text_parser_is_refused(value):
     """The same through a command line: refused, nothing recorded as a number."""
     world, name = _priced_world()
     out = _answered_without_change(world, lambda: world.execute(f"price_set --product-name {shlex.quote(name)} "
-                                                                f"--price {value}"))
+                                                                f"--price {value}", driven=True))
     assert "expects a number" in out["error"]
 
 
@@ -85,21 +85,21 @@ def test_python_callers_get_the_same_refusal():
 def test_integers_past_64_bits_are_refused(value):
     """An integer argument past 64 bits is refused before it reaches a world (or a JSON writer)."""
     world = make_fresh_world("startup")
-    out = _answered_without_change(world, lambda: world.execute_tool("market_browse", {"limit": value}))
+    out = _answered_without_change(world, lambda: world.execute_tool("market_browse", {"limit": value}, driven=True))
     assert "error" in out
 
 
 def test_text_past_the_kernel_limit_is_refused():
     """A text argument with no declared limit is refused past MAX_TEXT_CHARS characters."""
     world = make_fresh_world("operation")
-    out = _answered_without_change(world, lambda: world.execute_tool("help", {"command": "x" * (MAX_TEXT_CHARS + 1)}))
+    out = _answered_without_change(world, lambda: world.execute_tool("help", {"command": "x" * (MAX_TEXT_CHARS + 1)}, driven=True))
     assert f"the limit is {MAX_TEXT_CHARS}" in out["error"]
 
 
 def test_a_line_past_the_limit_is_refused_unread():
     """A command line longer than MAX_LINE_CHARS is refused before it is split."""
     world = make_fresh_world("freelance")
-    out = world.execute("help --command " + "x" * MAX_LINE_CHARS)
+    out = world.execute("help --command " + "x" * MAX_LINE_CHARS, driven=True)
     assert "limit is" in out["error"]
 
 
@@ -111,7 +111,7 @@ def test_a_megabyte_token_is_split_without_a_hang(line):
     """shlex took about a minute on a 1 MB token (quadratic); the splitter is linear."""
     world = make_fresh_world("startup")
     with no_hang("splitting a 1 MB token"):
-        out = world.execute(line)
+        out = world.execute(line, driven=True)
     assert "error" in out
 
 
@@ -144,7 +144,7 @@ def test_hostile_command_lines_are_answered_and_refusals_change_nothing(name, da
     flags = tuple(sorted({p.flag for s in world.commands for p in s.params}))
     line = data.draw(hostile_lines(names, flags))
     with no_hang(f"{name}: {line[:60]!r}"):
-        _answered_without_change(world, lambda: world.execute(line))
+        _answered_without_change(world, lambda: world.execute(line, driven=True))
 
 
 @pytest.mark.parametrize("name", WORLD_NAMES)
@@ -155,7 +155,7 @@ def test_hostile_tool_calls_are_answered_and_refusals_change_nothing(name, data)
     world = make_fresh_world(name)
     tool, arguments = data.draw(tool_calls(world.commands))
     with no_hang(f"{name}: {tool[:60]!r}"):
-        _answered_without_change(world, lambda: world.execute_tool(tool, arguments))
+        _answered_without_change(world, lambda: world.execute_tool(tool, arguments, driven=True))
 
 
 @pytest.mark.parametrize("depth", [64, 65, 20_000])
@@ -165,5 +165,5 @@ def test_deep_items_from_a_python_caller_are_refused(depth):
     from .strategies import _nested
 
     world = make_fresh_world("vending")
-    out = _answered_without_change(world, lambda: world.execute_tool("order_place", {"items": _nested(depth)}))
+    out = _answered_without_change(world, lambda: world.execute_tool("order_place", {"items": _nested(depth)}, driven=True))
     assert "error" in out

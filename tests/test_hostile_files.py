@@ -71,7 +71,7 @@ def test_fuzzed_tasks_files_load_and_work_or_are_refused(tmp_path_factory, rows)
         except ConfigError:
             return
         world = FreelanceWorld(FreelanceConfig(tasks_path=str(path)), 1)
-        world.execute("tasks_browse")
+        world.execute("tasks_browse", driven=True)
         for i in range(len(bank)):
             bank[i].checks("42")
         world.trajectory.to_jsonl()

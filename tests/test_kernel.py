@@ -311,14 +311,14 @@ class ToyWorld(World):
 def test_world_execute_results_and_refusals():
     """Commands return dicts; refusals and parse errors come back as {"error", "hint"} and change nothing."""
     w = ToyWorld()
-    assert {"notes": 1} == w.execute("toy note --text hi")
+    assert {"notes": 1} == w.execute("toy note --text hi", driven=True)
     before = w.state()
-    assert {"error": "Refused.", "hint": "Do something else."} == w.execute("refuse")
-    assert "Unknown command 'nope'." == w.execute("nope")["error"]
+    assert {"error": "Refused.", "hint": "Do something else."} == w.execute("refuse", driven=True)
+    assert "Unknown command 'nope'." == w.execute("nope", driven=True)["error"]
     hint = "Commands: note, refuse, crash, wait. Try 'help'."
-    assert {"error": "Unknown tool 'nope'.", "hint": hint} == w.execute_tool("nope", {})
+    assert {"error": "Unknown tool 'nope'.", "hint": hint} == w.execute_tool("nope", {}, driven=True)
     assert before == w.state()
-    assert {"notes": 2} == w.execute_tool("note", {"text": "again"})
+    assert {"notes": 2} == w.execute_tool("note", {"text": "again"}, driven=True)
     assert ["cmd"] * 5 == [r[1] for r in w.trajectory]
     assert ["note", "refuse", "?", "?", "note"] == [r[2] for r in w.trajectory]
 
@@ -359,9 +359,9 @@ def test_world_advance_refused_returns_a_fired_event():
 def test_world_end_refuses_further_commands():
     """After the episode ends every command is refused, and ``finished`` fires with the status."""
     w = ToyWorld()
-    assert {"ok": True} == w.execute("crash")
+    assert {"ok": True} == w.execute("crash", driven=True)
     assert (True, Status.BANKRUPT, "test") == (w.done, w.status, w.terminal_detail)
-    assert {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."} == w.execute("note --text x")
+    assert {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."} == w.execute("note --text x", driven=True)
     assert [] == w.notes
     w.env.run(until=w.finished)
     assert Status.BANKRUPT == w.finished.value
@@ -381,14 +381,14 @@ def test_world_run_reraises_agent_errors():
 def test_world_command_log_and_identity():
     """The command log holds canonical lines with their instants; the benchmark id is versioned."""
     w = ToyWorld()
-    w.execute("toy note --text 'a b'")
+    w.execute("toy note --text 'a b'", driven=True)
 
     def one_step(world):
         yield world.advance()
 
     w.run(one_step)
-    w.execute("note --text=c")
-    w.execute("bogus line")
+    w.execute("note --text=c", driven=True)
+    w.execute("bogus line", driven=True)
     expected = [(0, "note --text 'a b'"), (0, "wait"), (US_PER_HOUR, "note --text c"), (US_PER_HOUR, "bogus line")]
     assert expected == w.command_log()
     assert "toy-v3" == w.benchmark_id

@@ -179,7 +179,7 @@ def test_collapse_below_threshold():
     report = end_day(w)
     assert report["events"]["dau"] < 100
     assert Status.COLLAPSED is w.status and w.done
-    assert "error" in w.execute("creator_incentive")
+    assert "error" in w.execute("creator_incentive", driven=True)
 
 
 def test_horizon_is_365_transitions():

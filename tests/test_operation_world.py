@@ -20,7 +20,7 @@ from bizsim.simcore.driver import Driver
 
 def end_day(world: OperationWorld) -> dict:
     """``task_done`` and run to the report."""
-    ev = world.execute("task_done")
+    ev = world.execute("task_done", driven=True)
     assert isinstance(ev, simpy.Event)
     world.env.run(until=ev)
     return ev.value
@@ -42,30 +42,30 @@ def test_tools_are_the_reference_tools(op):
 
 def test_one_action_a_day_then_the_day_is_over(op):
     """The budget is one accepted action; later actions that day are refused and change nothing."""
-    assert "error" not in op.execute("creator_incentive")
+    assert "error" not in op.execute("creator_incentive", driven=True)
     before = op.state()
-    refused = op.execute("moderation_tighten")
+    refused = op.execute("moderation_tighten", driven=True)
     assert "Day 0 is over" in refused["error"]
     assert before == op.state()
     assert 1 == end_day(op)["current_day"]
-    assert "error" not in op.execute("moderation_tighten")
+    assert "error" not in op.execute("moderation_tighten", driven=True)
 
 
 def test_help_is_free(op):
     """``help`` lists the tools and uses no action, even once the day's action is taken."""
-    assert "creator_incentive" in op.execute("help")["help"]
-    assert "task_done" in op.execute("help --command task_done")["help"]
+    assert "creator_incentive" in op.execute("help", driven=True)["help"]
+    assert "task_done" in op.execute("help --command task_done", driven=True)["help"]
     assert 1 == op.actions_left
-    op.execute("engagement_tune")
-    assert "error" not in op.execute("help")
-    assert "Unknown command" in op.execute("help --command pivot")["error"]
+    op.execute("engagement_tune", driven=True)
+    assert "error" not in op.execute("help", driven=True)
+    assert "Unknown command" in op.execute("help --command pivot", driven=True)["error"]
 
 
 def test_refused_lines_are_errors_that_change_nothing(op):
     """Arguments to argument-less tools, unknown tools and garbage are refused."""
     before = op.state()
     for line in ("creator_incentive --boost 3", "acquisition boost", "sim resume", "task_done --now", "", "'"):
-        out = op.execute(line)
+        out = op.execute(line, driven=True)
         assert isinstance(out, dict) and out["error"], line
     assert before == op.state()
     assert 1 == op.actions_left
@@ -73,7 +73,7 @@ def test_refused_lines_are_errors_that_change_nothing(op):
 
 def test_task_done_report_fields(op):
     """The report has the reference's fields."""
-    op.execute("engagement_tune")
+    op.execute("engagement_tune", driven=True)
     report = end_day(op)
     assert {"status", "current_day", "events", "current_state", "summary"} == set(report)
     assert {"dau", "dau_change", "retained_users", "new_users", "churned_users", "retention_rate", "content_created",
@@ -100,9 +100,9 @@ def test_action_result_fields(op):
 
 def test_tool_calls_work_like_lines(op):
     """``execute_tool`` takes the reference's tool calls, ``{}`` arguments included."""
-    out = op.execute_tool("creator_incentive", {})
+    out = op.execute_tool("creator_incentive", {}, driven=True)
     assert "success" == out["status"]
-    ev = op.execute_tool("task_done", None)
+    ev = op.execute_tool("task_done", None, driven=True)
     op.env.run(until=ev)
     assert 1 == op.day
 
@@ -180,7 +180,7 @@ def test_a_platform_that_starts_below_the_threshold_is_over_before_day_0():
 
     w = OperationWorld(attrs.evolve(preset("reference"), initial_dau=60), 1)
     assert (Status.COLLAPSED, 0, []) == (w.status, w.day, w.invariants())
-    assert "ended" in w.execute("creator_incentive")["error"]
+    assert "ended" in w.execute("creator_incentive", driven=True)["error"]
     assert (0, True) == (w.summary()["days"], w.summary()["collapsed"])
 
 

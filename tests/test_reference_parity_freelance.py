@@ -34,7 +34,7 @@ def test_an_empty_solution_is_judged_a_failure(text):
 def test_elsewhere_an_empty_solution_is_refused():
     """bizsim's own rule: nothing to judge, nothing changes."""
     w, tid = _with_pool(DEFAULT)
-    assert "error" in w.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  "})
+    assert "error" in w.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  "}, driven=True)
     assert 0 == w.submissions_today
 
 
@@ -76,14 +76,14 @@ def test_ids_not_written_as_the_pool_lists_them_are_rejected(form, command):
     """The reference matches the pool's text exactly."""
     w, tid = _with_pool(REFERENCE)
     args = {"task_id": form.format(tid)} | ({"solution_text": "42"} if command == "solution_submit" else {})
-    assert "error" in w.execute_tool(command, args)
+    assert "error" in w.execute_tool(command, args, driven=True)
     assert int(tid) in w.pool
 
 
 def test_elsewhere_ids_are_read_leniently():
     """bizsim's own rule: leading zeros and spaces are read."""
     w, tid = _with_pool(DEFAULT)
-    assert "selected" == w.execute_tool("task_inspect", {"task_id": " 0" + tid})["status"]
+    assert "selected" == w.execute_tool("task_inspect", {"task_id": " 0" + tid}, driven=True)["status"]
 
 
 def test_the_summary_gives_the_average_skill_to_two_places():

@@ -25,22 +25,22 @@ def ref() -> StartupWorld:
 ])
 def test_market_browse_answers_any_limit_and_offset(ref, line, limit, offset):
     """A limit below 1 still shows one task; a negative offset skips none and is reported as given."""
-    out = ref.execute(line)
+    out = ref.execute(line, driven=True)
     assert (min(max(limit, 1), 2), limit, offset) == (out["total"], out["limit"], out["offset"])
-    assert ref.execute("market browse --limit 1")["tasks"][0] == out["tasks"][0]
+    assert ref.execute("market browse --limit 1", driven=True)["tasks"][0] == out["tasks"][0]
 
 
 def test_elsewhere_market_browse_refuses_a_limit_below_one():
     """bizsim's own bounds."""
     w = StartupWorld("default", 1)
-    assert "error" in w.execute("market browse --limit 0")
-    assert "error" in w.execute("market browse --offset -1")
+    assert "error" in w.execute("market browse --limit 0", driven=True)
+    assert "error" in w.execute("market browse --offset -1", driven=True)
 
 
 def test_an_option_given_twice_takes_its_last_value(ref):
     """As the reference's parser (click) does."""
-    assert 1 == ref.execute("yc-bench market browse --limit 3 --limit 1")["limit"]
-    assert "b" == ref.execute("scratchpad write --content a --content b")["content"]
+    assert 1 == ref.execute("yc-bench market browse --limit 3 --limit 1", driven=True)["limit"]
+    assert "b" == ref.execute("scratchpad write --content a --content b", driven=True)["content"]
     assert "error" in StartupWorld("default", 1).execute("market browse --limit 3 --limit 1")
 
 
@@ -59,8 +59,8 @@ def test_elsewhere_a_malformed_date_is_the_commands_refusal_and_an_empty_month_i
     """bizsim's own: the line parses, the command refuses it; ``--from-month ''`` reads as no bound."""
     w = StartupWorld("default", 1)
     w.commands.parse("finance ledger --from 13/45/2025")
-    assert "error" in w.execute("finance ledger --from 13/45/2025")
-    assert "error" not in w.execute("report monthly --from-month ''")
+    assert "error" in w.execute("finance ledger --from 13/45/2025", driven=True)
+    assert "error" not in w.execute("report monthly --from-month ''", driven=True)
 
 
 def test_the_harness_gives_a_malformed_date_exit_2_and_no_stdout():
@@ -73,7 +73,7 @@ def test_the_harness_gives_a_malformed_date_exit_2_and_no_stdout():
 
 def test_sim_init_says_a_simulation_exists(ref):
     """A complete ``sim init`` is refused because the run has its simulation; an incomplete one is a usage error."""
-    out = ref.execute("yc-bench sim init --seed 1 --start-date 01/01/2025 --company-name Acme")
+    out = ref.execute("yc-bench sim init --seed 1 --start-date 01/01/2025 --company-name Acme", driven=True)
     assert "already exists" in out["error"]
     with pytest.raises(CommandError):
         ref.commands.parse("yc-bench sim init --seed 1 --start-date 2025-01-01 --company-name Acme")
@@ -82,10 +82,10 @@ def test_sim_init_says_a_simulation_exists(ref):
 
 def test_help_is_no_command(ref):
     """``yc-bench help`` is an unknown command in the reference (``--help`` is the harness's)."""
-    assert "Unknown command 'help'." == ref.execute("yc-bench help")["error"]
+    assert "Unknown command 'help'." == ref.execute("yc-bench help", driven=True)["error"]
     assert "help" in StartupWorld("default", 1).execute("yc-bench help")
 
 
 def test_the_scratchpad_keeps_bizsims_documented_limit(ref):
     """100,000 characters on every preset (the README lists it among the deliberate differences)."""
-    assert "error" in ref.execute("scratchpad write --content " + "x" * 100_001)
+    assert "error" in ref.execute("scratchpad write --content " + "x" * 100_001, driven=True)

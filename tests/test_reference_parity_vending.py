@@ -25,7 +25,7 @@ def _researched(world: VendingWorld, wholesale_cents: int) -> str:
 
 
 def _order(world: VendingWorld, name: str, quantity) -> dict:
-    return world.execute_tool("order_place", {"items": [{"name": name, "quantity": quantity}]})
+    return world.execute_tool("order_place", {"items": [{"name": name, "quantity": quantity}]}, driven=True)
 
 
 def test_an_order_costing_exactly_the_cash_left_is_refused_after_float_drift():
@@ -95,7 +95,7 @@ def test_price_set_takes_a_name_the_catalog_lacks():
 def test_price_set_before_research_is_refused_elsewhere():
     """bizsim's own rule: only researched products can be priced."""
     w = VendingWorld(DEFAULT, 1)
-    assert "error" in w.execute_tool("price_set", {"product_name": "No Such Thing", "price": 1.0})
+    assert "error" in w.execute_tool("price_set", {"product_name": "No Such Thing", "price": 1.0}, driven=True)
 
 
 def test_a_delivery_day_says_one_order_received_however_many_arrived():
@@ -147,9 +147,9 @@ def test_refusals_show_the_offending_values_raw(quantity):
 def test_a_line_that_is_no_object_is_previewed_as_the_reference_prints_it():
     """``item_preview`` is the line's Python text, clipped at 100 characters with "..."."""
     w = VendingWorld(REFERENCE, 1)
-    out = w.execute_tool("order_place", {"items": [[1, None, True]]})
+    out = w.execute_tool("order_place", {"items": [[1, None, True]]}, driven=True)
     assert ("invalid_item_type", "[1, None, True]") == (out["error_type"], out["item_preview"])
-    long = w.execute_tool("order_place", {"items": "[" + "1" * 150})
+    long = w.execute_tool("order_place", {"items": "[" + "1" * 150}, driven=True)
     assert "1" * 99 + "..." == long["items_preview"][1:]
 
 
@@ -169,7 +169,7 @@ def test_true_is_a_price_of_one():
     """The reference's ``float(price)`` reads ``true`` as 1."""
     w = VendingWorld(REFERENCE, 1)
     name = _researched(w, 158)
-    assert 100 == w.execute_tool("price_set", json.dumps({"product_name": name, "price": True}))["price_cents"]
+    assert 100 == w.execute_tool("price_set", json.dumps({"product_name": name, "price": True}), driven=True)["price_cents"]
 
 
 def test_elsewhere_true_is_refused():
@@ -177,4 +177,4 @@ def test_elsewhere_true_is_refused():
     w = VendingWorld(DEFAULT, 1)
     name = _researched(w, 158)
     assert "invalid_quantity" == _order(w, name, True)["error_type"]
-    assert "error" in w.execute_tool("price_set", {"product_name": name, "price": True})
+    assert "error" in w.execute_tool("price_set", {"product_name": name, "price": True}, driven=True)

@@ -16,7 +16,7 @@ def _scripted(script: list[list[str]], problems: list[str]):
     def agent(world):
         for lines in script:
             for line in lines:
-                world.execute(line)
+                world.execute(line, driven=True)
                 bad = world.invariants()
                 if bad:
                     problems.append(f"after {line!r}: {bad}")

@@ -20,9 +20,9 @@ def test_replay_reissues_a_refusal_after_the_end_and_a_foreign_line_shows():
     """A command refused after the episode ended is replayed as the same refusal (the trajectories are equal); a
     line appended to the log that the run never saw adds a record the recording lacks."""
     world = OperationWorld(ONE_DAY, 1)
-    world.env.run(until=world.execute("task_done"))
+    world.env.run(until=world.execute("task_done", driven=True))
     assert Status.HORIZON == world.status
-    assert "error" in world.execute("creator_incentive")
+    assert "error" in world.execute("creator_incentive", driven=True)
     log = world.command_log()
     assert [(0, "task_done"), (world.now_us, "creator_incentive")] == log
     again = replay(lambda: OperationWorld(ONE_DAY, 1), log)

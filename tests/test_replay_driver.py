@@ -82,6 +82,6 @@ def test_commands_after_the_end_are_refused():
     world.run(greedy_reference)
     assert Status.BANKRUPT == world.status
     before = world.state()
-    out = world.execute("task accept --task-id Task-1")
+    out = world.execute("task accept --task-id Task-1", driven=True)
     assert "episode has ended" in out["error"]
     assert before == world.state()

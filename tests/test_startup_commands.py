@@ -73,12 +73,12 @@ COMPLETION_FIELDS = {
 
 def first_row(world: StartupWorld, line: str, key: str) -> dict:
     """The first row of the list ``key`` in a command's result."""
-    return ok(world.execute(line))[key][0]
+    return ok(world.execute(line, driven=True))[key][0]
 
 
 def amounts(world: StartupWorld, line: str) -> list[int]:
     """The amounts of the ledger entries a ``finance ledger`` line lists."""
-    return [e["amount_cents"] for e in ok(world.execute(line))["entries"]]
+    return [e["amount_cents"] for e in ok(world.execute(line, driven=True))["entries"]]
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_prompt_lines_all_parse():
 def test_prompt_lines_run_in_order(world):
     """The prompt's lines, run in order on seed 1, give results with the reference's fields; resume gives an event."""
     for line in PROMPT_LINES:
-        out = world.execute(line)
+        out = world.execute(line, driven=True)
         name = COMMANDS.parse(line)[0].name
         if name == "sim resume":
             assert isinstance(out, simpy.Event)
@@ -124,7 +124,7 @@ BUSY_OUTCOMES = {
 @pytest.mark.parametrize("line", PROMPT_LINES)
 def test_each_prompt_line_on_a_busy_world(busy, line):
     """With Task-42 active each prompt line gives its result, the reference's refusal, or (resume) an event."""
-    out = busy.execute(line)
+    out = busy.execute(line, driven=True)
     name = COMMANDS.parse(line)[0].name
     if name == "sim resume":
         assert ["Task-42"] == [e["task_title"] for e in wait(busy, out)["wake_events"]]
@@ -140,7 +140,7 @@ def test_result_row_fields(busy):
     w = busy
     assert {"name", "tier", "salary_cents", "skill_rates", "active_tasks"} == set(
         first_row(w, "employee list", "employees"))
-    row = ok(w.execute("market browse --limit 1"))["tasks"][0]
+    row = ok(w.execute("market browse --limit 1", driven=True))["tasks"][0]
     assert {
         "task_id", "client_name", "required_prestige", "required_trust", "reward_funds_cents", "reward_prestige_delta",
         "skill_boost_pct", "requirements",
@@ -155,7 +155,7 @@ def test_result_row_fields(busy):
     assert {"client_name", "trust_level", "tasks_succeeded", "tasks_failed", "failure_rate_pct"} == set(
         first_row(w, "client history", "client_history"))
     assert {"tasks": {"active", "planned", "completed", "cancelled"}, "risk": {"months_runway", "bankrupt"}} == {
-        k: set(v) for k, v in ok(w.execute("company status")).items() if k in ("tasks", "risk")}
+        k: set(v) for k, v in ok(w.execute("company status", driven=True)).items() if k in ("tasks", "risk")}
     report = resume(w)
     assert COMPLETION_FIELDS == set(report["wake_events"][0])
     assert {"id", "occurred_at", "category", "amount_cents", "ref_type", "ref_id"} == set(
@@ -165,11 +165,11 @@ def test_result_row_fields(busy):
 def test_busy_world_observations(busy):
     """After accepting, assigning and dispatching Task-42 the observations show it."""
     w = busy
-    assert {"active": 1, "planned": 0, "completed": 0, "cancelled": 0} == ok(w.execute("company status"))["tasks"]
-    employees = {e["name"]: e["active_tasks"] for e in ok(w.execute("employee list"))["employees"]}
+    assert {"active": 1, "planned": 0, "completed": 0, "cancelled": 0} == ok(w.execute("company status", driven=True))["tasks"]
+    employees = {e["name"]: e["active_tasks"] for e in ok(w.execute("employee list", driven=True))["employees"]}
     busy_staff = {k: v for k, v in employees.items() if v}
     assert {"Emp_1": ["Task-42"], "Emp_4": ["Task-42"], "Emp_7": ["Task-42"]} == busy_staff
-    listed = ok(w.execute("task list --status active"))
+    listed = ok(w.execute("task list --status active", driven=True))
     assert 1 == listed["count"]
     assert {
         "task_id": "Task-42", "title": "Task-42", "status": "active", "client_name": "Stratos Cloud",
@@ -186,7 +186,7 @@ def test_busy_world_observations(busy):
 
 def test_market_browse_filters_and_pages(world):
     """Browse lists acceptable tasks by reward, filters by domain and minimum reward, and pages with offset/limit."""
-    top = ok(world.execute("market browse --domain research --reward-min-cents 100000 --limit 5"))
+    top = ok(world.execute("market browse --domain research --reward-min-cents 100000 --limit 5", driven=True))
     assert (5, 0, 5) == (top["total"], top["offset"], top["limit"])
     assert ["Task-10", "Task-8", "Task-119", "Task-49", "Task-31"] == [t["task_id"] for t in top["tasks"]]
     assert {"research"} == {r["domain"] for t in top["tasks"] for r in t["requirements"]}
@@ -194,14 +194,14 @@ def test_market_browse_filters_and_pages(world):
     assert ("Vanguard ML", 1, 0, 2_091_943, 0.11, 0.1364, [{"domain": "research", "required_qty": 564.0}]) == (
         first["client_name"], first["required_prestige"], first["required_trust"], first["reward_funds_cents"],
         first["reward_prestige_delta"], first["skill_boost_pct"], first["requirements"])
-    paged = ok(world.execute("market browse --domain research --offset 2 --limit 2"))
+    paged = ok(world.execute("market browse --domain research --offset 2 --limit 2", driven=True))
     assert ["Task-119", "Task-49"] == [t["task_id"] for t in paged["tasks"]]
-    default = ok(world.execute("market browse"))
+    default = ok(world.execute("market browse", driven=True))
     assert (50, 50) == (default["limit"], default["total"])
     rewards = [t["reward_funds_cents"] for t in default["tasks"]]
     assert sorted(rewards, reverse=True) == rewards
     assert all(t["required_prestige"] == 1 and t["required_trust"] == 0 for t in default["tasks"])
-    rich = ok(world.execute("market browse --reward-min-cents 1900000 --limit 200"))
+    rich = ok(world.execute("market browse --reward-min-cents 1900000 --limit 200", driven=True))
     assert all(t["reward_funds_cents"] >= 1_900_000 for t in rich["tasks"]) and rich["total"] == len(rich["tasks"]) > 0
 
 
@@ -210,7 +210,7 @@ def test_accept_output_and_scope_creep(world):
     assert {
         "task_id": "Task-10", "status": "planned", "accepted_at": "2025-01-01T09:00:00",
         "deadline": "2025-01-09T18:00:00", "replacement_task_id": "Task-9000",
-    } == world.execute("yc-bench task accept --task-id Task-10")
+    } == world.execute("yc-bench task accept --task-id Task-10", driven=True)
     assert [{"domain": "research", "required_qty": 2256.0, "completed_qty": 0.0, "remaining_qty": 2256.0}] == inspect(
         world, "Task-10")["requirements"]
     assert 2_091_943 == inspect(world, "Task-10")["reward_funds_cents"]
@@ -221,7 +221,7 @@ def test_assign_skips_already_assigned(busy):
     assert {
         "task_id": "Task-42", "status": "active", "newly_assigned": ["Emp_2"],
         "total_assigned": ["Emp_1", "Emp_4", "Emp_7", "Emp_2"],
-    } == busy.execute("task assign --task-id Task-42 --employees Emp_4,Emp_2,Emp_2")
+    } == busy.execute("task assign --task-id Task-42 --employees Emp_4,Emp_2,Emp_2", driven=True)
 
 
 def test_reference_refuses_an_assign_naming_a_new_employee_twice():
@@ -230,13 +230,13 @@ def test_reference_refuses_an_assign_naming_a_new_employee_twice():
     Naming someone already on the team twice is skipped there too, as in ``default``.
     """
     w = StartupWorld("reference", 1)
-    ok(w.execute("task accept --task-id Task-8"))
-    refused = w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1")
+    ok(w.execute("task accept --task-id Task-8", driven=True))
+    refused = w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1", driven=True)
     assert refused["error"].startswith("task assign failed in the reference behaviour: Emp_1 is named twice")
     assert [] == inspect(w, "Task-8")["assignments"]
-    assert "No employees assigned" in w.execute("task dispatch --task-id Task-8")["error"]
-    ok(w.execute("task assign --task-id Task-8 --employees Emp_1"))
-    assert ["Emp_2"] == ok(w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1"))["newly_assigned"]
+    assert "No employees assigned" in w.execute("task dispatch --task-id Task-8", driven=True)["error"]
+    ok(w.execute("task assign --task-id Task-8 --employees Emp_1", driven=True))
+    assert ["Emp_2"] == ok(w.execute("task assign --task-id Task-8 --employees Emp_1,Emp_2,Emp_1", driven=True))["newly_assigned"]
 
 
 def test_first_resume_with_task_8(world):
@@ -255,7 +255,7 @@ def test_first_resume_with_task_8(world):
         "employees_assigned": 8, "salary_bump_total_cents": 36_000, "bankrupt": False,
     } == {k: v for k, v in event.items() if k != "task_id"}
     assert world.find_task("Task-8").uid == event["task_id"]
-    assert 21_853_002 == ok(world.execute("company status"))["funds_cents"]
+    assert 21_853_002 == ok(world.execute("company status", driven=True))["funds_cents"]
 
 
 def test_failed_rat_task_then_task_8(world):
@@ -271,7 +271,7 @@ def test_failed_rat_task_then_task_8(world):
     } == {k: v for k, v in event.items() if k != "task_id"}
     accepted = start(world, "Task-8")
     assert ("2025-01-17T11:13:55", "2025-01-28T11:13:55") == (accepted["accepted_at"][:19], accepted["deadline"][:19])
-    history = {h["client_name"]: h for h in ok(world.execute("client history"))["client_history"]}
+    history = {h["client_name"]: h for h in ok(world.execute("client history", driven=True))["client_history"]}
     assert (0, 1, 100.0) == (history["Vanguard ML"]["tasks_succeeded"], history["Vanguard ML"]["tasks_failed"],
                              history["Vanguard ML"]["failure_rate_pct"])
 
@@ -283,23 +283,23 @@ def test_cancel_in_default(world):
     start(world, "Task-2", "Emp_2,Emp_4")  # Cortex, inference 773, δ 0.060
     start(world, "Task-12", "Emp_4")  # Stratos, research 891, δ 0.104
     funds = world.funds_cents
-    out = world.execute('yc-bench task cancel --task-id Task-12 --reason "too slow"')
+    out = world.execute('yc-bench task cancel --task-id Task-12 --reason "too slow"', driven=True)
     assert {
         "task_id": "Task-12", "status": "cancelled", "reason": "too slow", "bankrupt": False,
         "prestige_changes": {"research": {"old": 1.255, "new": 1.099, "delta": 0.156}},
     } == {k: v for k, v in out.items() if k not in ("cancel_penalty_per_domain", "trust_delta")}
     assert pytest.approx(0.156) == out["cancel_penalty_per_domain"]
     assert 0.0 == out["trust_delta"]
-    out = world.execute('task cancel --task-id Task-2 --reason "changed plans"')
+    out = world.execute('task cancel --task-id Task-2 --reason "changed plans"', driven=True)
     assert pytest.approx(-0.3) == out["trust_delta"]
     assert {"inference": {"old": 1.0, "new": 1.0, "delta": 0.0}} == out["prestige_changes"]
     assert funds == world.funds_cents
-    levels = {c["name"]: c["trust_level"] for c in ok(world.execute("client list"))["clients"]}
+    levels = {c["name"]: c["trust_level"] for c in ok(world.execute("client list", driven=True))["clients"]}
     assert 1.3 == levels["Cortex Intelligence"]
-    assert {"active": 0, "planned": 0, "completed": 1, "cancelled": 2} == ok(world.execute("company status"))["tasks"]
-    assert all(e["active_tasks"] == [] for e in ok(world.execute("employee list"))["employees"])
+    assert {"active": 0, "planned": 0, "completed": 1, "cancelled": 2} == ok(world.execute("company status", driven=True))["tasks"]
+    assert all(e["active_tasks"] == [] for e in ok(world.execute("employee list", driven=True))["employees"])
     assert {"error": "Task Task-2 cannot be cancelled (current: cancelled)."} == world.execute(
-        "task cancel --task-id Task-2 --reason again")
+        "task cancel --task-id Task-2 --reason again", driven=True)
     assert [] == world.invariants()
 
 
@@ -307,7 +307,7 @@ def test_cancel_refused_in_reference(ref_world):
     """In ``reference`` cancel is refused (the reference crashes on it) and nothing changes."""
     start(ref_world, "Task-42")
     before = ref_world.state()
-    out = ref_world.execute('task cancel --task-id Task-42 --reason "text"')
+    out = ref_world.execute('task cancel --task-id Task-42 --reason "text"', driven=True)
     assert {"error", "hint"} == set(out)
     assert out["error"].startswith("task cancel is unavailable in the reference behaviour")
     assert before == ref_world.state()
@@ -322,7 +322,7 @@ def test_reference_outputs_quirks(ref_world):
     raised = [s + (7000 if t == "mid" else 3000) for s, t in [(397260, "j"), (314782, "j"), (236809, "j"),
               (757445, "mid"), (259604, "j"), (776920, "mid"), (664726, "mid"), (392957, "j")]]
     assert sum(int(s * 0.01) for s in raised) == report["wake_events"][0]["salary_bump_total_cents"]
-    assert {"count": 0, "months": []} == ref_world.execute("report monthly")
+    assert {"count": 0, "months": []} == ref_world.execute("report monthly", driven=True)
 
 
 def test_report_monthly_in_default(world):
@@ -332,16 +332,16 @@ def test_report_monthly_in_default(world):
     assert {"count": 1, "months": [{
         "month_start": "2025-01-01", "revenue_cents": 1_853_002, "cost_cents": 0, "return_cents": 1_853_002,
         "ending_funds_cents": 21_853_002,
-    }]} == world.execute("report monthly --from-month 2025-01 --to-month 2025-01")
+    }]} == world.execute("report monthly --from-month 2025-01 --to-month 2025-01", driven=True)
 
 
 def test_scratchpad_commands(world):
     """Write replaces, append joins with a newline, read shows, clear empties."""
-    assert {"ok": True, "content": "a b"} == world.execute('scratchpad write --content "a b"')
-    assert {"ok": True, "content": "a b\nc"} == world.execute("scratchpad append --content c")
-    assert {"content": "a b\nc"} == world.execute("scratchpad read")
-    assert {"ok": True} == world.execute("scratchpad clear")
-    assert {"ok": True, "content": "d"} == world.execute("scratchpad append --content d")
+    assert {"ok": True, "content": "a b"} == world.execute('scratchpad write --content "a b"', driven=True)
+    assert {"ok": True, "content": "a b\nc"} == world.execute("scratchpad append --content c", driven=True)
+    assert {"content": "a b\nc"} == world.execute("scratchpad read", driven=True)
+    assert {"ok": True} == world.execute("scratchpad clear", driven=True)
+    assert {"ok": True, "content": "d"} == world.execute("scratchpad append --content d", driven=True)
 
 
 def test_finance_ledger_filters(world):
@@ -354,18 +354,18 @@ def test_finance_ledger_filters(world):
     assert [1_853_002] == amounts(world, "finance ledger --category task_reward")
     assert [1_853_002] == amounts(world, "finance ledger --from 01/18/2025")
     assert [-732_180] == amounts(world, "finance ledger --to 01/18/2025")
-    page = ok(world.execute("finance ledger --category task_fail_penalty"))
+    page = ok(world.execute("finance ledger --category task_fail_penalty", driven=True))
     assert (1, -732_180, "task", world.find_task("Task-10").uid) == (
         page["count"], page["total_amount_cents"], page["entries"][0]["ref_type"], page["entries"][0]["ref_id"])
 
 
 def test_execute_tool_runs_commands(world):
     """Tool calls with JSON arguments run the same commands."""
-    assert "Task-9000" == ok(world.execute_tool("task_accept", {"task_id": "Task-10"}))["replacement_task_id"]
+    assert "Task-9000" == ok(world.execute_tool("task_accept", {"task_id": "Task-10"}, driven=True))["replacement_task_id"]
     assert {"error": "Task 'Task-99999' not found.", "hint": "Use `market browse` or `task list` to see task ids."} == (
-        world.execute_tool("task_accept", {"task_id": "Task-99999"}))
-    assert 5 == ok(world.execute_tool("market_browse", {"limit": 5, "domain": "research"}))["total"]
-    refused = world.execute_tool("market_browse", {"bogus": 1})
+        world.execute_tool("task_accept", {"task_id": "Task-99999"}, driven=True))
+    assert 5 == ok(world.execute_tool("market_browse", {"limit": 5, "domain": "research"}, driven=True))["total"]
+    refused = world.execute_tool("market_browse", {"bogus": 1}, driven=True)
     assert "Unknown argument(s) bogus for 'market browse'." == refused["error"]
 
 
@@ -387,7 +387,7 @@ def test_tool_schemas_cover_the_visible_commands():
 @pytest.fixture
 def planned(world) -> StartupWorld:
     """Seed 1, default: Task-1 accepted (planned, nobody assigned); Task-42 accepted, assigned and dispatched."""
-    ok(world.execute("task accept --task-id Task-1"))
+    ok(world.execute("task accept --task-id Task-1", driven=True))
     start(world, "Task-42", "Emp_1,Emp_4,Emp_7")
     return world
 
@@ -432,7 +432,7 @@ REFUSALS = [
 def test_refusals_are_verbatim_and_change_nothing(planned, line, message):
     """A refused command returns the reference's message (plus an optional hint) and leaves the state unchanged."""
     before = planned.state()
-    out = planned.execute(line)
+    out = planned.execute(line, driven=True)
     assert message == out["error"]
     assert set(out) <= {"error", "hint"}
     assert before == planned.state()
@@ -441,9 +441,9 @@ def test_refusals_are_verbatim_and_change_nothing(planned, line, message):
 
 def test_resume_refused_without_active_task(world):
     """Resume with nothing active is refused with the reference's message; time does not move."""
-    ok(world.execute("task accept --task-id Task-1"))
+    ok(world.execute("task accept --task-id Task-1", driven=True))
     before = world.state()
-    out = world.execute("yc-bench sim resume")
+    out = world.execute("yc-bench sim resume", driven=True)
     assert (
         "No active tasks. Accept and dispatch a task before calling sim resume. "
         "Use: market browse \u2192 task accept \u2192 task dispatch \u2192 sim resume"
@@ -460,54 +460,54 @@ def test_commands_refused_after_the_end(world):
     assert "bankrupt" == world.status.value
     before = world.state()
     ended = {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."}
-    assert ended == world.execute("company status")
+    assert ended == world.execute("company status", driven=True)
     assert before == world.state()
 
 
 def test_help_lists_visible_commands(world):
     """help lists every visible command's usage; help for one command shows its arguments."""
-    out = ok(world.execute("help"))
+    out = ok(world.execute("help", driven=True))
     assert "task accept --task-id TASK_ID" in out["commands"]
     assert not any(u.startswith("bot ") for u in out["commands"])
-    assert ok(world.execute("help --command 'task assign'"))["help"].startswith(
+    assert ok(world.execute("help --command 'task assign'", driven=True))["help"].startswith(
         "task assign --task-id TASK_ID --employees EMPLOYEES")
 
 
 
 def test_title_collisions_resolve_to_the_market_task(world):
     """Slot 0's replacements are Task-0, Task-1, ...; inspect and accept name the market task first; a uuid is exact."""
-    assert "Task-0" == ok(world.execute("task accept --task-id Task-1"))["replacement_task_id"]
-    assert "Task-1" == ok(world.execute("task accept --task-id Task-0"))["replacement_task_id"]
+    assert "Task-0" == ok(world.execute("task accept --task-id Task-1", driven=True))["replacement_task_id"]
+    assert "Task-1" == ok(world.execute("task accept --task-id Task-0", driven=True))["replacement_task_id"]
     assert "market" == inspect(world, "Task-1")["status"]
     original = world.tasks[0]
     assert ("Task-1", "planned") == (original.title, inspect(world, original.uid)["status"])
-    assert ["Emp_1"] == ok(world.execute(f"task assign --task-id {original.uid} --employees {world.employees[0].uid}"))[
+    assert ["Emp_1"] == ok(world.execute(f"task assign --task-id {original.uid} --employees {world.employees[0].uid}", driven=True))[
         "newly_assigned"]
-    planned = ok(world.execute("task list --status planned"))["tasks"]
+    planned = ok(world.execute("task list --status planned", driven=True))["tasks"]
     assert ["Task-0", "Task-1"] == sorted(t["task_id"] for t in planned)
 
 
 def test_title_collisions_in_default_prefer_the_companys_own_task(world):
     """Outside the reference behaviour, assign/dispatch/cancel on a shared title act on the company's own task."""
-    ok(world.execute("task accept --task-id Task-1"))
-    ok(world.execute("task accept --task-id Task-0"))
-    assert ["Emp_1"] == ok(world.execute("task assign --task-id Task-1 --employees Emp_1"))["newly_assigned"]
-    assert "active" == ok(world.execute("task dispatch --task-id Task-1"))["status"]
+    ok(world.execute("task accept --task-id Task-1", driven=True))
+    ok(world.execute("task accept --task-id Task-0", driven=True))
+    assert ["Emp_1"] == ok(world.execute("task assign --task-id Task-1 --employees Emp_1", driven=True))["newly_assigned"]
+    assert "active" == ok(world.execute("task dispatch --task-id Task-1", driven=True))["status"]
     assert "market" == inspect(world, "Task-1")["status"]
 
 
 def test_title_collisions_in_reference_act_on_the_market_task(ref_world):
     """The reference behaviour resolves a shared title to the market task everywhere, as the reference does."""
-    ok(ref_world.execute("task accept --task-id Task-1"))
-    ok(ref_world.execute("task accept --task-id Task-0"))
+    ok(ref_world.execute("task accept --task-id Task-1", driven=True))
+    ok(ref_world.execute("task accept --task-id Task-0", driven=True))
     assert {"error": "Task Task-1 must be planned or active to assign (current: market)."} == ref_world.execute(
-        "task assign --task-id Task-1 --employees Emp_1")
+        "task assign --task-id Task-1 --employees Emp_1", driven=True)
 
 
 def test_scratchpad_carried_into_a_new_episode():
     """A world built with an earlier episode's scratchpad shows it."""
     w = StartupWorld("default", 1, scratchpad="Avoid Vanguard ML.")
-    assert {"content": "Avoid Vanguard ML."} == w.execute("scratchpad read")
+    assert {"content": "Avoid Vanguard ML."} == w.execute("scratchpad read", driven=True)
 
 
 def test_observation_summary(busy):
@@ -524,13 +524,13 @@ def test_observation_summary(busy):
 def test_malformed_tool_calls_come_back_as_errors(world, tool, args):
     """A malformed tool call is answered with {"error", "hint"?} and changes nothing."""
     before = world.state()
-    out = world.execute_tool(tool, args)
+    out = world.execute_tool(tool, args, driven=True)
     assert {"error"} <= set(out) <= {"error", "hint"}
     assert before == world.state()
 
 
 def test_trajectory_stays_utf8_whatever_the_agent_sends(world):
     """Whatever text an agent sends, the trajectory can be written as UTF-8."""
-    world.execute_tool("scratchpad_write", json.loads('{"content": "bad \\ud800 text"}'))
-    world.execute("scratchpad append --content 'also \udfff'")
+    world.execute_tool("scratchpad_write", json.loads('{"content": "bad \\ud800 text"}'), driven=True)
+    world.execute("scratchpad append --content 'also \udfff'", driven=True)
     world.trajectory.to_jsonl().encode("utf-8")

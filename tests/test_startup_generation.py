@@ -80,7 +80,7 @@ def test_fixed_clients(seed):
 
 def test_company_at_start(world):
     """The company starts with $200,000, prestige 1.0 in every domain, on Wed 2025-01-01 09:00, horizon one year on."""
-    status = ok(world.execute("company status"))
+    status = ok(world.execute("company status", driven=True))
     assert 20_000_000 == status["funds_cents"]
     assert {d: 1.0 for d in DOMAIN_ORDER} == status["prestige"]
     assert ("2025-01-01T09:00:00", "2026-01-01T09:00:00") == (status["sim_time"], status["horizon_end"])
@@ -156,7 +156,7 @@ def test_top_reward_open_task_of_seed_1(world):
     best = max(open_tasks, key=lambda t: t.reward_cents)
     assert ("Task-10", "Vanguard ML", 2_091_943, {"research": 564}) == (
         best.title, best.client.name, best.reward_cents, dict(best.required))
-    assert "Task-10" == ok(world.execute("market browse --limit 1"))["tasks"][0]["task_id"]
+    assert "Task-10" == ok(world.execute("market browse --limit 1", driven=True))["tasks"][0]["task_id"]
 
 
 @pytest.mark.parametrize(
@@ -191,7 +191,7 @@ def test_tasks_are_dealt_round_robin_and_first_ten_need_prestige_one(world):
 
 def test_replacement_of_task_10(world):
     """Accepting Task-10 (slot 9) refills it with Task-9000 for Vanguard ML: $4,921.63, inference 902, no multiplier."""
-    assert "Task-9000" == ok(world.execute("task accept --task-id Task-10"))["replacement_task_id"]
+    assert "Task-9000" == ok(world.execute("task accept --task-id Task-10", driven=True))["replacement_task_id"]
     fresh = world.find_task("Task-9000")
     assert ("Vanguard ML", 1, 492_163, {"inference": 902}, 9) == (
         fresh.client.name, fresh.required_prestige, fresh.reward_cents, dict(fresh.required), fresh.market_slot)
@@ -202,11 +202,11 @@ def test_replacement_of_task_10(world):
 def test_replacement_stream_depends_only_on_slot_and_generation():
     """A slot's replacement is the same whatever was accepted before; its second replacement is Task-{slot}001."""
     a, b = StartupWorld("default", 1), StartupWorld("default", 1)
-    ok(a.execute("task accept --task-id Task-10"))
-    ok(b.execute("task accept --task-id Task-8"))
-    ok(b.execute("task accept --task-id Task-10"))
+    ok(a.execute("task accept --task-id Task-10", driven=True))
+    ok(b.execute("task accept --task-id Task-8", driven=True))
+    ok(b.execute("task accept --task-id Task-10", driven=True))
     assert task_row(a, "Task-9000") == task_row(b, "Task-9000")
-    assert "Task-9001" == ok(a.execute("task accept --task-id Task-9000"))["replacement_task_id"]
+    assert "Task-9001" == ok(a.execute("task accept --task-id Task-9000", driven=True))["replacement_task_id"]
 
 
 @given(seed=seeds())

@@ -72,10 +72,10 @@ def test_shared_employees_split_their_rate(world):
 def test_planned_tasks_do_not_split_rates(world):
     """Assignments to planned (not dispatched) tasks do not count in k."""
     start(world, "Task-12", "Emp_4")
-    ok(world.execute("task accept --task-id Task-42"))
-    ok(world.execute("task assign --task-id Task-42 --employees Emp_4"))
+    ok(world.execute("task accept --task-id Task-42", driven=True))
+    ok(world.execute("task assign --task-id Task-42 --employees Emp_4", driven=True))
     assert {"research": D("6.3217")} == rates(world, "Task-12")
-    ok(world.execute("task dispatch --task-id Task-42"))
+    ok(world.execute("task dispatch --task-id Task-42", driven=True))
     assert {"research": D("6.3217") / 2} == rates(world, "Task-12")
 
 
@@ -95,7 +95,7 @@ def test_assigning_to_an_active_task_resolves_its_eta(preset, hours):
     start(world, "Task-10", "Emp_3")
     first = resume(world)  # the Feb 3 payroll: 207 business hours (reference: 345 flush hours) at 1.3561 u/h
     assert ["monthly_payroll"] == [e["type"] for e in first["wake_events"]]
-    ok(world.execute("task assign --task-id Task-10 --employees Emp_4,Emp_6"))
+    ok(world.execute("task assign --task-id Task-10 --employees Emp_4,Emp_6", driven=True))
     report = resume(world)
     remaining = D(2256) - (D("1.3561") * hours).quantize(D("0.0001"))
     expected = world.calendar.add_business_hours(world.calendar.to_us(datetime(2025, 2, 3, 9)),
@@ -148,14 +148,14 @@ def test_progress_over_a_month(preset, hours):
 def test_deadline_is_max_7_or_qty_over_150_business_days(world, title, qty, deadline):
     """Deadline = accept time + max(7, int(qty/150)) business days of 9 h."""
     assert qty == next(iter(world.find_task(title).required.values()))
-    assert deadline == ok(world.execute(f"task accept --task-id {title}"))["deadline"]
+    assert deadline == ok(world.execute(f"task accept --task-id {title}", driven=True))["deadline"]
 
 
 def test_trust_reduces_work_and_its_deadline(world):
     """A trusted non-RAT client's task shrinks by 0.5·trust/5 at accept (Cortex 1.6: 773 -> 649)."""
     start(world, "Task-8")
     resume(world)  # Cortex trust 1.600
-    accepted = ok(world.execute("task accept --task-id Task-2"))
+    accepted = ok(world.execute("task accept --task-id Task-2", driven=True))
     assert 649 == inspect(world, "Task-2")["requirements"][0]["required_qty"]
     assert "2025-01-16T11:15:31.543690" == accepted["deadline"]
 
@@ -213,7 +213,7 @@ def test_success_pays_reward_prestige_and_raises(world):
     assert 20_000_000 + 1_853_002 == world.funds_cents
     assert {"research": D("1.255"), "inference": D(1), "data_environment": D(1), "training": D(1)} == world.prestige
     assert [s + r for s, r in zip(SALARIES, RAISES)] == salaries(world)
-    assert 3_800_503 + 36_000 == ok(world.execute("company status"))["monthly_payroll_cents"]
+    assert 3_800_503 + 36_000 == ok(world.execute("company status", driven=True))["monthly_payroll_cents"]
 
 
 def test_skill_boost_reaches_only_the_best_four(world):
@@ -254,7 +254,7 @@ def test_failure_books_35_percent_of_the_listed_reward(preset, category):
     w = StartupWorld(preset, 1)
     start(w, "Task-10")
     resume(w)
-    entries = ok(w.execute("finance ledger"))["entries"]
+    entries = ok(w.execute("finance ledger", driven=True))["entries"]
     assert [(category, -732_180)] == [(e["category"], e["amount_cents"]) for e in entries]
     assert 20_000_000 - 732_180 == w.funds_cents
     assert SALARIES == salaries(w)
@@ -286,7 +286,7 @@ def test_late_tasks_keep_running_and_are_at_risk(world):
     start(world, "Task-10", "Emp_3")
     report = resume(world)
     assert ["monthly_payroll"] == [e["type"] for e in report["wake_events"]]
-    (row,) = ok(world.execute("task list"))["tasks"]
+    (row,) = ok(world.execute("task list", driven=True))["tasks"]
     assert ("active", True, 12.44) == (row["status"], row["at_risk"], row["progress_pct"])
 
 
@@ -355,7 +355,7 @@ def test_reference_names_the_targeted_event_at_a_payroll_stop(ref_world):
 def test_milestones_stop_resume_in_tutorial():
     """With milestones [0.25, 0.5, 0.75] (tutorial) resume stops at each checkpoint, then at completion."""
     w = StartupWorld("tutorial", 1)
-    title = ok(w.execute("market browse --limit 1"))["tasks"][0]["task_id"]
+    title = ok(w.execute("market browse --limit 1", driven=True))["tasks"][0]["task_id"]
     start(w, title, ",".join(e.name for e in w.employees))
     seen = []
     for _ in range(4):
@@ -407,7 +407,7 @@ def test_a_completion_frees_shared_staff_and_resolves_etas(world):
 def test_milestones_fire_at_their_progress(seed, pick, team):
     """In ``hard`` (milestones on, tasks of 1-3 domains) each checkpoint stop shows exactly its share of work done."""
     w = StartupWorld("hard", seed)
-    listed = ok(w.execute("market browse --limit 200"))["tasks"]
+    listed = ok(w.execute("market browse --limit 200", driven=True))["tasks"]
     multi = [t for t in listed if len(t["requirements"]) > 1]
     title = multi[pick % len(multi)]["task_id"]
     start(w, title, ",".join(f"Emp_{i}" for i in sorted(team)))
@@ -433,13 +433,13 @@ def test_horizon_ends_the_year_with_work_unsettled():
     assert (Status.HORIZON, "active") == (w.status, w.find_task("Task-119").status)
     assert 10**9 - 11 * 3_800_503 == w.funds_cents
     ended = {"error": "The episode has ended (horizon_reached).", "hint": "Start a new episode."}
-    assert ended == w.execute("sim resume")
+    assert ended == w.execute("sim resume", driven=True)
 
 
 def test_trust_unlocks_gated_tasks(world):
     """Two successes for Cortex Intelligence lift its trust past 2, which lists and admits its trust-2 Task-110."""
     def listed() -> list[str]:
-        return [t["task_id"] for t in ok(world.execute("market browse --limit 200"))["tasks"]]
+        return [t["task_id"] for t in ok(world.execute("market browse --limit 200", driven=True))["tasks"]]
 
     assert "Task-110" not in listed()
     start(world, "Task-8")
@@ -448,13 +448,13 @@ def test_trust_unlocks_gated_tasks(world):
     assert ["Task-2"] == [e["task_title"] for e in resume(world)["wake_events"]]
     assert D(2) <= trust(world)["Cortex Intelligence"] < D("2.497")  # a little decay between the two
     assert "Task-110" in listed()
-    assert "planned" == ok(world.execute("task accept --task-id Task-110"))["status"]
+    assert "planned" == ok(world.execute("task accept --task-id Task-110", driven=True))["status"]
 
 
 def test_cancelled_active_task_never_completes(world):
     """A cancelled active task's pending completion is dropped; the next stop is another task's."""
     start(world, "Task-8")
-    ok(world.execute("task cancel --task-id Task-8 --reason stop"))
+    ok(world.execute("task cancel --task-id Task-8 --reason stop", driven=True))
     start(world, "Task-42", "Emp_1,Emp_4,Emp_7")
     report = resume(world)
     assert ["Task-42"] == [e["task_title"] for e in report["wake_events"]]

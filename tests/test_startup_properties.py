@@ -18,7 +18,7 @@ from .strategies import action_sequences, actions, command_lines, presets, rende
 
 def check_result(world: StartupWorld, line: str, before: dict) -> None:
     """Run ``line``; a refusal is {"error", "hint"?} and changes nothing; a result is JSON; an advance completes."""
-    out = world.execute(line)
+    out = world.execute(line, driven=True)
     if isinstance(out, simpy.Event):
         t0 = world.now_us
         world.env.run(until=out)
@@ -92,7 +92,7 @@ class StartupMachine(RuleBasedStateMachine):
     @rule(times=st.integers(1, 12))
     def resume(self, times: int) -> None:
         for _ in range(times):
-            out = self.world.execute("sim resume")
+            out = self.world.execute("sim resume", driven=True)
             if not isinstance(out, simpy.Event):
                 assert "error" in out
                 return
@@ -125,12 +125,12 @@ class StartupMachine(RuleBasedStateMachine):
         w = self.world
         if w.done:
             return
-        status = w.execute("company status")
+        status = w.execute("company status", driven=True)
         by_status = {s: sum(1 for t in w.tasks if t.status == s) for s in ("planned", "active", "cancelled")}
         done = sum(1 for t in w.tasks if t.status in ("completed_success", "completed_fail"))
         assert {**by_status, "completed": done} == status["tasks"]
         assert (w.funds_cents, w.monthly_payroll_cents) == (status["funds_cents"], status["monthly_payroll_cents"])
-        listed = w.execute("task list")
+        listed = w.execute("task list", driven=True)
         owned = sorted(t.title for t in w.tasks if t.accepted_at is not None)
         assert owned == sorted(r["task_id"] for r in listed["tasks"])
 
@@ -140,7 +140,7 @@ class StartupMachine(RuleBasedStateMachine):
         if w.done:
             assert w.status in (Status.BANKRUPT, Status.HORIZON)
             assert (w.funds_cents < 0) == (w.status is Status.BANKRUPT)
-            assert "error" in w.execute("company status")
+            assert "error" in w.execute("company status", driven=True)
 
 
 TestStartupMachine = StartupMachine.TestCase
@@ -154,7 +154,7 @@ def play(preset: str, seed: int, sequence: list[tuple]) -> tuple[StartupWorld, l
     for action in sequence:
         for line in render(w, action):
             sent.append(line)
-            out = w.execute(line)
+            out = w.execute(line, driven=True)
             if isinstance(out, simpy.Event):
                 w.env.run(until=out)
     return w, sent
@@ -179,7 +179,7 @@ def test_command_lines_replay_to_the_same_episode(sequence):
     a, sent = play("default", 1, sequence)
     b = StartupWorld("default", 1)
     for line in sent:
-        out = b.execute(line)
+        out = b.execute(line, driven=True)
         if isinstance(out, simpy.Event):
             b.env.run(until=out)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()

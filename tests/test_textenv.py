@@ -55,7 +55,7 @@ def native_run(world: str, seed: int, actions: list[Any], render: Callable) -> t
                 if w.done:
                     return
                 lines.append(line)
-                out = w.execute(line)
+                out = w.execute(line, driven=True)
                 if isinstance(out, simpy.Event):
                     yield out
 

@@ -80,7 +80,7 @@ class Shop(RuleBasedStateMachine):
     def order(self, k, quantity):
         names = self._names()
         name = names[k % len(names)]
-        out = self.world.execute_tool("order_place", {"items": [{"name": name, "quantity": quantity}]})
+        out = self.world.execute_tool("order_place", {"items": [{"name": name, "quantity": quantity}]}, driven=True)
         if "error" not in out:
             self.spent += out["order"]["total_cost_cents"]
         else:
@@ -90,7 +90,7 @@ class Shop(RuleBasedStateMachine):
     @rule(k=st.integers(0, 30), price=st.floats(0.01, 15.0))
     def price(self, k, price):
         names = self._names()
-        out = self.world.execute_tool("price_set", {"product_name": names[k % len(names)], "price": price})
+        out = self.world.execute_tool("price_set", {"product_name": names[k % len(names)], "price": price}, driven=True)
         assert "error" not in out or "is over" in out["error"]
 
     @rule(days=st.integers(1, 12))

@@ -50,7 +50,7 @@ def first(world: VendingWorld) -> dict:
 def order(world: VendingWorld, name: str, quantity) -> dict:
     """``order_place`` through the command line."""
     items = json.dumps([{"name": name, "quantity": quantity}])
-    return world.execute(f"order_place --items '{items}'")
+    return world.execute(f"order_place --items '{items}'", driven=True)
 
 
 def test_tools_are_the_reference_tools():
@@ -135,7 +135,7 @@ def test_order_refusals_have_the_reference_error_types(shop, items, error_type):
     """Every malformed or unaffordable order is a JSON error with ``error_type``; nothing changes, no action used."""
     items = items.replace("NAME", first(shop)["name"])
     before, left = shop.state(), shop.actions_left
-    out = shop.execute_tool("order_place", {"items": items})
+    out = shop.execute_tool("order_place", {"items": items}, driven=True)
     assert ("error", error_type) == (out["status"], out["error_type"]) and out["error"]
     assert out["message"] == out["error"]  # the reference's field for the text
     json.dumps(out, allow_nan=False)
@@ -163,7 +163,7 @@ def test_an_order_of_exactly_all_cash_is_accepted(shop):
 def test_tool_calls_take_items_as_a_list(shop):
     """LLMs send ``items`` as a JSON list; it is accepted, logged as its JSON text, and replays."""
     p = first(shop)
-    out = shop.execute_tool("order_place", {"items": [{"name": p["name"], "quantity": 2}]})
+    out = shop.execute_tool("order_place", {"items": [{"name": p["name"], "quantity": 2}]}, driven=True)
     assert "success" == out["status"]
     assert shop.call("order_place", items=[{"name": p["name"], "quantity": 1}])["status"] == "success"
     log = shop.command_log()
@@ -172,9 +172,9 @@ def test_tool_calls_take_items_as_a_list(shop):
     assert shop.state() == again.state()
     # the whole argument object as JSON text, the usual shape of a tool call
     text = json.dumps({"items": [{"name": p["name"], "quantity": 1}]})
-    assert "success" == shop.execute_tool("order_place", text)["status"]
-    assert "invalid_json" == shop.execute_tool("order_place", json.dumps({"items": "[{"}))["error_type"]
-    assert "not valid JSON" in shop.execute_tool("order_place", '{"items": [')["error"]
+    assert "success" == shop.execute_tool("order_place", text, driven=True)["status"]
+    assert "invalid_json" == shop.execute_tool("order_place", json.dumps({"items": "[{"}), driven=True)["error_type"]
+    assert "not valid JSON" in shop.execute_tool("order_place", '{"items": [', driven=True)["error"]
 
 
 def test_price_set_stores_cents(shop):
@@ -183,7 +183,7 @@ def test_price_set_stores_cents(shop):
     assert {"status": "success", "product_name": name, "price": 2.68, "price_cents": 268} == shop.call(
         "price_set", product_name=name, price=2.675)
     assert {"product_name": name, "price": 2.68, "price_cents": 268} == shop.call("price_query", product_name=name)
-    shop.execute(f"price_set --product-name '{name}' --price 1.5")
+    shop.execute(f"price_set --product-name '{name}' --price 1.5", driven=True)
     assert 150 == shop.price_of(name)
     assert (150, 12, 268, 0, 2) == (dollars_to_cents(1.5), dollars_to_cents(0.125), dollars_to_cents(2.675),
                                     dollars_to_cents(0.005), dollars_to_cents(0.015))
@@ -206,7 +206,7 @@ def test_price_and_query_refusals(shop, line, fragment):
     """Unknown products and bad prices are errors that change nothing and use no action."""
     line = line.replace("NAME", f"'{first(shop)['name']}'")
     before, left = shop.state(), shop.actions_left
-    out = shop.execute(line)
+    out = shop.execute(line, driven=True)
     assert fragment in out["error"], out
     assert (before, left) == (shop.state(), shop.actions_left)
 
@@ -215,7 +215,7 @@ def test_unresearched_catalog_products_cannot_be_priced_or_ordered():
     """Only names a search returned are known, exactly and case-sensitively."""
     w = VendingWorld("small", 1)
     name = w.catalog.products[0].name
-    assert "Unknown product" in w.execute(f"price_set --product-name '{name}' --price 2")["error"]
+    assert "Unknown product" in w.execute(f"price_set --product-name '{name}' --price 2", driven=True)["error"]
     assert "missing_prices" == order(w, name, 1)["error_type"]
     w.call("products_research", query=name)
     assert "success" == order(w, name, 1)["status"]
@@ -226,15 +226,15 @@ def test_four_counted_actions_a_day(shop):
     """Budget 4: the fourth accepted action ends the day; refusals and free commands do not count."""
     w = VendingWorld("small", 2)
     for _ in range(3):
-        w.execute("order_place --items 'junk'")
-        w.execute("help")
+        w.execute("order_place --items 'junk'", driven=True)
+        w.execute("help", driven=True)
     assert 4 == w.actions_left
     for q in ("water", "fruit", "oil"):
-        assert "error" not in w.execute(f"products_research --query {q}")
+        assert "error" not in w.execute(f"products_research --query {q}", driven=True)
     assert 1 == w.actions_left
-    w.execute("products_research --query soap")
+    w.execute("products_research --query soap", driven=True)
     assert 0 == w.actions_left and w.day_ending
-    assert "is over" in w.execute("products_research --query milk")["error"]
+    assert "is over" in w.execute("products_research --query milk", driven=True)["error"]
     assert 1 == end_day(w)["current_day"] and 4 == w.actions_left
     assert budget_respected(w)
 
@@ -269,7 +269,7 @@ def test_episode_is_366_sales_days():
     for _ in range(3):
         end_day(w)
     assert (Status.HORIZON, 3) == (w.status, len(w.daily))
-    assert "error" in w.execute("products_research --query water")
+    assert "error" in w.execute("products_research --query water", driven=True)
 
 
 def test_stagnation_with_no_cash_ends_the_episode():
@@ -367,7 +367,7 @@ def test_cli_shell_trades(monkeypatch, capsys):
 def test_advance_returns_an_event():
     """``task_done`` returns the SimPy event that fires with the report."""
     w = VendingWorld("small", 1)
-    ev = w.execute("task_done")
+    ev = w.execute("task_done", driven=True)
     assert isinstance(ev, simpy.Event)
     w.env.run(until=ev)
     assert 1 == ev.value["current_day"]

@@ -123,7 +123,7 @@ def test_a_refused_unknown_tool_is_left_out_but_counted(tmp_path):
     """A tool name that is no command is logged as ``?tool NAME``; it changed nothing, so only its count is compared."""
 
     def confused(world):
-        world.execute_tool("teleport", {"to": "moon"})
+        world.execute_tool("teleport", {"to": "moon"}, driven=True)
         yield from noting(world)
 
     run_episode("startup", "default", confused, seed=1, out=tmp_path / "run")
@@ -214,8 +214,8 @@ def test_an_edited_top_level_figure_of_a_restarted_run_is_found(restarted, key, 
 def line_break_agent(world):
     """Sends command text holding the line breaks str.splitlines splits at (U+2028, U+0085, U+001C), then plays."""
     for odd in ("\u2028", "\x85", "\x1c", "\u2029"):
-        world.execute(f"market browse --limit 1{odd}")
-        world.execute(f"scratchpad write --content 'a{odd}b'")
+        world.execute(f"market browse --limit 1{odd}", driven=True)
+        world.execute(f"scratchpad write --content 'a{odd}b'", driven=True)
     yield world.advance()
 
 

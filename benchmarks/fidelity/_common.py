@@ -79,7 +79,7 @@ def refused(result: Any) -> bool:
 
 def play(world: Any, name: str, args: Any) -> Any:
     """Run a bizsim tool call; an advance runs the simulation to its report."""
-    out = world.execute_tool(name, args)
+    out = world.execute_tool(name, args, driven=True)
     if isinstance(out, simpy.Event):
         world.env.run(until=out)
         return out.value

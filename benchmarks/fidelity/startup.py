@@ -133,7 +133,7 @@ def _ours(world: StartupWorld, line: str) -> tuple[int, Any]:
         world.commands.parse(line)
     except CommandError:
         return 2, world.execute(line)
-    out = world.execute(line)
+    out = world.execute(line, driven=True)
     if not isinstance(out, dict):  # sim resume: run to the report
         world.env.run(until=out)
         out = out.value

@@ -109,13 +109,13 @@ class FreelanceWorld(DayWorld):
         return CommandError(f"The episode has ended ({self.status.value}: {self.terminal_detail}).",
                             "Start a new episode.")
 
-    def execute(self, line: str, *, allow_hidden: bool = False) -> Any:
+    def execute(self, line: str, *, allow_hidden: bool = False, driven: bool = False) -> Any:
         """Run a command line (see :meth:`World.execute`); after the end, refused and not logged."""
-        return self._ended().to_dict() if self.done else super().execute(line, allow_hidden=allow_hidden)
+        return self._ended().to_dict() if self.done else super().execute(line, allow_hidden=allow_hidden, driven=driven)
 
-    def execute_tool(self, tool_name: str, arguments: Any) -> Any:
+    def execute_tool(self, tool_name: str, arguments: Any, *, driven: bool = False) -> Any:
         """Run a tool call (see :meth:`World.execute_tool`); after the end, refused and not logged."""
-        return self._ended().to_dict() if self.done else super().execute_tool(tool_name, arguments)
+        return self._ended().to_dict() if self.done else super().execute_tool(tool_name, arguments, driven=driven)
 
     def _refuse(self, spec: Any, kwargs: dict, raise_errors: bool) -> Any:
         if not self.done:

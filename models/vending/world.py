@@ -163,12 +163,14 @@ class VendingWorld(DayWorld):
         return system_prompt(ROLE, self.config.daily_budget)
 
     # tool calls: ``items`` may arrive as a JSON list, as LLMs send it --------------
-    def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict | simpy.Event:
+    def execute_tool(
+        self, tool_name: str, arguments: Mapping[str, Any] | None, *, driven: bool = False
+    ) -> dict | simpy.Event:
         """Run a tool call; a list or object given for ``order_place.items`` is taken as its JSON text."""
         arguments = _items_as_text(tool_name, arguments)
         if self.config.reference_outputs:
             arguments = _true_price(tool_name, arguments)
-        return super().execute_tool(tool_name, arguments)
+        return super().execute_tool(tool_name, arguments, driven=driven)
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Run a command from Python (``items`` may be a list); a refusal raises :class:`CommandError`."""

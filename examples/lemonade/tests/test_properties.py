@@ -156,9 +156,9 @@ def test_bad_configs_are_refused(bad):
 
 
 def test_the_advance_returns_an_event():
-    """run_day answers with the event the agent yields, and a world run by hand moves one day."""
+    """run_day answers with the event the agent yields (a caller that runs the clock itself says so: driven)."""
     world = LemonadeWorld("default", 1)
-    event = world.execute("run_day")
+    event = world.execute("run_day", driven=True)
     assert isinstance(event, simpy.Event)
     world.env.run(until=event)
     assert (1, 1) == (world.day, len(world.history))
