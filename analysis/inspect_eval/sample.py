@@ -1,0 +1,66 @@
+"""Which episode an Inspect sample plays: its world, preset, seed and run directory, kept in the sample's store.
+
+The store holds JSON only (Inspect logs it); the live world itself is kept here, by
+a key the store holds, and opened on the sample's first tool call, so an agent that
+plays through bizsim's own harness instead (preset ``reference``) leaves it unopened.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.util import store
+
+from .stopgap_recording import LiveEpisode
+
+__all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "finish_episode", "sample_plan"]
+
+#: The store keys of a sample's plan (``bizsim:world`` ...); ``bizsim:live`` names its open episode.
+EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent")
+_LIVE_KEY = "bizsim:live"
+_LIVE: dict[str, LiveEpisode] = {}
+_lock = threading.Lock()
+
+
+def begin_sample(*, world: str, preset: str, seed: int, run_dir: str | Path, agent: str) -> None:
+    """Record in the current sample's store which episode it plays (nothing is opened yet)."""
+    s = store()
+    for key, value in zip(EPISODE_KEYS, (world, preset, seed, str(Path(run_dir).resolve()), agent)):
+        s.set(f"bizsim:{key}", value)
+
+
+def sample_plan() -> dict[str, Any]:
+    """The current sample's world, preset, seed, run directory and agent label."""
+    s = store()
+    plan = {key: s.get(f"bizsim:{key}") for key in EPISODE_KEYS}
+    if plan["world"] is None:
+        raise RuntimeError("this sample was not set up by a bizsim task (its setup solver did not run)")
+    return plan
+
+
+def current_episode() -> LiveEpisode:
+    """The current sample's live episode, opened on first use."""
+    s = store()
+    key = s.get(_LIVE_KEY)
+    with _lock:
+        episode = _LIVE.get(key) if key else None
+        if episode is None:
+            plan = sample_plan()
+            episode = LiveEpisode(plan["world"], plan["preset"], plan["seed"], plan["run_dir"], agent=plan["agent"])
+            key = uuid.uuid4().hex
+            _LIVE[key] = episode
+            s.set(_LIVE_KEY, key)
+    return episode
+
+
+def finish_episode(*, turns: int, llm: dict | None = None, detail: str | None = None) -> dict | None:
+    """Close the current sample's live episode and write its run directory; ``None`` when none was opened."""
+    key = store().get(_LIVE_KEY)
+    with _lock:
+        episode = _LIVE.pop(key, None) if key else None
+    if episode is None:
+        return None
+    return episode.close(turns=turns, llm=llm, detail=detail)
