@@ -91,6 +91,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .sweep import add_parsers
 
     add_parsers(sub)  # sweep, report
+    from .live import add_parsers as add_live_parsers
+
+    add_live_parsers(sub)  # mcp, serve, do, shim
     return parser
 
 
@@ -104,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _shell(args)
         if args.cmd == "verify":
             return _verify(args.dirs)
+        if args.cmd in ("mcp", "serve", "do", "shim"):
+            from .live import run_live
+
+            return run_live(args)
         if args.cmd in ("sweep", "report"):
             from .sweep import run_report, run_sweep
 

@@ -541,6 +541,34 @@ class CommandSet:
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())
 
+    def help_for(self, line: str) -> str | None:
+        """Help text for a line that asks for it with a ``--help`` word (one command's, a group's or the list of
+        all), as a command-line program answers ``PROGRAM task accept --help``; ``None`` for any other line.
+
+        >>> # commands.help_for("yc-bench task --help") -> the task commands, one a line
+        """
+        if not isinstance(line, str) or "--help" not in line:  # the common case, without splitting the line
+            return None
+        try:
+            words = split_line(line)
+        except ValueError:
+            return None
+        if "--help" not in words:
+            return None
+        words = words[:words.index("--help")]
+        if words and words[0] in self.programs:
+            words = words[1:]
+        visible = self.visible()
+        for n in (3, 2, 1):
+            name = " ".join(words[:n])
+            if len(words) >= n and any(spec.name == name for spec in visible):
+                return self.help_text(name)
+        group = [spec for spec in visible if words and spec.name.split(" ")[0] == words[0]]
+        if group:
+            width = max(len(spec.name) for spec in group)
+            return "\n".join(f"{spec.name.ljust(width)}  {spec.help}" for spec in group)
+        return self.help_text()
+
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Tool declarations for every visible command."""
         return [s.json_schema() for s in self.visible()]

@@ -11,7 +11,7 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "show", "read_text_file"]
+           "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show", "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
 MAX_LINE_CHARS = 4_000_000
@@ -22,6 +22,14 @@ MAX_ARGS_CHARS = 4_000_000
 #: Integer arguments lie in [-MAX_INT, MAX_INT] (64-bit): larger ones overflow arrays and cannot be written as JSON
 #: past 4,300 digits.
 MAX_INT = 2**63 - 1
+
+#: The longest call a live episode (MCP, the shell) takes from outside: a command line, or a tool call's arguments
+#: as JSON text; as the LLM harness's ``max_command_chars``.
+MAX_CALL_CHARS = 200_000
+#: A client's self-reported name or version, as recorded in ``result.json``: cut to this length.
+MAX_CLIENT_NAME_CHARS = 200
+#: The largest request a ``bizsim serve`` socket reads (one command line, or argv, as JSON).
+MAX_SOCKET_MESSAGE_BYTES = 4 * 2**20
 
 _SHOWN_CHARS = 200
 _repr = reprlib.Repr()

@@ -188,10 +188,14 @@ class World:
             raise exc
         return exc.to_dict()
 
-    def command_log(self) -> list[tuple[int, str]]:
-        """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay."""
+    def command_log(self, start: int = 0) -> list[tuple[int, str]]:
+        """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay.
+
+        ``start`` is a trajectory record number: only the commands recorded from there on (a live recorder's
+        increments).
+        """
         out = []
-        for t, name, data in self.trajectory.of_kind("cmd"):
+        for t, name, data in self.trajectory.of_kind("cmd", start):
             if name == "?":
                 out.append((t, data["line"] if "line" in data else f"?tool {data.get('tool')}"))
             else:
