@@ -14,9 +14,9 @@ from typing import Any
 
 from inspect_ai.util import store
 
-from .stopgap_recording import LiveEpisode
+from ..live import LiveEpisode
 
-__all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "finish_episode", "sample_plan"]
+__all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "finish_episode", "live_episode", "sample_plan"]
 
 #: The store keys of a sample's plan (``bizsim:world`` ...); ``bizsim:live`` names its open episode.
 EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent")
@@ -49,18 +49,38 @@ def current_episode() -> LiveEpisode:
         episode = _LIVE.get(key) if key else None
         if episode is None:
             plan = sample_plan()
-            episode = LiveEpisode(plan["world"], plan["preset"], plan["seed"], plan["run_dir"], agent=plan["agent"])
+            episode = LiveEpisode(plan["world"], plan["preset"], plan["seed"], out=plan["run_dir"], surface="inspect",
+                                  agent=plan["agent"])
+            episode.set_client("inspect_ai", _inspect_version())
             key = uuid.uuid4().hex
             _LIVE[key] = episode
             s.set(_LIVE_KEY, key)
     return episode
 
 
-def finish_episode(*, turns: int, llm: dict | None = None, detail: str | None = None) -> dict | None:
-    """Close the current sample's live episode and write its run directory; ``None`` when none was opened."""
+def live_episode() -> LiveEpisode | None:
+    """The current sample's live episode if it has opened one."""
+    key = store().get(_LIVE_KEY)
+    with _lock:
+        return _LIVE.get(key) if key else None
+
+
+def finish_episode(usage: dict[str, Any], detail: str) -> dict | None:
+    """Report the sample's model usage to its live episode, close it (its run directory is complete) and return
+    what ``result.json`` holds; ``None`` when the sample opened none."""
     key = store().get(_LIVE_KEY)
     with _lock:
         episode = _LIVE.pop(key, None) if key else None
     if episode is None:
         return None
-    return episode.close(turns=turns, llm=llm, detail=detail)
+    episode.report_usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), usage.get("cost_usd"))
+    return episode.close(detail)
+
+
+def _inspect_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("inspect_ai")
+    except PackageNotFoundError:
+        return None

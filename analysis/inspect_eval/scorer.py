@@ -7,13 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.layout import RESULT
-from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from .sample import current_episode, finish_episode, sample_plan
 
 __all__ = ["world_metric"]
+
+#: ``terminal_detail`` of an episode still running when its sample's agent returned (or an Inspect limit hit).
+_STOPPED = "the Inspect agent stopped"
 
 
 def _usage() -> dict[str, Any]:
@@ -32,8 +34,7 @@ def _usage() -> dict[str, Any]:
 
 def _result(state: TaskState) -> dict[str, Any]:
     """``result.json`` of the sample's run: the harness's, or the live episode's written now."""
-    turns = sum(isinstance(m, ChatMessageAssistant) for m in state.messages)
-    record = finish_episode(turns=turns, llm={"turns": turns, **_usage()})
+    record = finish_episode(_usage(), _STOPPED)
     if record is not None:
         return record
     path = Path(sample_plan()["run_dir"]) / RESULT
@@ -41,7 +42,7 @@ def _result(state: TaskState) -> dict[str, Any]:
         loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return loaded
     current_episode()  # the agent issued no command: the run is the untouched world
-    record = finish_episode(turns=turns, llm={"turns": turns, **_usage()})
+    record = finish_episode(_usage(), _STOPPED)
     assert record is not None
     return record
 

@@ -28,7 +28,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .harness import bizsim_harness
-from .sample import begin_sample
+from .sample import begin_sample, live_episode
 from .scorer import world_metric
 from .tools import reference_protocol, tools_for
 
@@ -90,12 +90,8 @@ def _until_the_end(world_done: Any) -> Any:
 
 
 def _episode_done() -> bool:
-    from .sample import _LIVE, _LIVE_KEY
-    from inspect_ai.util import store
-
-    key = store().get(_LIVE_KEY)
-    episode = _LIVE.get(key) if key else None
-    return episode is not None and episode.world.done
+    episode = live_episode()
+    return episode is not None and episode.done
 
 
 def world_task(
@@ -166,8 +162,23 @@ def define_world_tasks() -> dict[str, Any]:
 
     tasks = {}
     for name in registered():
-        tasks[name] = task(name=name)(_task_function(name))
+        fn = _task_function(name)
+        tasks[name] = task(name=_registry_name(fn, name))(fn)
     return tasks
+
+
+def _registry_name(fn: Any, world: str) -> str:
+    """The name to give Inspect's ``@task`` so that the task is ``bizsim/<world>``.
+
+    Inspect prefixes the name with the package it finds the function installed from; it finds none when an
+    uninstalled copy of the source (a ``bizsim.egg-info`` beside it on ``sys.path``) shadows the editable
+    install's metadata, and then the prefix is given here.
+    """
+    try:
+        from inspect_ai._util.registry import registry_name
+    except ImportError:  # a later Inspect moved it: name it in full, as a package without metadata would need
+        return f"bizsim/{world}"
+    return world if registry_name(fn, world) == f"bizsim/{world}" else f"bizsim/{world}"
 
 
 def _task_function(world: str) -> Any:

@@ -9,16 +9,16 @@ per-sample store, so one tool list serves every sample of a task.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from bizsim.simcore.commands import CommandSpec, Param
 from bizsim.simcore.world import World
 from inspect_ai.tool import ToolDef, ToolParam, ToolParams
 
+from ..live import EXIT_USAGE, LiveEpisode
 from .sample import current_episode
 
-__all__ = ["command_tools", "run_command_tool", "tools_for"]
+__all__ = ["command_tools", "reference_protocol", "reference_tool_message", "run_command_tool", "tools_for"]
 
 #: Parameter keys an Inspect tool parameter takes as they are (the bounds go into the description).
 _KEPT = ("type", "description", "enum", "default", "maxLength")
@@ -37,7 +37,7 @@ def _command_tool(spec: CommandSpec) -> ToolDef:
     name = spec.tool_name
 
     async def execute(**kwargs: Any) -> str:
-        return json.dumps(current_episode().run_tool(name, kwargs))
+        return current_episode().call_tool(name, kwargs).text()
 
     params = ToolParams(properties={p.name: _param(p) for p in spec.params},
                         required=[p.name for p in spec.params if p.required])
@@ -56,12 +56,29 @@ def run_command_tool() -> ToolDef:
     declared = REFERENCE_RUN_COMMAND_TOOL["function"]
 
     async def execute(**kwargs: Any) -> str:
-        return current_episode().run_command(json.dumps(kwargs))
+        return reference_tool_message(current_episode(), kwargs.get("command"))
 
     prop = declared["parameters"]["properties"]["command"]
     params = ToolParams(properties={"command": ToolParam(type="string", description=prop["description"])},
                         required=["command"])
     return ToolDef(execute, name=declared["name"], description=declared["description"], parameters=params)
+
+
+def reference_tool_message(episode: LiveEpisode, command: Any) -> str:
+    """Run ``command`` on ``episode`` and answer as YC-Bench's harness does: its executor's result object as JSON
+    text (exit code 0, 1 for a refused command, 2 for a line its parser rejects or a call not run)."""
+    from bizsim.agents.llm.protocols import yc_bench_wire as wire
+
+    refused = wire.refusal(command)
+    if refused is not None:
+        return wire.tool_message(command, exit_code=2, stderr=refused)
+    outcome = episode.call_line(command)
+    result = outcome.result
+    if outcome.ok and outcome.command is None and "help" in result:  # its parser prints help and exits 0
+        return wire.tool_message(command, exit_code=0, stdout=str(result["help"]) + "\n")
+    if outcome.status == EXIT_USAGE:
+        return wire.tool_message(command, exit_code=2, stderr=f"Error: {result.get('error')}\n")
+    return wire.tool_message(command, result, exit_code=outcome.status)
 
 
 def reference_protocol(world: World, protocol: str) -> bool:
