@@ -85,7 +85,7 @@ def _usage_columns(sample: Any) -> dict[str, Any]:
 
 
 def _call_rows(run_id: str, sample: Any) -> list[dict]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for e in (e for e in sample.events if getattr(e, "event", None) == "model"):
         out = e.output
         usage = out.usage

@@ -94,6 +94,26 @@ def test_inspect_message_limit_ends_the_sample_and_the_run_directory_still_verif
     assert 3 <= result["commands"] <= 4 and verify_run_dir(_run_dir(sample)).ok
 
 
+def _status_forever():
+    while True:
+        yield _out("run_command", command="yc-bench company status")
+
+
+@pytest.mark.parametrize(("limit", "kind", "detail"), [
+    ({"token_limit": 500}, "token", "inspect_token_limit"),
+    ({"time_limit": 2}, "time", "inspect_cancelled"),
+])
+def test_inspect_limits_stop_bizsims_harness_on_preset_reference(limit, kind, detail, tmp_path):
+    """On preset reference bizsim's harness plays; Inspect's token and time limits still end the sample, and the
+    harness's run directory is complete (the run ends as a cap ends it) and replays."""
+    log = _eval("startup", _status_forever(), tmp_path, task_args={"preset": "reference", **limit})
+    [sample] = log.samples
+    assert kind == sample.limit.type
+    result = json.loads((_run_dir(sample) / "result.json").read_text())
+    assert ("error", detail) == (result["terminal_reason"], result["terminal_detail"])
+    assert (_run_dir(sample) / "llm_calls.jsonl").exists() and verify_run_dir(_run_dir(sample)).ok
+
+
 def test_a_replacement_agent_gets_the_reference_run_command_tool_and_its_wire_answers(tmp_path):
     """--solver replaces bizsim's harness on preset reference; the setup still gives the published prompt and the
     single run_command tool, answered as YC-Bench's harness answers (its executor's result object)."""

@@ -93,6 +93,8 @@ class InspectModelClient:
         self.endpoint = f"inspect:{model}"
         self.state = state
         self.limit: LimitExceededError | None = None
+        # The event loop's cancellation exception, taken here: a worker thread cannot ask which loop it serves.
+        self._cancelled = anyio.get_cancelled_exc_class()
 
     def cost(self, model: str, usage: Usage) -> float | None:
         """Unknown here: Inspect prices calls itself (its ``cost_limit``), bizsim records ``None``."""
@@ -100,6 +102,12 @@ class InspectModelClient:
 
     def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, **params: Any) -> ModelResponse:
         """One chat completion through Inspect (called on the harness's worker thread)."""
+        try:
+            anyio.from_thread.check_cancelled()
+        except self._cancelled:
+            # Inspect cancelled the sample (its time or working limit, an interrupt): the run ends here, recorded;
+            # the cancellation reaches Inspect once the harness has written the run directory.
+            raise RunAborted("inspect_cancelled", "Inspect cancelled the sample") from None
         return anyio.from_thread.run(self._generate, list(messages), list(tools or ()), params)
 
     async def _generate(self, messages: list[dict], tools: list[dict], params: dict[str, Any]) -> ModelResponse:

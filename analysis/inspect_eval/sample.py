@@ -16,7 +16,7 @@ from inspect_ai.util import store
 
 from ..live import LiveEpisode
 
-__all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "finish_episode", "live_episode", "sample_plan"]
+__all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "close_unscored", "finish_episode", "live_episode", "sample_plan"]
 
 #: The store keys of a sample's plan (``bizsim:world`` ...); ``bizsim:live`` names its open episode.
 EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent")
@@ -75,6 +75,16 @@ def finish_episode(usage: dict[str, Any], detail: str) -> dict | None:
         return None
     episode.report_usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), usage.get("cost_usd"))
     return episode.close(detail)
+
+
+async def close_unscored(state: Any) -> None:
+    """Inspect's task cleanup: a sample that ended without being scored (an error) still leaves its episode closed,
+    its run directory complete up to the last answered call."""
+    key = state.store.get(_LIVE_KEY)
+    with _lock:
+        episode = _LIVE.pop(key, None) if key else None
+    if episode is not None:
+        episode.close("the Inspect sample ended without a score (an error)")
 
 
 def _inspect_version() -> str | None:

@@ -28,7 +28,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .harness import bizsim_harness
-from .sample import begin_sample, live_episode
+from .sample import begin_sample, close_unscored, live_episode
 from .scorer import world_metric
 from .tools import reference_protocol, tools_for
 
@@ -133,6 +133,7 @@ def world_task(
         agent = react(prompt=None, tools=tools, submit=False, on_continue=_until_the_end(_episode_done))
     return Task(
         dataset=dataset, setup=bizsim_setup(world, preset, runs_dir, stamp), solver=agent, scorer=world_metric(),
+        cleanup=close_unscored,
         message_limit=message_limit, token_limit=token_limit, time_limit=time_limit, cost_limit=cost_limit,
         name=world, version=spec.version, metadata={"benchmark_id": spec.benchmark_id, "preset": preset},
     )

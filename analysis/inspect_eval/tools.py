@@ -9,7 +9,7 @@ per-sample store, so one tool list serves every sample of a task.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from bizsim.simcore.commands import CommandSpec, Param
 from bizsim.simcore.world import World
@@ -53,7 +53,7 @@ def run_command_tool() -> ToolDef:
     """YC-Bench's ``run_command`` tool, as its reference harness declares and answers it."""
     from bizsim.agents.llm.protocols.yc_bench_wire import REFERENCE_RUN_COMMAND_TOOL
 
-    declared = REFERENCE_RUN_COMMAND_TOOL["function"]
+    declared = cast("dict[str, Any]", REFERENCE_RUN_COMMAND_TOOL["function"])  # a literal of mixed values
 
     async def execute(**kwargs: Any) -> str:
         return reference_tool_message(current_episode(), kwargs.get("command"))
