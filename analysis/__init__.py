@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .episode import TERMINAL_REASONS, EpisodeResult, run_episode
-    from .llm_run import LLMRunResult, LLMRunSpec, resume_llm, run_llm, run_llm_episodes
+    from .llm_run import LLMRunResult, resume_llm, run_llm, run_llm_episodes
     from .pipeline import execute
     from .rundir import read_command_log, write_run_dir
     from .store import Results, compact, load
     from .sweep import RunSpec, SweepSummary, grid, sweep
 
 __all__ = [
-    "EpisodeResult", "LLMRunResult", "execute", "LLMRunSpec", "TERMINAL_REASONS", "read_command_log", "resume_llm", "run_episode",
+    "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm", "run_episode",
     "run_llm", "run_llm_episodes", "write_run_dir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
 ]
@@ -28,7 +28,7 @@ from .sweep import sweep  # noqa: E402
 
 _WHERE = {
     "TERMINAL_REASONS": "episode", "EpisodeResult": "episode", "run_episode": "episode",
-    "execute": "pipeline", "LLMRunResult": "llm_run", "LLMRunSpec": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
+    "execute": "pipeline", "LLMRunResult": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
     "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
     "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "sweep", "SweepSummary": "sweep", "grid": "sweep",

@@ -8,12 +8,18 @@ or one tool call (:meth:`~LiveEpisode.call_tool`) at a time through the kernel's
 
 - ``config.toml`` is written when the episode opens;
 - the new records of ``trajectory.jsonl`` and ``commands.jsonl`` are appended after each call;
-- ``result.json`` is then rewritten whole (a temporary file and a rename).
+- ``result.json`` is then replaced whole (:class:`~bizsim.simcore.files.SwappedFile`: the next version is written
+  beside it and renamed over it), compact while the episode is open, indented once it is closed.
 
 So after every answered call, after the client went away and after the process was killed between two calls,
 the directory holds the run up to the last answered call and ``bizsim verify DIR`` passes on it. (A kill that
-lands inside the three writes of one call, a few microseconds, leaves that call's log lines without the
+lands inside the writes of one call, some microseconds, can leave that call's log lines without the
 ``result.json`` that counts them: the call was never answered; ``verify`` then reports the difference.)
+``result.json`` is a baseline run's (``agent`` is the surface's name) plus ``live``: the surface, the clients
+that reported themselves, counters, budgets, usage, overrides, metadata, and ``open``.
+
+A call's :class:`CallOutcome` carries its exit status as YC-Bench's command line exits: 0 it ran, 1 the world
+refused it, 2 nothing ran (not a command, bad arguments, too long, a hidden command, the episode is over).
 
 Budgets and refusals are the LLM harness's: a turn is one call here (the client's model calls are not seen);
 ``max_turns`` (default: the world config's ``max_turns`` when it has one), ``max_tokens_total`` and
@@ -36,12 +42,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shlex
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 import attrs
 from bizsim.simcore.config import config_to_dict, dump_toml
@@ -52,13 +57,13 @@ from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTOR
 from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
-from bizsim.simcore.world import Status, World
+from bizsim.simcore.world import Status, World, scalar_text
 
 from .episode import TERMINAL_REASONS
 from .rundir import _remove_episode_logs, check_run_dir_free, make_output_dir
 from .runspec import RunSpec, world_config
 
-__all__ = ["Budgets", "CallOutcome", "LiveEpisode", "EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE"]
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "LiveEpisode"]
 
 #: A call that ran (exit status 0, as the reference's CLI exits).
 EXIT_OK = 0
@@ -92,7 +97,8 @@ class Budgets:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name}(={value!r}) must be an integer >= 1 (or unset)")
-        if self.max_cost_usd is not None and not (isinstance(self.max_cost_usd, (int, float)) and self.max_cost_usd >= 0):
+        cost = self.max_cost_usd
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0):
             raise ConfigError(f"max_cost_usd(={self.max_cost_usd!r}) must be a number >= 0 (or unset)")
         if isinstance(self.max_call_chars, bool) or not isinstance(self.max_call_chars, int) or not (
                 16 <= self.max_call_chars <= MAX_CALL_CHARS):
@@ -125,8 +131,8 @@ class CallOutcome:
         return self.status == EXIT_OK
 
     def text(self) -> str:
-        """The result as JSON text, as the surfaces send it (two-space indents, as the reference's CLI prints)."""
-        return json.dumps(self.result, indent=2, ensure_ascii=False, default=str)
+        """The result as compact JSON text, as the LLM harness puts it in a tool message."""
+        return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class LiveEpisode:
@@ -143,6 +149,8 @@ class LiveEpisode:
         budgets: the episode's :class:`Budgets`.
         overwrite: replace a finished run already in ``out`` (an LLM run, or a live episode still open, never).
         fsync: also ``fsync`` the logs after every call (survives power loss, not just a kill; slower).
+        metadata: JSON-able facts about the run kept in ``result.json`` under ``live.metadata`` (an Inspect
+            sample's id, the harness's log); :meth:`add_metadata` adds more later.
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -162,6 +170,7 @@ class LiveEpisode:
         budgets: Budgets | None = None,
         overwrite: bool = False,
         fsync: bool = False,
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec = RunSpec(world, preset, agent or surface, seed, overrides=dict(overrides or {}))
         self.surface = str(surface)
@@ -181,6 +190,8 @@ class LiveEpisode:
             self.cost_usd: float | None = None
             self.clients: list[dict[str, str | None]] = []
             self.other_clients = 0
+            self.metadata: dict[str, Any] = {}
+            self.add_metadata(**dict(metadata or {}))
             self.stopped: str | None = None  # why the surface ended the episode (a budget, the client leaving)
             self.closed = False
             self._written = 0  # trajectory records already in trajectory.jsonl
@@ -259,6 +270,21 @@ class LiveEpisode:
             else:
                 self.clients.append(entry)
             if not self.closed:
+                self._write_result()
+
+    def add_metadata(self, **facts: Any) -> None:
+        """Keep JSON-able facts in ``result.json`` (``live.metadata``), e.g. ``add_metadata(sample_id="s1")``.
+
+        Raises:
+            ConfigError: a value is not JSON data.
+        """
+        try:
+            facts = json.loads(json.dumps(facts, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"metadata must be JSON data: {exc}") from None
+        with self._lock:
+            self.metadata.update(facts)
+            if getattr(self, "_result", None) is not None and not self.closed:
                 self._write_result()
 
     def report_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None) -> None:
@@ -357,7 +383,7 @@ class LiveEpisode:
                 self._lockfile.close()
             return self.result()
 
-    def __enter__(self) -> LiveEpisode:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -458,7 +484,8 @@ class LiveEpisode:
         self._result.write(self._result_text())
 
     def _result_text(self) -> str:
-        return json.dumps(self._result_body(self.closed), indent=2, default=str) + "\n"
+        # Indented once closed, as every run's; compact while open (the indenting encoder is pure Python: ~1 ms).
+        return json.dumps(self._result_body(self.closed), indent=2 if self.closed else None, default=str) + "\n"
 
     def _result_body(self, closing: bool) -> dict[str, Any]:
         w = self.world
@@ -477,7 +504,7 @@ class LiveEpisode:
                             "max_cost_usd": self.budgets.max_cost_usd, "max_call_chars": self.budgets.max_call_chars},
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "cost_usd": self.cost_usd},
-                "overrides": self.spec.overrides,
+                "overrides": self.spec.overrides, "metadata": self.metadata,
             },
         }
         return body
@@ -492,18 +519,11 @@ class LiveEpisode:
         return ", ".join(parts)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _clean(value: Any) -> Any:
-    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as ``?``,
-    in text, keys and nested values, as the LLM harness reads a model's arguments."""
+    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as U+FFFD,
+    in text, keys and nested values, as the world cleans a command line."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return _SURROGATE.sub("?", value)
+        return scalar_text(value)
     if isinstance(value, Mapping):
         return {_clean(k): _clean(v) for k, v in value.items()}
     if isinstance(value, list):

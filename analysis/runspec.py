@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_INT
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
@@ -28,6 +29,8 @@ def _canonical(value: Any, what: str) -> Any:
 
 
 def _dict(value: Any) -> dict:
+    if hasattr(value, "to_dict"):  # a settings object, e.g. the LLM agent's config: its options
+        return dict(value.to_dict())
     return dict(value or {})
 
 
@@ -46,7 +49,9 @@ class RunSpec:
         seed: the world seed.
         overrides: config values laid over the preset (nested tables merge),
             e.g. ``{"initial_funds_cents": 10_000_000}``.
-        agent_options: options bound to the agent.
+        agent_options: options bound to the agent (a table, or a settings object with ``to_dict()`` such as
+            :class:`~bizsim.agents.llm.LLMAgentConfig` for agent ``llm``; there the run's own ``auditor`` may
+            join them).
         label: how the preset variant is shown in tables (default: the preset
             name, plus the overrides when there are any). Not part of the run id.
         max_episodes: after a bankruptcy, start again on the same seed with the
@@ -71,8 +76,8 @@ class RunSpec:
         from bizsim.simcore.registry import world_spec
 
         object.__setattr__(self, "world", world_spec(self.world).name)
-        if self.seed < 0:
-            raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if not 0 <= self.seed <= MAX_INT:
+            raise ConfigError(f"seed(={self.seed}) must be from 0 to {MAX_INT} (64 bits)")
         if self.max_episodes < 1:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):
@@ -146,14 +151,11 @@ class RunSpec:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
         world_config(self)
         if self.agent == "llm":
-            # Some options set the run, not the agent (the auditor, restarts): checked as `bizsim run` checks them.
-            from .llm_run import LLMRunSpec, split_sweep_options
+            from .llm_run import llm_settings, split_sweep_options
 
-            options, settings = split_sweep_options(self.agent_options)
-            if settings:
-                LLMRunSpec(world=self.world, **settings)
-                agent_factory(attrs.evolve(self, agent_options=options))
-                return
+            llm_settings(self)  # the run's own settings (auditor, max_episodes) too
+            agent_factory(attrs.evolve(self, agent_options=split_sweep_options(self.agent_options)[0]))
+            return
         agent_factory(self)
 
 

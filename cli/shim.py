@@ -48,12 +48,14 @@ def write_shim(bin_dir: str | Path, run_dir: str | Path, *, name: str = "yc-benc
     body = inspect.getsource(shell_client)
     text = (
         f"#!{sys.executable} -IS\n"
-        f"# Written by `bizsim shim`: forwards its arguments to the episode served in {str(Path(run_dir).resolve())!r}.\n"
+        f"# Written by `bizsim shim`: forwards its arguments to the episode served in "
+        f"{str(Path(run_dir).resolve())!r}.\n"
         f"{body}\n\n"
         f"SOCKET_PATH = {socket_path(run_dir)!r}\n"
         f"if __name__ == '__main__':\n"
-        f"    sys.exit(forward(SOCKET_PATH, {{'argv': sys.argv[1:], 'client': {name!r}}}, "
-        f"{MAX_SOCKET_MESSAGE_BYTES}))\n"
+        f"    import os\n"
+        f"    client = os.environ.get('BIZSIM_CLIENT') or {name!r}\n"
+        f"    sys.exit(forward(SOCKET_PATH, {{'argv': sys.argv[1:], 'client': client}}, {MAX_SOCKET_MESSAGE_BYTES}))\n"
     )
     from bizsim.simcore.files import write_text_atomic
 

@@ -27,9 +27,11 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk: name the file it could not write
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
         raise
 
 

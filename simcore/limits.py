@@ -11,7 +11,8 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show", "read_text_file"]
+           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show",
+           "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
 MAX_LINE_CHARS = 4_000_000
@@ -61,8 +62,10 @@ def show(value: Any) -> str:
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.
 MAX_DATA_FILE_BYTES = 64 * 2**20
-#: The largest config or preset TOML file read.
+#: The largest config or preset TOML file read (a run's ``run.json`` too).
 MAX_CONFIG_FILE_BYTES = 4 * 2**20
+#: The largest run log read back (``llm_calls.jsonl`` on resume and verify): thousands of turns of model answers.
+MAX_RUN_LOG_BYTES = 2**30
 
 
 def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Generator, Mapping
 from marshal import dumps as _dumps
 from typing import Any, ClassVar
@@ -22,10 +23,25 @@ __all__ = ["World", "Status", "Agent"]
 Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scalar_text(text: str) -> str:
+    """``text`` with every lone surrogate (which JSON escapes can carry and no UTF-8 file can hold) as U+FFFD.
+
+    A command line is cleaned so before the world reads it, so the line the log keeps is the line that ran and
+    its replay runs the same; an escaped form could replay as another, accepted command.
+    """
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def _clean(error: dict[str, Any]) -> dict[str, Any]:
+    return {k: scalar_text(v) if isinstance(v, str) else v for k, v in error.items()}
+
+
 def _printable(text: Any) -> str:
-    """Refused input as loggable UTF-8 text (lone surrogates escaped)."""
-    shown = text if isinstance(text, str) else repr(text)
-    return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    """Refused input as loggable UTF-8 text."""
+    return scalar_text(text) if isinstance(text, str) else scalar_text(repr(text))
 
 
 class Status(str, enum.Enum):
@@ -120,25 +136,31 @@ class World:
         Hidden commands (internal to built-in agents) are refused unless
         ``allow_hidden`` (replay sets it).
         """
+        if type(line) is str and not line.isascii():
+            line = scalar_text(line)
         try:
             spec, kwargs = self.commands.parse(line)
             if spec.hidden and not allow_hidden:
                 raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": exc.to_dict()})
-            return exc.to_dict()
+            error = _clean(exc.to_dict())
+            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": error})
+            return error
         return self._invoke(spec, kwargs, raise_errors=False)
 
     def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any] | simpy.Event:
         """Run a command given as a tool call (name and JSON arguments)."""
+        if type(tool_name) is str and not tool_name.isascii():
+            tool_name = scalar_text(tool_name)
         try:
             spec = self.commands.by_tool_name(tool_name)
             if spec.hidden:
                 raise CommandError(f"Unknown tool '{tool_name}'.", self.commands.suggest(spec.name))
             kwargs = spec.bind_json(arguments)
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": exc.to_dict()})
-            return exc.to_dict()
+            error = _clean(exc.to_dict())  # it may quote the arguments, which JSON escapes could fill with surrogates
+            self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": error})
+            return error
         return self._invoke(spec, kwargs, raise_errors=False)
 
     def call(self, name: str, **kwargs: Any) -> Any:

@@ -28,7 +28,7 @@ Policy = Callable[[list[dict], list[dict] | None], Reply]
 
 #: Faults the server can inject on a request, by name.
 FAULTS = (
-    "timeout", "429", "500", "503", "401", "404", "empty", "invalid_json_args", "unknown_tool", "oversized",
+    "timeout", "429", "500", "503", "401", "404", "empty", "invalid_json_args", "unknown_tool", "oversized", "negative_usage",
     "garbage", "no_choices",
 )
 
@@ -139,12 +139,21 @@ class LoopbackLLMServer:
 
     def answer(self, body: dict, auth: str) -> tuple[int, bytes]:
         """Status and body for one chat request."""
+        return self.respond(body, auth)[:2]
+
+    def respond(self, body: dict, auth: str) -> tuple[int, bytes, dict[str, str]]:
+        """Status, body and extra headers for one chat request."""
+        status, payload, fault = self._respond(body, auth)
+        retry = fault.removeprefix("429 retry-after ") if fault and fault.startswith("429 retry-after ") else None
+        return status, payload, {"Retry-After": retry} if retry else {}
+
+    def _respond(self, body: dict, auth: str) -> tuple[int, bytes, str | None]:
         with self.lock:
             index = self.requests
             self.requests += 1
             self.auth_headers.append(auth)
             if index >= self.max_requests:
-                return 503, _error("the test server's request budget is spent")
+                return 503, _error("the test server's request budget is spent"), None
             preflight = body.get("max_tokens") == 1 and not body.get("tools")
             if preflight:
                 self.preflights += 1
@@ -153,13 +162,17 @@ class LoopbackLLMServer:
         fault = self.fault_for(index)
         if fault == "timeout":
             time.sleep(self.timeout_sleep_s)
-            return 200, b"{}"
-        if fault in ("429", "500", "503", "401", "404"):
-            return int(fault), _error(f"injected {fault}")
+            return 200, b"{}", fault
+        if fault == "401":  # as providers do, the refusal quotes the key it was given
+            return 401, _error(f"injected 401: incorrect API key provided: {auth.removeprefix('Bearer ')}"), fault
+        if fault in ("429", "500", "503", "404"):
+            return int(fault), _error(f"injected {fault}"), fault
+        if fault is not None and fault.startswith("429 retry-after "):  # e.g. "429 retry-after 7" or an HTTP date
+            return 429, _error(f"injected {fault}"), fault
         if fault == "garbage":
-            return 200, b"<html>not json"
+            return 200, b"<html>not json", fault
         if fault == "no_choices":
-            return 200, json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"), "choices": []}).encode()
+            return 200, json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"), "choices": []}).encode(), fault
         if preflight:
             reply: Reply = {"content": "ok", "tool_calls": []}
         else:
@@ -168,12 +181,14 @@ class LoopbackLLMServer:
             except Exception as exc:  # noqa: BLE001 - a broken test policy answers 500, visibly
                 with self.lock:
                     self.policy_errors.append(repr(exc))
-                return 500, _error(f"the test policy raised {exc!r}")
+                return 500, _error(f"the test policy raised {exc!r}"), fault
         reply = _apply_fault(fault, reply)
         usage = usage_for(body, reply)
+        if fault == "negative_usage":
+            usage = {**usage, "prompt_tokens": -5, "total_tokens": usage["completion_tokens"] - 5}
         with self.lock:
             self.usages.append(usage)
-        return 200, json.dumps(_completion(body, reply, usage)).encode()
+        return 200, json.dumps(_completion(body, reply, usage)).encode(), fault
 
     def _policy_reply(self, body: dict) -> Reply:
         with self.lock:
@@ -241,12 +256,14 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, _error("request body is not JSON"))
                 return
-            status, payload = server.answer(body, self.headers.get("Authorization", ""))
-            self._send(status, payload)
+            status, payload, headers = server.respond(body, self.headers.get("Authorization", ""))
+            self._send(status, payload, headers)
 
-        def _send(self, status: int, payload: bytes) -> None:
+        def _send(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
             try:
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

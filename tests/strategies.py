@@ -52,9 +52,9 @@ def seeds(max_value: int = 100_000) -> st.SearchStrategy[int]:
 
 
 def _text(max_size: int = 12) -> st.SearchStrategy[str]:
-    # Unicode (no surrogates), quotes, backslashes and control characters.
+    # Unicode, lone surrogates (JSON escapes carry them), quotes, backslashes and control characters.
     return st.text(
-        st.one_of(st.characters(codec="utf-8"), st.sampled_from("'\"\\ \t\n=-,")), max_size=max_size
+        st.one_of(st.characters(codec="utf-8"), st.sampled_from("'\"\\ \t\n=-,\ud800\udfff")), max_size=max_size
     )
 
 

@@ -80,9 +80,9 @@ def test_a_killed_process_leaves_a_verifiable_directory(tmp_path):
 
 def test_a_second_episode_on_an_open_directory_is_refused(tmp_path):
     """Two live episodes never record into one directory, even with overwrite."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run"):
-        with pytest.raises(ConfigError, match="recording a live episode already"):
-            LiveEpisode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run"), pytest.raises(
+            ConfigError, match="recording a live episode already"):
+        LiveEpisode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
     with pytest.raises(ConfigError, match="already holds a run"):
         LiveEpisode("startup", "default", 1, out=tmp_path / "run")
 
@@ -116,6 +116,9 @@ def test_hostile_calls_are_refused_without_changing_the_run(tmp_path):
         ):
             assert (EXIT_USAGE, True) == (outcome.status, "error" in outcome.result)
         assert "" == episode.call_line("scratchpad read").result["content"]
+        # Lone surrogates (undecodable argv bytes, JSON escapes) reach the world as U+FFFD, so the log can hold them.
+        assert "a\ufffdb" == episode.call_argv(["scratchpad", "write", "--content", "a\udcffb"]).result["content"]
+        assert "\ufffd" == episode.call_tool("scratchpad_write", '{"content": "\\ud800"}').result["content"]
         episode.set_client("x" * 10_000, "\udcff")
         live = episode.result()["live"]
     assert (9, 200) == (live["calls_not_run"], len(live["clients"][0]["name"]))
@@ -146,9 +149,15 @@ def test_overrides_and_every_registered_world(tmp_path):
     """Any registered world opens with overrides; its advance command is among its tools; the run verifies."""
     from bizsim.simcore.registry import registered
 
-    with LiveEpisode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456}) as ep:
+    with LiveEpisode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456},
+                     metadata={"sample": 1}) as ep:
         assert 123_456 == ep.call_line("company status").result["funds_cents"]
         assert "custom" == ep.result()["preset"]
+        ep.add_metadata(log="eval.json")
+        with pytest.raises(ConfigError, match="JSON data"):
+            ep.add_metadata(bad=object())
+    assert {"sample": 1, "log": "eval.json"} == json.loads((tmp_path / "s" / "result.json").read_text())["live"][
+        "metadata"]
     assert verify_run_dir(tmp_path / "s").ok
     for name in registered():
         with LiveEpisode(name, "default", 3, out=tmp_path / name) as episode:
@@ -157,3 +166,57 @@ def test_overrides_and_every_registered_world(tmp_path):
             for _ in range(3):
                 episode.call_tool(episode.advance_command.replace(" ", "_"), {})
         assert verify_run_dir(tmp_path / name).ok, name
+
+
+def test_the_command_line_stays_lazy(tmp_path):
+    """`bizsim --help` and a baseline run load no MCP SDK, web server or live-episode code; `bizsim do` no world."""
+    from .test_cli_imports import _modules_after
+
+    surfaces = ("mcp", "uvicorn", "starlette", "anyio", "bizsim.analysis.live", "bizsim.analysis.mcp_server",
+                "bizsim.analysis.shell_session")
+    for argv in (["--help"], ["run", "startup", "--agent", "greedy", "--out", str(tmp_path / "r")]):
+        loaded = _modules_after(
+            "import contextlib, io\nfrom bizsim.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main({argv!r})")
+        assert [] == [m for m in loaded if m.startswith(surfaces)], argv
+    loaded = _modules_after(
+        "import contextlib, io\nfrom bizsim.cli import main\n"
+        "with contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    main(['do', '--run', {str(tmp_path)!r}, 'company status'])")
+    assert [] == [m for m in loaded if m.startswith(("simpy", "numpy", "bizsim.models", "bizsim.analysis", *surfaces))]
+
+
+def test_command_line_options_of_the_live_surfaces(tmp_path, capsys):
+    """--set nests dotted keys and reads JSON; a bad world, seed or pair is one error line and exit status 2."""
+    from bizsim.cli import main
+    from bizsim.cli.live import _overrides
+
+    assert {"a": {"b": 3, "c": "x"}, "d": [1]} == _overrides(["a.b=3", "a.c=x", "d=[1]"])
+    for argv, message in (
+        (["mcp", "nosuchworld", "--out", str(tmp_path / "a")], "unknown world"),
+        (["serve", "startup", "--seed", "-1", "--out", str(tmp_path / "b")], "--seed(=-1) must be >= 0"),
+        (["serve", "startup", "--set", "novalue", "--out", str(tmp_path / "c")], "must look like KEY=VALUE"),
+        (["shim", str(tmp_path / "bin"), "--run", str(tmp_path), "--name", "../x"], "plain file name"),
+    ):
+        assert 2 == main(argv)
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+
+
+def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(tmp_path):
+    """Each write replaces the file at once (its two hidden halves take turns); close leaves one plain file."""
+    import doctest
+
+    import bizsim.analysis.live
+    from bizsim.simcore.files import SwappedFile
+
+    target = tmp_path / "result.json"
+    swapped = SwappedFile(target)
+    for text in ("{}\n", '{"a": 1}\n', "[]\n"):
+        swapped.write(text)
+        assert text == target.read_text()
+    assert 2 == os.stat(target).st_nlink  # one of the hidden halves is the same file
+    swapped.close('{"final": true}\n')
+    assert ('{"final": true}\n', 1, ["result.json"]) == (
+        target.read_text(), os.stat(target).st_nlink, [p.name for p in tmp_path.iterdir()])
+    assert 0 == doctest.testmod(bizsim.analysis.live).failed

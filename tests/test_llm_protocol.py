@@ -321,11 +321,11 @@ def test_ecogym_note_tool_from_scratchpad_memory():
 def test_lone_surrogates_from_the_model_cannot_break_the_run_files(tmp_path):
     """JSON can encode a lone surrogate; the harness replaces it so every file stays valid UTF-8."""
     from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis import LLMRunSpec, run_llm
+    from bizsim.analysis import RunSpec, run_llm
 
     note = {"content": None, "tool_calls": [{"name": "run_command", "arguments": '{"command": "scratchpad write --content \\"a\\ud800b\\""}'}]}
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(tmp_path))
-    result = run_llm(spec, client=ScriptedClient(scripted(note)))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2))
+    result = run_llm(spec, out=tmp_path, client=ScriptedClient(scripted(note)))
     assert "a?b" == result.final_world.scratchpad
     for path in tmp_path.iterdir():
         path.read_text(encoding="utf-8")

@@ -15,11 +15,11 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-from bizsim.analysis.verify import verify_run_dir  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.types import Implementation  # noqa: E402
+from bizsim.analysis.verify import verify_run_dir
+from mcp import Client, StdioServerParameters
+from mcp.types import Implementation
 
-from ._greedy_client import play_greedy_async  # noqa: E402
+from ._greedy_client import play_greedy_async
 
 GREEDY_SEED_1_CENTS = 42_029_521  # bizsim's own greedy run, startup preset default, seed 1 ($420,295.21)
 CLIENT = Implementation(name="greedy-test-client", version="1.2.3")

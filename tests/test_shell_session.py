@@ -55,7 +55,7 @@ def served(tmp_path):
 
 def _do(run, line, **env):
     return subprocess.run([*BIZSIM, "do", line], env={**os.environ, "BIZSIM_RUN": str(run), **env},
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
 
 
 GREEDY_SCRIPT = textwrap.dedent("""
@@ -82,7 +82,7 @@ def test_a_subprocess_plays_the_greedy_year_through_yc_bench_commands(served, tm
     env = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     played = subprocess.run([sys.executable, "-c", GREEDY_SCRIPT, root], env=env, capture_output=True, text=True,
-                            timeout=600)
+                            timeout=600, check=False)
     assert 0 == played.returncode, played.stderr
     assert "278" == played.stdout.strip()  # 277 commands, then the end of the episode refused the next call
     result = json.loads((out / "result.json").read_text())
@@ -91,7 +91,8 @@ def test_a_subprocess_plays_the_greedy_year_through_yc_bench_commands(served, tm
     assert [{"name": "yc-bench", "version": None}] == result["live"]["clients"]
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
-    assert not (out / "episode.sock").exists() and json.loads((out / "result.json").read_text())["live"]["open"] is False
+    assert not (out / "episode.sock").exists()
+    assert json.loads((out / "result.json").read_text())["live"]["open"] is False
     found = verify_run_dir(out)
     assert (True, 277) == (found.ok, found.commands), found.problems
 
@@ -102,7 +103,7 @@ def test_owner_only_socket_and_a_second_serve_refused(served):
     assert (0o600, 0o700) == (stat.S_IMODE(os.stat(out / "episode.sock").st_mode), stat.S_IMODE(os.stat(out).st_mode))
     assert stat.S_ISSOCK(os.stat(out / "episode.sock").st_mode)
     second = subprocess.run([*BIZSIM, "serve", "startup", "--seed", "2", "--out", str(out), "--overwrite"],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, check=False)
     assert 2 == second.returncode and "recording a live episode already" in second.stderr
     assert 1 == json.loads((out / "result.json").read_text())["seed"]
     assert 0 == _do(out, "company status").returncode  # the first still answers
@@ -117,18 +118,21 @@ def test_do_prints_json_and_exits_as_the_reference_cli(served, tmp_path):
     assert (1, True) == (refused.returncode, "not found" in json.loads(refused.stdout)["error"])
     usage = _do(out, "task accept")
     assert (2, "", True) == (usage.returncode, usage.stdout, usage.stderr.startswith("Error: Missing option"))
-    assert 2 == subprocess.run([*BIZSIM, "do", "company status"], env={k: v for k, v in os.environ.items()
-                                                                        if k != "BIZSIM_RUN"},
-                               capture_output=True, text=True).returncode
+    unset = {k: v for k, v in os.environ.items() if k != "BIZSIM_RUN"}
+    unrun = subprocess.run([*BIZSIM, "do", "company status"], env=unset, capture_output=True, check=False)
+    assert 2 == unrun.returncode
     subprocess.run([*BIZSIM, "shim", str(tmp_path / "bin"), "--run", str(out)], check=True, capture_output=True)
     hostile = "$(touch owned); `touch owned` 'q\" \\ && rm -rf ."
     wrote = subprocess.run([str(tmp_path / "bin" / "yc-bench"), "scratchpad", "write", "--content", hostile],
-                           cwd=tmp_path, capture_output=True, text=True)
+                           cwd=tmp_path, capture_output=True, text=True, check=False,
+                           env={**os.environ, "BIZSIM_CLIENT": "my-agent 2.0"})
     assert (0, hostile) == (wrote.returncode, json.loads(wrote.stdout)["content"])
     assert not (tmp_path / "owned").exists()
     helped = subprocess.run([str(tmp_path / "bin" / "yc-bench"), "task", "accept", "--help"], capture_output=True,
-                            text=True)
+                            text=True, check=False)
     assert (0, True) == (helped.returncode, helped.stdout.startswith("task accept --task-id"))
+    clients = [c["name"] for c in json.loads((out / "result.json").read_text())["live"]["clients"]]
+    assert ["bizsim do", "my-agent 2.0", "yc-bench"] == clients
 
 
 def test_concurrent_clients_are_answered_one_at_a_time(served):
