@@ -57,6 +57,7 @@ def test_every_registered_world_is_a_task_whose_sample_records_a_verifiable_run(
     assert result["metric_value"] == score.value and result["metric"] == score.metadata["metric"]
     assert str(_run_dir(sample)) == score.metadata["run_dir"]
     assert 1 == result["commands"] and "inspect" == result["live"]["surface"]
+    assert ("seed-1", 1) == (result["live"]["metadata"]["inspect_sample_id"], result["live"]["metadata"]["inspect_epoch"])
     assert verify_run_dir(_run_dir(sample)).ok
     runs = load(tmp_path / "logs").runs
     assert [world] == list(runs.world) and [float(score.value)] == list(runs.metric_value)
@@ -135,8 +136,8 @@ def test_greedy_year_over_http_through_run_command_on_preset_reference(tmp_path,
     """An OpenAI-compatible loopback server plays the scripted greedy policy through the run_command tool on preset
     reference, seed 1: the sample scores $420,295.21, as `bizsim run startup --agent greedy --seed 1` and bizsim's
     own harness; the commands are the harness's, byte for byte; verify passes; load reads the log."""
-    from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-    from bizsim.analysis import LLMRunSpec, run_llm
+    from bizsim.agents.llm import ScriptedClient
+    from bizsim.analysis import RunSpec, run_llm
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-0123456789")
     with LoopbackLLMServer(greedy_policy, lifetime_s=240) as server:
@@ -148,8 +149,8 @@ def test_greedy_year_over_http_through_run_command_on_preset_reference(tmp_path,
     assert GREEDY_SEED_1 == sample.scores["world_metric"].value == run_episode("startup", "default", "greedy", 1).final_funds_cents
     assert "horizon_end" == sample.scores["world_metric"].metadata["terminal_reason"]
     assert 117 == len(server.usages) == sum(1 for e in sample.events if e.event == "model")
-    harness = run_llm(LLMRunSpec(world="startup", preset="reference", seed=1, agent=LLMAgentConfig(model="openai/gpt-4o-mini"),
-                                 out=str(tmp_path / "harness")), client=ScriptedClient(greedy_policy))
+    harness = run_llm(RunSpec("startup", "reference", "llm", 1, agent_options={"model": "openai/gpt-4o-mini"}),
+                      out=tmp_path / "harness", client=ScriptedClient(greedy_policy))
     assert GREEDY_SEED_1 == harness.episode.final_funds_cents
     assert (tmp_path / "harness" / "commands.jsonl").read_bytes() == (_run_dir(sample) / "commands.jsonl").read_bytes()
     assert verify_run_dir(_run_dir(sample)).ok

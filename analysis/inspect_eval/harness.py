@@ -142,16 +142,17 @@ def bizsim_harness(**options: Any) -> Agent:
     """
 
     async def execute(state: AgentState) -> AgentState:
-        from ..llm_run import LLMRunSpec, run_llm
+        from ..llm_run import run_llm
+        from ..runspec import RunSpec
 
         plan = sample_plan()
         model = get_model()
         client = InspectModelClient(model, state)
         state.messages = []  # the harness writes the conversation itself, turn by turn
-        config = LLMAgentConfig.from_options({**options, "model": str(model)})
-        spec = LLMRunSpec(world=plan["world"], preset=plan["preset"], seed=plan["seed"], agent=config,
-                          out=plan["run_dir"])
-        await anyio.to_thread.run_sync(lambda: run_llm(spec, client=client))
+        settings = {**options, "model": str(model)}
+        LLMAgentConfig.from_options(settings)  # bad options fail here, before the run directory is made
+        spec = RunSpec(plan["world"], plan["preset"], "llm", plan["seed"], agent_options=settings)
+        await anyio.to_thread.run_sync(lambda: run_llm(spec, out=plan["run_dir"], client=client))
         if client.limit is not None:
             raise client.limit
         return state

@@ -19,16 +19,19 @@ from ..live import LiveEpisode
 __all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "close_unscored", "finish_episode", "live_episode", "sample_plan"]
 
 #: The store keys of a sample's plan (``bizsim:world`` ...); ``bizsim:live`` names its open episode.
-EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent")
+EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent", "metadata")
 _LIVE_KEY = "bizsim:live"
 _LIVE: dict[str, LiveEpisode] = {}
 _lock = threading.Lock()
 
 
-def begin_sample(*, world: str, preset: str, seed: int, run_dir: str | Path, agent: str) -> None:
-    """Record in the current sample's store which episode it plays (nothing is opened yet)."""
+def begin_sample(*, world: str, preset: str, seed: int, run_dir: str | Path, agent: str,
+                 metadata: dict[str, Any] | None = None) -> None:
+    """Record in the current sample's store which episode it plays (nothing is opened yet); ``metadata`` (JSON) goes
+    into its ``result.json`` (``live.metadata``)."""
     s = store()
-    for key, value in zip(EPISODE_KEYS, (world, preset, seed, str(Path(run_dir).resolve()), agent)):
+    values = (world, preset, seed, str(Path(run_dir).resolve()), agent, dict(metadata or {}))
+    for key, value in zip(EPISODE_KEYS, values):
         s.set(f"bizsim:{key}", value)
 
 
@@ -50,7 +53,7 @@ def current_episode() -> LiveEpisode:
         if episode is None:
             plan = sample_plan()
             episode = LiveEpisode(plan["world"], plan["preset"], plan["seed"], out=plan["run_dir"], surface="inspect",
-                                  agent=plan["agent"])
+                                  agent=plan["agent"], metadata=plan["metadata"])
             episode.set_client("inspect_ai", _inspect_version())
             key = uuid.uuid4().hex
             _LIVE[key] = episode

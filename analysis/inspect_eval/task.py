@@ -71,7 +71,9 @@ def bizsim_setup(world: str, preset: str, runs_dir: str, stamp: str) -> Solver:
         sample = spec.make(preset, seed)
         run_dir = Path(runs_dir) / f"{world}-{preset}-seed{seed}-epoch{state.epoch}-{stamp}"
         agent = "inspect:" + _SAFE.sub("_", str(state.model))[:200]
-        begin_sample(world=world, preset=preset, seed=seed, run_dir=run_dir, agent=agent)
+        facts = {"inspect_sample_id": state.sample_id, "inspect_epoch": state.epoch,
+                 "inspect_sample_uuid": state.uuid, "inspect_model": str(state.model)}
+        begin_sample(world=world, preset=preset, seed=seed, run_dir=run_dir, agent=agent, metadata=facts)
         state.metadata["bizsim_run_dir"] = str(run_dir.resolve())
         system, first = opening(sample, spec.protocol)
         state.messages = [ChatMessageSystem(content=system), ChatMessageUser(content=first)]
