@@ -95,6 +95,20 @@ def test_inspect_message_limit_ends_the_sample_and_the_run_directory_still_verif
     assert 3 <= result["commands"] <= 4 and verify_run_dir(_run_dir(sample)).ok
 
 
+def test_hostile_tool_calls_are_refused_and_change_nothing(tmp_path):
+    """Oversized and mistyped arguments and an unknown tool are answered with an error (by Inspect's schema check or
+    the world's), nothing crashes, and the run directory replays."""
+    outputs = [_out("task_accept", task_id="T" * 300_000), _out("market_browse", limit="many"),
+               _out("no_such_tool"), _out("market_browse", limit=10**30), _out()]
+    log = _eval("startup", outputs, tmp_path)
+    [sample] = log.samples
+    tool_messages = [m for m in sample.messages if m.role == "tool"]
+    assert 4 == len(tool_messages)
+    assert all(m.error is not None or "error" in json.loads(m.text) for m in tool_messages)
+    result = json.loads((_run_dir(sample) / "result.json").read_text())
+    assert 20000000 == result["final_funds_cents"] and verify_run_dir(_run_dir(sample)).ok
+
+
 def _status_forever():
     while True:
         yield _out("run_command", command="yc-bench company status")
