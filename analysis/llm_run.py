@@ -320,10 +320,16 @@ def run_llm(
                     _unstarted(out, created)
                 raise
         played = agent if probe is None else watch(agent, before=probe, name="llm")
-        episode = run_episode(
-            spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
-            world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
-        )
+        if spec.start is not None:  # a fork: one episode on the world its snapshot restores
+            if _world_options(spec, agent):
+                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
+            episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
+                                  fork=spec.origin)
+        else:
+            episode = run_episode(
+                spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
+                world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
+            )
     finally:
         agent.close()
     result = LLMRunResult(
@@ -375,11 +381,11 @@ def _check_endpoint(path: str | Path, spec: RunSpec, confirmed: tuple[str | None
     recorded = (config.api_base, config.api_key_env)
     if recorded == (None, None) or confirmed == recorded:
         return
-    base, env = (_shown(v) for v in recorded)
+    named = [(flag, _shown(v)) for flag, v in zip(("--api-base", "--api-key-env"), recorded) if v is not None]
+    says = " and ".join(f"{flag} {value}" for flag, value in named)
     raise ConfigError(
-        f"{str(Path(path, RUN_SPEC))!r} says the run talks to endpoint {base} with the key in variable {env}; "
-        f"a run directory can be edited, so confirm both: --api-base {base} --api-key-env {env} "
-        "(Python: confirm_endpoint=(api_base, api_key_env))"
+        f"{str(Path(path, RUN_SPEC))!r} names {says}; a run directory can be edited, so resume only after "
+        f"confirming: give {says} again (Python: confirm_endpoint=(api_base, api_key_env))"
     )
 
 

@@ -17,6 +17,7 @@ the client's ``clientInfo`` is recorded as who played. Transports: stdio (the de
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -155,6 +156,8 @@ def _serve_stdio(episode: LiveEpisode) -> None:
                 await server.run(read, write, server.create_initialization_options())
         finally:
             stdout.close()
+            with contextlib.suppress(OSError):
+                os.set_blocking(0, True)  # the event loop made it non-blocking; a terminal shares it with the shell
 
     asyncio.run(main())
 

@@ -56,4 +56,5 @@ def execute(
 
     preset = world_config(spec) if spec.overrides else spec.preset
     return run_episode(spec.world, preset, spec.agent, spec.seed, agent_options=spec.agent_options,
-                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe)
+                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe,
+                       start=spec.start, fork=spec.origin)

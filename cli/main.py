@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, verify, sweep, report.
+"""The ``bizsim`` command: run, shell, list, verify, fork, sweep, report.
 
 Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
 pandas, pyarrow, matplotlib or Ray.
@@ -90,12 +90,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
 
+    from .fork import add_parser as add_fork
     from .sweep import add_parsers
 
+    add_fork(sub)
     add_parsers(sub)  # sweep, report
     from .live import add_parsers as add_live_parsers
 
     add_live_parsers(sub)  # mcp, serve, do, shim
+    from .ycbench import add_parsers as add_exchange
+
+    add_exchange(sub)  # import, export
     return parser
 
 
@@ -113,10 +118,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .live import run_live
 
             return run_live(args)
+        if args.cmd == "fork":
+            from .fork import run_fork
+
+            return run_fork(args)
         if args.cmd in ("sweep", "report"):
             from .sweep import run_report, run_sweep
 
             return run_sweep(args) if args.cmd == "sweep" else run_report(args)
+        if args.cmd in ("import", "export"):
+            from .ycbench import run_export, run_import
+
+            return run_import(args) if args.cmd == "import" else run_export(args)
         return _list()
     except BizSimError as exc:
         print(f"bizsim: error: {exc}", file=sys.stderr)

@@ -91,3 +91,11 @@ def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> st
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{what}(={str(p)!r}) is not UTF-8 text (byte {exc.start:,})") from None
+
+
+#: The largest rollout file of another harness (a YC-Bench results JSON or transcript) that ``bizsim import`` reads.
+MAX_ROLLOUT_BYTES = 256 * 2**20
+#: The most turns (model calls) an imported rollout may hold, over all its episodes.
+MAX_ROLLOUT_TURNS = 100_000
+
+__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS"]

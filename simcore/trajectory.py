@@ -48,6 +48,11 @@ class Trajectory:
         for t, k, n, blob in self._rows:
             yield t, k, n, marshal.loads(blob)
 
+    def heads_since(self, start: int) -> list[tuple[str, str]]:
+        """``(kind, name)`` of the records from index ``start`` on (what one step added, for drivers), unpacking
+        nothing."""
+        return [(r[1], r[2]) for r in self._rows[start:]]
+
     def of_kind(self, kind: str, start: int = 0) -> Iterator[tuple[int, str, Any]]:
         """``(t_us, name, data)`` of every record of one kind (from record number ``start`` on)."""
         for t, k, n, blob in self._rows[start:] if start else self._rows:

@@ -6,7 +6,7 @@ import enum
 import re
 from collections.abc import Callable, Generator, Mapping
 from marshal import dumps as _dumps
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import simpy
 
@@ -16,6 +16,9 @@ from .env import SimEnvironment
 from .errors import CommandError
 from .streams import RandomStreams
 from .trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
 
 __all__ = ["World", "Status", "Agent"]
 
@@ -60,7 +63,7 @@ class World:
     Subclasses set ``name``, ``version``, ``commands`` and ``advance_command``,
     build their state and processes in ``__init__`` (signature
     ``(config_or_preset, seed, **world_options)``), set :attr:`horizon_us`, and
-    implement :meth:`summary`, :meth:`snapshot`, :meth:`observation` and
+    implement :meth:`summary`, :meth:`state`, :meth:`observation` and
     :meth:`invariants`; :meth:`system_prompt` has a default. A world that keeps
     the agent's notes across a restart takes ``scratchpad=`` in its constructor
     and holds them in :attr:`scratchpad`. ``check_world`` checks the contract.
@@ -83,6 +86,10 @@ class World:
     scratchpad: str = ""
     #: One line telling an agent who it is in this world, for harnesses that compose the prompt.
     agent_role: ClassVar[str | None] = None
+    #: Constructor keyword options a snapshot must carry to rebuild the world (plain data only).
+    restore_options: dict[str, Any]
+    #: Why this world cannot be snapshotted (built with objects no snapshot can carry), or ``None``.
+    snapshot_refusal: str | None = None
 
     def __init__(self, config: Any, seed: int, calendar: Calendar) -> None:
         self.config = config
@@ -100,6 +107,7 @@ class World:
         self._waiter: simpy.Event | None = None
         #: Counted commands are refused while this is true (see :meth:`_refuse`); a day-based world sets it.
         self._actions_closed = False
+        self.restore_options = {}
 
     # clock ---------------------------------------------------------------
     @property
@@ -224,6 +232,28 @@ class World:
                 out.append((t, self.commands[name].to_line(data["args"])))
         return out
 
+    # snapshots -------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The world as a small immutable value (world, version, config, seed, command log so far).
+
+        :func:`bizsim.simcore.snapshot.restore` rebuilds it by replay; ``pickle`` and ``copy.deepcopy`` go
+        through it. Take it between commands, from outside the world's processes.
+        """
+        from .snapshot import snapshot_of
+
+        return snapshot_of(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A live world holds SimPy generators, which cannot be pickled: it travels as its snapshot.
+        from .snapshot import restore
+
+        return (restore, (self.snapshot(),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> World:
+        from .snapshot import restore
+
+        return restore(self.snapshot())
+
     # stops and the end ---------------------------------------------------
     def _await_stop(self) -> simpy.Event:
         """The event the current advance request will get its report on."""
@@ -296,8 +326,8 @@ class World:
         :attr:`agent_role` and the commands."""
         return None
 
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as JSON-able data (equal states, equal snapshots)."""
+    def state(self) -> dict[str, Any]:
+        """The complete state as JSON-able data (equal states, equal states)."""
         raise NotImplementedError
 
     def invariants(self) -> list[str]:

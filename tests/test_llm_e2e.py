@@ -56,7 +56,7 @@ def test_full_year_over_http_equals_the_native_policy(server, tmp_path):
     inproc = StartupWorld("default", 1)
     inproc.run(LLMAgent(client=ScriptedClient(greedy_policy)))
     assert Status.HORIZON == world.status
-    assert native.snapshot() == world.snapshot() == inproc.snapshot()
+    assert native.state() == world.state() == inproc.state()
     assert 42029521 == result.episode.final_funds_cents
     usages = server.usages[start:]
     stats = result.llm["total"]

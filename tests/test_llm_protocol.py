@@ -65,7 +65,7 @@ def test_scripted_greedy_equals_native_greedy():
     world, agent, _ = play(greedy_policy)
     native = StartupWorld("default", 1)
     native.run(greedy)
-    assert native.snapshot() == world.snapshot()
+    assert native.state() == world.state()
     assert (Status.HORIZON, 0, 0) == (world.status, agent.total.command_errors, agent.total.auto_advances)
 
 
@@ -168,11 +168,11 @@ def test_max_turns_ends_the_episode_with_status_error():
 
 def test_hidden_commands_are_not_reachable():
     """The reference bot's shortcuts are refused as unknown commands and change nothing."""
-    before = StartupWorld("default", 1).snapshot()
+    before = StartupWorld("default", 1).state()
     world, agent, rec = play(scripted(calls("yc-bench bot take --task-id x", "yc-bench bot wait")), max_turns=2)
     results = [m for m in rec.requests[1][0] if m["role"] == "tool"]
     assert all("Unknown command 'bot" in r["content"] for r in results)
-    after = world.snapshot()
+    after = world.state()
     assert ("running", "error") == (before.pop("status"), after.pop("status"))  # max_turns ended it
     assert before == after
     assert 2 == agent.total.command_errors

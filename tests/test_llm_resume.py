@@ -251,7 +251,7 @@ def test_a_resume_refuses_an_endpoint_only_run_json_names(tmp_path, monkeypatch)
     (tmp_path / "run.json").write_text(json.dumps(recorded))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     for confirm in (None, ("http://203.0.113.9/v1", "OPENAI_API_KEY"), ("http://127.0.0.1/v1", "AWS_SECRET_ACCESS_KEY")):
-        with pytest.raises(ConfigError, match="confirm both: --api-base 'http://203.0.113.9/v1' --api-key-env"):
+        with pytest.raises(ConfigError, match="give --api-base 'http://203.0.113.9/v1' and --api-key-env 'AWS_SECRET"):
             resume_llm(tmp_path, confirm_endpoint=confirm)
     assert before == {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 

@@ -196,10 +196,10 @@ def test_a_thinking_run_cut_midway_resumes_with_the_same_requests(tmp_path):
         assert '"thinking_blocks"' in lines[-1]
         log.write_text("".join(lines[:4]))
         asked = server.policy_calls
-        again = resume_llm(tmp_path / "cut", api_key="k")
+        again = resume_llm(tmp_path / "cut", api_key="k", confirm_endpoint=(cfg.api_base, None))
     assert [] == server.refusals
     assert (4, 4) == (again.replayed_calls, server.policy_calls - asked)
-    assert whole.final_world.snapshot() == again.final_world.snapshot()
+    assert whole.final_world.state() == again.final_world.state()
 
 
 def test_only_a_thought_signature_rides_back_on_a_tool_call():
