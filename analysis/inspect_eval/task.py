@@ -50,7 +50,7 @@ def opening(world: World, protocol: str) -> tuple[str, str]:
         from bizsim.models.startup import prompt
 
         faithful = reference_protocol(world, protocol)
-        system = prompt.system_prompt(world.config.history_keep_rounds)
+        system = prompt.system_prompt(getattr(world.config, "history_keep_rounds", 20))
         return (system if faithful else system + _TOOLS_NOTE), prompt.start_message(world.observation(), faithful=faithful)
     own = world.system_prompt()
     if own is None:
@@ -122,8 +122,10 @@ def world_task(
     probe = spec.make(preset, listed[0])
     tools = tools_for(probe, spec.protocol)
     stamp = time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+    # The input names the episode; the setup step replaces it with the seed's own opening message.
     dataset = MemoryDataset([
-        Sample(input=opening(probe, spec.protocol)[1], id=f"seed-{s}", metadata={"world": world, "preset": preset, "seed": s})
+        Sample(input=f"Play {spec.benchmark_id}, preset {preset}, seed {s}.", id=f"seed-{s}",
+               metadata={"world": world, "preset": preset, "seed": s})
         for s in listed
     ], name=f"{spec.benchmark_id}-{preset}")
     if reference_protocol(probe, spec.protocol):
@@ -142,13 +144,13 @@ def world_task(
 
 
 def _seeds(seeds: Any, parse: Any) -> list[int]:
-    text = str(seeds) if isinstance(seeds, str) else seeds
-    if isinstance(text, str):
-        parts = [p.partition("-") for p in text.replace(" ", "").split(",")]
+    if isinstance(seeds, str):
+        # Counted before parse_seeds builds the list: "1-10000000000" must not be materialised.
+        parts = [p.partition("-") for p in seeds.replace(" ", "").split(",")]
         count = sum(int(hi) - int(lo) + 1 if dash and lo.isdigit() and hi.isdigit() else 1 for lo, dash, hi in parts)
         if count > MAX_SAMPLES:
-            raise ConfigError(f"seeds {text[:80]!r} make {count:,} samples; the limit is {MAX_SAMPLES:,}")
-    listed: list[int] = parse(text)
+            raise ConfigError(f"seeds {seeds[:80]!r} make {count:,} samples; the limit is {MAX_SAMPLES:,}")
+    listed: list[int] = parse(seeds)
     if not listed:
         raise ConfigError("seeds names no seed; give e.g. 1-5")
     if len(listed) > MAX_SAMPLES:
