@@ -427,9 +427,9 @@ def _read_dir(root: Path) -> Results:
     return _to_pandas({n: pq.read_table(root / f"{n}.parquet") for n in TABLES}, root)
 
 
-def _from_records(records: Sequence[dict], path: Path | None) -> Results:
+def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence[dict] = ()) -> Results:
     records = sorted(records, key=_sort_key)
-    llm = []
+    llm = list(llm_rows)
     for rec in records:
         if rec.get("run_dir"):
             llm.extend(_llm_rows(rec["run_id"], Path(rec["run_dir"]) / LLM_CALLS))
@@ -453,6 +453,9 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     A sweep directory is compacted first when its ``results.jsonl`` changed
     since the last compaction. Run directories (``bizsim run --out DIR``, LLM
     runs) are read by replaying their command log; nothing is written to them.
+    An Inspect log (``.eval``), or a folder of them, of a bizsim task is read
+    through its samples' run directories, with the model usage Inspect
+    recorded (:mod:`~bizsim.analysis.inspect_logs`).
 
     Returns:
         :class:`Results` with the DataFrames ``runs``, ``series``, ``events``
@@ -471,6 +474,12 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
         return _read_dir(root)
     if (root / RESULT).exists():
         return _from_records([record_from_run_dir(root)], None)
+    from .inspect_logs import inspect_log_files, records_from_inspect_logs
+
+    logs = inspect_log_files(root)
+    if logs:
+        records, calls = records_from_inspect_logs(logs)
+        return _from_records(records, None, calls)
     children = sorted(p for p in root.iterdir() if (p / RESULT).exists()) if root.is_dir() else []
     if children:
         records = []
@@ -481,5 +490,6 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
                 raise type(exc)(f"{str(child)!r}: {exc}") from None
         return _from_records(records, None)
     raise ConfigError(
-        f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}) or run directories (result.json)"
+        f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}), run directories (result.json) "
+        "or Inspect logs (.eval)"
     )
