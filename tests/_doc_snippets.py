@@ -11,6 +11,8 @@ The convention every page follows (CONTRIBUTING.md, "Code blocks in the docs"):
   blocks after it;
 - a block titled ``not run: REASON`` (```` ```bash title="not run: needs an API key" ````) is not run, and the
   reason must be given;
+- a block titled ``needs: MODULE`` (```` ```python title="needs: inspect_ai" ````) runs where that optional module
+  is installed; elsewhere the page's remaining blocks are skipped (an extra the test extra cannot hold);
 - ```` ```text ```` blocks are output or layout, never run; any other language must say ``not run: REASON``.
 """
 
@@ -43,6 +45,13 @@ class Block:
     def not_run_reason(self) -> str | None:
         """The reason given in a ``not run:`` title, or ``None`` for a block that runs."""
         if self.title is None or not self.title.startswith("not run"):
+            return None
+        return self.title.partition(":")[2].strip()
+
+    @property
+    def needs(self) -> str | None:
+        """The optional module a ``needs: MODULE`` block runs with, or ``None``."""
+        if self.title is None or not self.title.startswith("needs:"):
             return None
         return self.title.partition(":")[2].strip()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -26,6 +27,8 @@ def test_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     for block in blocks(page):
         if block.not_run_reason is not None or block.language not in RUNNABLE:
             continue
+        if block.needs is not None and importlib.util.find_spec(block.needs) is None:
+            pytest.skip(f"{block.where()} needs {block.needs}, which is not installed")
         if block.file_name is not None:
             Path(block.file_name).parent.mkdir(parents=True, exist_ok=True)
             Path(block.file_name).write_text(block.text, encoding="utf-8")
