@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, verify, sweep, report.
+"""The ``bizsim`` command: run, shell, list, verify, sweep, report, view.
 
 Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
 pandas, pyarrow, matplotlib or Ray.
@@ -91,6 +91,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .sweep import add_parsers
 
     add_parsers(sub)  # sweep, report
+    from .view import add_parser as add_view
+
+    add_view(sub)
     return parser
 
 
@@ -104,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _shell(args)
         if args.cmd == "verify":
             return _verify(args.dirs)
+        if args.cmd == "view":
+            from .view import run_view
+
+            return run_view(args)
         if args.cmd in ("sweep", "report"):
             from .sweep import run_report, run_sweep
 
