@@ -10,9 +10,9 @@ _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "da
 _ABBREVIATIONS = {"dau": "daily active users", "llm": "model", "usd": "dollars", "ci": "confidence interval"}
 
 
-def is_money(name: str) -> bool:
+def is_money(name: object) -> bool:
     """Whether a figure's name says it is in cents (``*_cents``) or dollars (``*_usd``)."""
-    return name.endswith(("_cents", "_usd"))
+    return isinstance(name, str) and name.endswith(("_cents", "_usd"))
 
 
 def words(name: str) -> str:

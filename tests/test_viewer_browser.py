@@ -29,10 +29,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """A greedy and a planner run of startup seed 1, and a short LLM run."""
+    """A greedy run of startup seed 1, and a short LLM run of the same world and seed."""
     root = tmp_path_factory.mktemp("runs")
-    return {"greedy": baseline_run(root / "greedy"), "planner": baseline_run(root / "planner", "planner"),
-            "llm": llm_run(root / "llm")}
+    return {"greedy": baseline_run(root / "greedy"), "llm": llm_run(root / "llm")}
 
 
 def test_llm_run_shows_the_transcript_the_final_funds_and_jumps_from_an_event(browser, runs, tmp_path):
@@ -78,11 +77,11 @@ def test_agent_text_is_shown_as_text_and_never_runs(browser, tmp_path):
 
 
 def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
-    """Picking a turn of the planner selects the greedy agent's turn in progress at that simulated instant."""
-    path = write_view([runs["greedy"], runs["planner"]], tmp_path / "compare.html")
+    """Picking a turn of the LLM run selects the greedy agent's turn in progress at that simulated instant."""
+    path = write_view([runs["greedy"], runs["llm"]], tmp_path / "compare.html")
     page = open_page(browser, path.as_uri())
-    a, b = run_data(runs["greedy"]), run_data(runs["planner"])
-    pick = len(b["turns"]) // 2
+    a, b = run_data(runs["greedy"]), run_data(runs["llm"], requests=False)
+    pick = len(b["turns"]) - 3
     t = b["turns"][pick]["t"]
     expected = max(i for i, turn in enumerate(a["turns"]) if turn["t"] <= t)
     page.locator("#side-1 .list").evaluate(f"e => e.scrollTop = {pick} * 30")
