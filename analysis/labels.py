@@ -6,7 +6,8 @@ import math
 
 __all__ = ["dollars", "human_number", "is_money", "words"]
 
-_PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end "}
+_PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
+             "month_": "monthly "}
 _ABBREVIATIONS = {"dau": "daily active users", "llm": "model", "usd": "dollars", "ci": "confidence interval"}
 
 

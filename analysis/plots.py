@@ -109,7 +109,7 @@ def series_over_time(
         name: the series, e.g. ``month_end_funds_cents``, ``daily_dau``, ``daily_net_worth_cents``.
         by: runs columns that make a line (default: the agent, and the world and preset variant where the runs
             have several).
-        band: shade the 95 % confidence interval.
+        band: shade the 95 % confidence interval (for groups with 3 or more runs).
         cents: show cents as dollars (default: when the name ends in ``_cents``).
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
     """
@@ -119,10 +119,12 @@ def series_over_time(
     div, unit = _scale(name, cents)
     steps: list[int] = []
     labels: list[str] | None = None
+    shaded = False
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
-        if band and (g["n"] > 1).any():
+        if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
+            shaded = True
             ax.fill_between(
                 g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0
             )
@@ -132,7 +134,7 @@ def series_over_time(
     ax.set_ylabel(_label(name, cents))
     money_axis(ax) if unit else _plain_axis(ax)
     ax.set_xlabel("month" if labels else ("day" if name.startswith("daily_") else "step"))
-    ax.set_title(f"{_label(name, cents)}: mean over seeds" + (" with 95 % confidence band" if band else ""))
+    ax.set_title(f"{_label(name, cents)}: mean over seeds" + (" with 95 % confidence band" if shaded else ""))
     if len(table):
         ax.legend(fontsize="small")
     else:

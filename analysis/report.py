@@ -31,8 +31,8 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;font-size:.85em;margin:0}.wide{overflow-x:auto;max-width:100%;margin:.5em 0 1em}
 dl.prov{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;font-size:.9em}dl.prov dt{color:#555}
 dl.prov dd{margin:0;word-break:break-word}
-th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1em 0}img{max-width:100%}
+th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowrap}
+th{background:#f4f4f4}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}img{max-width:100%}
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 """
@@ -178,7 +178,8 @@ def write_report(
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
-                       f"{world}: {words(sname)}, mean over seeds with a 95 % confidence band")
+                       f"{world}: {words(sname)}, mean over seeds (shaded: 95 % confidence band, with 3 or more "
+                       "seeds)")
         hooks = _hooks(world)
         if hooks.report is not None:
             counter = [n_fig]

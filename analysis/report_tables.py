@@ -48,23 +48,37 @@ def _cell(value: Any, *, money: bool, percent: bool, usd: bool) -> str:
     return str(value)
 
 
+#: The columns of a summary row that hold its figure's values (in dollars when the figure is money).
+VALUE_COLUMNS = ("mean", "std", "ci_low", "ci_high", "metric_value", "value")
+
+
 def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = None,
             percent_columns: tuple[str, ...] = ()) -> Any:
-    """A copy of ``df`` with every cell as text: money columns (``*_cents``, ``money_columns``) in dollars, and in
-    ``money_rows`` (a boolean mask) every number; rates and shares in percent; columns named in words."""
+    """A copy of ``df`` with every cell as text: money columns (``*_cents``, ``money_columns``) in dollars, and the
+    value columns of ``money_rows`` (a boolean mask) too; rates and shares in percent; columns named in words.
+
+    ``attrs["numeric"]`` lists the columns that held numbers (shown right-aligned)."""
     out = df.copy()
+    numeric = []
     for col in df.columns:
         name = str(col)
         money = name.endswith("_cents") or name in money_columns
         usd = name.endswith("_usd")
         percent = name in percent_columns or name.endswith(_PERCENT_SUFFIXES)
         values = []
+        numbers = 0
         for i, v in enumerate(df[col].tolist()):
-            row_money = money_rows is not None and bool(money_rows[i]) and isinstance(v, (int, float)) \
-                and not isinstance(v, bool) and name not in ("n", "runs", "seed", "seeds")
+            row_money = money_rows is not None and bool(money_rows[i]) and name in VALUE_COLUMNS
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                numbers += 1
+            elif isinstance(v, str) and name in ("terminal_reason", "status"):
+                v = v.replace("_", " ")
             values.append(_cell(v, money=money or row_money, percent=percent and not row_money, usd=usd))
         out[col] = values
+        if numbers:
+            numeric.append(list(df.columns).index(col))
     out.columns = [_column(str(c)).replace(" cents", "") for c in df.columns]
+    out.attrs["numeric"] = numeric
     return out
 
 
@@ -97,13 +111,15 @@ def per_seed(runs: Any, limit: int = 500) -> tuple[Any, int]:
         table["metric"] = table["metric"].map(lambda m: words(m) if isinstance(m, str) else "")
     if "llm_cost_usd" in table.columns and table["llm_cost_usd"].isna().all():
         table = table.drop(columns=["llm_cost_usd"])
-    shown = present(table, money_rows=money)
+    shown = present(table.rename(columns={"metric_value": "value"}), money_rows=money)
     return shown, len(runs)
 
 
 def to_html(df: Any) -> str:
     """A table of text cells, in a box that scrolls sideways when it is wider than the page (never cut off)."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+    right = set(getattr(df, "attrs", {}).get("numeric", ()))
+    cls = [' class="n"' if i in right else "" for i in range(len(df.columns))]
+    head = "".join(f"<th{cls[i]}>{html.escape(str(c))}</th>" for i, c in enumerate(df.columns))
+    body = "".join("<tr>" + "".join(f"<td{cls[i]}>{html.escape(str(v))}</td>" for i, v in enumerate(row)) + "</tr>"
                    for row in df.itertuples(index=False))
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'

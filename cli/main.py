@@ -231,7 +231,7 @@ def _run_llm(args: argparse.Namespace) -> int:
             world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out,
             auditor=args.auditor or "deterministic",
         )
-    with _progress(args) as on_stop:
+    with _llm_progress(args, args.resume or (spec.out if spec is not None else None)) as on_stop:
         preflight = not args.no_preflight
         result = (resume_llm(args.resume, preflight=preflight, on_stop=on_stop) if spec is None
                   else run_llm(spec, preflight=preflight, on_stop=on_stop))
@@ -263,6 +263,19 @@ def _print_llm(result: Any) -> None:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {result.run_dir})")
+
+
+@contextlib.contextmanager
+def _llm_progress(args: argparse.Namespace, run_dir: str | None) -> Iterator[Callable[[Any], None] | None]:
+    """The live panel of an LLM run on a terminal (not with --json, --no-progress, or output to a file or pipe)."""
+    if args.json or args.no_progress or not sys.stdout.isatty():
+        with _progress(args) as update:
+            yield update
+        return
+    from .live_panel import LivePanel
+
+    with LivePanel(run_dir) as panel:
+        yield panel.on_stop
 
 
 @contextlib.contextmanager
