@@ -14,9 +14,12 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 
 from .page import embed_json, render
-from .sources import Source, load_view, register_source, sources
+from .sources import Source, load_view, register_source, unregister_source, view_sources
 
-__all__ = ["Source", "embed_json", "load_view", "register_source", "render", "sources", "view_data", "write_view"]
+__all__ = [
+    "Source", "embed_json", "load_view", "register_source", "render", "unregister_source", "view_data", "view_sources",
+    "write_view",
+]
 
 #: How many run pages ``write_view`` writes beside a sweep's page (one a run directory); past it, use ``--serve``.
 MAX_RUN_PAGES = 200

@@ -15,7 +15,7 @@ import attrs
 
 from bizsim.simcore.errors import ConfigError
 
-__all__ = ["Source", "load_view", "register_source", "sources"]
+__all__ = ["Source", "load_view", "register_source", "unregister_source", "view_sources"]
 
 
 @attrs.frozen
@@ -61,7 +61,12 @@ def register_source(source: Source, *, first: bool = True) -> None:
     _SOURCES.insert(0 if first else len(_SOURCES), source)
 
 
-def sources() -> list[Source]:
+def unregister_source(name: str) -> None:
+    """Remove the source named ``name`` (nothing happens when there is none)."""
+    _SOURCES[:] = [s for s in _SOURCES if s.name != name]
+
+
+def view_sources() -> list[Source]:
     """The sources, in the order they are tried."""
     return list(_SOURCES)
 

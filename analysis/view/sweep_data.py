@@ -70,7 +70,7 @@ def _groups(rows: list[list[Any]]) -> list[dict]:
             "mean": mean, "ci_low": None if half is None or mean is None else mean - half,
             "ci_high": None if half is None or mean is None else mean + half,
             "bankrupt": sum(1 for r in rs if r[7] == "bankrupt"), "failed": sum(1 for r in rs if r[7] == "error"),
-            "cost_usd": sum(costs) if costs else None, "values": values[:2000],
+            "cost_usd": sum(costs) if costs else None, "values": values[:: max(1, n // 400)][:400],
         })
     return out
 

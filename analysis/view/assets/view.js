@@ -23,24 +23,27 @@
     for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
     return e;
   }
+  // Formatters made once: toLocaleString builds a new one on every call, which a 10,000-row table cannot afford.
+  const F2 = new Intl.NumberFormat("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  const F0 = new Intl.NumberFormat("en-US", {maximumFractionDigits: 0});
+  const F4 = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 4});
   function money(cents) {
     if (cents == null || !isFinite(cents)) return "";
-    const v = cents / 100, s = v < 0 ? "-" : "";
-    const a = Math.abs(v);
-    return s + "$" + a.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
+    const v = cents / 100;
+    return (v < 0 ? "-" : "") + "$" + F2.format(Math.abs(v));
   }
   function tick(v, isMoney) {  // axis labels: whole units, the cents would be noise
     if (!isMoney) return num(v);
     const d = v / 100;
-    return (d < 0 ? "-$" : "$") + Math.abs(d).toLocaleString("en-US", {maximumFractionDigits: Math.abs(d) < 10 ? 2 : 0});
+    return (d < 0 ? "-$" : "$") + (Math.abs(d) < 10 ? F2 : F0).format(Math.abs(d));
   }
   function num(x) {
     if (x == null || x === "" || !isFinite(x)) return x == null ? "" : String(x);
     if (Math.abs(x) < 1e-9) return "0";
-    if (Math.abs(x) >= 1000 || Number.isInteger(x)) return Math.round(x).toLocaleString("en-US");
-    return x.toLocaleString("en-US", {maximumSignificantDigits: 4});
+    if (Math.abs(x) >= 1000 || Number.isInteger(x)) return F0.format(Math.round(x));
+    return F4.format(x);
   }
-  function usd(x) { return x == null ? "" : "$" + (x < 0.01 && x > 0 ? x.toFixed(4) : x.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2})); }
+  function usd(x) { return x == null ? "" : "$" + (x < 0.01 && x > 0 ? x.toFixed(4) : F2.format(x)); }
   function fmtValue(v, isMoney) { return isMoney ? money(v) : num(v); }
   function pretty(v) {
     if (v == null) return "";
@@ -474,7 +477,10 @@
       if (c === "metric") return v == null ? "" : String(v).replace(/_cents$|_usd$/, "").replace(/_/g, " ");
       return v == null ? "" : typeof v === "number" ? num(v) : String(v);
     };
-    const lower = data.rows.map((r) => cols.map((c) => cell(r, c).toLowerCase()));
+    const texts = new Array(data.rows.length);  // each row's cells as shown, made when first needed
+    const textOf = (i) => texts[i] || (texts[i] = cols.map((c) => cell(data.rows[i], c)));
+    let lower = null;
+    const lowerOf = (i) => { if (!lower) lower = new Array(data.rows.length); return lower[i] || (lower[i] = textOf(i).map((t) => t.toLowerCase())); };
     cols.forEach((c, k) => {
       const h = el("div", {text: names[c] || c, "data-col": c});
       h.addEventListener("click", () => {
@@ -508,22 +514,29 @@
       dlg.appendChild(el("button", {text: "close", onclick: () => dlg.remove()}));
       document.body.appendChild(dlg);
     }
+    let painted = "";
+    const numeric = cols.map((c) => ["seed", "value", "cost_usd", "turns"].includes(c) ? "num" : "");
     function paint() {
-      spacer.style.height = shown.length * TROW_H + "px";
       const top = tbody.scrollTop, h = tbody.clientHeight || 600;
       const a = Math.max(0, Math.floor(top / TROW_H) - 8), b = Math.min(shown.length, Math.ceil((top + h) / TROW_H) + 8);
-      spacer.textContent = "";
+      if (painted === a + ":" + b) return;  // the same rows are in view: nothing to redraw
+      painted = a + ":" + b;
+      spacer.style.height = shown.length * TROW_H + "px";
+      const frag = document.createDocumentFragment();
       for (let k = a; k < b; k++) {
-        const i = shown[k], r = data.rows[i];
+        const i = shown[k], t = textOf(i);
         const row = el("div", {cls: "trow", style: `top:${k * TROW_H}px`, "data-i": i});
-        for (const c of cols) row.appendChild(el("div", {cls: ["seed", "value", "cost_usd", "turns"].includes(c) ? "num" : "", text: cell(r, c)}));
-        row.addEventListener("click", () => open(i));
-        spacer.appendChild(row);
+        for (let c = 0; c < cols.length; c++) row.appendChild(el("div", {cls: numeric[c], text: t[c]}));
+        frag.appendChild(row);
       }
+      spacer.textContent = "";
+      spacer.appendChild(frag);
     }
+    spacer.addEventListener("click", (ev) => { const row = ev.target.closest(".trow"); if (row) open(Number(row.dataset.i)); });
     function apply() {
       const act = fvals.map((v, k) => [v, k]).filter((p) => p[0]);
-      shown = act.length ? order.filter((i) => act.every(([v, k]) => lower[i][k].includes(v))) : order;
+      shown = act.length ? order.filter((i) => { const l = lowerOf(i); return act.every(([v, k]) => l[k].includes(v)); }) : order;
+      painted = "";
       count.textContent = `${num(shown.length)} of ${num(data.rows.length)} runs shown`;
       tbody.scrollTop = 0;
       paint();
