@@ -89,6 +89,7 @@ def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
     assert f"A turn {expected + 1}, B turn {pick + 1}" in page.inner_text("#align-info")
     assert page.locator(f"#side-0 .list .row.sel[data-i='{expected}']").count() == 1
     assert page.inner_text("#side-0 #turn-title").startswith(f"Turn {expected + 1} ·")
+    page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(tmp_path / "compare.png"))
     assert [] == page.errors
 
@@ -101,16 +102,16 @@ def test_sweep_table_filters_sorts_and_opens_a_run(browser, tmp_path):
     assert "4 of 4 runs shown" == page.inner_text("#runs-count")
     page.fill("#filter-agent", "random")
     expect(page.locator("#runs-count")).to_have_text("2 of 4 runs shown")
-    agents = page.locator(".trow div:nth-child(3)").all_inner_texts()
+    agents = page.locator(".trow:visible div:nth-child(3)").all_inner_texts()
     assert ["random", "random"] == agents
     page.fill("#filter-agent", "")
     expect(page.locator("#runs-count")).to_have_text("4 of 4 runs shown")
     page.click(".thead div[data-col='value']")
-    shown = page.locator(".trow div:nth-child(7)").all_inner_texts()
+    shown = page.locator(".trow:visible div:nth-child(7)").all_inner_texts()
     records = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
     assert sorted(r["run"]["metric_value"] for r in records) == [_cents(s) for s in shown]
     page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
-    row = page.locator(".trow").first
+    row = page.locator(".trow:visible").first
     run_id = row.locator("div").last.inner_text()
     row.click()
     page.wait_for_selector("#final-metric")

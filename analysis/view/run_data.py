@@ -189,6 +189,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "model": ((spec.get("agent") or {}).get("model")) if llm else None,
         "benchmark_id": (result or {}).get("benchmark_id") or (run_spec or {}).get("benchmark_id"),
         "status": (result or {}).get("terminal_reason") or "running",
+        "detail": (result or {}).get("terminal_detail"),
         "finished": result is not None,
         "path": str(path),
     }

@@ -44,6 +44,13 @@
     return F4.format(x);
   }
   function usd(x) { return x == null ? "" : "$" + (x < 0.01 && x > 0 ? x.toFixed(4) : F2.format(x)); }
+  function niceTicks(lo, hi, n) {  // round steps (1, 2, 2.5, 5 x 10^k) covering [lo, hi]
+    const span = hi - lo || Math.abs(hi) || 1, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+    const out = [];
+    for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+    return out;
+  }
   function fmtValue(v, isMoney) { return isMoney ? money(v) : num(v); }
   function pretty(v) {
     if (v == null) return "";
@@ -80,8 +87,9 @@
     const padv = (v1 - v0) * 0.06; v0 -= v0 < 0 ? padv : 0; v1 += padv;
     const x = (t) => L + (W - L - R) * t / t1, y = (v) => T + (H - T - B) * (1 - (v - v0) / (v1 - v0 || 1));
     const ax = svg("g", {class: "axis"});
-    for (let i = 0; i <= 4; i++) {
-      const v = v0 + (v1 - v0) * i / 4;
+    const yt = niceTicks(v0, v1, 4);
+    v0 = Math.min(v0, yt[0]); v1 = Math.max(v1, yt[yt.length - 1]);
+    for (const v of yt) {
       ax.appendChild(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid"}));
       const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
     }
@@ -160,7 +168,7 @@
     const role = m && m.role ? String(m.role) : "message";
     const box = el("div", {cls: "msg " + (["system", "user", "assistant", "tool"].includes(role) ? role : "")},
       el("div", {cls: "role", text: title || role}));
-    if (m && m.content != null) box.appendChild(pre(typeof m.content === "string" ? m.content : pretty(m.content)));
+    if (m && m.content != null) box.appendChild(pre(pretty(m.content)));
     if (m && m.tool_calls) for (const c of m.tool_calls) {
       const f = c.function || c;
       box.appendChild(pre("→ " + (f.name || "") + " " + pretty(f.arguments)));
@@ -196,15 +204,16 @@
       host.appendChild(el("h3", {text: "World events during this turn"}));
       for (const m of evs) host.appendChild(el("div", {cls: "ev"}, el("i", {style: "background:" + colorOf(m.name)}), simDate(meta, m.t) + "  " + m.label));
     }
+    if (t.scratchpad) {
+      host.appendChild(el("h3", {text: "Scratchpad at this turn"}));
+      host.appendChild(el("div", {cls: "msg"}, pre(t.scratchpad)));
+    }
     if (run.agent_kind === "llm") renderLLM(host, run, i, t); else renderCommands(host, t.commands, "Commands and results");
     if (t.stop) {
       const d = el("details", null, el("summary", {text: "What the advance returned"}), pre(pretty(t.stop)));
       host.appendChild(d);
     }
-    if (t.scratchpad != null) {
-      host.appendChild(el("h3", {text: "Scratchpad at this turn"}));
-      host.appendChild(el("div", {cls: "msg"}, pre(t.scratchpad || "(empty)")));
-    }
+    if (t.scratchpad === "") host.appendChild(el("div", {cls: "muted", text: "The scratchpad is empty at this turn."}));
   }
 
   function renderCommands(host, cmds, title) {
@@ -227,14 +236,14 @@
       const fresh = ids.filter((id) => !prev.has(id));
       const system = ids.length && msgs[ids[0]] && msgs[ids[0]].role === "system" ? ids[0] : null;
       host.appendChild(el("h3", {text: `What the model received (${ids.length} messages, ${fresh.length} new)`}));
-      if (system && !fresh.includes(system)) host.appendChild(el("details", null, el("summary", {text: "System prompt (unchanged)"}), messageBox(msgs[system])));
+      if (system) host.appendChild(el("details", null, el("summary", {text: fresh.includes(system) ? (i ? "System prompt (changed since the previous turn)" : "System prompt") : "System prompt (unchanged)"}), messageBox(msgs[system])));
       const older = ids.filter((id) => !fresh.includes(id) && id !== system);
       if (older.length) {
-        const d = el("details", null, el("summary", {text: `${older.length} earlier messages of the conversation`}));
+        const d = el("details", null, el("summary", {text: `${older.length} earlier message${older.length > 1 ? "s" : ""} of the conversation`}));
         d.addEventListener("toggle", () => { if (d.open && d.childNodes.length === 1) for (const id of older) d.appendChild(messageBox(msgs[id])); });
         host.appendChild(d);
       }
-      for (const id of fresh) host.appendChild(messageBox(msgs[id], (msgs[id] && msgs[id].role === "system" ? "system prompt" : null)));
+      for (const id of fresh) if (id !== system) host.appendChild(messageBox(msgs[id]));
       const tools = (run.meta.tools || [])[t.request.tools] || [];
       if (tools.length) host.appendChild(el("details", null, el("summary", {text: `Tools offered (${tools.length})`}), pre(pretty(tools))));
       if (t.request.params && Object.keys(t.request.params).length) host.appendChild(el("div", {cls: "kv", text: "parameters: " + JSON.stringify(t.request.params)}));
@@ -312,7 +321,8 @@
     h.appendChild(el("h1", {text: who || "bizsim run"}));
     const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
-    const status = m.status === "running" ? "still running" : String(m.status).replace(/_/g, " ");
+    const status = m.status === "running" ? "still running"
+      : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
     h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : m.finished ? "good" : "warn"), text: status})), el("span", {text: "ending"})));
     stat("turns", num(run.turns.length));
     if (m.cost_usd != null) stat("model cost", usd(m.cost_usd));
@@ -450,7 +460,7 @@
     for (const g of data.groups) { if (!byMetric.has(g.metric)) byMetric.set(g.metric, []); byMetric.get(g.metric).push(g); }
     for (const [metric, gs] of byMetric) {
       const tbl = el("table", {cls: "grp"});
-      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", "runs", (gs[0].metric_label || metric) , "95 % interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
       for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", num(g.runs), fmtValue(g.mean, g.money),
         g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
@@ -475,6 +485,7 @@
       if (c === "value") return fmtValue(v, moneyMetric.has(r[idx.metric]));
       if (c === "cost_usd") return v == null ? "" : usd(v);
       if (c === "metric") return v == null ? "" : String(v).replace(/_cents$|_usd$/, "").replace(/_/g, " ");
+      if (c === "status") return v == null ? "" : String(v).replace(/_/g, " ");
       return v == null ? "" : typeof v === "number" ? num(v) : String(v);
     };
     const texts = new Array(data.rows.length);  // each row's cells as shown, made when first needed
@@ -516,27 +527,43 @@
     }
     let painted = "";
     const numeric = cols.map((c) => ["seed", "value", "cost_usd", "turns"].includes(c) ? "num" : "");
+    // A pool of row elements: row k is drawn by slot k % size, so scrolling by a few rows rewrites only the rows
+    // that came into view and leaves the rest (and their rendering) alone.
+    const pool = [];
+    function slot(j) {
+      while (pool.length <= j) {
+        const row = el("div", {cls: "trow"});
+        for (let c = 0; c < cols.length; c++) row.appendChild(el("div", {cls: numeric[c]}));
+        row._k = -1;
+        spacer.appendChild(row); pool.push(row);
+      }
+      return pool[j];
+    }
     function paint() {
       const top = tbody.scrollTop, h = tbody.clientHeight || 600;
       const a = Math.max(0, Math.floor(top / TROW_H) - 8), b = Math.min(shown.length, Math.ceil((top + h) / TROW_H) + 8);
       if (painted === a + ":" + b) return;  // the same rows are in view: nothing to redraw
       painted = a + ":" + b;
       spacer.style.height = shown.length * TROW_H + "px";
-      const frag = document.createDocumentFragment();
+      const size = Math.max(b - a, Math.ceil(h / TROW_H) + 17);
+      for (let j = 0; j < pool.length; j++) if (pool[j]._k >= 0 && (pool[j]._k < a || pool[j]._k >= b || j >= size)) { pool[j].style.display = "none"; pool[j]._k = -1; }
       for (let k = a; k < b; k++) {
-        const i = shown[k], t = textOf(i);
-        const row = el("div", {cls: "trow", style: `top:${k * TROW_H}px`, "data-i": i});
-        for (let c = 0; c < cols.length; c++) row.appendChild(el("div", {cls: numeric[c], text: t[c]}));
-        frag.appendChild(row);
+        const row = slot(k % size);
+        const i = shown[k];
+        if (row._k === k && row._i === i) continue;
+        const t = textOf(i);
+        for (let c = 0; c < cols.length; c++) row.children[c].textContent = t[c];
+        row.style.transform = `translateY(${k * TROW_H}px)`;
+        row.style.display = "";
+        row.dataset.i = i; row._k = k; row._i = i;
       }
-      spacer.textContent = "";
-      spacer.appendChild(frag);
     }
     spacer.addEventListener("click", (ev) => { const row = ev.target.closest(".trow"); if (row) open(Number(row.dataset.i)); });
     function apply() {
       const act = fvals.map((v, k) => [v, k]).filter((p) => p[0]);
       shown = act.length ? order.filter((i) => { const l = lowerOf(i); return act.every(([v, k]) => l[k].includes(v)); }) : order;
       painted = "";
+      for (const row of pool) { row._k = -1; row.style.display = "none"; }
       count.textContent = `${num(shown.length)} of ${num(data.rows.length)} runs shown`;
       tbody.scrollTop = 0;
       paint();
@@ -547,10 +574,11 @@
 
   function dotPlot(gs) {
     const host = el("div", {cls: "dots"});
-    const W = 900, rowH = 26, L = 260, R = 20, H = gs.length * rowH + 30;
+    const W = 900, rowH = 26, L = 260, R = 50, H = gs.length * rowH + 30;
     const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, style: `max-width:${W}px;height:auto`});
     const all = gs.flatMap((g) => g.values.concat(g.ci_low != null ? [g.ci_low, g.ci_high] : []));
-    let lo = Math.min(0, ...all), hi = Math.max(1e-9, ...all);
+    const ext = niceTicks(Math.min(0, ...all), Math.max(1e-9, ...all), 5);
+    const lo = ext[0], hi = ext[ext.length - 1];
     const x = (v) => L + (W - L - R) * (v - lo) / (hi - lo || 1);
     gs.forEach((g, k) => {
       const y = 12 + k * rowH;
@@ -559,12 +587,14 @@
       if (g.ci_low != null) s.appendChild(svg("line", {x1: x(g.ci_low), x2: x(g.ci_high), y1: y, y2: y, stroke: "#111", "stroke-width": 2}));
       if (g.mean != null) s.appendChild(svg("rect", {x: x(g.mean) - 1.5, y: y - 7, width: 3, height: 14, fill: "#111"}));
     });
-    for (let i = 0; i <= 4; i++) {
-      const v = lo + (hi - lo) * i / 4, t = svg("text", {x: x(v), y: H - 4, "text-anchor": "middle", "font-size": 11, fill: "#5b6475"});
+    for (const v of niceTicks(lo, hi, 5)) {
+      if (v < lo || v > hi) continue;
+      s.appendChild(svg("line", {x1: x(v), x2: x(v), y1: 2, y2: H - 18, stroke: "#eef0f4"}));
+      const t = svg("text", {x: x(v), y: H - 4, "text-anchor": "middle", "font-size": 11, fill: "#5b6475"});
       t.textContent = tick(v, gs[0].money); s.appendChild(t);
     }
     host.appendChild(s);
-    host.appendChild(el("div", {cls: "muted", style: "font-size:12px", text: (gs[0].metric_label || gs[0].metric) + ": each dot a run, black bar the mean, line its 95 % interval"}));
+    host.appendChild(el("div", {cls: "muted", style: "font-size:12px", text: (gs[0].metric_label || gs[0].metric) + ": each dot a run" + (gs.some((g) => g.n > g.values.length) ? " (at most 400 a group)" : "") + ", black bar the mean, line its 95 % confidence interval"}));
     return host;
   }
 
