@@ -67,6 +67,15 @@ def _label(name: str, cents: bool | None) -> str:
     return words(name) + " (dollars)" if cents else words(name.removesuffix("_cents"))
 
 
+def _last_steps(series: Any, runs: Any, name: str, cols: list[str]) -> dict[tuple, int]:
+    """The last step with real data of any run of each group."""
+    s = metrics.with_groups(series[series["name"] == name][["run_id", "step"]], runs, cols)
+    if not len(s):
+        return {}
+    found = s.groupby(cols, sort=False, dropna=False)["step"].max()
+    return {(k if isinstance(k, tuple) else (k,)): int(v) for k, v in found.items()}
+
+
 def money_axis(ax: Any, axis: str = "y") -> None:
     """Tick labels in dollars with thousands separators (``$2,500,000``), never a ``1e6`` offset."""
     from matplotlib.ticker import FuncFormatter
@@ -120,8 +129,12 @@ def series_over_time(
     steps: list[int] = []
     labels: list[str] | None = None
     shaded = False
+    last = _last_steps(series, runs, name, cols)
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
+        end = last.get(key if isinstance(key, tuple) else (key,))
+        if end is not None:  # a line stops where its runs' data stops: filled steps after every run ended say nothing
+            g = g[g["step"] <= end]
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
         if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
             shaded = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -94,9 +95,14 @@ def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
     assert [] == page.errors
 
 
-def test_sweep_table_filters_sorts_and_opens_a_run(browser, tmp_path):
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> Path:
+    """Startup, greedy and random, seeds 1-2, with run directories."""
+    return small_sweep(tmp_path_factory.mktemp("sweep") / "sweep")
+
+
+def test_sweep_table_filters_sorts_and_opens_a_run(browser, sweep, tmp_path):
     """Filtering the agent column leaves that agent's runs; sorting by the metric orders them; a row opens its run."""
-    sweep = small_sweep(tmp_path / "sweep")
     path = write_view([sweep], tmp_path / "sweep.html")
     page = open_page(browser, path.as_uri())
     assert "4 of 4 runs shown" == page.inner_text("#runs-count")
@@ -144,3 +150,40 @@ def test_follow_redraws_a_run_as_it_is_written(browser, runs, tmp_path):
         assert before > 0
         page.screenshot(path=str(tmp_path / "follow.png"))
         assert [] == page.errors
+
+
+def test_the_report_reads_as_a_person_would_publish_it(browser, sweep, tmp_path):
+    """In the browser the report shows money in dollars and words, no exponents or raw names, every figure drawn,
+    wide tables scrolling instead of cut, and where it came from."""
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.report import write_report
+
+    path = write_report(sweep, tmp_path / "report", command=["bizsim", "report", "sweep"])
+    page = open_page_plain(browser, path.as_uri())
+    text = page.inner_text("body")
+    exponent = re.search(r"\b\d+(\.\d+)?[eE][-+]?\d+\b", text)  # a whole word: run ids are hexadecimal
+    assert exponent is None, text[exponent.start() - 40:exponent.end() + 20]
+    assert "_cents" not in text and "($)" not in text
+    assert "Final funds (dollars)" in text and "Every run (per seed)" in text
+    records = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
+    for r in records:
+        assert dollars(r["run"]["metric_value"]) in text
+    images = page.locator("img")
+    assert images.count() >= 4
+    assert all(page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)"))
+    assert {"auto"} == set(page.eval_on_selector_all(".wide", "els => els.map(e => getComputedStyle(e).overflowX)"))
+    prov = page.inner_text("dl.prov")
+    assert "bizsim report sweep" in prov and "startup-v1" in prov and "seeds\t1-2" in prov.replace("\n", "\t")
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert [] == page.errors
+
+
+def open_page_plain(browser, url: str):
+    """A page that is not the viewer (no ready mark): loaded, page errors recorded."""
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page

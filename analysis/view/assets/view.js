@@ -35,6 +35,7 @@
   function tick(v, isMoney) {  // axis labels: whole units, the cents would be noise
     if (!isMoney) return num(v);
     const d = v / 100;
+    if (d === 0) return "$0";
     return (d < 0 ? "-$" : "$") + (Math.abs(d) < 10 ? F2 : F0).format(Math.abs(d));
   }
   function num(x) {
