@@ -42,8 +42,8 @@ def title_of(data: dict) -> str:
     """The page title."""
     if data.get("kind") == "run":
         m = data["meta"]
-        return "bizsim run: " + " · ".join(str(x) for x in (m.get("world"), m.get("model") or m.get("agent"),
-                                                            f"seed {m.get('seed')}") if x is not None)
+        parts = [m.get("world"), m.get("model") or m.get("agent"), None if m.get("seed") is None else f"seed {m['seed']}"]
+        return "bizsim run: " + (" · ".join(str(x) for x in parts if x is not None) or str(m.get("path", "")))
     if data.get("kind") == "compare":
         return "bizsim: two runs side by side"
     return f"bizsim {data.get('kind', 'view')}: {Path(str(data.get('meta', {}).get('path', ''))).name}"

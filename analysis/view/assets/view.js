@@ -144,6 +144,7 @@
     if (t.response) parts.push(String(t.response.content || ""), JSON.stringify(t.response.tool_calls || []), JSON.stringify(t.response.echo || ""));
     if (t.request) { const prev = run._prevIds(t.i); for (const id of t.request.messages) if (!prev.has(id)) parts.push(JSON.stringify((run.meta.messages || {})[id] || "")); }
     if (t.scratchpad) parts.push(t.scratchpad);
+    for (const m of run.byTurnMarkers.get(t.i) || []) parts.push(m.label);
     t._s = parts.join("\n").toLowerCase();
     return t._s;
   }
@@ -236,7 +237,7 @@
       const ids = t.request.messages;
       const fresh = ids.filter((id) => !prev.has(id));
       const system = ids.length && msgs[ids[0]] && msgs[ids[0]].role === "system" ? ids[0] : null;
-      host.appendChild(el("h3", {text: `What the model received (${ids.length} messages, ${fresh.length} new)`}));
+      host.appendChild(el("h3", {text: `What the model received (${ids.length} messages; ${fresh.length} added since the previous turn)`}));
       if (system) host.appendChild(el("details", null, el("summary", {text: fresh.includes(system) ? (i ? "System prompt (changed since the previous turn)" : "System prompt") : "System prompt (unchanged)"}), messageBox(msgs[system])));
       const older = ids.filter((id) => !fresh.includes(id) && id !== system);
       if (older.length) {
@@ -276,8 +277,10 @@
     list.appendChild(spacer);
     wrap.appendChild(list); wrap.appendChild(detail); host.appendChild(wrap);
     let shown = run.turns.map((t, i) => i), sel = -1;
+    const none = el("div", {cls: "empty", text: "No turn matches the search and filters."});
     function paint() {
       spacer.style.height = shown.length * ROW_H + "px";
+      if (!shown.length) { spacer.textContent = ""; spacer.appendChild(none); return; }
       const top = list.scrollTop, h = list.clientHeight || 600;
       const a = Math.max(0, Math.floor(top / ROW_H) - 10), b = Math.min(shown.length, Math.ceil((top + h) / ROW_H) + 10);
       spacer.textContent = "";
@@ -324,7 +327,7 @@
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
     const status = m.status === "running" ? "still running"
       : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
-    h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : m.finished ? "good" : "warn"), text: status})), el("span", {text: "ending"})));
+    h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
     stat("turns", num(run.turns.length));
     if (m.cost_usd != null) stat("model cost", usd(m.cost_usd));
     if (m.tokens) stat("tokens", num(m.tokens));
