@@ -152,6 +152,7 @@ def test_follow_redraws_a_run_as_it_is_written(browser, runs, tmp_path):
         assert [] == page.errors
 
 
+@pytest.mark.slow
 def test_the_report_reads_as_a_person_would_publish_it(browser, sweep, tmp_path):
     """In the browser the report shows money in dollars and words, no exponents or raw names, every figure drawn,
     wide tables scrolling instead of cut, and where it came from."""

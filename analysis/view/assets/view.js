@@ -78,7 +78,9 @@
   // series: [{label, color, points:[[t,v]], meta}], markers: [{t,name,label,turn,run}], onPick(runIndex, t, turn)
   function chart(host, series, markers, opts) {
     host.textContent = "";
-    const W = Math.max(400, host.clientWidth || 900), H = 230, L = 78, R = 14, T = 12, B = 44;
+    // Events sit in a strip of their own under the plot (one row per run), never over the curve.
+    const lanes = Math.max(1, series.length), STRIP = 12 * lanes + 4;
+    const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 12, B = 44 + STRIP;
     const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img"});
     const ts = [], vs = [];
     for (const se of series) for (const p of se.points) { ts.push(p[0]); vs.push(p[1]); }
@@ -95,7 +97,7 @@
       const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
     }
     for (let i = 0; i <= 6; i++) {
-      const t = t1 * i / 6, tx = svg("text", {x: x(t), y: H - B + 16, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle"});
+      const t = t1 * i / 6, tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle"});
       tx.textContent = shortDate(opts.meta, t); ax.appendChild(tx);
     }
     const yl = svg("text", {x: 12, y: T + (H - T - B) / 2, transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle"});
@@ -109,10 +111,11 @@
       s.appendChild(svg("path", {d: d, class: "series", stroke: se.color}));
     }
     const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
-    const mkY = H - B + 2;
+    const mkY = H - B + 4;
+    for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + 12 * k - 1, width: W - L - R, height: 12, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
     for (const m of markers) {
       if (opts.hidden && opts.hidden.has(m.name)) continue;
-      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY - 12 - (m.run || 0) * 7, width: 5, height: 10, fill: colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
+      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * 12, width: 5, height: 10, fill: colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
       const ti = svg("title"); ti.textContent = simDate(opts.meta, m.t) + ": " + m.label; r.appendChild(ti);
       r.addEventListener("click", (ev) => { ev.stopPropagation(); opts.onPick(m.run || 0, m.t, m.turn); });
       s.appendChild(r);
@@ -379,7 +382,7 @@
     const count = el("span", {cls: "count"});
     tools.append(q, cmdSel, evSel, el("label", null, errCb, " errors only"), count);
     root.appendChild(tools);
-    const paneHost = el("div");
+    const paneHost = el("div", {cls: "panehost"});
     root.appendChild(paneHost);
     const pane = runPane(paneHost, run, {onSelect: (i) => { ch.setCursor(0, run.turns[i].t || 0); state.turn = i; }});
     draw();
@@ -608,6 +611,7 @@
   const state = {};
   let view = null;
   function show() {
+    root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
     if (data.kind === "run") view = viewRun(root, data, state);
     else if (data.kind === "compare") viewCompare(root, data);
     else if (data.kind === "sweep") viewSweep(root, data);
