@@ -65,6 +65,7 @@
     if (!meta.start) return "day " + day;
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     const date = d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
+    if (/T00:00(:00)?$/.test(meta.start)) return "day " + day + " · " + date;  // a world that counts days
     return date + " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
   }
   function shortDate(meta, t) {
@@ -80,7 +81,7 @@
     host.textContent = "";
     // Events sit in a strip of their own under the plot (one row per run), never over the curve.
     const lanes = Math.max(1, series.length), STRIP = 12 * lanes + 4;
-    const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 12, B = 44 + STRIP;
+    const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 16, B = 44 + STRIP;
     const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img"});
     const ts = [], vs = [];
     for (const se of series) for (const p of se.points) { ts.push(p[0]); vs.push(p[1]); }
@@ -109,6 +110,12 @@
       if (!se.points.length) continue;
       const d = se.points.map((p, i) => (i ? "L" : "M") + x(p[0]).toFixed(1) + " " + y(p[1]).toFixed(1)).join("");
       s.appendChild(svg("path", {d: d, class: "series", stroke: se.color}));
+    }
+    if (opts.matches && opts.matches.length) {  // the turns the search and filters leave, along the top
+      const g = svg("g", {fill: "#5b6475"});
+      for (const t of opts.matches) g.appendChild(svg("rect", {x: x(t) - 0.75, y: T - 10, width: 1.5, height: 7}));
+      const ti = svg("title"); ti.textContent = "turns that match the search and filters"; g.appendChild(ti);
+      s.appendChild(g);
     }
     const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
     const mkY = H - B + 4;
@@ -279,7 +286,7 @@
     const spacer = el("div", {style: "position:relative"});
     list.appendChild(spacer);
     wrap.appendChild(list); wrap.appendChild(detail); host.appendChild(wrap);
-    let shown = run.turns.map((t, i) => i), sel = -1;
+    let shown = run.turns.map((t, i) => i), sel = -1, shownSet = new Set(shown);
     const none = el("div", {cls: "empty", text: "No turn matches the search and filters."});
     function paint() {
       spacer.style.height = shown.length * ROW_H + "px";
@@ -313,7 +320,8 @@
         detail.scrollTop = 0;
         if (user && opts.onSelect) opts.onSelect(sel);
       },
-      filter(pred) { shown = run.turns.map((t, i) => i).filter(pred); paint(); return shown.length; },
+      filter(pred) { shown = run.turns.map((t, i) => i).filter(pred); shownSet = new Set(shown); paint(); return shown.length; },
+      isShown(i) { return shownSet.has(i); },
       get selected() { return sel; },
       paint,
     };
@@ -368,6 +376,7 @@
     const draw = () => {
       ch = chart(chartHost, [{points: run.timeline, color: PALETTE[0]}], run.markers, {
         meta: run.meta, money: run.meta.timeline_money, ylabel: run.meta.timeline_label, hidden: hidden, endT: [run.meta.end_t || 0],
+        matches: state.matches,
         onPick: (r, t, turn) => pane.select(turn != null ? turn : turnAt(run, t), true),
       });
       if (pane && pane.selected >= 0) ch.setCursor(0, run.turns[pane.selected].t || 0);
@@ -397,6 +406,10 @@
         return true;
       });
       count.textContent = `${num(n)} of ${num(run.turns.length)} turns`;
+      const filtered = text || cmd || ev || err;
+      const before = state.matches;
+      state.matches = filtered ? run.turns.filter((t, i) => pane.isShown(i)).map((t) => t.t || 0) : null;
+      if (ch && (before || state.matches)) draw();
     }
     let timer = 0;
     q.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
