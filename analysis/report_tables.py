@@ -73,6 +73,9 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
                 numbers += 1
             elif isinstance(v, str) and name in ("terminal_reason", "status"):
                 v = v.replace("_", " ")
+            if name == "seed" and isinstance(v, int) and not isinstance(v, bool):
+                values.append(str(v))  # an identifier, not a quantity: no thousands separator
+                continue
             values.append(_cell(v, money=money or row_money, percent=percent and not row_money, usd=usd))
         out[col] = values
         if numbers:

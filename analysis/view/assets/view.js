@@ -506,6 +506,7 @@
       if (c === "cost_usd") return v == null ? "" : usd(v);
       if (c === "metric") return v == null ? "" : String(v).replace(/_cents$|_usd$/, "").replace(/_/g, " ");
       if (c === "status") return v == null ? "" : String(v).replace(/_/g, " ");
+      if (c === "seed") return v == null ? "" : String(v);  // an identifier, not a quantity: no separators
       return v == null ? "" : typeof v === "number" ? num(v) : String(v);
     };
     const texts = new Array(data.rows.length);  // each row's cells as shown, made when first needed
