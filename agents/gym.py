@@ -103,12 +103,17 @@ class BizSimEnv(gymnasium.Env):
             their seeds from it, so two envs built alike play alike.
         actions: ``"discrete"`` (worlds whose registration names ``discrete_actions``;
             their default) or ``"text"`` (command lines; every world).
+        start: where episodes start: a :class:`~bizsim.agents.start.StartState` (a recorded point, or a policy
+            played until a point on the episode's seed) or a snapshot; default, a fresh world.
+        window: how long an episode lasts: a :class:`~bizsim.agents.start.Window`, ``N`` agent turns or
+            ``{"days": D}``; when it is over, ``step`` returns ``truncated=True``. The rewards of a window sum
+            to the metric at its end minus the metric at its start.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - as gymnasium.Env types it
 
     def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, start: Any = None, window: Any = None) -> None:
         name = world_spec(world).name
         names = _discrete_names(name)
         actions = actions or ("discrete" if names else "text")
@@ -118,7 +123,7 @@ class BizSimEnv(gymnasium.Env):
         if render_mode not in (None, "ansi"):
             raise ConfigError(f"render_mode(={render_mode!r}) must be None or 'ansi'")
         self.render_mode = render_mode
-        self.text = TextEnv(name, preset, seed)
+        self.text = TextEnv(name, preset, seed, start=start, window=window)
         self._first = True
         self._last = ""
         #: The command each discrete action issues (empty for text actions).
@@ -146,18 +151,18 @@ class BizSimEnv(gymnasium.Env):
         return self._last, {"seed": self.text.seed, "metric": self.text.metric, "status": self.world.status.value}
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
-        """Issue one command (a line, or a discrete action's command); ``truncated`` is False (the registered ids'
-        step limit sets it)."""
+        """Issue one command (a line, or a discrete action's command); ``truncated`` is true once the window is
+        over (the registered ids' step limit also sets it)."""
         if self.action_names:
             if not self.action_space.contains(action):
                 raise ConfigError(f"action(={action!r}) must be an integer in [0, {len(self.action_names)})")
             line = self.action_names[int(action)]
         else:
             line = action
-        obs, reward, done, info = self.text.step(line)
+        obs, reward, _done, info = self.text.step(line)
         self._last = obs
         info["command"] = line
-        return obs, reward, done, False, info
+        return obs, reward, self.world.done, info["truncated"], info
 
     def close(self) -> None:
         """Free the current episode's world (Gymnasium's ``close``); ``reset`` starts another."""

@@ -53,18 +53,40 @@ class TextEnv:
     minus the initial one. The metric is the world's own: startup funds in
     cents, operation mean DAU over the days so far, vending net worth in cents.
 
+    With a ``start`` (:class:`~bizsim.agents.start.StartState`) an episode
+    begins where it says (a recorded point, or a policy's play until a
+    point, on the episode's seed); with a ``window``
+    (:class:`~bizsim.agents.start.Window`) it ends after that many agent
+    turns or simulated days (``done``, with ``info["truncated"]`` true).
+    The return over a window is the metric at its end minus the metric at
+    its start.
+
     Args:
         world: a registered world name (``startup``, ``operation``, ``vending``...).
         preset: a preset name, a ``.toml`` path, or a config object.
         seed: the episode seed :meth:`reset` uses when given none.
+        start: where episodes start (default: a fresh world of ``preset``), or a snapshot.
+        window: how long an episode lasts (default: until the world ends): a ``Window``, ``N`` turns or
+            ``{"days": D}``.
     """
 
-    def __init__(self, world: str, preset: Any = "default", seed: int = 1) -> None:
+    def __init__(self, world: str, preset: Any = "default", seed: int = 1, *, start: Any = None,
+                 window: Any = None) -> None:
+        from .start import Window, start_of
+
         self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
         self.preset = preset
         self.seed = int(seed)
+        self.start = start_of(start)
+        if self.start is not None and self.start.world_name != self.world_name:
+            raise BizSimError(f"start is a start state of {self.start.world_name}, not {self.world_name}")
+        self.window = Window.of(window)
         self._driver: Driver | None = None
         self._metric = 0.0
+        #: Where the current episode started: its metric, instant, and the agent turns played since.
+        self.start_metric = 0.0
+        self.start_us = 0
+        self.turns = 0
 
     @property
     def world(self) -> World:
@@ -92,10 +114,19 @@ class TextEnv:
         if seed is not None:
             self.seed = int(seed)
         self.close()  # a finished world would otherwise wait for the cyclic garbage collector
-        world = make_world(self.world_name, self.preset, self.seed)
+        world = make_world(self.world_name, self.preset, self.seed) if self.start is None else self.start.world(self.seed)
         self._driver = Driver(world)
-        self._metric = metric_of(world)
+        self._metric = self.start_metric = metric_of(world)
+        self.start_us, self.turns = world.now_us, 0
         return prompt_text(world)
+
+    @property
+    def truncated(self) -> bool:
+        """True once the episode's window is over (never without a window)."""
+        if self.window is None or self._driver is None:
+            return False
+        world = self._driver.world
+        return self.window.ends(self.turns, self.window.days_since(self.start_us, world.now_us))
 
     def step(self, command: str) -> tuple[str, float, bool, dict]:
         """Run one command line; return ``(observation, reward, done, info)``.
@@ -110,20 +141,35 @@ class TextEnv:
             BizSimError: the episode has ended (call :meth:`reset`) or was never started.
         """
         driver = self._require()
-        if driver.done:
-            raise BizSimError(f"the episode has ended ({driver.world.status.value}); call reset() to start another")
+        if driver.done or self.truncated:
+            why = driver.world.status.value if driver.done else "its window is over"
+            raise BizSimError(f"the episode has ended ({why}); call reset() to start another")
         if not isinstance(command, str):
             raise BizSimError(f"command(={command!r}) must be a command line (str), e.g. 'help'")
+        before = len(driver.world.trajectory)
         result = driver.send(command)
-        return self._outcome(result)
+        return self._outcome(result, before)
 
-    def _outcome(self, result: Any) -> tuple[str, float, bool, dict]:
+    def step_tool(self, name: str, arguments: dict[str, Any] | None) -> tuple[str, float, bool, dict]:
+        """Run one tool call (a command's tool name and JSON arguments); as :meth:`step`."""
+        driver = self._require()
+        if driver.done or self.truncated:
+            raise BizSimError("the episode has ended; call reset() to start another")
+        before = len(driver.world.trajectory)
+        result = driver.send_tool(name, arguments)
+        return self._outcome(result, before)
+
+    def _outcome(self, result: Any, before: int) -> tuple[str, float, bool, dict]:
         world = self.world
+        # An advance command ends the agent's turn, even one the world refused (as turns count in a run's log).
+        if ("cmd", world.advance_command) in world.trajectory.heads_since(before):
+            self.turns += 1
         metric = metric_of(world)
         reward, self._metric = metric - self._metric, metric
+        truncated = not world.done and self.truncated
         info = {"result": result, "error": isinstance(result, dict) and "error" in result, "metric": metric,
-                "status": world.status.value, "time": world.now_iso}
-        return observation_text(result), reward, world.done, info
+                "status": world.status.value, "time": world.now_iso, "truncated": truncated, "turns": self.turns}
+        return observation_text(result), reward, world.done or truncated, info
 
     def close(self) -> None:
         """Free the current episode's world now (:meth:`World.close`); :meth:`reset` starts another."""

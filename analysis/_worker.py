@@ -112,7 +112,14 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
         record.update(run_spec(rs, events=events, run_dir=run_dir))
     except Exception as exc:  # noqa: BLE001 - a failing run is a result, not the sweep's end
         record["status"] = "error"
-        record["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+        message, trace = str(exc), traceback.format_exc()
+        if rs.agent == "llm":  # a provider's error text may quote the key: the record is shared, the key is not
+            from bizsim.agents.llm.errors import run_secrets, scrub
+
+            named = rs.agent_options.get("api_key_env")
+            secrets = run_secrets(str(rs.agent_options.get("model", "")), named if isinstance(named, str) else None)
+            message, trace = scrub(message, secrets), scrub(trace, secrets)
+        record["error"] = {"type": type(exc).__name__, "message": message, "traceback": trace}
     record["wall_s"] = round(time.perf_counter() - start, 6)
     return record
 

@@ -10,6 +10,7 @@ import attrs
 from bizsim.agents import make_agent
 from bizsim.simcore import Status, World
 from bizsim.simcore.registry import world_spec
+from bizsim.simcore.snapshot import Snapshot, restore, turn_boundaries
 from bizsim.simcore.watch import watch
 
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
@@ -44,6 +45,8 @@ class EpisodeResult:
     final_world: World = attrs.field(repr=False, eq=False)
     #: The episodes before the last (``max_episodes`` restarts after a bankruptcy), oldest first.
     earlier_worlds: tuple[World, ...] = attrs.field(default=(), repr=False, eq=False)
+    #: For a fork: its parent and fork point (see :func:`bizsim.analysis.fork.fork`), else ``None``.
+    fork: dict | None = None
 
     @property
     def worlds(self) -> tuple[World, ...]:
@@ -83,6 +86,8 @@ class EpisodeResult:
         out.update(self.summary)
         if len(self.episodes) > 1:
             out["episodes"] = list(self.episodes)
+        if self.fork is not None:
+            out["fork"] = self.fork
         return out
 
 
@@ -128,16 +133,17 @@ def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop:
 
 def _play(
     cls: type[World], preset: Any, make: Callable, seed: int, *, on_stop: Callable[[World], None] | None = None,
-    **world_options: Any,
+    start: Snapshot | None = None, **world_options: Any,
 ) -> tuple[World, int, str]:
-    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``.
+    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``, or on the world
+    ``start`` restores (its turns are not counted here).
 
     The core of :func:`run_episode` without the summaries it builds (a sweep extracts its own record).
 
     Returns:
         the finished world, the agent's turns, and the terminal reason.
     """
-    w = cls(preset, seed, **world_options)
+    w = cls(preset, seed, **world_options) if start is None else restore(start)
     counter, stalled = [0], [False]
     w.run(_counting(make, counter, stalled, on_stop))
     return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
@@ -156,8 +162,10 @@ def run_episode(
     on_stop: Callable[[World], None] | None = None,
     world_options: dict | Callable[[], dict] | None = None,
     probe: Callable[[World], None] | None = None,
+    start: Snapshot | None = None,
+    fork: dict | None = None,
 ) -> EpisodeResult:
-    """Run ``agent`` on a fresh world until the episode ends.
+    """Run ``agent`` on a fresh world (or from ``start``) until the episode ends.
 
     Args:
         world: a registered world name (``startup``).
@@ -175,6 +183,10 @@ def run_episode(
             ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
             or a function returning them, called once per episode (a fresh auditor each time).
         probe: called with the world each time the agent hands time back (a sweep's extraction).
+        start: a :class:`~bizsim.simcore.snapshot.Snapshot` to start from instead of a fresh world: the agent
+            starts afresh on the world it restores (a fork; one episode). ``world``, ``preset`` and ``seed``
+            must name the snapshot's world and seed; its turns count in ``turns``.
+        fork: what the result records of a fork's parent and fork point (``result.json``'s ``fork``).
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
@@ -185,6 +197,14 @@ def run_episode(
         check_run_dir_free(out, overwrite=overwrite)
         make_output_dir(out)  # an unusable path fails now, not after the run
     cls = world_spec(world).world_class()
+    prefix_turns = 0
+    if start is not None:
+        if max_episodes != 1 or world_options:
+            raise ValueError("a run from a snapshot plays one episode on the snapshot's own world (no max_episodes, "
+                             "no world_options)")
+        if (start.world, start.seed) != (cls.name, seed):
+            raise ValueError(f"start is a snapshot of {start.world} seed {start.seed}, not {cls.name} seed {seed}")
+        prefix_turns = len(turn_boundaries(start.world, start.log))
     if callable(agent):
         agent_name, make = getattr(agent, "__name__", "custom"), agent
         if agent_options:
@@ -198,7 +218,8 @@ def run_episode(
         kwargs = dict((world_options() if callable(world_options) else world_options) or {})
         if scratchpad:
             kwargs["scratchpad"] = scratchpad
-        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, **kwargs)
+        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, start=start, **kwargs)
+        turns += prefix_turns
         worlds.append(w)
         turns_total += turns
         record = {"episode": episode, "terminal_reason": reason, "turns": turns, **w.summary()}
@@ -222,6 +243,7 @@ def run_episode(
         episodes=tuple(episodes),
         final_world=w,
         earlier_worlds=tuple(worlds[:-1]),
+        fork=fork,
     )
     if out is not None:
         write_run_dir(out, result)

@@ -27,67 +27,48 @@ from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.watch import watch
 from bizsim.simcore.world import World
 
 from .episode import EpisodeResult, run_episode
 from .rundir import check_run_dir_free, make_output_dir, write_run_dir
+from .runspec import RunSpec, world_config
 
 __all__ = [
-    "RUN_OPTIONS", "LLMRunResult", "LLMRunSpec", "check_replayed", "llm_run_columns", "load_run_spec",
+    "RUN_OPTIONS", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
     "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes", "split_sweep_options",
 ]
 
-_SPEC_VERSION = 1
+#: 2: ``spec`` is a :class:`RunSpec` (1: the former LLM-only spec, still read).
+_SPEC_VERSION = 2
 #: Who prices, judges and pays freelance work: the offline rule, or the agent's model.
 AUDITORS = ("deterministic", "llm")
 
 
-@attrs.frozen
-class LLMRunSpec:
-    """Everything that determines an LLM run (apart from the model's answers).
+def llm_settings(spec: RunSpec) -> tuple[LLMAgentConfig, str, int]:
+    """An LLM run's agent config, its world's auditor and its episode cap, read from the spec (checked).
 
-    ``preset`` is a preset name or a ``.toml`` path; the resolved world
-    config is recorded too, and resuming refuses a preset that changed since.
+    The agent options hold the agent's settings and, as sweep grids give them, the run's own
+    (:data:`RUN_OPTIONS`): ``auditor`` and ``max_episodes``.
     """
-
-    world: str = "startup"
-    preset: str = "default"
-    seed: int = attrs.field(default=1, converter=int)
-    max_episodes: int = attrs.field(default=1, converter=int)
-    agent: LLMAgentConfig = attrs.field(factory=LLMAgentConfig)
-    out: str | None = None
-    auditor: str = "deterministic"
-
-    def __attrs_post_init__(self) -> None:
-        if self.seed < 0:
-            raise ConfigError(f"seed(={self.seed}) must be >= 0")
-        if self.max_episodes < 1:
-            raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
-        if self.auditor not in AUDITORS:
-            raise ConfigError(f"auditor(={self.auditor!r}) must be one of {', '.join(AUDITORS)}")
-        if self.auditor != "deterministic" and "auditor" not in world_spec(self.world).roles:
-            raise ConfigError(f"auditor(={self.auditor!r}) sets a world's auditor role; world {self.world!r} has none")
-        if not isinstance(self.preset, str):
-            raise ConfigError(f"preset(={self.preset!r}) must be a preset name or a .toml path, so the run can be resumed")
-
-    def to_dict(self) -> dict:
-        """JSON-able form (the agent config holds no secrets)."""
-        return {
-            "world": self.world, "preset": self.preset, "seed": self.seed, "max_episodes": self.max_episodes,
-            "agent": self.agent.to_dict(), "out": self.out, "auditor": self.auditor,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> LLMRunSpec:
-        """Rebuild from :meth:`to_dict` output."""
-        return cls(
-            world=data["world"], preset=data["preset"], seed=data["seed"], max_episodes=data["max_episodes"],
-            agent=LLMAgentConfig.from_options(data["agent"]), out=data.get("out"),
-            auditor=data.get("auditor", "deterministic"),
-        )
+    if spec.agent != "llm":
+        raise ConfigError(f"agent {spec.agent!r} is not the llm agent")
+    options, settings = split_sweep_options(spec.agent_options)
+    episodes = int(settings.get("max_episodes", spec.max_episodes))
+    if spec.max_episodes != 1 and episodes != spec.max_episodes:
+        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {episodes}); give it once")
+    if episodes < 1:
+        raise ConfigError(f"max_episodes(={episodes}) must be >= 1")
+    auditor = settings.get("auditor", "deterministic")
+    if auditor not in AUDITORS:
+        raise ConfigError(f"auditor(={auditor!r}) must be one of {', '.join(AUDITORS)}")
+    if auditor != "deterministic" and "auditor" not in world_spec(spec.world).roles:
+        raise ConfigError(f"auditor(={auditor!r}) sets a world's auditor role; world {spec.world!r} has none")
+    return LLMAgentConfig.from_options(options), auditor, episodes
 
 
 @attrs.frozen
@@ -135,7 +116,7 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     }
 
 
-#: Options of an LLM run in a sweep that set the run, not the agent (``LLMRunSpec`` fields).
+#: Options of an LLM run in a sweep that set the run, not the agent (run settings, not the agent's).
 RUN_OPTIONS = ("auditor", "max_episodes")
 
 
@@ -149,19 +130,20 @@ def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, dict]:
     return own, {k: own.pop(k) for k in RUN_OPTIONS if k in own}
 
 
-def _world_options(spec: LLMRunSpec, agent: LLMAgent) -> dict:
+def _world_options(spec: RunSpec, agent: LLMAgent) -> dict:
     """World constructor arguments: an LLM auditor plays its roles through the agent's gateway."""
-    if spec.auditor != "llm":
+    config, auditor, _ = llm_settings(spec)
+    if auditor != "llm":
         return {}
-    return {"auditor": _llm_auditor(spec, agent.role_client("auditor"))}
+    return {"auditor": _llm_auditor(spec.world, config, agent.role_client("auditor"))}
 
 
-def _llm_auditor(spec: LLMRunSpec, client: Any) -> Any:
+def _llm_auditor(world: str, config: LLMAgentConfig, client: Any) -> Any:
     """The world's ``auditor`` role (its registration's ``roles``) played by ``client``."""
     from bizsim.simcore.registry import load_object
 
-    role = load_object(world_spec(spec.world).roles["auditor"])
-    temperature = spec.agent.temperature
+    role = load_object(world_spec(world).roles["auditor"])
+    temperature = config.temperature
     return role(client, params={} if temperature is None else {"temperature": temperature})
 
 
@@ -176,13 +158,14 @@ def recorded_world_options(path: str | Path, episode: int | None = None) -> dict
     from bizsim.agents.llm.recorded import RecordedRoleClient
 
     spec, _ = load_run_spec(path)
-    if spec.auditor != "llm":
+    config, auditor, _ = llm_settings(spec)
+    if auditor != "llm":
         return {}
     if episode is None:
         episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
         episode = int(episodes[-1]["episode"])
-    client = RecordedRoleClient.from_run_dir(path, spec.agent.model, "auditor", episode)
-    return {"auditor": _llm_auditor(spec, client)}
+    client = RecordedRoleClient.from_run_dir(path, config.model, "auditor", episode)
+    return {"auditor": _llm_auditor(spec.world, config, client)}
 
 
 def check_replayed(world_options: dict) -> None:
@@ -195,8 +178,13 @@ def check_replayed(world_options: dict) -> None:
                           f"{served + left}: the log does not belong to this run or bizsim's version changed")
 
 
-def _world_config(spec: LLMRunSpec) -> dict:
-    world = world_class(spec.world)(spec.preset, spec.seed)
+def _preset(spec: RunSpec) -> Any:
+    """What a world is built from: the preset's name, or its config with the overrides laid over it."""
+    return world_config(spec) if spec.overrides else spec.preset
+
+
+def _world_config(spec: RunSpec) -> dict:
+    world = world_class(spec.world)(_preset(spec), spec.seed)
     return json.loads(json.dumps(config_to_dict(world.config), default=str))
 
 
@@ -212,21 +200,48 @@ def _versions() -> dict:
     return out
 
 
-def load_run_spec(path: str | Path) -> tuple[LLMRunSpec, dict]:
-    """The spec of a run directory, and the whole ``run.json``."""
+def _spec_of(data: Mapping[str, Any]) -> RunSpec:
+    """The run spec a ``run.json`` records: version 2 holds a :class:`RunSpec`, version 1 the older LLM-only spec."""
+    version = data.get("spec_version")
+    spec = data.get("spec")
+    if not isinstance(spec, Mapping) or version not in (1, _SPEC_VERSION):
+        raise ConfigError(f"{RUN_SPEC} has spec_version {version!r} and spec {type(spec).__name__}; "
+                          f"this bizsim reads versions 1 and {_SPEC_VERSION}")
+    if version == _SPEC_VERSION:
+        return RunSpec.from_dict(spec)
+    options = dict(spec.get("agent") or {})
+    if spec.get("auditor", "deterministic") != "deterministic":
+        options["auditor"] = spec["auditor"]
+    return RunSpec(spec["world"], spec["preset"], "llm", spec["seed"], agent_options=options,
+                   max_episodes=spec.get("max_episodes", 1))
+
+
+def load_run_spec(path: str | Path) -> tuple[RunSpec, dict]:
+    """The spec of an LLM run directory, and the whole ``run.json``."""
     p = Path(path, RUN_SPEC)
+    if not p.exists() and not p.is_symlink():
+        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}") from None
-    if data.get("kind") != "llm":
-        raise ConfigError(f"{str(p)!r} does not describe an LLM run (kind {data.get('kind')!r}); only LLM runs resume")
-    return LLMRunSpec.from_dict(data["spec"]), data
+        data = loads_untrusted(read_text_file(p, RUN_SPEC, MAX_CONFIG_FILE_BYTES))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{str(p)!r} is not JSON ({exc.msg}, line {exc.lineno}); the run directory was damaged") from None
+    if not isinstance(data, dict) or data.get("kind") != "llm":
+        kind = data.get("kind") if isinstance(data, dict) else None
+        raise ConfigError(f"{str(p)!r} does not describe an LLM run (kind {kind!r}); only LLM runs resume")
+    if not isinstance(data.get("resumes", []), list):
+        raise ConfigError(f"{str(p)!r} has resumes of type {type(data['resumes']).__name__}, not a list")
+    try:
+        return _spec_of(data), data
+    except ConfigError as exc:
+        raise ConfigError(f"{str(p)!r}: {exc}") from None
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise ConfigError(f"{str(p)!r} is not a run spec bizsim wrote: {type(exc).__name__}: {exc}") from None
 
 
 def run_llm(
-    spec: LLMRunSpec,
+    spec: RunSpec,
     *,
+    out: str | Path | None = None,
     client: ModelClient | None = None,
     api_key: str | None = None,
     resume: bool = False,
@@ -239,10 +254,12 @@ def run_llm(
     """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
 
     Args:
-        spec: world, preset, seed, episodes, agent settings and output directory.
+        spec: world, preset (and overrides), seed and episodes; agent ``llm`` with the agent's settings
+            (:class:`~bizsim.agents.llm.LLMAgentConfig` fields) as agent options.
+        out: the run directory (``run.json`` and the call log are written as the run goes).
         client: a model client (default: litellm, from the spec).
-        api_key: a key held in memory only (prefer ``spec.agent.api_key_env``).
-        resume: continue the run recorded in ``spec.out``.
+        api_key: a key held in memory only (prefer the ``api_key_env`` option).
+        resume: continue the run recorded in ``out``.
         preflight: make one cheap live call first and fail fast if it fails.
         limiter: per-endpoint concurrency limit shared with other runs.
         sleep: how to wait between retries.
@@ -254,15 +271,21 @@ def run_llm(
         PreflightError: the pre-flight call failed.
         ReplayError: the recorded answers do not fit this run any more.
     """
-    out = Path(spec.out) if spec.out else None
+    config, _, episodes = llm_settings(spec)
+    out = Path(out) if out is not None else None
+    if resume and out is None:
+        raise ConfigError("resuming needs the run directory (out=...)")
     world_config = _world_config(spec)
     if out is not None:
         spec_file = out / RUN_SPEC
         if resume:
-            _, recorded = load_run_spec(out)
+            before, recorded = load_run_spec(out)
+            if (before.world, before.seed, llm_settings(before)) != (spec.world, spec.seed, llm_settings(spec)):
+                raise ConfigError(f"{str(out)!r} holds another run ({before.world}, seed {before.seed}, agent settings "
+                                  f"{before.agent_options}); it cannot be resumed as this one")
             if recorded.get("world_config") != world_config:
                 raise ConfigError(
-                    f"preset {spec.preset!r} no longer gives the world config recorded in {str(spec_file)!r}; "
+                    f"preset {spec.preset_label!r} no longer gives the world config recorded in {str(spec_file)!r}; "
                     "the run cannot be resumed"
                 )
             recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(read_jsonl(out / LLM_CALLS))})
@@ -274,7 +297,7 @@ def run_llm(
             created = not out.exists()
             make_output_dir(out)
     try:
-        agent = LLMAgent(spec.agent, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter,
+        agent = LLMAgent(config, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter,
                          sleep=sleep)
     except BaseException:
         if out is not None and not resume:
@@ -282,11 +305,11 @@ def run_llm(
         raise
     try:
         if out is not None and not resume:
-            fresh = world_class(spec.world)(spec.preset, spec.seed)
+            fresh = world_class(spec.world)(_preset(spec), spec.seed)
             write_json_atomic(out / RUN_SPEC, {
-                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "benchmark_id": fresh.benchmark_id,
-                "protocol": agent.settings(fresh), "world_config": world_config, "versions": _versions(),
-                "started_at": _now(), "resumes": [],
+                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "agent": config.to_dict(),
+                "benchmark_id": fresh.benchmark_id, "protocol": agent.settings(fresh), "world_config": world_config,
+                "versions": _versions(), "started_at": _now(), "resumes": [],
             })
         if preflight:
             try:
@@ -297,15 +320,21 @@ def run_llm(
                     _unstarted(out, created)
                 raise
         played = agent if probe is None else watch(agent, before=probe, name="llm")
-        episode = run_episode(
-            spec.world, spec.preset, played, spec.seed, max_episodes=spec.max_episodes, on_stop=on_stop,
-            world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
-        )
+        if spec.start is not None:  # a fork: one episode on the world its snapshot restores
+            if _world_options(spec, agent):
+                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
+            episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
+                                  fork=spec.origin)
+        else:
+            episode = run_episode(
+                spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
+                world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
+            )
     finally:
         agent.close()
     result = LLMRunResult(
         # A turn of an LLM run is a model call (YC-Bench's turns_completed), not a decision point.
-        episode=attrs.evolve(episode, agent="llm", agent_options=spec.agent.to_dict(), turns=agent.total.turns),
+        episode=attrs.evolve(episode, agent="llm", agent_options=config.to_dict(), turns=agent.total.turns),
         terminal_detail=agent.episodes[-1]["terminal_detail"] if agent.episodes else episode.final_world.terminal_detail,
         llm=agent.stats_dict(),
         run_dir=out,
@@ -326,19 +355,52 @@ def _unstarted(out: Path, created: bool) -> None:
             out.rmdir()  # only when empty: a preflight record or the user's files keep it
 
 
-def resume_llm(path: str | Path, **kwargs: Any) -> LLMRunResult:
+def resume_llm(
+    path: str | Path, *, confirm_endpoint: tuple[str | None, str | None] | None = None, **kwargs: Any
+) -> LLMRunResult:
     """Continue the run in ``path``: replay its recorded answers, then go on live.
 
     The final result equals the uninterrupted run's; the model is called only
-    for turns that were not recorded.
+    for turns that were not recorded. A run that names its own endpoint or key
+    variable is resumed with the default client only when ``confirm_endpoint``
+    repeats both, ``(api_base, api_key_env)``: ``run.json`` alone is not trusted.
     """
     spec, _ = load_run_spec(path)
-    return run_llm(attrs.evolve(spec, out=str(path)), resume=True, **kwargs)
+    if kwargs.get("client") is None:
+        _check_endpoint(path, spec, confirm_endpoint)
+    return run_llm(spec, out=path, resume=True, **kwargs)
+
+
+def _check_endpoint(path: str | Path, spec: RunSpec, confirmed: tuple[str | None, str | None] | None) -> None:
+    """Refuse to send a key to an endpoint that only ``run.json`` names, unless the caller names the same.
+
+    A run directory can be edited by anyone who can write it: an edited endpoint and key variable would send
+    the value of another environment variable to another host.
+    """
+    config = llm_settings(spec)[0]
+    recorded = (config.api_base, config.api_key_env)
+    if recorded == (None, None) or confirmed == recorded:
+        return
+    named = [(flag, _shown(v)) for flag, v in zip(("--api-base", "--api-key-env"), recorded) if v is not None]
+    says = " and ".join(f"{flag} {value}" for flag, value in named)
+    raise ConfigError(
+        f"{str(Path(path, RUN_SPEC))!r} names {says}; a run directory can be edited, so resume only after "
+        f"confirming: give {says} again (Python: confirm_endpoint=(api_base, api_key_env))"
+    )
+
+
+def _shown(value: str | None) -> str:
+    """A value read from a file, quoted for an error message and cut to a readable length."""
+    if value is None:
+        return "(none)"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "...'"
 
 
 def run_llm_episodes(
-    specs: Sequence[LLMRunSpec],
+    specs: Sequence[RunSpec],
     *,
+    outs: Sequence[str | Path | None] | None = None,
     max_concurrency_per_endpoint: int = 4,
     max_workers: int | None = None,
     clients: Sequence[ModelClient] | None = None,
@@ -352,7 +414,8 @@ def run_llm_episodes(
     provider) is separate from any CPU worker pool.
 
     Args:
-        specs: one spec per run; their ``out`` directories must differ.
+        specs: one spec per run (agent ``llm``).
+        outs: one run directory per spec (``None`` for none); they must differ.
         max_concurrency_per_endpoint: requests in flight per endpoint.
         max_workers: threads (default: one per spec).
         clients: one model client per spec (default: litellm from each spec).
@@ -365,16 +428,22 @@ def run_llm_episodes(
     Raises:
         ExceptionGroup: some runs raised (the others finished; their directories are complete).
     """
-    outs = [s.out for s in specs if s.out]
-    dup = sorted({o for o in outs if outs.count(o) > 1})
+    dirs = list(outs) if outs is not None else [None] * len(specs)
+    if len(dirs) != len(specs):
+        raise ConfigError(f"outs has {len(dirs)} entries for {len(specs)} specs")
+    named = [str(Path(o)) for o in dirs if o is not None]
+    dup = sorted({o for o in named if named.count(o) > 1})
     if dup:
         raise ConfigError(f"runs share output directories {dup}; give every run its own")
     if clients is not None and len(clients) != len(specs):
         raise ConfigError(f"clients has {len(clients)} entries for {len(specs)} specs")
+    for spec in specs:
+        llm_settings(spec)  # every spec checked before any run starts
     limiter = limiter or EndpointLimiter(max_concurrency_per_endpoint)
     with ThreadPoolExecutor(max_workers=max_workers or max(1, len(specs)), thread_name_prefix="bizsim-llm") as pool:
         futures = [
-            pool.submit(run_llm, s, client=clients[i] if clients is not None else None, limiter=limiter, **kwargs)
+            pool.submit(run_llm, s, out=dirs[i], client=clients[i] if clients is not None else None, limiter=limiter,
+                        **kwargs)
             for i, s in enumerate(specs)
         ]
         results, errors = [], []

@@ -15,24 +15,7 @@ from bizsim.simcore.errors import ConfigError
 
 from .runspec import RunSpec, world_config
 
-__all__ = ["execute", "llm_run_spec"]
-
-
-def llm_run_spec(spec: RunSpec, out: str | Path | None) -> Any:
-    """The LLM run a spec names (agent ``llm``): its agent options hold the agent's settings and the run's own
-    (``auditor``; ``max_episodes`` may also come from there, as sweep grids give it)."""
-    from bizsim.agents.llm import LLMAgentConfig
-
-    from .llm_run import LLMRunSpec, split_sweep_options
-
-    if spec.overrides:
-        raise ConfigError("an LLM run takes a named preset (no overrides), so it can be resumed")
-    options, settings = split_sweep_options(spec.agent_options)
-    episodes = int(settings.pop("max_episodes", spec.max_episodes))
-    if spec.max_episodes != 1 and episodes != spec.max_episodes:
-        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {episodes}); give it once")
-    return LLMRunSpec(world=spec.world, preset=spec.preset, seed=spec.seed, max_episodes=episodes,
-                      agent=LLMAgentConfig.from_options(options), out=None if out is None else str(out), **settings)
+__all__ = ["execute"]
 
 
 def execute(
@@ -42,6 +25,7 @@ def execute(
     overwrite: bool = False,
     on_stop: Callable[[Any], None] | None = None,
     probe: Callable[[Any], None] | None = None,
+    resume: bool | None = None,
     **llm_options: Any,
 ) -> Any:
     """Run ``spec`` and write its run directory to ``out`` (when given).
@@ -52,6 +36,7 @@ def execute(
         overwrite: replace a finished baseline run already in ``out`` (an LLM run is never replaced).
         on_stop: called with the world at every decision point (progress bars).
         probe: called with the world each time the agent hands time back (a sweep's extraction).
+        resume: for the LLM agent: continue the run recorded in ``out`` (default: when ``out`` holds one).
         llm_options: for the LLM agent only: ``preflight``, ``client``, ``api_key``, ``limiter``, ``sleep``.
 
     Returns:
@@ -61,12 +46,15 @@ def execute(
     if spec.agent == "llm":
         from .llm_run import RUN_SPEC, run_llm
 
-        resume = out is not None and Path(out, RUN_SPEC).exists()
-        return run_llm(llm_run_spec(spec, out), resume=resume, on_stop=on_stop, probe=probe, **llm_options)
-    if llm_options:
-        raise ConfigError(f"{', '.join(sorted(llm_options))} go with the llm agent, not agent {spec.agent!r}")
+        if resume is None:
+            resume = out is not None and Path(out, RUN_SPEC).exists()
+        return run_llm(spec, out=out, resume=resume, on_stop=on_stop, probe=probe, **llm_options)
+    if llm_options or resume:
+        given = sorted(llm_options) + (["resume"] if resume else [])
+        raise ConfigError(f"{', '.join(given)} go with the llm agent, not agent {spec.agent!r}")
     from .episode import run_episode
 
     preset = world_config(spec) if spec.overrides else spec.preset
     return run_episode(spec.world, preset, spec.agent, spec.seed, agent_options=spec.agent_options,
-                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe)
+                       max_episodes=spec.max_episodes, out=out, overwrite=overwrite, on_stop=on_stop, probe=probe,
+                       start=spec.start, fork=spec.origin)

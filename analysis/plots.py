@@ -19,6 +19,7 @@ from .labels import words
 
 __all__ = [
     "action_frequency",
+    "fork_metric",
     "funds_over_time",
     "new_axes",
     "per_seed_trajectories",
@@ -239,5 +240,23 @@ def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | No
         money_axis(ax)
     ax.set_title("Score against model cost")
     if not table.empty:
+        ax.legend(fontsize="small")
+    return ax
+
+
+def fork_metric(series: Any, *, metric: str = "metric", cents: bool | None = None, ax: Any = None) -> Any:
+    """A parent run and its forks: the metric over simulated days from the fork point, one line each (the
+    parent dashed). ``series`` is :func:`bizsim.analysis.fork_compare.fork_series`'s table; ``metric`` names
+    the metric on the axis (``final_funds_cents`` is shown in dollars)."""
+    ax = ax if ax is not None else new_axes()
+    div, unit = _scale(metric, cents)
+    for n, (label, g) in enumerate(series.groupby("run", sort=False)):
+        g = g.sort_values("day")
+        ax.step(g["day"], g["metric"] / div, where="post", label=label, linestyle="--" if n == 0 else "-",
+                linewidth=1.6 if n == 0 else 1.1)
+    ax.set_xlabel("days since the fork point")
+    ax.set_ylabel(metric + unit)
+    ax.set_title("Parent and forks from the fork point")
+    if len(series):
         ax.legend(fontsize="small")
     return ax

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,8 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_INT
+from bizsim.simcore.seeds import parse_seeds
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
@@ -28,6 +29,8 @@ def _canonical(value: Any, what: str) -> Any:
 
 
 def _dict(value: Any) -> dict:
+    if hasattr(value, "to_dict"):  # a settings object, e.g. the LLM agent's config: its options
+        return dict(value.to_dict())
     return dict(value or {})
 
 
@@ -46,13 +49,19 @@ class RunSpec:
         seed: the world seed.
         overrides: config values laid over the preset (nested tables merge),
             e.g. ``{"initial_funds_cents": 10_000_000}``.
-        agent_options: options bound to the agent.
+        agent_options: options bound to the agent (a table, or a settings object with ``to_dict()`` such as
+            :class:`~bizsim.agents.llm.LLMAgentConfig` for agent ``llm``; there the run's own ``auditor`` may
+            join them).
         label: how the preset variant is shown in tables (default: the preset
             name, plus the overrides when there are any). Not part of the run id.
         max_episodes: after a bankruptcy, start again on the same seed with the
             agent's notes carried over, up to this many episodes (YC-Bench's
             restarts). Part of the run id only when it is not 1, so the ids of
             single-episode runs are what they always were.
+        start: a :class:`~bizsim.simcore.snapshot.Snapshot` of this world and seed to start from instead of a
+            fresh world (a fork): the agent starts afresh where the snapshot stands. Part of the run id.
+        origin: where a fork came from (its parent and fork point), recorded in ``result.json`` as ``fork``.
+            Not part of the run id.
 
     >>> RunSpec("startup", "hard", "greedy", 3).run_id == RunSpec("startup-v1", "hard", "greedy", 3).run_id
     True
@@ -66,13 +75,15 @@ class RunSpec:
     agent_options: dict = attrs.field(factory=dict, converter=_dict)
     label: str | None = None
     max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
+    start: Any = attrs.field(default=None, kw_only=True)
+    origin: dict | None = attrs.field(default=None, kw_only=True, eq=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
         from bizsim.simcore.registry import world_spec
 
         object.__setattr__(self, "world", world_spec(self.world).name)
-        if self.seed < 0:
-            raise ConfigError(f"seed(={self.seed}) must be >= 0")
+        if not 0 <= self.seed <= MAX_INT:
+            raise ConfigError(f"seed(={self.seed}) must be from 0 to {MAX_INT} (64 bits)")
         if self.max_episodes < 1:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):
@@ -89,6 +100,27 @@ class RunSpec:
         object.__setattr__(self, "agent_options", _canonical(self.agent_options, "agent_options"))
         if not isinstance(self.agent, str) or not self.agent:
             raise ConfigError(f"agent(={self.agent!r}) must be an agent name or 'package.module:function'")
+        if self.start is not None:
+            self._check_start()
+        if self.origin is not None:
+            object.__setattr__(self, "origin", _canonical(self.origin, "origin"))
+
+    def _check_start(self) -> None:
+        from bizsim.simcore.snapshot import Snapshot
+
+        start = self.start
+        if isinstance(start, Mapping):
+            start = Snapshot.from_dict(start)
+            object.__setattr__(self, "start", start)
+        if not isinstance(start, Snapshot):
+            raise ConfigError(f"start(={start!r}) must be a Snapshot (world.snapshot(), or its to_dict())")
+        if (start.world, start.seed) != (self.world, self.seed):
+            raise ConfigError(f"start is a snapshot of {start.world} seed {start.seed}, but the run is {self.world} "
+                              f"seed {self.seed}")
+        if self.max_episodes != 1:
+            raise ConfigError("a run from a snapshot (a fork) plays one episode; leave max_episodes at 1")
+        if config_to_dict(world_config(self)) != config_to_dict(start.config):
+            raise ConfigError("start is a snapshot of another config than the run's preset and overrides")
 
     @property
     def benchmark_id(self) -> str:
@@ -115,6 +147,8 @@ class RunSpec:
         }
         if self.max_episodes != 1:
             key["max_episodes"] = self.max_episodes
+        if self.start is not None:
+            key["start"] = hashlib.sha256(self.start.to_json().encode("utf-8")).hexdigest()
         return key
 
     @property
@@ -131,6 +165,10 @@ class RunSpec:
         }
         if self.max_episodes != 1:
             out["max_episodes"] = self.max_episodes
+        if self.start is not None:
+            out["start"] = self.start.to_dict()
+        if self.origin is not None:
+            out["origin"] = self.origin
         return out
 
     @classmethod
@@ -146,14 +184,11 @@ class RunSpec:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
         world_config(self)
         if self.agent == "llm":
-            # Some options set the run, not the agent (the auditor, restarts): checked as `bizsim run` checks them.
-            from .llm_run import LLMRunSpec, split_sweep_options
+            from .llm_run import llm_settings, split_sweep_options
 
-            options, settings = split_sweep_options(self.agent_options)
-            if settings:
-                LLMRunSpec(world=self.world, **settings)
-                agent_factory(attrs.evolve(self, agent_options=options))
-                return
+            llm_settings(self)  # the run's own settings (auditor, max_episodes) too
+            agent_factory(attrs.evolve(self, agent_options=split_sweep_options(self.agent_options)[0]))
+            return
         agent_factory(self)
 
 
@@ -182,46 +217,6 @@ def agent_factory(spec: RunSpec) -> Callable:
     from bizsim.agents import make_agent
 
     return make_agent(spec.world, spec.agent, spec.agent_options)
-
-
-def parse_seeds(text: str | int | Iterable[int]) -> list[int]:
-    """Seeds from ``"1-20"``, ``"1,3,5-7"``, an int or a list.
-
-    >>> parse_seeds("1-3,7")
-    [1, 2, 3, 7]
-    """
-    if isinstance(text, bool) or not isinstance(text, (int, str, Iterable)):
-        raise ConfigError(f"seeds(={text!r}) must be text like '1-20' or '1,3,5-7', an integer, or a list of integers")
-    if isinstance(text, int):
-        return parse_seeds([text])
-    if not isinstance(text, str):
-        out = []
-        for seed in text:
-            try:
-                if isinstance(seed, bool):
-                    raise TypeError
-                out.append(operator.index(seed))
-            except TypeError:
-                raise ConfigError(f"seeds: {seed!r} is not an integer") from None
-        if any(s < 0 for s in out):
-            raise ConfigError(f"seeds {out!r} must be >= 0")
-        return out
-    out = []
-    for part in text.replace(" ", "").split(","):
-        lo, dash, hi = part.partition("-")
-        try:
-            if dash:
-                a, b = int(lo), int(hi)
-                if b < a:
-                    raise ValueError
-                out.extend(range(a, b + 1))
-            else:
-                out.append(int(part))
-        except ValueError:
-            raise ConfigError(f"seeds {text!r}: {part!r} is not N or N-M with N <= M, e.g. 1-20 or 1,3,5-7") from None
-    if any(s < 0 for s in out):
-        raise ConfigError(f"seeds {text!r} must be >= 0")
-    return out
 
 
 def grid(

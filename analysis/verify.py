@@ -103,10 +103,34 @@ def _verify(root: Path) -> Verification:
         last = worlds[-1]
         problems += [f"result.json (top level): {p}" for p in _compare_summary(result, last.summary())]
         problems += [f"result.json (top level): {p}" for p in _compare_end(result, last)]
+    if isinstance(result.get("fork"), dict):
+        problems += _check_fork(root, result["fork"], logs[-1])
     if worlds and result.get("commands") != worlds[-1].trajectory.count("cmd"):
         problems.append(f"result.json commands={result.get('commands')!r} but the replay issues "
                         f"{worlds[-1].trajectory.count('cmd')}")
     return Verification(str(root), len(summaries), sum(map(len, logs)), tuple(problems))
+
+
+def _check_fork(root: Path, origin: dict[str, Any], log: list[tuple[int, str]]) -> list[str]:
+    """A fork's record pins the parent's log prefix it continued: its own log must start with it, and so must the
+    parent's, when the parent's run directory is still where the record says."""
+    from .fork import prefix_digest
+    from .rundir import read_command_log
+
+    k, digest = origin.get("commands"), origin.get("prefix_sha256")
+    if not isinstance(k, int) or not isinstance(digest, str):
+        return ["result.json fork does not name its prefix (commands, prefix_sha256)"]
+    if prefix_digest(log[:k]) != digest:
+        return [f"the first {k} commands are not the prefix result.json's fork records"]
+    parent = origin.get("parent")
+    if isinstance(parent, str) and parent not in ("snapshot", "result"):
+        where = Path(parent) if Path(parent).is_absolute() else root / parent
+        for folder in (Path(parent), where):
+            if (folder / RESULT).exists():
+                if prefix_digest(read_command_log(folder)[:k]) != digest:
+                    return [f"the parent run {parent!r} does not start with the prefix the fork continued"]
+                break
+    return []
 
 
 def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple[int, str]], int]:

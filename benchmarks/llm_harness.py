@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' loopback server and policies
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
-from bizsim.analysis.llm_run import LLMRunSpec, run_llm_episodes
+from bizsim.analysis.llm_run import RunSpec, run_llm_episodes
 from bizsim.models.startup import StartupWorld
 
 from calibration import machine_line  # benchmarks/calibration.py
@@ -85,7 +85,7 @@ def _serve(port_queue, delay: float, lifetime: float) -> None:
 def throughput(url: str, episodes: int, turns: int) -> float:
     """Turns per second of ``episodes`` concurrent episodes of ``turns`` turns each."""
     cfg = LLMAgentConfig(model="hosted_vllm/bench", api_base=url, max_turns=turns, log_raw=False)
-    specs = [LLMRunSpec(world="startup", preset="default", seed=1 + i, agent=cfg) for i in range(episodes)]
+    specs = [RunSpec("startup", "default", "llm", 1 + i, agent_options=cfg) for i in range(episodes)]
     clients = [LiteLLMClient(cfg.model, api_base=url, api_key="bench", keep_raw=False) for _ in specs]
     start = time.perf_counter()
     results = run_llm_episodes(specs, clients=clients, max_concurrency_per_endpoint=episodes)

@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' policies and browser helpers
 
-from bizsim.agents.llm import LLMAgentConfig, ScriptedClient  # noqa: E402
-from bizsim.analysis.llm_run import LLMRunSpec, run_llm  # noqa: E402
+from bizsim.agents.llm import ScriptedClient  # noqa: E402
+from bizsim.analysis.llm_run import run_llm
+from bizsim.analysis.runspec import RunSpec  # noqa: E402
 from bizsim.analysis.view import write_view  # noqa: E402
 from calibration import machine_line  # noqa: E402 -- benchmarks/calibration.py
 from tests._browser import chromium_path  # noqa: E402
@@ -56,9 +57,9 @@ def llm_run(root: Path, turns: int) -> Path:
     """A startup LLM run of about ``turns`` model calls (the greedy year has 64 resumes)."""
     out = root / "llm"
     # The harness would advance time itself after 5 idle turns (YC-Bench's rule); the scripted model advances.
-    config = LLMAgentConfig(model="scripted", max_turns=turns, auto_advance=0, max_stalled_turns=1000)
-    spec = LLMRunSpec(world="startup", seed=1, agent=config, out=str(out))
-    run_llm(spec, client=ScriptedClient(chatty_policy((turns - 117) // 64 + 1)))  # max_turns stops it at ``turns``
+    options = {"model": "scripted", "max_turns": turns, "auto_advance": 0, "max_stalled_turns": 1000}
+    spec = RunSpec("startup", "default", "llm", 1, agent_options=options)
+    run_llm(spec, out=out, client=ScriptedClient(chatty_policy((turns - 117) // 64 + 1)))  # max_turns stops it at ``turns``
     return out
 
 

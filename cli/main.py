@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, verify, sweep, report, view.
+"""The ``bizsim`` command: run, shell, list, verify, fork, sweep, report, view.
 
 Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
 pandas, pyarrow, matplotlib or Ray.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
@@ -78,6 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
     shell.add_argument("world")
     shell.add_argument("--seed", type=int, default=1)
     shell.add_argument("--preset", default="default")
+    shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
 
     sub.add_parser("list", help="list worlds, presets and agents")
 
@@ -88,9 +90,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
 
+    from .fork import add_parser as add_fork
     from .sweep import add_parsers
 
+    add_fork(sub)
     add_parsers(sub)  # sweep, report
+    from .live import add_parsers as add_live_parsers
+
+    add_live_parsers(sub)  # mcp, serve, do, shim
+    from .ycbench import add_parsers as add_exchange
+
+    add_exchange(sub)  # import, export
     from .view import add_parser as add_view
 
     add_view(sub)
@@ -107,6 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _shell(args)
         if args.cmd == "verify":
             return _verify(args.dirs)
+        if args.cmd in ("mcp", "serve", "do", "shim"):
+            from .live import run_live
+
+            return run_live(args)
+        if args.cmd == "fork":
+            from .fork import run_fork
+
+            return run_fork(args)
         if args.cmd == "view":
             from .view import run_view
 
@@ -115,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .sweep import run_report, run_sweep
 
             return run_sweep(args) if args.cmd == "sweep" else run_report(args)
+        if args.cmd in ("import", "export"):
+            from .ycbench import run_export, run_import
+
+            return run_import(args) if args.cmd == "import" else run_export(args)
         return _list()
     except BizSimError as exc:
         print(f"bizsim: error: {exc}", file=sys.stderr)
@@ -125,6 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`bizsim list | head`): nothing left to say
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a folder that went away: what was written before stays as it was
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"bizsim: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -202,17 +228,25 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_llm(args: argparse.Namespace) -> int:
     """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
-    from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis.llm_run import LLMRunSpec, load_run_spec, resume_llm, run_llm
+    from bizsim.analysis.llm_run import load_run_spec, resume_llm
+    from bizsim.analysis.pipeline import execute
+    from bizsim.analysis.runspec import RunSpec
 
     if args.overwrite:
         raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
+    preflight = not args.no_preflight
+    run: Callable[[Any], Any]
+    out: str | None = None
     if args.resume:
-        extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if getattr(args, f) is not None] + (["agent-opt"] if args.agent_opt else [])
-        if extra:
-            raise BizSimError(f"--resume takes its settings from the run directory; drop --{extra[0].replace('_', '-')}")
+        confirming = ("api_base", "api_key_env")
+        extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if f not in confirming and getattr(args, f) is not None]
+        if extra or args.agent_opt:
+            raise BizSimError(f"--resume takes its settings from the run directory; drop --{(extra or ['agent-opt'])[0].replace('_', '-')}")
         load_run_spec(args.resume)  # fail fast on a directory that holds no LLM run
-        spec = None
+        confirmed = (args.api_base, args.api_key_env) if args.api_base or args.api_key_env else None
+
+        def run(on_stop: Any) -> Any:
+            return resume_llm(args.resume, confirm_endpoint=confirmed, preflight=preflight, on_stop=on_stop)
     else:
         if args.world is None:
             raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup --agent llm --model openai/gpt-4o-mini`")
@@ -223,18 +257,18 @@ def _run_llm(args: argparse.Namespace) -> int:
             raise BizSimError(f"--seed(={args.seed}) must be >= 0")
         if args.max_episodes < 1:
             raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-        config = LLMAgentConfig.from_options(options)
-        out = args.out or _default_out(args, config.model)
         if args.auditor is not None and "auditor" not in world_spec(args.world).roles:
             raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
-        spec = LLMRunSpec(
-            world=args.world, preset=args.preset, seed=args.seed, max_episodes=args.max_episodes, agent=config, out=out,
-            auditor=args.auditor or "deterministic",
-        )
-    with _llm_progress(args, args.resume or (spec.out if spec is not None else None)) as on_stop:
-        preflight = not args.no_preflight
-        result = (resume_llm(args.resume, preflight=preflight, on_stop=on_stop) if spec is None
-                  else run_llm(spec, preflight=preflight, on_stop=on_stop))
+        if args.auditor not in (None, "deterministic"):
+            options["auditor"] = args.auditor
+        spec = RunSpec(args.world, args.preset, "llm", args.seed, agent_options=options, max_episodes=args.max_episodes)
+        spec.check()
+        out = args.out or _default_out(args, str(options["model"]))
+
+        def run(on_stop: Any) -> Any:
+            return execute(spec, out=out, resume=False, preflight=preflight, on_stop=on_stop)
+    with _llm_progress(args, args.resume or out) as on_stop:
+        result = run(on_stop)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -262,7 +296,10 @@ def _print_llm(result: Any) -> None:
     if result.replayed_calls:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
-        print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {result.run_dir})")
+        options = result.episode.agent_options
+        confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
+                          for flag in ("api_base", "api_key_env") if options.get(flag))
+        print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {shlex.quote(str(result.run_dir))}{confirm})")
 
 
 @contextlib.contextmanager
@@ -343,28 +380,18 @@ def _print_summary(result: Any, out: str | None) -> None:
 def _shell(args: argparse.Namespace) -> int:
     from bizsim.simcore.driver import Driver
 
+    from .shell import run_shell
+
     world = world_spec(args.world).make(args.preset, args.seed)
     driver = Driver(world)
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print(f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, 'quit' to leave.")
-    while not driver.done:
-        if interactive:
-            obs = world.observation()
-            funds = obs.get("funds_cents")
-            prompt = f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
-        else:
-            prompt = ""
-        try:
-            line = input(prompt)
-        except EOFError:
-            break
-        line = line.strip()
-        if not line:
-            continue
-        if line in ("quit", "exit"):
-            break
-        print(json.dumps(driver.send(line), indent=2))
+
+    def prompt() -> str:
+        funds = world.observation().get("funds_cents")
+        return f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
+
+    banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
+              "'json' for the last answer in full, 'quit' to leave.")
+    run_shell(world, driver.send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
     if driver.done:
         print(f"episode ended: {world.status.value}")
     return 0
@@ -387,7 +414,6 @@ def world_spec(name: str) -> Any:
     from bizsim.simcore.registry import world_spec as find
 
     return find(name)
-
 
 
 def _version() -> str:

@@ -55,7 +55,7 @@ def check_world(
     """Assert the kernel's contract for a world; raise ``AssertionError`` naming what broke.
 
     Checked for each seed: the same seed and agent give byte-identical
-    trajectories and equal snapshots; replaying the command log reproduces
+    trajectories and equal states; replaying the command log reproduces
     the final state; invariants hold at every decision point; refused
     commands return ``{"error": ...}`` and change nothing; every visible
     command has a well-formed tool schema.
@@ -69,19 +69,19 @@ def check_world(
         second = factory(seed)
         second.run(agent)
         assert first.trajectory.to_jsonl() == second.trajectory.to_jsonl(), f"seed {seed}: two runs differ"
-        assert first.snapshot() == second.snapshot(), f"seed {seed}: two runs end in different states"
+        assert first.state() == second.state(), f"seed {seed}: two runs end in different states"
         replayed = replay(lambda: factory(seed), first.command_log())
-        assert replayed.snapshot() == first.snapshot(), f"seed {seed}: replay does not reproduce the final state"
+        assert replayed.state() == first.state(), f"seed {seed}: replay does not reproduce the final state"
 
         fresh = factory(seed)
         for line in [*_bad_lines(fresh), *extra_bad_lines]:
-            before = fresh.snapshot()
+            before = fresh.state()
             out = fresh.execute(line)
             if isinstance(out, simpy.Event):
                 continue
             assert isinstance(out, dict), f"{line!r} returned {type(out).__name__}, not a dict"
             if "error" in out:
-                assert fresh.snapshot() == before, f"refused command {line!r} changed the state"
+                assert fresh.state() == before, f"refused command {line!r} changed the state"
         for spec in fresh.commands.visible():
             schema = spec.json_schema()["function"]
             assert schema["name"] == spec.tool_name and schema["parameters"]["type"] == "object", spec.name

@@ -22,7 +22,7 @@ from .errors import CommandError
 from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, show
 from .untrusted_json import loads_untrusted
 
-__all__ = ["Arg", "Param", "CommandSpec", "CommandSet"]
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "split_line"]
 
 _MISSING = attrs.NOTHING
 #: A command function, kept with its own signature by the decorators.
@@ -408,6 +408,7 @@ class CommandSet:
         self._specs: dict[str, CommandSpec] = {}
         #: The commands by name (the same dict, read-only by convention): a lookup without a method call.
         self.by_name: Mapping[str, CommandSpec] = self._specs
+        self._by_tool: tuple[int, dict[str, CommandSpec]] = (-1, {})  # (commands indexed, tool name -> command)
 
     def command(
         self,
@@ -497,9 +498,14 @@ class CommandSet:
         """Look a command up by its tool name (``task_accept``)."""
         if isinstance(tool, str) and tool.startswith("functions."):
             tool = tool[len("functions."):]
-        for spec in self._specs.values():
-            if spec.tool_name == tool:
-                return spec
+        # Commands are only ever added, so the index is rebuilt when their number changes.
+        count, index = self._by_tool
+        if count != len(self._specs):
+            index = {spec.tool_name: spec for spec in reversed(self._specs.values())}  # the first declared wins
+            self._by_tool = (len(self._specs), index)
+        found = index.get(tool) if isinstance(tool, str) else None
+        if found is not None:
+            return found
         raise CommandError(f"Unknown tool '{tool}'.", self.suggest(str(tool).replace("_", " ")))
 
     def parse(self, line: str) -> tuple[CommandSpec, dict[str, Any]]:
@@ -540,6 +546,34 @@ class CommandSet:
             return spec.help_text()
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())
+
+    def help_for(self, line: str) -> str | None:
+        """Help text for a line that asks for it with a ``--help`` word (one command's, a group's or the list of
+        all), as a command-line program answers ``PROGRAM task accept --help``; ``None`` for any other line.
+
+        >>> # commands.help_for("yc-bench task --help") -> the task commands, one a line
+        """
+        if not isinstance(line, str) or "--help" not in line:  # the common case, without splitting the line
+            return None
+        try:
+            words = split_line(line)
+        except ValueError:
+            return None
+        if "--help" not in words:
+            return None
+        words = words[:words.index("--help")]
+        if words and words[0] in self.programs:
+            words = words[1:]
+        visible = self.visible()
+        for n in (3, 2, 1):
+            name = " ".join(words[:n])
+            if len(words) >= n and any(spec.name == name for spec in visible):
+                return self.help_text(name)
+        group = [spec for spec in visible if words and spec.name.split(" ")[0] == words[0]]
+        if group:
+            width = max(len(spec.name) for spec in group)
+            return "\n".join(f"{spec.name.ljust(width)}  {spec.help}" for spec in group)
+        return self.help_text()
 
     def tool_schemas(self) -> list[dict[str, Any]]:
         """Tool declarations for every visible command."""

@@ -11,7 +11,8 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "show", "read_text_file"]
+           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show",
+           "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
 MAX_LINE_CHARS = 4_000_000
@@ -22,6 +23,14 @@ MAX_ARGS_CHARS = 4_000_000
 #: Integer arguments lie in [-MAX_INT, MAX_INT] (64-bit): larger ones overflow arrays and cannot be written as JSON
 #: past 4,300 digits.
 MAX_INT = 2**63 - 1
+
+#: The longest call a live episode (MCP, the shell) takes from outside: a command line, or a tool call's arguments
+#: as JSON text; as the LLM harness's ``max_command_chars``.
+MAX_CALL_CHARS = 200_000
+#: A client's self-reported name or version, as recorded in ``result.json``: cut to this length.
+MAX_CLIENT_NAME_CHARS = 200
+#: The largest request a ``bizsim serve`` socket reads (one command line, or argv, as JSON).
+MAX_SOCKET_MESSAGE_BYTES = 4 * 2**20
 
 _SHOWN_CHARS = 200
 _repr = reprlib.Repr()
@@ -53,8 +62,10 @@ def show(value: Any) -> str:
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.
 MAX_DATA_FILE_BYTES = 64 * 2**20
-#: The largest config or preset TOML file read.
+#: The largest config or preset TOML file read (a run's ``run.json`` too).
 MAX_CONFIG_FILE_BYTES = 4 * 2**20
+#: The largest run log read back (``llm_calls.jsonl`` on resume and verify): thousands of turns of model answers.
+MAX_RUN_LOG_BYTES = 2**30
 
 
 def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> str:
@@ -80,3 +91,11 @@ def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> st
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{what}(={str(p)!r}) is not UTF-8 text (byte {exc.start:,})") from None
+
+
+#: The largest rollout file of another harness (a YC-Bench results JSON or transcript) that ``bizsim import`` reads.
+MAX_ROLLOUT_BYTES = 256 * 2**20
+#: The most turns (model calls) an imported rollout may hold, over all its episodes.
+MAX_ROLLOUT_TURNS = 100_000
+
+__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS"]

@@ -48,9 +48,14 @@ class Trajectory:
         for t, k, n, blob in self._rows:
             yield t, k, n, marshal.loads(blob)
 
-    def of_kind(self, kind: str) -> Iterator[tuple[int, str, Any]]:
-        """``(t_us, name, data)`` of every record of one kind."""
-        for t, k, n, blob in self._rows:
+    def heads_since(self, start: int) -> list[tuple[str, str]]:
+        """``(kind, name)`` of the records from index ``start`` on (what one step added, for drivers), unpacking
+        nothing."""
+        return [(r[1], r[2]) for r in self._rows[start:]]
+
+    def of_kind(self, kind: str, start: int = 0) -> Iterator[tuple[int, str, Any]]:
+        """``(t_us, name, data)`` of every record of one kind (from record number ``start`` on)."""
+        for t, k, n, blob in self._rows[start:] if start else self._rows:
             if k == kind:
                 yield t, n, marshal.loads(blob)
 
@@ -68,8 +73,12 @@ class Trajectory:
         """The records as JSON-able dicts."""
         return [{"t_us": t, "kind": k, "name": n, "data": d} for t, k, n, d in self]
 
-    def to_jsonl(self) -> str:
-        """One canonical JSON object a line; equal trajectories give equal text."""
+    def to_jsonl(self, start: int = 0) -> str:
+        """One canonical JSON object a line; equal trajectories give equal text.
+
+        ``start`` skips the first records: a recorder appending as the episode goes writes only the new ones.
+        """
         return "".join(
-            to_json({"data": marshal.loads(blob), "kind": k, "name": n, "t_us": t}) + "\n" for t, k, n, blob in self._rows
+            to_json({"data": marshal.loads(blob), "kind": k, "name": n, "t_us": t}) + "\n"
+            for t, k, n, blob in (self._rows[start:] if start else self._rows)
         )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Generator, Mapping
 from marshal import dumps as _dumps
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import simpy
 
@@ -16,16 +17,34 @@ from .errors import CommandError
 from .streams import RandomStreams
 from .trajectory import Trajectory
 
+if TYPE_CHECKING:
+    from .snapshot import Snapshot
+
 __all__ = ["World", "Status", "Agent"]
 
 #: An agent: a function from a world to a SimPy process generator.
 Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scalar_text(text: str) -> str:
+    """``text`` with every lone surrogate (which JSON escapes can carry and no UTF-8 file can hold) as U+FFFD.
+
+    A command line is cleaned so before the world reads it, so the line the log keeps is the line that ran and
+    its replay runs the same; an escaped form could replay as another, accepted command.
+    """
+    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+
+
+def _clean(error: dict[str, Any]) -> dict[str, Any]:
+    return {k: scalar_text(v) if isinstance(v, str) else v for k, v in error.items()}
+
+
 def _printable(text: Any) -> str:
-    """Refused input as loggable UTF-8 text (lone surrogates escaped)."""
-    shown = text if isinstance(text, str) else repr(text)
-    return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    """Refused input as loggable UTF-8 text."""
+    return scalar_text(text) if isinstance(text, str) else scalar_text(repr(text))
 
 
 class Status(str, enum.Enum):
@@ -44,7 +63,7 @@ class World:
     Subclasses set ``name``, ``version``, ``commands`` and ``advance_command``,
     build their state and processes in ``__init__`` (signature
     ``(config_or_preset, seed, **world_options)``), set :attr:`horizon_us`, and
-    implement :meth:`summary`, :meth:`snapshot`, :meth:`observation` and
+    implement :meth:`summary`, :meth:`state`, :meth:`observation` and
     :meth:`invariants`; :meth:`system_prompt` has a default. A world that keeps
     the agent's notes across a restart takes ``scratchpad=`` in its constructor
     and holds them in :attr:`scratchpad`. ``check_world`` checks the contract.
@@ -67,6 +86,10 @@ class World:
     scratchpad: str = ""
     #: One line telling an agent who it is in this world, for harnesses that compose the prompt.
     agent_role: ClassVar[str | None] = None
+    #: Constructor keyword options a snapshot must carry to rebuild the world (plain data only).
+    restore_options: dict[str, Any]
+    #: Why this world cannot be snapshotted (built with objects no snapshot can carry), or ``None``.
+    snapshot_refusal: str | None = None
 
     def __init__(self, config: Any, seed: int, calendar: Calendar) -> None:
         self.config = config
@@ -84,6 +107,7 @@ class World:
         self._waiter: simpy.Event | None = None
         #: Counted commands are refused while this is true (see :meth:`_refuse`); a day-based world sets it.
         self._actions_closed = False
+        self.restore_options = {}
 
     # clock ---------------------------------------------------------------
     @property
@@ -120,25 +144,31 @@ class World:
         Hidden commands (internal to built-in agents) are refused unless
         ``allow_hidden`` (replay sets it).
         """
+        if type(line) is str and not line.isascii():
+            line = scalar_text(line)
         try:
             spec, kwargs = self.commands.parse(line)
             if spec.hidden and not allow_hidden:
                 raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": exc.to_dict()})
-            return exc.to_dict()
+            error = _clean(exc.to_dict())
+            self.trajectory.add(self._now_us, "cmd", "?", {"line": _printable(line), "error": error})
+            return error
         return self._invoke(spec, kwargs, raise_errors=False)
 
     def execute_tool(self, tool_name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any] | simpy.Event:
         """Run a command given as a tool call (name and JSON arguments)."""
+        if type(tool_name) is str and not tool_name.isascii():
+            tool_name = scalar_text(tool_name)
         try:
             spec = self.commands.by_tool_name(tool_name)
             if spec.hidden:
                 raise CommandError(f"Unknown tool '{tool_name}'.", self.commands.suggest(spec.name))
             kwargs = spec.bind_json(arguments)
         except CommandError as exc:
-            self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": exc.to_dict()})
-            return exc.to_dict()
+            error = _clean(exc.to_dict())  # it may quote the arguments, which JSON escapes could fill with surrogates
+            self.trajectory.add(self._now_us, "cmd", "?", {"tool": _printable(tool_name), "error": error})
+            return error
         return self._invoke(spec, kwargs, raise_errors=False)
 
     def call(self, name: str, **kwargs: Any) -> Any:
@@ -188,15 +218,41 @@ class World:
             raise exc
         return exc.to_dict()
 
-    def command_log(self) -> list[tuple[int, str]]:
-        """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay."""
+    def command_log(self, start: int = 0) -> list[tuple[int, str]]:
+        """Every accepted or refused command as ``(t_us, canonical line)``: enough to replay.
+
+        ``start`` is a trajectory record number: only the commands recorded from there on (a live recorder's
+        increments).
+        """
         out = []
-        for t, name, data in self.trajectory.of_kind("cmd"):
+        for t, name, data in self.trajectory.of_kind("cmd", start):
             if name == "?":
                 out.append((t, data["line"] if "line" in data else f"?tool {data.get('tool')}"))
             else:
                 out.append((t, self.commands[name].to_line(data["args"])))
         return out
+
+    # snapshots -------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The world as a small immutable value (world, version, config, seed, command log so far).
+
+        :func:`bizsim.simcore.snapshot.restore` rebuilds it by replay; ``pickle`` and ``copy.deepcopy`` go
+        through it. Take it between commands, from outside the world's processes.
+        """
+        from .snapshot import snapshot_of
+
+        return snapshot_of(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A live world holds SimPy generators, which cannot be pickled: it travels as its snapshot.
+        from .snapshot import restore
+
+        return (restore, (self.snapshot(),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> World:
+        from .snapshot import restore
+
+        return restore(self.snapshot())
 
     # stops and the end ---------------------------------------------------
     def _await_stop(self) -> simpy.Event:
@@ -270,8 +326,8 @@ class World:
         :attr:`agent_role` and the commands."""
         return None
 
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as JSON-able data (equal states, equal snapshots)."""
+    def state(self) -> dict[str, Any]:
+        """The complete state as JSON-able data (equal states, equal states)."""
         raise NotImplementedError
 
     def invariants(self) -> list[str]:

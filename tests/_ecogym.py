@@ -97,13 +97,13 @@ def play_checked(world: Any, line: str) -> dict:
     The result is a JSON-able dict; a refusal says why and leaves the state
     untouched; the world's invariants hold.
     """
-    before = world.snapshot()
+    before = world.state()
     out = play(world, line)
     assert isinstance(out, dict)
     json.dumps(out, allow_nan=False)
     if "error" in out:
         assert isinstance(out["error"], str) and out["error"]
-        assert before == world.snapshot(), line
+        assert before == world.state(), line
     assert [] == world.invariants(), line
     return out
 

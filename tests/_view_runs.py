@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bizsim.agents.llm import LLMAgentConfig
 from bizsim.agents.llm.scripted import ScriptedClient
-from bizsim.analysis.llm_run import LLMRunSpec, run_llm
+from bizsim.analysis.llm_run import run_llm
+from bizsim.analysis.runspec import RunSpec
 from bizsim.cli.main import main
 
 from .llm_policies import calls, greedy_policy
@@ -24,8 +24,8 @@ def baseline_run(out: Path, agent: str = "greedy", seed: int = 1) -> Path:
 
 def llm_run(out: Path, max_turns: int = 24) -> Path:
     """A short LLM run of the startup world, the model played in-process by the greedy policy."""
-    spec = LLMRunSpec(world="startup", seed=1, agent=LLMAgentConfig(model="scripted", max_turns=max_turns), out=str(out))
-    run_llm(spec, client=ScriptedClient(greedy_policy))
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": max_turns})
+    run_llm(spec, out=out, client=ScriptedClient(greedy_policy))
     return out
 
 
@@ -40,8 +40,8 @@ def hostile_policy(messages: list[dict], tools: list[dict] | None) -> dict:
 
 def hostile_llm_run(out: Path) -> Path:
     """An LLM run whose model answers with markup and writes it to its scratchpad."""
-    spec = LLMRunSpec(world="startup", seed=1, agent=LLMAgentConfig(model="scripted", max_turns=6), out=str(out))
-    run_llm(spec, client=ScriptedClient(hostile_policy))
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 6})
+    run_llm(spec, out=out, client=ScriptedClient(hostile_policy))
     return out
 
 

@@ -66,8 +66,8 @@ class LoopbackAnthropicServer(LoopbackLLMServer):
         self.refusals: list[str] = []
         self.thinking_requests = 0
 
-    def answer(self, body: dict, auth: str) -> tuple[int, bytes]:
-        """Status and body for one Messages request."""
+    def _respond(self, body: dict, auth: str) -> tuple[int, bytes, str | None]:
+        """Status and body for one Messages request (and no injected fault)."""
         with self.lock:
             index = self.requests
             self.requests += 1
@@ -76,7 +76,7 @@ class LoopbackAnthropicServer(LoopbackLLMServer):
         if broken is not None:
             with self.lock:
                 self.refusals.append(broken)
-            return 400, _refusal(broken)
+            return 400, _refusal(broken), None
         with self.lock:
             self.policy_calls += 1
         reply: Reply = self.policy(body.get("messages") or [], body.get("tools"))
@@ -92,4 +92,4 @@ class LoopbackAnthropicServer(LoopbackLLMServer):
             "stop_reason": "tool_use" if reply.get("tool_calls") else "end_turn", "stop_sequence": None,
             "usage": {"input_tokens": 1 + len(json.dumps(body.get("messages"))) // 4, "output_tokens": 20},
         }
-        return 200, json.dumps(answer).encode()
+        return 200, json.dumps(answer).encode(), None

@@ -20,7 +20,8 @@ from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
-    "world_lines", "world_scripts",
+    "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
+    "windows", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values",
 ]
@@ -52,9 +53,9 @@ def seeds(max_value: int = 100_000) -> st.SearchStrategy[int]:
 
 
 def _text(max_size: int = 12) -> st.SearchStrategy[str]:
-    # Unicode (no surrogates), quotes, backslashes and control characters.
+    # Unicode, lone surrogates (JSON escapes carry them), quotes, backslashes and control characters.
     return st.text(
-        st.one_of(st.characters(codec="utf-8"), st.sampled_from("'\"\\ \t\n=-,")), max_size=max_size
+        st.one_of(st.characters(codec="utf-8"), st.sampled_from("'\"\\ \t\n=-,\ud800\udfff")), max_size=max_size
     )
 
 
@@ -263,6 +264,66 @@ def world_lines(world_name: str) -> st.SearchStrategy[str]:
 def world_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[list[list[str]]]:
     """A script for any registered world: for each turn, a few command lines before the advance command."""
     return st.lists(st.lists(world_lines(world_name), max_size=4), min_size=1, max_size=max_turns)
+
+
+def script_lines(world_name: str, script: list[list[str]]) -> list[str]:
+    """A script as the flat list of command lines a driver sends: each turn's lines, then the advance command."""
+    from bizsim.simcore.registry import world_spec
+
+    advance = world_spec(world_name).world_class().advance_command
+    return [line for turn in script for line in [*turn, advance]]
+
+
+def cut_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[tuple[list[str], int]]:
+    """A flat script for any registered world (see :func:`script_lines`) and a point in it, from 0 to its end:
+    where a snapshot is taken, a fork starts or a window opens."""
+    return world_scripts(world_name, max_turns).map(lambda s: script_lines(world_name, s)).flatmap(
+        lambda lines: st.tuples(st.just(lines), st.integers(0, len(lines))))
+
+
+#: Per world, (preset, agent) pairs whose whole year plays in well under a second: parents of forks and windows.
+QUICK_AGENTS = {
+    "startup": (("default", "greedy"), ("default", "greedy-reference"), ("easy", "greedy")),
+    "operation": (("default", "round-robin"), ("default", "threshold"), ("easy", "planner")),
+    "vending": (("small", "markup"), ("small", "planner")),
+    "freelance": (("default", "cautious"), ("default", "oracle")),
+}
+
+
+def fork_cases(world_name: str) -> st.SearchStrategy[tuple[str, str, int, float]]:
+    """A recorded run to fork and where: ``(preset, agent, seed, share of its turns before the fork point)``.
+
+    Worlds outside :data:`QUICK_AGENTS` (installed by other packages) use their default preset and agent."""
+    from bizsim.simcore.registry import world_spec
+
+    pairs = QUICK_AGENTS.get(world_name) or (("default", world_spec(world_name).default_agent),)
+    return st.tuples(st.sampled_from(pairs), seeds(50), st.floats(0, 1)).map(lambda t: (*t[0], t[1], t[2]))
+
+
+def points() -> st.SearchStrategy[Any]:
+    """A point in a run: a turn number, or a simulated hour or day (early in the year, so runs reach it)."""
+    return st.one_of(st.integers(0, 40), st.builds(lambda d: {"day": d}, st.integers(0, 60)),
+                     st.builds(lambda h: {"hours": h}, st.floats(0, 900, allow_nan=False)))
+
+
+def start_states(world_name: str) -> st.SearchStrategy[Any]:
+    """Where an episode starts: a fresh world, or one of the world's quick policies played until a point."""
+    from bizsim.agents.start import StartState
+    from bizsim.simcore.registry import world_spec
+
+    pairs = QUICK_AGENTS.get(world_name) or (("default", world_spec(world_name).default_agent),)
+    fresh = st.sampled_from(pairs).map(lambda p: StartState(world_name, preset=p[0]))
+    played = st.builds(lambda p, until: StartState(world_name, preset=p[0], agent=p[1], until=until),
+                       st.sampled_from(pairs), st.lists(points(), min_size=1, max_size=3))
+    return st.one_of(fresh, played)
+
+
+def windows() -> st.SearchStrategy[Any]:
+    """A window: a few agent turns or simulated days."""
+    from bizsim.agents.start import Window
+
+    return st.one_of(st.builds(Window, turns=st.integers(1, 8)),
+                     st.builds(Window, days=st.floats(0.25, 12, allow_nan=False)))
 
 
 #: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.

@@ -34,7 +34,7 @@ def test_run_directory_replays(tmp_path):
     assert ["commands.jsonl", "config.toml", "result.json", "trajectory.jsonl"] == names
     assert r.to_dict() == json.loads((tmp_path / "run" / "result.json").read_text())
     again = replay(lambda: StartupWorld("default", 2), read_command_log(tmp_path / "run"))
-    assert r.final_world.snapshot() == again.snapshot()
+    assert r.final_world.state() == again.state()
 
 
 def test_multi_episode_carries_the_scratchpad():

@@ -233,7 +233,7 @@ def test_the_llm_agent_plays_through_a_scripted_model(venv: Venv, tmp_path: Path
     found = venv.script(f"""
         import json
         from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-        from bizsim.analysis import LLMRunSpec, run_llm
+        from bizsim.analysis import RunSpec, run_llm
         from bizsim.analysis.verify import verify_run_dir
         answers = [
             ("status", {{}}), ("order", {{"lemons": 40}}), ("price", {{"cents": 130}}), ("run_day", {{}}),
@@ -244,9 +244,8 @@ def test_the_llm_agent_plays_through_a_scripted_model(venv: Venv, tmp_path: Path
             seen.append((messages[0]["content"], [t["function"]["name"] for t in tools]))
             name, args = answers[len(seen) - 1] if len(seen) <= len(answers) else ("run_day", {{}})
             return {{"content": None, "tool_calls": [{{"name": name, "arguments": args}}]}}
-        spec = LLMRunSpec(world="lemonade", preset="default", seed=3, out={str(out)!r},
-                          agent=LLMAgentConfig(model="scripted", max_turns=10))
-        result = run_llm(spec, client=ScriptedClient(policy))
+        spec = RunSpec("lemonade", "default", "llm", 3, agent_options=LLMAgentConfig(model="scripted", max_turns=10))
+        result = run_llm(spec, out={str(out)!r}, client=ScriptedClient(policy))
         check = verify_run_dir({str(out)!r})
         world = result.final_world
         print(json.dumps({{"system": seen[0][0], "tools": seen[0][1], "turns": result.llm["total"]["turns"],

@@ -50,11 +50,11 @@ def test_too_exhausted_to_submit_is_refused_and_changes_nothing():
     """Energy 4 below a cost of 5: refused ('failed', reason 'exhaustion'), no action used, the task still pooled."""
     w = FreelanceWorld(attrs.evolve(PRESETS["default"], initial_energy=4), 1)
     tid = put_task(w)
-    before = w.snapshot()
+    before = w.state()
     out = w.execute(f"solution_submit --task-id {tid} --solution-text 42")
     assert ("failed", "exhaustion") == (out["status"], out["reason"])
     assert "Too exhausted" in out["error"] and "5 energy" in out["error"]
-    assert before == w.snapshot()
+    assert before == w.state()
     assert (0, [0], Status.RUNNING) == (w.actions_today, w.pool, w.status)
 
 

@@ -9,7 +9,7 @@ import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.errors import FatalModelError
 from bizsim.agents.llm.runlog import read_jsonl
-from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+from bizsim.analysis import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.simcore.errors import ConfigError
 
@@ -37,15 +37,15 @@ def freelancer(messages: list[dict], tools: list[dict] | None) -> dict:
     return {"content": None, "tool_calls": [{"name": name, "arguments": args}]}
 
 
-def _spec(out, turns: int = 24, auditor: str = "llm") -> LLMRunSpec:
-    return LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=turns), out=str(out),
-                      auditor=auditor)
+def _spec(turns: int = 24, auditor: str = "llm") -> RunSpec:
+    return RunSpec("freelance", agent="llm", seed=3,
+                   agent_options={**LLMAgentConfig(model="scripted", max_turns=turns).to_dict(), "auditor": auditor})
 
 
 def test_the_auditor_uses_the_agents_model_and_its_calls_are_recorded(tmp_path):
     """Pricing votes, judging and negotiation go through the agent's client, tagged ``auditor`` in the run log."""
     client = ScriptedClient(freelancer)
-    result = run_llm(_spec(tmp_path), client=client)
+    result = run_llm(_spec(), out=tmp_path, client=client)
     summary = result.episode.summary
     rows = read_jsonl(tmp_path / "llm_calls.jsonl")
     audit_rows = [r for r in rows if r.get("role") == "auditor"]
@@ -58,14 +58,14 @@ def test_the_auditor_uses_the_agents_model_and_its_calls_are_recorded(tmp_path):
 
 def test_a_resumed_run_replays_the_auditors_answers_too(tmp_path):
     """Cut the log after some auditor calls: the resume asks the model only for what was not recorded."""
-    whole = run_llm(_spec(tmp_path / "whole"), client=ScriptedClient(freelancer))
+    whole = run_llm(_spec(), out=tmp_path / "whole", client=ScriptedClient(freelancer))
     rows = (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(keepends=True)
     keep = 1 + max(i for i, r in enumerate(rows[: len(rows) // 2]) if '"auditor"' in r)
     cut = tmp_path / "cut"
     cut.mkdir()
     recorded = json.loads((tmp_path / "whole" / "run.json").read_text())
-    assert "llm" == recorded["spec"]["auditor"]
-    (cut / "run.json").write_text(json.dumps({**recorded, "spec": {**recorded["spec"], "out": str(cut)}}))
+    assert "llm" == recorded["spec"]["agent_options"]["auditor"]
+    (cut / "run.json").write_text(json.dumps(recorded))
     (cut / "llm_calls.jsonl").write_text("".join(rows[:keep]))
     client = ScriptedClient(freelancer)
     again = resume_llm(cut, client=client)
@@ -85,7 +85,7 @@ def test_a_failing_model_makes_the_auditor_fall_back(tmp_path):
                 raise FatalModelError("auditor endpoint down")
             return agent_only.complete(messages, tools, **params)
 
-    result = run_llm(_spec(tmp_path), client=AuditorDown())
+    result = run_llm(_spec(), out=tmp_path, client=AuditorDown())
     s = result.episode.summary
     assert s["auditor_fallbacks"]["price"] > 0 and s["auditor_fallbacks"]["judge"] == s["submissions"] > 0
     assert 0 == s["accepted"] and "max_turns" in result.terminal_detail
@@ -95,9 +95,9 @@ def test_a_failing_model_makes_the_auditor_fall_back(tmp_path):
 def test_the_auditor_is_a_freelance_setting():
     """Any other world, or an unknown auditor, is refused up front."""
     with pytest.raises(ConfigError, match="auditor role; world 'startup' has none"):
-        LLMRunSpec(world="startup", auditor="llm")
+        RunSpec("startup", agent="llm", agent_options={"auditor": "llm"}).check()
     with pytest.raises(ConfigError, match="must be one of"):
-        LLMRunSpec(world="freelance", auditor="gpt")
+        RunSpec("freelance", agent="llm", agent_options={"auditor": "gpt"}).check()
 
 
 def test_cli_auditor_flag_needs_the_llm_agent(capsys):
@@ -151,14 +151,13 @@ def _flaky(agent: ScriptedClient, every: int = 3):
 
 def _copy_run(src, dst, rows: list[str]) -> None:
     dst.mkdir()
-    recorded = json.loads((src / "run.json").read_text())
-    (dst / "run.json").write_text(json.dumps({**recorded, "spec": {**recorded["spec"], "out": str(dst)}}))
+    (dst / "run.json").write_bytes((src / "run.json").read_bytes())  # the spec names no directory: it moves as is
     (dst / "llm_calls.jsonl").write_text("".join(rows))
 
 
 def test_a_resume_fails_the_auditor_where_it_failed_and_calls_no_model(tmp_path):
     """Failed auditor calls are replayed as failures (the auditor falls back again), so the resume fits the log."""
-    whole = run_llm(_spec(tmp_path / "whole", turns=40), client=_flaky(ScriptedClient(freelancer)))
+    whole = run_llm(_spec(turns=40), out=tmp_path / "whole", client=_flaky(ScriptedClient(freelancer)))
     rows = (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(keepends=True)
     assert any(not json.loads(r)["ok"] for r in rows) and whole.episode.summary["auditor_fallbacks"]["judge"] > 0
     _copy_run(tmp_path / "whole", tmp_path / "again", rows)
@@ -173,7 +172,7 @@ def test_load_rebuilds_an_llm_audited_run_with_the_recorded_answers(tmp_path):
     pd = pytest.importorskip("pandas")  # noqa: F841 - load needs it
     from bizsim.analysis import load
 
-    result = run_llm(_spec(tmp_path / "run", turns=60), client=_flaky(ScriptedClient(freelancer), every=4))
+    result = run_llm(_spec(turns=60), out=tmp_path / "run", client=_flaky(ScriptedClient(freelancer), every=4))
     s = result.episode.summary
     run = load(tmp_path / "run").runs.iloc[0]
     got = (run.final_money_cents, run.submissions, run.accepted, run.auditor, run.auditor_model_calls)
@@ -190,7 +189,7 @@ def test_load_refuses_an_auditor_log_that_does_not_fit(tmp_path):
     from bizsim.analysis import load
     from bizsim.simcore.errors import ReplayError
 
-    run_llm(_spec(tmp_path / "run", turns=40), client=ScriptedClient(freelancer))
+    run_llm(_spec(turns=40), out=tmp_path / "run", client=ScriptedClient(freelancer))
     path = tmp_path / "run" / "llm_calls.jsonl"
     rows = path.read_text().splitlines(keepends=True)
     last = max(i for i, r in enumerate(rows) if '"auditor"' in r)
@@ -212,9 +211,9 @@ def test_a_restarted_run_has_a_fresh_auditor_per_episode_and_loads_from_its_last
     """After a bankruptcy the next episode's auditor counts only its own calls; load rebuilds the last episode."""
     from bizsim.analysis import load
 
-    spec = LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=400), out=str(tmp_path),
-                      auditor="llm", max_episodes=2)
-    result = run_llm(spec, client=ScriptedClient(_spender))
+    spec = RunSpec("freelance", agent="llm", seed=3, agent_options={"model": "scripted", "max_turns": 400, "auditor": "llm"},
+                   max_episodes=2)
+    result = run_llm(spec, out=tmp_path, client=ScriptedClient(_spender))
     first, second = result.episode.episodes
     assert ("bankruptcy", "bankruptcy") == (first["terminal_reason"], second["terminal_reason"])
     rows = read_jsonl(tmp_path / "llm_calls.jsonl")

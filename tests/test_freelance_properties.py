@@ -72,16 +72,16 @@ def test_same_seed_and_commands_give_the_same_trajectory(preset, seed, acts):
     """Two runs of the same actions on the same seed write byte-identical trajectories."""
     a, b = run_actions(preset, seed, acts), run_actions(preset, seed, acts)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.snapshot() == b.snapshot()
+    assert a.state() == b.state()
 
 
 @given(preset=PRESET_NAMES, seed=SEEDS, acts=st.lists(actions(), max_size=30))
 @settings(max_examples=25, deadline=None)
 def test_replaying_the_command_log_reproduces_the_state(preset, seed, acts):
-    """``replay(factory, command_log())`` ends in the same snapshot."""
+    """``replay(factory, command_log())`` ends in the same state."""
     w = run_actions(preset, seed, acts)
     again = replay(lambda: FreelanceWorld(preset, seed), w.command_log())
-    assert w.snapshot() == again.snapshot()
+    assert w.state() == again.state()
 
 
 @given(preset=PRESET_NAMES, seed=SEEDS, acts=st.lists(actions(), max_size=60),

@@ -102,9 +102,9 @@ def test_at_most_three_submissions_a_day():
     ids = pool_ids(fw)
     for tid in ids[:3]:
         assert "error" not in play(fw, f"solution_submit --task-id {tid} --solution-text x")
-    before = fw.snapshot()
+    before = fw.state()
     out = play(fw, f"solution_submit --task-id {ids[3]} --solution-text x")
-    assert "blocked" == out["status"] and "3 submissions" in out["error"] and before == fw.snapshot()
+    assert "blocked" == out["status"] and "3 submissions" in out["error"] and before == fw.state()
     assert "daily_limit_reached" == out["reason"]  # the reference's reason
     end_day(fw)
     assert "error" not in play(fw, f"solution_submit --task-id {ids[3]} --solution-text x")
@@ -115,7 +115,7 @@ def test_empty_and_oversized_submissions_are_refused(fw):
 
     The world's own refusals carry the reference's ``status: "error"`` beside ``error`` and ``hint``."""
     tid = put_task(fw)
-    before = fw.snapshot()
+    before = fw.state()
     out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "  \n"})
     assert "empty" in out["error"] and "error" == out["status"]
     out = fw.execute_tool("solution_submit", {"task_id": tid, "solution_text": "9" * 20_001})
@@ -125,7 +125,7 @@ def test_empty_and_oversized_submissions_are_refused(fw):
     out = fw.execute_tool("task_inspect", {"task_id": "nope"})
     assert "not in your active pool" in out["error"] and "error" == out["status"]
     assert "error" == fw.execute_tool("solution_submit", {"task_id": "99", "solution_text": "1"})["status"]
-    assert before == fw.snapshot()
+    assert before == fw.state()
 
 
 def test_inspect_shows_the_question_not_the_answer(fw):

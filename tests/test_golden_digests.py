@@ -51,4 +51,4 @@ def test_a_sweep_record_has_its_pinned_bytes(world, agent, digest):
 def test_a_startup_episode_ends_in_its_pinned_snapshot(agent, digest):
     from bizsim.simcore.trajectory import to_json
 
-    assert digest == _digest(to_json(run_episode("startup", "default", agent, 1).final_world.snapshot()))
+    assert digest == _digest(to_json(run_episode("startup", "default", agent, 1).final_world.state()))

@@ -31,11 +31,11 @@ def _priced_world() -> tuple[VendingWorld, str]:
 
 def _answered_without_change(world, run) -> object:
     """Run one command; a refusal must leave the world as it was, and the log must stay writable JSON."""
-    before = json.dumps(world.snapshot(), sort_keys=True)
+    before = json.dumps(world.state(), sort_keys=True)
     out = run()
     assert isinstance(out, (dict, simpy.Event))
     if isinstance(out, dict) and "error" in out:
-        assert before == json.dumps(world.snapshot(), sort_keys=True)
+        assert before == json.dumps(world.state(), sort_keys=True)
     for line in world.trajectory.to_jsonl().split("\n")[:-1]:  # to_jsonl raises on NaN and 4,300-digit integers
         json.loads(line, parse_constant=_no_constant)
     return out

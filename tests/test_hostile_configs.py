@@ -64,7 +64,7 @@ def _runs(name: str, config) -> None:
         world.run(_capped(AGENTS[name][agent], _STEPS))
         for line in world.trajectory.to_jsonl().split("\n")[:-1]:
             json.loads(line, parse_constant=_no_constant)
-        json.dumps(world.snapshot(), allow_nan=False)
+        json.dumps(world.state(), allow_nan=False)
 
 
 @pytest.mark.parametrize("name", WORLD_NAMES)

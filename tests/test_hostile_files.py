@@ -103,6 +103,18 @@ def test_an_empty_catalog_is_refused(tmp_path, products):
         load_reference_catalog(path, structure)
 
 
+def test_a_product_name_with_a_unicode_line_break_is_one_line(tmp_path):
+    """A JSON line may hold U+2028 unescaped; the file is split where a text-mode read splits it (\n, \r\n, \r),
+    so the product is read, not cut in two unparseable halves and skipped."""
+    path, structure = write_reference_files(tmp_path)
+    kept = path.read_text(encoding="utf-8")
+    first = json.loads(kept.split("\n")[0])
+    odd = json.dumps({**first, "name": "Odd\u2028Name\x85"}, ensure_ascii=False)
+    path.write_text(odd + "\r\n" + kept, encoding="utf-8")
+    names = {p.name for p in load_reference_catalog(path, structure).products}
+    assert "Odd\u2028Name\x85" in names
+
+
 @pytest.mark.parametrize("price", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 30])
 def test_non_finite_or_absurd_wholesale_prices_are_refused(tmp_path, price):
     """NaN and infinite catalog prices were a ValueError or OverflowError; they are ConfigErrors."""

@@ -304,7 +304,7 @@ class ToyWorld(World):
         self._now_us = t_us
         self._deliver_stop({"now": self.now_iso}, 0)
 
-    def snapshot(self) -> dict:
+    def state(self) -> dict:
         return {"notes": list(self.notes), "t": self.now_us}
 
 
@@ -312,12 +312,12 @@ def test_world_execute_results_and_refusals():
     """Commands return dicts; refusals and parse errors come back as {"error", "hint"} and change nothing."""
     w = ToyWorld()
     assert {"notes": 1} == w.execute("toy note --text hi")
-    before = w.snapshot()
+    before = w.state()
     assert {"error": "Refused.", "hint": "Do something else."} == w.execute("refuse")
     assert "Unknown command 'nope'." == w.execute("nope")["error"]
     hint = "Commands: note, refuse, crash, wait. Try 'help'."
     assert {"error": "Unknown tool 'nope'.", "hint": hint} == w.execute_tool("nope", {})
-    assert before == w.snapshot()
+    assert before == w.state()
     assert {"notes": 2} == w.execute_tool("note", {"text": "again"})
     assert ["cmd"] * 5 == [r[1] for r in w.trajectory]
     assert ["note", "refuse", "?", "?", "note"] == [r[2] for r in w.trajectory]

@@ -7,10 +7,10 @@ import json
 
 from rich.console import Console
 
-from bizsim.agents.llm import LLMAgentConfig
 from bizsim.agents.llm.scripted import ScriptedClient
 from bizsim.analysis.labels import dollars
-from bizsim.analysis.llm_run import LLMRunSpec, run_llm
+from bizsim.analysis.llm_run import run_llm
+from bizsim.analysis.runspec import RunSpec
 from bizsim.cli.live_panel import LivePanel, printable
 
 from .llm_policies import greedy_policy
@@ -20,9 +20,9 @@ def test_the_panel_shows_turn_date_funds_tokens_and_last_command(tmp_path):
     """After a short run the panel reads exactly what the run wrote: turns, tokens, final funds, last command."""
     out = tmp_path / "run"
     console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
-    spec = LLMRunSpec(world="startup", seed=1, agent=LLMAgentConfig(model="scripted", max_turns=10), out=str(out))
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 10})
     with LivePanel(out, console=console) as panel:
-        result = run_llm(spec, client=ScriptedClient(greedy_policy), on_stop=panel.on_stop)
+        result = run_llm(spec, out=out, client=ScriptedClient(greedy_policy), on_stop=panel.on_stop)
     console.print(panel.render())
     text = console.export_text()
     calls = [json.loads(line) for line in (out / "llm_calls.jsonl").read_text().splitlines()]

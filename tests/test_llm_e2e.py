@@ -17,7 +17,7 @@ from bizsim.agents.llm import (
     LLMAgentConfig,
     ScriptedClient,
 )
-from bizsim.analysis import LLMRunSpec, run_llm
+from bizsim.analysis import RunSpec, run_llm
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 from bizsim.simcore.errors import ConfigError
@@ -48,15 +48,15 @@ def test_full_year_over_http_equals_the_native_policy(server, tmp_path):
     """A greedy year through litellm + HTTP ends exactly as the native greedy agent and the in-process client do;
     tokens and dollars match the server's usage and litellm's price map to the last bit."""
     start = len(server.usages)
-    spec = LLMRunSpec(world="startup", preset="default", seed=1, agent=LLMAgentConfig(model=KNOWN, api_base=server.url), out=str(tmp_path / "run"))
-    result = run_llm(spec, client=LiteLLMClient(KNOWN, api_base=server.url, api_key=KEY))
+    spec = RunSpec("startup", "default", "llm", 1, agent_options=LLMAgentConfig(model=KNOWN, api_base=server.url))
+    result = run_llm(spec, out=tmp_path / "run", client=LiteLLMClient(KNOWN, api_base=server.url, api_key=KEY))
     world = result.final_world
     native = StartupWorld("default", 1)
     native.run(greedy)
     inproc = StartupWorld("default", 1)
     inproc.run(LLMAgent(client=ScriptedClient(greedy_policy)))
     assert Status.HORIZON == world.status
-    assert native.snapshot() == world.snapshot() == inproc.snapshot()
+    assert native.state() == world.state() == inproc.state()
     assert 42029521 == result.episode.final_funds_cents
     usages = server.usages[start:]
     stats = result.llm["total"]

@@ -12,7 +12,7 @@ require_litellm()
 
 from bizsim.agents import greedy
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig
-from bizsim.analysis import LLMRunSpec, run_llm
+from bizsim.analysis import RunSpec, run_llm
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 
@@ -107,8 +107,8 @@ def test_a_model_that_never_resumes_still_finishes_the_year():
 def test_a_model_that_keeps_failing_ends_with_error_and_keeps_the_partial_run(tmp_path):
     """After N consecutive failures the run ends with status error; what happened before is on disk."""
     with LoopbackLLMServer(greedy_policy, faults=Faults({}, forever_from=6, kind="500")) as srv:
-        spec = LLMRunSpec(agent=LLMAgentConfig(model=FAST, api_base=srv.url, max_api_failures=4), out=str(tmp_path))
-        result = run_llm(spec, client=client(srv), sleep=lambda s: None)
+        spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model=FAST, api_base=srv.url, max_api_failures=4))
+        result = run_llm(spec, out=tmp_path, client=client(srv), sleep=lambda s: None)
         requests = srv.requests
     assert ("error", "api_failures") == (result.terminal_reason, result.terminal_detail)
     assert 6 + 4 == requests
@@ -153,3 +153,53 @@ def test_embedding_calls_that_keep_failing_end_the_run_after_the_failure_limit()
     world = StartupWorld("default", 1)
     world.run(agent)
     assert (Status.ERROR, "api_failures", 3) == (world.status, world.terminal_detail, NoEmbeddings.attempts)
+
+
+def test_a_429_retry_after_is_waited_for_within_a_bound():
+    """The endpoint's Retry-After (seconds or an HTTP date) wins over a shorter backoff; an absurd one is cut to
+    MAX_RETRY_AFTER_S, so no endpoint can stall a run for days."""
+    from bizsim.agents.llm.retry_after import MAX_RETRY_AFTER_S
+
+    faults = Faults({1: "429 retry-after 7", 2: "429 retry-after Fri, 31 Dec 9999 23:59:59 GMT", 3: "429 retry-after -3"})
+    with LoopbackLLMServer(greedy_policy, faults=faults) as srv:
+        slept: list[float] = []
+        agent = LLMAgent(client=client(srv), model=FAST, max_turns=3, sleep=slept.append, backoff_base_s=0.5,
+                         backoff_max_s=4.0)
+        StartupWorld("default", 1).run(agent)
+    assert [7.0, MAX_RETRY_AFTER_S, 2.0] == slept
+    assert (3, 3) == (agent.total.api_errors, agent.total.turns)
+
+
+def test_negative_token_counts_stop_the_run_instead_of_lowering_its_cost():
+    """An endpoint reporting -5 prompt tokens would shrink the cost and the token budget: the call is refused."""
+    with LoopbackLLMServer(greedy_policy, faults=Faults({1: "negative_usage"})) as srv:
+        agent = LLMAgent(client=client(srv), model=FAST, max_turns=5, sleep=lambda s: None)
+        world = StartupWorld("default", 1)
+        world.run(agent)
+    assert (Status.ERROR, "api_error") == (world.status, world.terminal_detail)
+    assert 1 == agent.total.turns and agent.total.prompt_tokens > 0
+    assert "prompt_tokens=-5 is not a token count" in agent.episodes[-1]["message"]
+
+
+def test_a_key_the_endpoint_echoes_is_masked_in_every_record(tmp_path, monkeypatch):
+    """An endpoint that repeats the key (in its reply, in its error text) gets *** in the run's logs and in the
+    sweep's error record: nothing bizsim writes holds the key."""
+    from bizsim.analysis import sweep
+
+    monkeypatch.setenv("BIZSIM_ECHO_KEY", KEY)
+
+    def echo(messages, tools):
+        reply = greedy_policy(messages, tools)
+        return {**reply, "content": f"my key is {KEY}"}
+
+    with LoopbackLLMServer(echo, faults=Faults({3: "401"})) as srv:
+        spec = RunSpec("startup", agent="llm", agent_options={
+            "model": FAST, "api_base": srv.url, "api_key_env": "BIZSIM_ECHO_KEY", "max_turns": 6})
+        result = run_llm(spec, out=tmp_path / "run", client=client(srv))
+        sweep([spec], tmp_path / "sweep", backend="serial", progress=False)
+    assert "api_error" == result.terminal_detail and "incorrect API key provided: ***" in result.llm["episodes"][-1]["message"]
+    assert any(KEY in a for a in srv.auth_headers)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "llm_calls.jsonl" for p in written)
+    assert [] == [p for p in written if KEY.encode() in p.read_bytes()]
+    assert "my key is ***" in (tmp_path / "run" / "llm_calls.jsonl").read_text()

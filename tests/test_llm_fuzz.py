@@ -10,7 +10,7 @@ import shutil
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.errors import TransientModelError
-from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+from bizsim.analysis import RunSpec, resume_llm, run_llm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,8 +72,8 @@ def test_garbage_answers_never_break_a_run_and_any_cut_resumes_to_the_same_run(w
     from the first part of its log reproduces it."""
     root = tmp_path_factory.mktemp("fuzz")
     out, copy = root / "whole", root / "cut"
-    spec = LLMRunSpec(world=world, seed=seed % 50 + 1, agent=LLMAgentConfig(model="scripted", max_turns=30), out=str(out))
-    whole = run_llm(spec, client=ScriptedClient(_garbage_policy(seed), faults=_flaky(seed)), sleep=lambda s: None)
+    spec = RunSpec(world, agent="llm", seed=seed % 50 + 1, agent_options=LLMAgentConfig(model="scripted", max_turns=30))
+    whole = run_llm(spec, out=out, client=ScriptedClient(_garbage_policy(seed), faults=_flaky(seed)), sleep=lambda s: None)
     assert whole.terminal_reason is not None
     lines = (out / "llm_calls.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
     copy.mkdir()

@@ -121,7 +121,7 @@ def test_provider_embeddings_are_recorded_and_replayed(tmp_path):
     again = LLMAgent(client=client, run_dir=tmp_path, resume=True, **cfg)
     w2 = StartupWorld("default", 1)
     w2.run(again)
-    assert 0 == client.calls and w1.snapshot() == w2.snapshot()
+    assert 0 == client.calls and w1.state() == w2.state()
 
 
 def test_one_message_recalled_by_two_modules_is_shown_once():

@@ -65,7 +65,7 @@ def test_scripted_greedy_equals_native_greedy():
     world, agent, _ = play(greedy_policy)
     native = StartupWorld("default", 1)
     native.run(greedy)
-    assert native.snapshot() == world.snapshot()
+    assert native.state() == world.state()
     assert (Status.HORIZON, 0, 0) == (world.status, agent.total.command_errors, agent.total.auto_advances)
 
 
@@ -168,11 +168,11 @@ def test_max_turns_ends_the_episode_with_status_error():
 
 def test_hidden_commands_are_not_reachable():
     """The reference bot's shortcuts are refused as unknown commands and change nothing."""
-    before = StartupWorld("default", 1).snapshot()
+    before = StartupWorld("default", 1).state()
     world, agent, rec = play(scripted(calls("yc-bench bot take --task-id x", "yc-bench bot wait")), max_turns=2)
     results = [m for m in rec.requests[1][0] if m["role"] == "tool"]
     assert all("Unknown command 'bot" in r["content"] for r in results)
-    after = world.snapshot()
+    after = world.state()
     assert ("running", "error") == (before.pop("status"), after.pop("status"))  # max_turns ended it
     assert before == after
     assert 2 == agent.total.command_errors
@@ -321,11 +321,11 @@ def test_ecogym_note_tool_from_scratchpad_memory():
 def test_lone_surrogates_from_the_model_cannot_break_the_run_files(tmp_path):
     """JSON can encode a lone surrogate; the harness replaces it so every file stays valid UTF-8."""
     from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis import LLMRunSpec, run_llm
+    from bizsim.analysis import RunSpec, run_llm
 
     note = {"content": None, "tool_calls": [{"name": "run_command", "arguments": '{"command": "scratchpad write --content \\"a\\ud800b\\""}'}]}
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(tmp_path))
-    result = run_llm(spec, client=ScriptedClient(scripted(note)))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2))
+    result = run_llm(spec, out=tmp_path, client=ScriptedClient(scripted(note)))
     assert "a?b" == result.final_world.scratchpad
     for path in tmp_path.iterdir():
         path.read_text(encoding="utf-8")

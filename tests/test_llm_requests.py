@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -79,3 +80,30 @@ def test_odd_answers_never_make_an_invalid_request_or_a_crash(world, preset):
     world_.run(agent)
     assert 60 == len(seen) and "max_turns" == world_.terminal_detail
     assert [] == [p for request in seen for p in request]
+
+
+def test_huge_model_text_does_not_pile_up_in_memory():
+    """Thirty replies of 2 MB of text and 500 kB tool arguments: what the harness keeps stays bounded (oversized
+    replies are clipped before the history keeps them), far below the 19 MB a turn a review once measured."""
+    import gc
+    import tracemalloc
+
+    from bizsim.models.startup import StartupWorld
+
+    def huge(messages, tools):
+        command = f"yc-bench scratchpad write --content {'y' * 500_000}" if len(messages) % 2 else "yc-bench sim resume"
+        return {"content": "x" * 2_000_000,
+                "tool_calls": [{"name": "run_command", "arguments": json.dumps({"command": command})}]}
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        agent = LLMAgent(client=ScriptedClient(huge), model="scripted", max_turns=30)
+        world = StartupWorld("default", 1)
+        world.run(agent)
+        gc.collect()
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert 30 == agent.total.turns
+    assert kept < 20_000_000 and peak < 60_000_000, (kept, peak)

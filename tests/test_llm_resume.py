@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 from .llm_server import require_litellm
@@ -19,7 +20,7 @@ require_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.runlog import read_jsonl
-from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+from bizsim.analysis import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.simcore.errors import ConfigError, ReplayError
 
@@ -101,7 +102,8 @@ def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted
         seen = server.requests
         time.sleep(0.3)
     asked_before = server.policy_calls
-    assert 0 == main(["run", "--resume", str(out), "--no-progress"])
+    assert 2 == main(["run", "--resume", str(out), "--no-progress"])  # run.json alone names no endpoint to trust
+    assert 0 == main(["run", "--resume", str(out), "--no-progress", "--api-base", server.url, "--api-key-env", KEY_ENV])
     total_turns = json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"]
     assert total_turns - recorded == server.policy_calls - asked_before
     assert json.loads((uninterrupted / "result.json").read_text()) == json.loads((out / "result.json").read_text())
@@ -126,8 +128,8 @@ def test_resuming_a_finished_run_replays_everything_without_the_model(server, un
 
 def test_a_torn_last_record_is_ignored_on_resume(tmp_path):
     """A half-written last line (a crash mid-write) is dropped; the run resumes and completes."""
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=6), out=str(tmp_path))
-    whole = run_llm(spec, client=ScriptedClient(greedy_policy))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=6))
+    whole = run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
     lines = (tmp_path / "llm_calls.jsonl").read_text().splitlines(keepends=True)
     (tmp_path / "llm_calls.jsonl").write_text("".join(lines[:3]) + lines[3][: len(lines[3]) // 2])
     client = ScriptedClient(greedy_policy)
@@ -138,8 +140,8 @@ def test_a_torn_last_record_is_ignored_on_resume(tmp_path):
 
 def test_a_log_that_does_not_fit_stops_with_a_clear_error(tmp_path):
     """A recorded call made for another request (a changed run) stops the resume; nothing is guessed."""
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=4), out=str(tmp_path))
-    run_llm(spec, client=ScriptedClient(greedy_policy))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=4))
+    run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
     rows = read_jsonl(tmp_path / "llm_calls.jsonl")
     rows[2]["request"] = "0" * 64
     (tmp_path / "llm_calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -149,10 +151,10 @@ def test_a_log_that_does_not_fit_stops_with_a_clear_error(tmp_path):
 
 def test_a_run_directory_is_not_overwritten(tmp_path):
     """Starting a new run in a directory that holds one is refused, pointing at --resume."""
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=1), out=str(tmp_path))
-    run_llm(spec, client=ScriptedClient(greedy_policy))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=1))
+    run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
     with pytest.raises(ConfigError, match="already holds a run"):
-        run_llm(spec, client=ScriptedClient(greedy_policy))
+        run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
 
 
 def test_a_baseline_run_and_an_llm_run_never_overwrite_each_other(tmp_path, capsys):
@@ -161,7 +163,7 @@ def test_a_baseline_run_and_an_llm_run_never_overwrite_each_other(tmp_path, caps
     from bizsim.analysis import run_episode
 
     llm_dir, greedy_dir = tmp_path / "llm", tmp_path / "greedy"
-    run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(llm_dir)),
+    run_llm(RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2)), out=llm_dir,
             client=ScriptedClient(greedy_policy))
     before = {p.name: p.read_bytes() for p in llm_dir.iterdir()}
     for overwrite in (False, True):
@@ -173,7 +175,7 @@ def test_a_baseline_run_and_an_llm_run_never_overwrite_each_other(tmp_path, caps
 
     run_episode("startup", "default", "greedy", 1, out=greedy_dir)
     with pytest.raises(ConfigError, match="already holds a run"):
-        run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=2), out=str(greedy_dir)),
+        run_llm(RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2)), out=greedy_dir,
                 client=ScriptedClient(greedy_policy))
     assert not (greedy_dir / "run.json").exists()
 
@@ -216,7 +218,7 @@ def test_cli_agent_opt_and_flags_reach_the_agent(server, tmp_path, capsys, key_e
         result["terminal_reason"], result["terminal_detail"], result["agent_options"]["history_rounds"], result["llm"]["turns"]
     )
     spec = json.loads((out / "run.json").read_text())
-    assert 5 == spec["protocol"]["history_rounds"] and KEY_ENV == spec["spec"]["agent"]["api_key_env"]
+    assert 5 == spec["protocol"]["history_rounds"] and KEY_ENV == spec["spec"]["agent_options"]["api_key_env"] == spec["agent"]["api_key_env"]
 
 
 def test_cli_refuses_llm_flags_for_other_agents(capsys):
@@ -233,7 +235,72 @@ def test_a_run_that_never_starts_leaves_no_run_directory(tmp_path):
 
     client = ScriptedClient([], faults=lambda i: FatalModelError("401: invalid key"))
     out = tmp_path / "runs" / "llm-1"
-    spec = LLMRunSpec(seed=1, agent=LLMAgentConfig(model="scripted", max_turns=3), out=str(out))
+    spec = RunSpec("startup", agent="llm", seed=1, agent_options=LLMAgentConfig(model="scripted", max_turns=3))
     with pytest.raises(PreflightError):
-        run_llm(spec, client=client, preflight=True)
+        run_llm(spec, out=out, client=client, preflight=True)
     assert not out.exists() and (tmp_path / "runs").exists()
+
+
+def test_a_resume_refuses_an_endpoint_only_run_json_names(tmp_path, monkeypatch):
+    """An edited run.json cannot send one variable's value to another host: the caller must name both again,
+    and a refused resume writes nothing."""
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2))
+    run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
+    recorded = json.loads((tmp_path / "run.json").read_text())
+    recorded["spec"]["agent_options"].update(api_base="http://203.0.113.9/v1", api_key_env="AWS_SECRET_ACCESS_KEY")
+    (tmp_path / "run.json").write_text(json.dumps(recorded))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for confirm in (None, ("http://203.0.113.9/v1", "OPENAI_API_KEY"), ("http://127.0.0.1/v1", "AWS_SECRET_ACCESS_KEY")):
+        with pytest.raises(ConfigError, match="give --api-base 'http://203.0.113.9/v1' and --api-key-env 'AWS_SECRET"):
+            resume_llm(tmp_path, confirm_endpoint=confirm)
+    assert before == {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+
+def test_a_run_json_of_the_first_layout_still_resumes(tmp_path):
+    """run.json files written before the one RunSpec (spec_version 1: an LLM-only spec with its own out, auditor
+    and agent table) resume to the same result."""
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=6))
+    whole = run_llm(spec, out=tmp_path / "whole", client=ScriptedClient(greedy_policy))
+    recorded = json.loads((tmp_path / "whole" / "run.json").read_text())
+    old = {**recorded, "spec_version": 1, "spec": {
+        "world": "startup", "preset": "default", "seed": 1, "max_episodes": 1, "agent": recorded["agent"],
+        "out": str(tmp_path / "whole"), "auditor": "deterministic"}}
+    del old["agent"]
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "run.json").write_text(json.dumps(old))
+    (cut / "llm_calls.jsonl").write_text("".join((tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(True)[:3]))
+    again = resume_llm(cut, client=ScriptedClient(greedy_policy))
+    assert 3 == again.replayed_calls and whole.to_dict() == again.to_dict()
+
+
+def test_a_resume_into_another_runs_directory_is_refused(tmp_path):
+    """The pipeline resumes only the run a directory holds: another seed or other agent settings are refused."""
+    from bizsim.analysis import execute
+
+    spec = RunSpec("startup", agent="llm", agent_options={"model": "scripted", "max_turns": 2})
+    run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
+    for other in (attrs.evolve(spec, seed=2), attrs.evolve(spec, agent_options={"model": "scripted", "max_turns": 3})):
+        with pytest.raises(ConfigError, match="holds another run"):
+            execute(other, out=tmp_path, client=ScriptedClient(greedy_policy))
+
+
+def test_a_run_from_a_preset_file_resumes_from_any_directory(tmp_path, monkeypatch):
+    """A relative .toml preset is read once, into the spec's overrides: the resume needs neither the file nor the
+    working directory it was started from."""
+    (tmp_path / "lean.toml").write_text('extends = "default"\ninitial_funds_cents = 12_345_678\n')
+    monkeypatch.chdir(tmp_path)
+    spec = RunSpec("startup", "lean.toml", "llm", agent_options={"model": "scripted", "max_turns": 5})
+    assert {"initial_funds_cents": 12_345_678} == spec.overrides
+    whole = run_llm(spec, out=tmp_path / "whole", client=ScriptedClient(greedy_policy))
+    assert 12_345_678 == json.loads((tmp_path / "whole" / "run.json").read_text())["world_config"]["initial_funds_cents"]
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "run.json").write_bytes((tmp_path / "whole" / "run.json").read_bytes())
+    (cut / "llm_calls.jsonl").write_text("".join((tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(True)[:2]))
+    (tmp_path / "lean.toml").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = resume_llm(cut, client=ScriptedClient(greedy_policy))
+    assert 2 == again.replayed_calls and whole.to_dict() == again.to_dict()

@@ -184,22 +184,22 @@ def test_a_request_field_litellm_would_drop_is_refused_before_the_run(model, par
 
 def test_a_thinking_run_cut_midway_resumes_with_the_same_requests(tmp_path):
     """The blocks come back from the call log: the resumed requests hash as the recorded ones, then go on live."""
-    from bizsim.analysis import LLMRunSpec, resume_llm, run_llm
+    from bizsim.analysis import RunSpec, resume_llm, run_llm
 
     with LoopbackAnthropicServer(_startup_policy, lifetime_s=60) as server:
         cfg = LLMAgentConfig(model=MODEL, api_base=server.url.removesuffix("/v1"), model_params=THINKING, max_tokens=2048,
                              max_turns=8, max_api_failures=1)
-        whole = run_llm(LLMRunSpec(world="startup", seed=2, agent=cfg, out=str(tmp_path / "whole")), api_key="k")
-        run_llm(LLMRunSpec(world="startup", seed=2, agent=cfg, out=str(tmp_path / "cut")), api_key="k")
+        whole = run_llm(RunSpec("startup", agent="llm", seed=2, agent_options=cfg), out=tmp_path / "whole", api_key="k")
+        run_llm(RunSpec("startup", agent="llm", seed=2, agent_options=cfg), out=tmp_path / "cut", api_key="k")
         log = tmp_path / "cut" / "llm_calls.jsonl"
         lines = log.read_text().splitlines(keepends=True)
         assert '"thinking_blocks"' in lines[-1]
         log.write_text("".join(lines[:4]))
         asked = server.policy_calls
-        again = resume_llm(tmp_path / "cut", api_key="k")
+        again = resume_llm(tmp_path / "cut", api_key="k", confirm_endpoint=(cfg.api_base, None))
     assert [] == server.refusals
     assert (4, 4) == (again.replayed_calls, server.policy_calls - asked)
-    assert whole.final_world.snapshot() == again.final_world.snapshot()
+    assert whole.final_world.state() == again.final_world.state()
 
 
 def test_only_a_thought_signature_rides_back_on_a_tool_call():

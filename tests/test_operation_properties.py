@@ -30,16 +30,16 @@ def test_same_seed_and_commands_give_the_same_trajectory(preset, seed, lines):
     """Two runs of the same lines on the same seed write byte-identical trajectories."""
     a, b = run_lines(preset, seed, lines), run_lines(preset, seed, lines)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.snapshot() == b.snapshot()
+    assert a.state() == b.state()
 
 
 @given(preset=PRESET_NAMES, seed=SEEDS, lines=st.lists(operation_lines(), max_size=40))
 @settings(max_examples=40)
 def test_replaying_the_command_log_reproduces_the_state(preset, seed, lines):
-    """``replay(factory, command_log())`` ends in the same snapshot, with the same accepted commands and reports."""
+    """``replay(factory, command_log())`` ends in the same state, with the same accepted commands and reports."""
     w = run_lines(preset, seed, lines)
     again = replay(lambda: OperationWorld(preset, seed), w.command_log())
-    assert w.snapshot() == again.snapshot()
+    assert w.state() == again.state()
     assert accepted(w) == accepted(again)
 
 

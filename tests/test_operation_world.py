@@ -43,10 +43,10 @@ def test_tools_are_the_reference_tools(op):
 def test_one_action_a_day_then_the_day_is_over(op):
     """The budget is one accepted action; later actions that day are refused and change nothing."""
     assert "error" not in op.execute("creator_incentive")
-    before = op.snapshot()
+    before = op.state()
     refused = op.execute("moderation_tighten")
     assert "Day 0 is over" in refused["error"]
-    assert before == op.snapshot()
+    assert before == op.state()
     assert 1 == end_day(op)["current_day"]
     assert "error" not in op.execute("moderation_tighten")
 
@@ -63,11 +63,11 @@ def test_help_is_free(op):
 
 def test_refused_lines_are_errors_that_change_nothing(op):
     """Arguments to argument-less tools, unknown tools and garbage are refused."""
-    before = op.snapshot()
+    before = op.state()
     for line in ("creator_incentive --boost 3", "acquisition boost", "sim resume", "task_done --now", "", "'"):
         out = op.execute(line)
         assert isinstance(out, dict) and out["error"], line
-    assert before == op.snapshot()
+    assert before == op.state()
     assert 1 == op.actions_left
 
 

@@ -44,4 +44,4 @@ def test_scripted_play_is_deterministic_keeps_invariants_and_replays(name, data,
     second.run(_scripted(script, []))
     assert first.trajectory.to_jsonl() == second.trajectory.to_jsonl()
     again = replay(lambda: spec.make(preset, seed), first.command_log())
-    assert first.snapshot() == again.snapshot()
+    assert first.state() == again.state()

@@ -41,5 +41,5 @@ def test_replay_reissues_hidden_commands():
     hidden = next(line for _, line in log if line.startswith("bot take "))
     assert "Unknown command 'bot take'." == StartupWorld("reference", 1).execute(hidden)["error"]
     again = replay(lambda: StartupWorld("reference", 1), log)
-    assert world.snapshot() == again.snapshot()
+    assert world.state() == again.state()
     assert world.trajectory.to_jsonl() == again.trajectory.to_jsonl()

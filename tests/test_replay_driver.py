@@ -17,7 +17,7 @@ def test_replay_reproduces_final_state():
     world = StartupWorld("default", 4)
     world.run(random_agent)
     again = replay(lambda: StartupWorld("default", 4), world.command_log())
-    assert world.snapshot() == again.snapshot()
+    assert world.state() == again.state()
     assert world.trajectory.to_jsonl() == again.trajectory.to_jsonl()
 
 
@@ -81,7 +81,7 @@ def test_commands_after_the_end_are_refused():
 
     world.run(greedy_reference)
     assert Status.BANKRUPT == world.status
-    before = world.snapshot()
+    before = world.state()
     out = world.execute("task accept --task-id Task-1")
     assert "episode has ended" in out["error"]
-    assert before == world.snapshot()
+    assert before == world.state()

@@ -306,11 +306,11 @@ def test_cancel_in_default(world):
 def test_cancel_refused_in_reference(ref_world):
     """In ``reference`` cancel is refused (the reference crashes on it) and nothing changes."""
     start(ref_world, "Task-42")
-    before = ref_world.snapshot()
+    before = ref_world.state()
     out = ref_world.execute('task cancel --task-id Task-42 --reason "text"')
     assert {"error", "hint"} == set(out)
     assert out["error"].startswith("task cancel is unavailable in the reference behaviour")
-    assert before == ref_world.snapshot()
+    assert before == ref_world.state()
 
 
 def test_reference_outputs_quirks(ref_world):
@@ -431,37 +431,37 @@ REFUSALS = [
 @pytest.mark.parametrize(("line", "message"), REFUSALS)
 def test_refusals_are_verbatim_and_change_nothing(planned, line, message):
     """A refused command returns the reference's message (plus an optional hint) and leaves the state unchanged."""
-    before = planned.snapshot()
+    before = planned.state()
     out = planned.execute(line)
     assert message == out["error"]
     assert set(out) <= {"error", "hint"}
-    assert before == planned.snapshot()
+    assert before == planned.state()
     assert "error" in list(planned.trajectory)[-1][3]
 
 
 def test_resume_refused_without_active_task(world):
     """Resume with nothing active is refused with the reference's message; time does not move."""
     ok(world.execute("task accept --task-id Task-1"))
-    before = world.snapshot()
+    before = world.state()
     out = world.execute("yc-bench sim resume")
     assert (
         "No active tasks. Accept and dispatch a task before calling sim resume. "
         "Use: market browse \u2192 task accept \u2192 task dispatch \u2192 sim resume"
     ) == out["error"]
-    assert before == world.snapshot()
+    assert before == world.state()
     refused = world.advance()
     assert (True, out) == (refused.triggered, refused.value)
-    assert before == world.snapshot()
+    assert before == world.state()
 
 
 def test_commands_refused_after_the_end(world):
     """Once bankrupt, every command is refused with the episode's end."""
     world.env.run(until=world.finished)  # nobody works: payroll bankrupts the company on 2025-07-01
     assert "bankrupt" == world.status.value
-    before = world.snapshot()
+    before = world.state()
     ended = {"error": "The episode has ended (bankrupt).", "hint": "Start a new episode."}
     assert ended == world.execute("company status")
-    assert before == world.snapshot()
+    assert before == world.state()
 
 
 def test_help_lists_visible_commands(world):
@@ -523,10 +523,10 @@ def test_observation_summary(busy):
                                             (None, {}), (7, {"task_id": "Task-1"})])
 def test_malformed_tool_calls_come_back_as_errors(world, tool, args):
     """A malformed tool call is answered with {"error", "hint"?} and changes nothing."""
-    before = world.snapshot()
+    before = world.state()
     out = world.execute_tool(tool, args)
     assert {"error"} <= set(out) <= {"error", "hint"}
-    assert before == world.snapshot()
+    assert before == world.state()
 
 
 def test_trajectory_stays_utf8_whatever_the_agent_sends(world):

@@ -31,7 +31,7 @@ def check_result(world: StartupWorld, line: str, before: dict) -> None:
     if "error" in out:
         assert set(out) <= {"error", "hint"}
         assert isinstance(out["error"], str) and out["error"]
-        assert before == world.snapshot()
+        assert before == world.state()
     else:
         json.dumps(out, allow_nan=False)
 
@@ -41,7 +41,7 @@ def check_result(world: StartupWorld, line: str, before: dict) -> None:
 def test_any_text_is_answered_on_a_fresh_world(line):
     """Any text (random, near-miss or well-shaped) gets a result or an error and never raises."""
     w = StartupWorld("default", 1)
-    check_result(w, line, w.snapshot())
+    check_result(w, line, w.state())
     assert [] == w.invariants()
 
 
@@ -51,7 +51,7 @@ def test_any_text_is_answered_on_a_busy_world(line):
     """With a task in progress too, any text is answered, resumes included, and the world stays sound."""
     w = StartupWorld("default", 1)
     start(w, "Task-42", "Emp_1,Emp_4,Emp_7")
-    check_result(w, line, w.snapshot())
+    check_result(w, line, w.state())
     assert [] == w.invariants()
 
 
@@ -61,7 +61,7 @@ def test_text_sequences_keep_the_world_sound(lines, seed):
     """A sequence of arbitrary lines never raises and keeps every invariant."""
     w = StartupWorld("default", seed)
     for line in lines:
-        check_result(w, line, w.snapshot())
+        check_result(w, line, w.state())
         assert [] == w.invariants()
 
 
@@ -80,13 +80,13 @@ class StartupMachine(RuleBasedStateMachine):
     @rule(action=actions())
     def act(self, action: tuple) -> None:
         for line in render(self.world, action):
-            check_result(self.world, line, self.world.snapshot())
+            check_result(self.world, line, self.world.state())
 
     @rule(pick=st.integers(0, 5), team=st.sets(st.integers(1, 10), min_size=1), times=st.integers(1, 12))
     def work(self, pick: int, team: set[int], times: int) -> None:
         """Start one of the best acceptable tasks, then resume a few times."""
         for line in render(self.world, ("start", pick, sorted(team), True)):
-            check_result(self.world, line, self.world.snapshot())
+            check_result(self.world, line, self.world.state())
         self.resume(times)
 
     @rule(times=st.integers(1, 12))
@@ -163,13 +163,13 @@ def play(preset: str, seed: int, sequence: list[tuple]) -> tuple[StartupWorld, l
 @given(preset=presets(), seed=seeds(50), sequence=action_sequences())
 @settings(max_examples=20)
 def test_same_seed_and_commands_give_the_same_episode(preset, seed, sequence):
-    """Same preset, seed and commands give byte-identical trajectories and equal snapshots."""
+    """Same preset, seed and commands give byte-identical trajectories and equal states."""
     a, sent_a = play(preset, seed, sequence)
     b, sent_b = play(preset, seed, sequence)
     assert sent_a == sent_b
     assert a.trajectory.to_jsonl().encode() == b.trajectory.to_jsonl().encode()
-    assert a.snapshot() == b.snapshot()
-    json.dumps(a.snapshot(), allow_nan=False)
+    assert a.state() == b.state()
+    json.dumps(a.state(), allow_nan=False)
 
 
 @given(sequence=action_sequences(min_size=5))
@@ -183,7 +183,7 @@ def test_command_lines_replay_to_the_same_episode(sequence):
         if isinstance(out, simpy.Event):
             b.env.run(until=out)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.snapshot() == b.snapshot()
+    assert a.state() == b.state()
 
 
 _RUN_YEAR = """

@@ -14,7 +14,7 @@ from .llm_server import require_litellm
 require_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import LLMRunSpec, RunSpec, load, metrics, run_llm, sweep
+from bizsim.analysis import RunSpec, load, metrics, run_llm, sweep
 from bizsim.simcore.errors import ConfigError
 
 from .llm_policies import greedy_policy
@@ -48,8 +48,8 @@ def test_a_sweep_of_the_llm_agent_records_its_calls_and_cost(tmp_path, monkeypat
 
 def test_an_llm_run_directory_loads_with_its_calls(tmp_path):
     """load(run directory of run_llm): one run, its model calls, and task rows recovered by replaying the log."""
-    spec = LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=20, prices={"scripted": (1.0, 2.0)}), out=str(tmp_path))
-    result = run_llm(spec, client=ScriptedClient(greedy_policy))
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=20, prices={"scripted": (1.0, 2.0)}))
+    result = run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
     res = load(tmp_path)
     run = res.runs.iloc[0]
     assert ("llm", 20, result.final_world.funds_cents) == (run.agent, run.llm_turns, run.final_funds_cents)

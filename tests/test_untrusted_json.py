@@ -50,10 +50,10 @@ def test_deep_tool_arguments_are_json_errors_in_the_world_and_the_llm_harness():
     """A tool call whose arguments nest 100,000 deep: a JSON error that changes nothing, and a message to the model."""
     deep = _nested(100_000)
     world = VendingWorld("default", 1)
-    before = world.snapshot()
+    before = world.state()
     out = world.execute_tool("order_place", deep)
-    assert "not valid JSON" in out["error"] and before == world.snapshot()
+    assert "not valid JSON" in out["error"] and before == world.state()
     out = world.execute_tool("order_place", json.dumps({"items": _nested(5000)}))
-    assert ("error", "invalid_json") == (out["status"], out["error_type"]) and before == world.snapshot()
+    assert ("error", "invalid_json") == (out["status"], out["error_type"]) and before == world.state()
     args, error = parse_arguments('{"command": ' + deep + "}", "run_command")
     assert args is None and "Nesting deeper than 64 levels" in error

@@ -33,16 +33,16 @@ def test_same_seed_and_commands_give_the_same_trajectory(preset, seed, actions):
     """Two runs of the same actions on the same seed write byte-identical trajectories."""
     a, b = run_actions(preset, seed, actions), run_actions(preset, seed, actions)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.snapshot() == b.snapshot()
+    assert a.state() == b.state()
 
 
 @given(preset=PRESET_NAMES, seed=SEEDS, actions=st.lists(vending_actions(), max_size=30))
 @settings(max_examples=40)
 def test_replaying_the_command_log_reproduces_the_state(preset, seed, actions):
-    """``replay(factory, command_log())`` reproduces the snapshot and every accepted command and report."""
+    """``replay(factory, command_log())`` reproduces the state and every accepted command and report."""
     w = run_actions(preset, seed, actions)
     again = replay(lambda: VendingWorld(preset, seed), w.command_log())
-    assert w.snapshot() == again.snapshot()
+    assert w.state() == again.state()
     assert [r for r in w.trajectory if r[2] != "?"] == [r for r in again.trajectory if r[2] != "?"]
 
 

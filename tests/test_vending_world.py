@@ -134,12 +134,12 @@ def test_sales_before_deliveries_within_a_transition(shop):
 def test_order_refusals_have_the_reference_error_types(shop, items, error_type):
     """Every malformed or unaffordable order is a JSON error with ``error_type``; nothing changes, no action used."""
     items = items.replace("NAME", first(shop)["name"])
-    before, left = shop.snapshot(), shop.actions_left
+    before, left = shop.state(), shop.actions_left
     out = shop.execute_tool("order_place", {"items": items})
     assert ("error", error_type) == (out["status"], out["error_type"]) and out["error"]
     assert out["message"] == out["error"]  # the reference's field for the text
     json.dumps(out, allow_nan=False)
-    assert (before, left) == (shop.snapshot(), shop.actions_left)
+    assert (before, left) == (shop.state(), shop.actions_left)
 
 
 def test_insufficient_funds_reports_the_shortfall(shop):
@@ -169,7 +169,7 @@ def test_tool_calls_take_items_as_a_list(shop):
     log = shop.command_log()
     assert log[-1][1].startswith("order_place --items ")
     again = replay(lambda: VendingWorld(ROOMY, 1), log)
-    assert shop.snapshot() == again.snapshot()
+    assert shop.state() == again.state()
     # the whole argument object as JSON text, the usual shape of a tool call
     text = json.dumps({"items": [{"name": p["name"], "quantity": 1}]})
     assert "success" == shop.execute_tool("order_place", text)["status"]
@@ -205,10 +205,10 @@ def test_price_set_stores_cents(shop):
 def test_price_and_query_refusals(shop, line, fragment):
     """Unknown products and bad prices are errors that change nothing and use no action."""
     line = line.replace("NAME", f"'{first(shop)['name']}'")
-    before, left = shop.snapshot(), shop.actions_left
+    before, left = shop.state(), shop.actions_left
     out = shop.execute(line)
     assert fragment in out["error"], out
-    assert (before, left) == (shop.snapshot(), shop.actions_left)
+    assert (before, left) == (shop.state(), shop.actions_left)
 
 
 def test_unresearched_catalog_products_cannot_be_priced_or_ordered():

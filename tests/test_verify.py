@@ -6,7 +6,7 @@ import json
 
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import LLMRunSpec, load, run_episode, run_llm
+from bizsim.analysis import RunSpec, load, run_episode, run_llm
 from bizsim.cli import main
 from bizsim.analysis.rundir import read_episode_logs
 from bizsim.analysis.verify import verify_run_dir
@@ -105,14 +105,14 @@ def test_bad_directories_are_a_clear_error(tmp_path, restarted, capsys):
 
 def test_llm_runs_verify_with_their_recorded_roles_and_caps(tmp_path, capsys):
     """The freelance auditor answers from llm_calls.jsonl; a run stopped by its turn cap ends without a command."""
-    run_llm(LLMRunSpec(world="freelance", seed=3, agent=LLMAgentConfig(model="scripted", max_turns=24),
-                       out=str(tmp_path / "audited"), auditor="llm"), client=ScriptedClient(freelancer))
+    run_llm(RunSpec("freelance", agent="llm", seed=3, agent_options={"model": "scripted", "max_turns": 24, "auditor": "llm"}),
+            out=tmp_path / "audited", client=ScriptedClient(freelancer))
 
     def unknown_command_first(messages, tools):
         return calls("teleport --to moon") if len(messages) <= 2 else greedy_policy(messages, tools)
 
-    capped = run_llm(LLMRunSpec(agent=LLMAgentConfig(model="scripted", max_turns=12), out=str(tmp_path / "capped")),
-                     client=ScriptedClient(unknown_command_first))
+    capped = run_llm(RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=12)),
+                     out=tmp_path / "capped", client=ScriptedClient(unknown_command_first))
     assert capped.terminal_detail is not None
     assert '"name":"?"' in (tmp_path / "capped" / "trajectory.jsonl").read_text()
     assert 0 == main(["verify", str(tmp_path / "audited"), str(tmp_path / "capped")])
@@ -217,6 +217,26 @@ def line_break_agent(world):
         world.execute(f"market browse --limit 1{odd}")
         world.execute(f"scratchpad write --content 'a{odd}b'")
     yield world.advance()
+
+
+def surrogate_agent(world):
+    """Sends lone surrogates in command lines and tool calls, accepted and refused ones, then plays."""
+    world.execute("scratchpad write --content 'a\ud800b'")
+    world.execute("market browse --limit 1\udfff")
+    world.execute("teleport \ud800")
+    world.execute_tool("scratchpad_append", {"content": "c\udc00"})
+    world.execute_tool("scratchpad_append\ud800", {"content\ud800": 1})
+    yield world.advance()
+
+
+def test_lone_surrogates_in_commands_replay_as_they_ran(tmp_path):
+    """A lone surrogate becomes U+FFFD before the world reads the line, so the log keeps the line that ran: its
+    replay accepts and refuses the same commands (an escaped form replayed as another, accepted command)."""
+    result = run_episode("startup", "default", surrogate_agent, seed=2, out=tmp_path / "run")
+    assert "a\ufffdb" == result.final_world.scratchpad
+    assert verify_run_dir(tmp_path / "run").ok
+    log = [line for _, line in result.final_world.command_log()]
+    assert "scratchpad write --content 'a\ufffdb'" in log and "teleport \ufffd" in log
 
 
 def test_an_honest_run_with_odd_line_breaks_in_its_commands_verifies(tmp_path):

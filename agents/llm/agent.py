@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.agents.declare import agent
 
 from .config import LLMAgentConfig
-from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, scrub
+from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
 from .gateway import ModelGateway, request_digest
 from .limits import EndpointLimiter
 from .memory import build_memory
@@ -107,6 +106,7 @@ class LLMAgent:
                 f"max_cost_usd(={cfg.max_cost_usd}) needs a price for model {cfg.model!r}, which neither litellm's "
                 "price map nor prices= knows; pass prices={model: (input $/M tokens, output $/M tokens)}"
             )
+        self.secrets = run_secrets(cfg.model, cfg.api_key_env, api_key)
         self.run_dir = Path(run_dir) if run_dir is not None else None
         replay: Sequence[dict] = ()
         calls_log = self.commands_log = None
@@ -117,13 +117,12 @@ class LLMAgent:
                 raise ConfigError(
                     f"{str(self.run_dir)!r} already holds recorded model calls; pass resume=True or choose another run_dir"
                 )
-            calls_log = JsonlWriter(self.run_dir / LLM_CALLS, fsync=cfg.fsync)
+            calls_log = JsonlWriter(self.run_dir / LLM_CALLS, fsync=cfg.fsync, secrets=self.secrets)
             # Commands are derived data: a resumed run re-executes them all and writes the file anew.
-            self.commands_log = JsonlWriter(self.run_dir / AGENT_COMMANDS, fsync=cfg.fsync, truncate=True)
+            self.commands_log = JsonlWriter(self.run_dir / AGENT_COMMANDS, fsync=cfg.fsync, truncate=True,
+                                            secrets=self.secrets)
         elif resume:
             raise ConfigError("resume=True needs run_dir, the directory of the run to continue")
-        key_value = api_key or (os.environ.get(cfg.api_key_env) if cfg.api_key_env else None)
-        self.secrets = (api_key, key_value)
         self.gateway = ModelGateway(
             client, cfg.model, self.pricing, log=calls_log, replay=replay, limiter=limiter,
             max_failures=cfg.max_api_failures, backoff=(cfg.backoff_base_s, cfg.backoff_max_s), sleep=sleep,
@@ -300,3 +299,4 @@ def _llm_agent(world: World, **options: Any) -> Generator[simpy.Event, Any, None
 llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, options=(
     *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "run_dir", "resume", "limiter", "sleep",
 ))
+

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 from bizsim.simcore.errors import BizSimError
 
-__all__ = ["FatalModelError", "ModelError", "PreflightError", "RunAborted", "TransientModelError", "scrub"]
+__all__ = [
+    "FatalModelError", "ModelError", "PreflightError", "RunAborted", "TransientModelError", "run_secrets", "scrub",
+]
 
 
 class ModelError(BizSimError):
@@ -12,7 +16,14 @@ class ModelError(BizSimError):
 
 
 class TransientModelError(ModelError):
-    """A failure worth retrying: timeout, connection error, 429, 5xx, an answer without choices."""
+    """A failure worth retrying: timeout, connection error, 429, 5xx, an answer without choices.
+
+    ``retry_after_s`` is how long the endpoint asked to be left alone (a 429's ``Retry-After``), if it said.
+    """
+
+    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class FatalModelError(ModelError):
@@ -45,3 +56,15 @@ def scrub(text: str, secrets: tuple[str | None, ...]) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
     return text
+
+
+def run_secrets(model: str, api_key_env: str | None, api_key: str | None = None) -> tuple[str | None, ...]:
+    """The keys a run may send, for :func:`scrub`: one given in memory, the named variable's value, and the
+    variable litellm reads for the model's provider when none is named (``openai/...`` -> ``OPENAI_API_KEY``)."""
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    default = "".join(c if c.isalnum() else "_" for c in provider).upper()
+    return (
+        api_key,
+        os.environ.get(api_key_env) if api_key_env else None,
+        os.environ.get(f"{default}_API_KEY") if default else None,
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
@@ -34,6 +34,16 @@ def backoff_delay(failures: int, base_s: float, max_s: float) -> float:
     [1.0, 2.0, 4.0, 5.0]
     """
     return min(max_s, base_s * 2 ** max(0, failures - 1))
+
+
+@contextlib.contextmanager
+def _damaged(call: int) -> Iterator[None]:
+    """Turn a recorded answer that cannot be read back (a run log edited by hand) into one clear ReplayError."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ReplayError(f"recorded call {call} of the run log is damaged ({type(exc).__name__}: {exc}); "
+                          "the log cannot be resumed") from None
 
 
 def request_digest(model: str, params: dict, tools_digest: str, message_digests: Sequence[str]) -> str:
@@ -123,7 +133,8 @@ class ModelGateway:
         else:
             # A recorded failure leaves the failure streak where the live run left it, so the calls after the
             # resume get the same retry budget they had then.
-            self.consecutive_failures = int(rec.get("consecutive_failures", len(rec.get("errors") or ())))
+            with _damaged(self.calls):
+                self.consecutive_failures = int(rec.get("consecutive_failures", len(rec.get("errors") or ())))
         return rec
 
     def chat(
@@ -143,7 +154,8 @@ class ModelGateway:
             if not rec.get("ok", True):
                 failed = rec.get("errors") or ["no answer"]
                 raise RunAborted("api_error", f"the model call failed (recorded): {failed[-1]}", len(failed))
-            return ModelResponse.from_record(rec["response"]).cleaned(), int(rec.get("failed_attempts", 0))
+            with _damaged(self.calls):
+                return ModelResponse.from_record(rec["response"]).cleaned(), int(rec.get("failed_attempts", 0))
         errors: list[str] = []
         while True:
             start = time.perf_counter()
@@ -160,7 +172,8 @@ class ModelGateway:
                         f"{self.consecutive_failures} consecutive failed model calls; last: {errors[-1]}",
                         len(errors),
                     ) from None
-                self.sleep(backoff_delay(self.consecutive_failures, *self.backoff))
+                # The endpoint's own Retry-After wins when it asks for longer than the backoff would wait.
+                self.sleep(max(backoff_delay(self.consecutive_failures, *self.backoff), exc.retry_after_s or 0.0))
                 continue
             except FatalModelError as exc:
                 errors.append(scrub(str(exc), self.secrets))
@@ -193,7 +206,11 @@ class ModelGateway:
         """Embeddings from the provider, recorded (and replayed) like chat calls."""
         request = digest(["embed", model, list(texts)])
         if self._replay:
-            return self._next_recorded("embed", request)["vectors"]
+            with _damaged(self.calls):
+                vectors = self._next_recorded("embed", request)["vectors"]
+                if not isinstance(vectors, list) or len(vectors) != len(texts):
+                    raise ValueError(f"{len(texts)} vectors expected")
+                return [[float(x) for x in v] for v in vectors]
         client = self.client
         if not isinstance(client, EmbeddingClient):
             raise ConfigError(f"{type(client).__name__} has no embed(): use a client that embeds, or the local embedder")
@@ -207,7 +224,8 @@ class ModelGateway:
                 errors.append(scrub(str(exc), self.secrets))
                 if self.consecutive_failures >= self.max_failures:
                     raise RunAborted("api_failures", f"embedding calls keep failing; last: {errors[-1]}") from None
-                self.sleep(backoff_delay(self.consecutive_failures, *self.backoff))
+                # The endpoint's own Retry-After wins when it asks for longer than the backoff would wait.
+                self.sleep(max(backoff_delay(self.consecutive_failures, *self.backoff), exc.retry_after_s or 0.0))
                 continue
             except FatalModelError as exc:
                 raise RunAborted("api_error", f"the embedding call failed: {scrub(str(exc), self.secrets)}") from None

@@ -21,6 +21,7 @@ from typing import Any
 
 from .client import endpoint_key
 from .errors import FatalModelError, TransientModelError, scrub
+from .retry_after import retry_after
 from .types import ModelResponse, ToolCall, Usage, clean_text
 
 __all__ = ["LiteLLMClient", "import_litellm"]
@@ -161,7 +162,7 @@ class LiteLLMClient:
             litellm.ServiceUnavailableError,
         )
         if isinstance(exc, transient) or (isinstance(status, int) and (status == 429 or status >= 500)):
-            return TransientModelError(message)
+            return TransientModelError(message, retry_after(_headers_of(exc)))
         fatal = (litellm.AuthenticationError, litellm.NotFoundError, litellm.BadRequestError, litellm.PermissionDeniedError)
         if isinstance(exc, fatal) or (isinstance(status, int) and 400 <= status < 500):
             return FatalModelError(message)
@@ -192,7 +193,10 @@ class LiteLLMClient:
             kept = {k: v for k, v in extra.items() if k in _CALL_FIELDS_BACK and v} if isinstance(extra, dict) else {}
             calls.append(ToolCall(str(getattr(call, "id", None) or f"call_{i}"), str(name), args, _json_data(kept)))
         usage = getattr(raw, "usage", None)
-        tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
+        try:
+            tokens = Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise FatalModelError(f"the endpoint reported token usage bizsim cannot count: {exc}") from None
         dump = None
         if self.keep_raw:
             try:
@@ -275,3 +279,13 @@ _REASONING_BACK = frozenset({"deepseek", "moonshot"})
 def _json_data(value: Any) -> Any:
     """``value`` as plain JSON data: it is hashed into request digests and written to the call log."""
     return json.loads(json.dumps(value, default=str))
+
+
+def _headers_of(exc: Exception) -> Any:
+    """The HTTP headers of a failed call, wherever litellm kept them (its own copy; the response it attaches may be
+    a stand-in without them)."""
+    for headers in (getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        if headers:
+            return headers
+    return None

@@ -67,4 +67,8 @@ class RecordedRoleClient:
                               "to this run or bizsim's version changed")
         if not rec.get("ok", True):
             raise FatalModelError(f"recorded failure: {(rec.get('errors') or ['no answer'])[-1]}")
-        return ModelResponse.from_record(rec["response"])
+        try:
+            return ModelResponse.from_record(rec["response"])
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise ReplayError(f"{self.role} call {self.served} of the run log is damaged ({type(exc).__name__}: "
+                              f"{exc}); the log cannot be replayed") from None

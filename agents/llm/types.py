@@ -49,12 +49,22 @@ class ToolCall:
         return cls(data["id"], data["name"], data["arguments"], dict(data.get("provider_fields") or {}))
 
 
+#: The most tokens one call may report, each way: past any model's context, short of a count that could only be
+#: an endpoint's error (a negative or absurd count would corrupt the cost and the token budget).
+MAX_TOKENS_PER_CALL = 100_000_000
+
+
+def _token_count(instance: Any, attribute: Any, value: Any) -> None:
+    if type(value) is not int or not 0 <= value <= MAX_TOKENS_PER_CALL:
+        raise ValueError(f"{attribute.name}={value!r} is not a token count (an integer from 0 to {MAX_TOKENS_PER_CALL:,})")
+
+
 @attrs.frozen
 class Usage:
     """Tokens of one call, as the provider reported them (0 when it reported none)."""
 
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    prompt_tokens: int = attrs.field(default=0, validator=_token_count)
+    completion_tokens: int = attrs.field(default=0, validator=_token_count)
 
     @property
     def total_tokens(self) -> int:

@@ -76,7 +76,7 @@ class _Capture:
         return Response.from_record(rec.get("response") or {})
 
 
-def rebuild_requests(run_dir: Path, run_spec: dict, calls: Sequence[dict]) -> Requests:
+def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
     """Replay the LLM run in ``run_dir`` against its recorded answers; the requests it makes, checked by hash.
 
     Never raises for a run that cannot be replayed (another bizsim version, an LLM auditor, a damaged log):
@@ -84,26 +84,20 @@ def rebuild_requests(run_dir: Path, run_spec: dict, calls: Sequence[dict]) -> Re
     """
     out = Requests()
     try:
-        from bizsim.analysis.llm_run import LLMRunSpec, run_llm
+        from bizsim.analysis.llm_run import llm_settings, load_run_spec, run_llm
         from bizsim.simcore.errors import BizSimError
 
-        spec = LLMRunSpec.from_dict(run_spec["spec"])
-        if spec.auditor != "deterministic":
+        spec, _ = load_run_spec(run_dir)
+        config, auditor, _ = llm_settings(spec)
+        if auditor != "deterministic":
             out.problem = "the requests of a run with an LLM auditor are not rebuilt"
             return out
-        config = run_dir / "config.toml"
-        if config.exists():
-            spec = attrs.evolve(spec, preset=str(config))
-        spec = attrs.evolve(spec, out=None)
-        client = _Capture(calls, spec.agent.model, out)
+        client = _Capture(calls, config.model, out)
 
         def at_stop(world: Any) -> None:
             client.world = world
 
-        def probe(world: Any) -> None:
-            client.world = world
-
-        run_llm(spec, client=client, on_stop=at_stop, probe=probe)
+        run_llm(spec, client=client, on_stop=at_stop, probe=at_stop)  # no directory: nothing is written
     except (BizSimError, KeyError, TypeError, ValueError) as exc:
         out.problem = f"the requests could not be rebuilt: {str(exc)[:300]}"
         return out

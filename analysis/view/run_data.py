@@ -160,6 +160,13 @@ def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list
     return turns
 
 
+def _model_of(spec: dict) -> str | None:
+    """The model an LLM run's ``run.json`` names (its spec's agent options; older files: its agent settings)."""
+    options = spec.get("agent_options") if isinstance(spec.get("agent_options"), dict) else spec.get("agent")
+    model = options.get("model") if isinstance(options, dict) else None
+    return str(model) if model is not None else None
+
+
 def _error_of(result: Any) -> str | None:
     if isinstance(result, dict) and "error" in result:
         return str(result.get("error"))[:500]
@@ -186,7 +193,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "preset": (result or {}).get("preset") or spec.get("preset"),
         "seed": (result or {}).get("seed", spec.get("seed")),
         "agent": (result or {}).get("agent") or ("llm" if llm else None),
-        "model": ((spec.get("agent") or {}).get("model")) if llm else None,
+        "model": _model_of(spec) if llm else None,
         "benchmark_id": (result or {}).get("benchmark_id") or (run_spec or {}).get("benchmark_id"),
         "status": (result or {}).get("terminal_reason") or "running",
         "detail": (result or {}).get("terminal_detail"),
@@ -227,7 +234,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         if requests and calls and run_spec is not None:
             from .llm_requests import rebuild_requests
 
-            rebuilt = rebuild_requests(path, run_spec, calls)
+            rebuilt = rebuild_requests(path, calls)
             if rebuilt.problem:
                 problems.append(rebuilt.problem)
         turns = _llm_turns(calls, agent_cmds, rebuilt)

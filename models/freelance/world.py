@@ -59,6 +59,7 @@ class FreelanceWorld(DayWorld):
         super().__init__(cfg, seed, start=parse_start_date(cfg.start_date), daily_budget=cfg.daily_budget,
                          horizon_days=cfg.horizon_days)
         self.preset = config if isinstance(config, str) else "custom"
+        explicit_tasks = tasks is not None
         if tasks is None:
             if cfg.tasks_path is not None:
                 tasks = load_reference_tasks(cfg.tasks_path)
@@ -67,6 +68,8 @@ class FreelanceWorld(DayWorld):
                 tasks = generate_bank(cfg.bank_size, rng)
         if auditor is not None and not isinstance(auditor, Auditor):
             raise ConfigError(f"auditor(={auditor!r}) must have price, judge and settle (see auditor.Auditor)")
+        if auditor is not None or explicit_tasks:
+            self.snapshot_refusal = "it was built with its own auditor or task bank, objects a snapshot cannot carry"
         self.tasks = tasks
         self.auditor: Auditor = auditor or DeterministicAuditor()
         self.ledger = Ledger(cfg.initial_money_cents)
@@ -448,7 +451,7 @@ class FreelanceWorld(DayWorld):
         }
 
     # state for tests, replay and analysis ------------------------------------------------------------
-    def snapshot(self) -> dict:
+    def state(self) -> dict:
         """Complete state as JSON-able data."""
         return {
             "day": self.day, "time": self.now_iso, "status": self.status.value, "end_reason": self.end_reason,

@@ -206,7 +206,7 @@ class OperationWorld(DayWorld):
         }
 
     # state for tests, replay and analysis ----------------------------------------------
-    def snapshot(self) -> dict:
+    def state(self) -> dict:
         """Complete state as JSON-able data."""
         return {
             "day": self.day,

@@ -1,4 +1,4 @@
-"""Reports on a startup world: snapshot, invariants, monthly figures, summary, observation."""
+"""Reports on a startup world: state, invariants, monthly figures, summary, observation."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .world import StartupWorld
 
-__all__ = ["snapshot", "invariants", "month_end_funds", "summary", "monthly_figures", "observation"]
+__all__ = ["state", "invariants", "month_end_funds", "summary", "monthly_figures", "observation"]
 
 
-def snapshot(world: StartupWorld) -> dict:
+def state(world: StartupWorld) -> dict:
     """Complete state as JSON-able data."""
     return {
         "time": world.now_iso,

@@ -76,6 +76,8 @@ class StartupWorld(World):
         self.prestige = {d: Decimal(str(cfg.initial_prestige_level)) for d in DOMAINS}
         self.ledger = Ledger(cfg.initial_funds_cents)
         self.scratchpad = scratchpad
+        if scratchpad:
+            self.restore_options = {"scratchpad": scratchpad}
         self._by_uid = {t.uid: t for t in self.tasks}
         self._by_title: dict[str, list[Task]] = {}
         for t in self.tasks:
@@ -433,9 +435,9 @@ class StartupWorld(World):
             e.active_tasks -= 1
 
     # state for tests, replay and analysis ----------------------------------
-    def snapshot(self) -> dict:
+    def state(self) -> dict:
         """Complete state as JSON-able data."""
-        return reports.snapshot(self)
+        return reports.state(self)
 
     def invariants(self) -> list[str]:
         """Broken rules, described (empty when the state is sound)."""

@@ -12,6 +12,7 @@ import bisect
 import contextlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,10 +22,13 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import read_text_file
 from bizsim.simcore.untrusted_json import loads_untrusted
 
+
 __all__ = [
     "Product", "DemandGroup", "Relation", "Catalog", "ProductSearch", "load_reference_catalog",
     "write_reference_catalog",
 ]
+
+_LINE_END = re.compile("\r\n|\r|\n")
 
 
 @attrs.frozen
@@ -268,7 +272,9 @@ def load_reference_catalog(products_path: str | Path, demand_path: str | Path, n
     """
     products = []
     # Both files are read no further than the data-file limit ("/dev/zero" read until memory ran out).
-    lines = read_text_file(products_path, "products_path").splitlines()
+    # Lines end as a file read in text mode ends them (\n, \r\n, \r), not at U+2028 and the other breaks
+    # str.splitlines knows, which a JSON string may hold unescaped.
+    lines = _LINE_END.split(read_text_file(products_path, "products_path"))
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:

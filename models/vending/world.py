@@ -109,6 +109,8 @@ class VendingWorld(DayWorld):
         super().__init__(cfg, seed, start=parse_start_date(cfg.start_date), daily_budget=cfg.daily_budget,
                          horizon_days=cfg.horizon_days)
         self.preset = config if isinstance(config, str) else "custom"
+        if catalog is not None:
+            self.snapshot_refusal = "it was built with its own catalog object, which a snapshot cannot carry"
         if catalog is None:
             if cfg.products_path is not None and cfg.demand_path is not None:
                 catalog = _load_files(cfg.products_path, cfg.demand_path)
@@ -415,7 +417,7 @@ class VendingWorld(DayWorld):
         }
 
     # state for tests, replay and analysis ---------------------------------------------------
-    def snapshot(self) -> dict:
+    def state(self) -> dict:
         """Complete state as JSON-able data."""
         products = self.catalog.products
         return {

@@ -22,7 +22,6 @@ resume since the last turn are listed and the scratchpad is always current.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, cast
 
@@ -68,27 +67,7 @@ _RESUME_LINE = "yc-bench sim resume"
 
 def _help_for(commands: Any, line: str) -> str | None:
     """Help text for a line that asks for it with ``--help`` (one command's, a group's or all), else ``None``."""
-    if "--help" not in line:  # the common case, without a shell parse
-        return None
-    try:
-        argv = shlex.split(line)
-    except ValueError:
-        return None
-    if "--help" not in argv:
-        return None
-    words = argv[:argv.index("--help")]
-    if words and words[0] in commands.programs:
-        words = words[1:]
-    visible = commands.visible()
-    for n in (3, 2, 1):
-        name = " ".join(words[:n])
-        if len(words) >= n and any(spec.name == name for spec in visible):
-            return commands.help_text(name)
-    group = [spec for spec in visible if words and spec.name.split(" ")[0] == words[0]]
-    if group:
-        width = max(len(spec.name) for spec in group)
-        return "\n".join(f"{spec.name.ljust(width)}  {spec.help}" for spec in group)
-    return commands.help_text()
+    return commands.help_for(line)
 
 
 class YCBenchProtocol:

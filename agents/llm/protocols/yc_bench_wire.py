@@ -13,8 +13,9 @@ The usage text of the reference's parser is not reproduced: stderr holds
 from __future__ import annotations
 
 import json
-import shlex
 from typing import Any
+
+from bizsim.simcore.commands import split_line
 
 __all__ = ["REFERENCE_RUN_COMMAND_TOOL", "refusal", "tool_message"]
 
@@ -39,7 +40,7 @@ def refusal(command: Any) -> str | None:
     if not isinstance(command, str) or not command.strip():
         return _EMPTY
     try:
-        argv = shlex.split(command)
+        argv = split_line(command)
     except ValueError:
         return f"invalid command syntax: {command}"
     if not argv:

@@ -282,8 +282,8 @@ class LemonadeWorld(DayWorld):
             "actions_left": self.actions_left,
         }
 
-    def snapshot(self) -> dict:
-        """The complete state as JSON-able data (equal states, equal snapshots)."""
+    def state(self) -> dict:
+        """The complete state as JSON-able data (equal states, equal states)."""
         return {
             "day": self.day, "time": self.now_iso, "status": self.status.value, "actions_today": self.actions_today,
             "day_ending": self.day_ending, "price_cents": self.price_cents,

@@ -36,7 +36,7 @@ def test_same_seed_same_trajectory(preset, seed):
     a.run(steady)
     b.run(steady)
     assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.snapshot() == b.snapshot()
+    assert a.state() == b.state()
     assert Status.HORIZON == a.status
 
 
@@ -48,7 +48,7 @@ def test_invariants_hold_under_random_commands(config, seed, script):
     assert world.ledger.balanced()
     assert world.cash_cents == config.initial_cash_cents + sum(e.amount_cents for e in world.ledger)
     again = replay(lambda: LemonadeWorld(config, seed), world.command_log())
-    assert world.snapshot() == again.snapshot()
+    assert world.state() == again.state()
 
 
 @given(configs(), seeds(), lines(), st.sampled_from([
@@ -58,13 +58,13 @@ def test_a_refused_command_changes_nothing(config, seed, script, bad):
     """A refusal is an error answer; the state, the day's budget and the clock stay as they were."""
     world = LemonadeWorld(config, seed)
     _play(world, script)
-    before, now, left = world.snapshot(), world.now_us, world.actions_left
+    before, now, left = world.state(), world.now_us, world.actions_left
     out = world.execute(bad)
     if world.done:
         assert "error" in out
         return
     assert isinstance(out, dict) and "error" in out
-    assert (before, now, left) == (world.snapshot(), world.now_us, world.actions_left)
+    assert (before, now, left) == (world.state(), world.now_us, world.actions_left)
 
 
 @given(seeds())

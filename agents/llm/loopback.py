@@ -1,0 +1,271 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 playing a scripted policy (tests, notebooks, RL demos).
+
+It answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with a
+reply chosen by a scripted *policy* (a function of the request's messages and
+tools), reports deterministic token usage, and injects faults on chosen
+requests. It binds an ephemeral loopback port, serves from a daemon thread,
+and stops itself after ``max_requests`` requests or ``lifetime_s`` seconds,
+so a forgotten server cannot outlive its test.
+
+The policy has the :data:`~bizsim.agents.llm.scripted.Policy` shape ``ScriptedClient`` plays in process, so one
+policy serves both. Standard library only.
+
+>>> # with LoopbackLLMServer(policy) as server: LiteLLMClient("openai/m", api_base=server.url, api_key="k")
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+__all__ = ["FAULTS", "LoopbackLLMServer", "Reply", "usage_for"]
+
+#: A policy's answer: ``{"content": str | None, "tool_calls": [{"name": str, "arguments": str | dict}]}``.
+Reply = dict
+Policy = Callable[[list[dict], list[dict] | None], Reply]
+
+#: Faults the server can inject on a request, by name.
+FAULTS = (
+    "timeout", "429", "500", "503", "401", "404", "empty", "invalid_json_args", "unknown_tool", "oversized", "negative_usage",
+    "garbage", "no_choices",
+)
+
+
+def usage_for(body: Mapping[str, Any], reply: Reply) -> dict:
+    """Deterministic token counts: about four characters a token, as tokenizers roughly give."""
+    prompt = max(1, len(json.dumps(body.get("messages", []), sort_keys=True)) // 4)
+    text = (reply.get("content") or "") + "".join(
+        c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]) for c in reply.get("tool_calls") or []
+    )
+    completion = 1 + len(text) // 4
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+class LoopbackLLMServer:
+    """An OpenAI-compatible chat-completions server playing a scripted policy.
+
+    Args:
+        policy: ``policy(messages, tools) -> Reply``; the default answers "ok".
+        delay_s: seconds to wait before every answer (a slow model).
+        faults: request index (0-based, over all chat requests) -> fault name
+            from :data:`FAULTS`, or a function ``index -> name | None``.
+        timeout_sleep_s: how long a ``timeout`` fault stalls before answering.
+        max_requests: answer at most this many requests, then stop.
+        lifetime_s: stop after this many seconds whatever happens.
+    """
+
+    #: The paths answered (anything else is a 404).
+    routes: tuple[str, ...] = ("/v1/chat/completions", "/chat/completions")
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        delay_s: float = 0.0,
+        faults: Mapping[int, str] | Callable[[int], str | None] | None = None,
+        timeout_sleep_s: float = 3.0,
+        max_requests: int = 20_000,
+        lifetime_s: float = 300.0,
+    ) -> None:
+        self.policy = policy or (lambda messages, tools: {"content": "ok", "tool_calls": []})
+        self.delay_s = delay_s
+        self._faults = faults or {}
+        self.timeout_sleep_s = timeout_sleep_s
+        self.max_requests = max_requests
+        self.lifetime_s = lifetime_s
+        self.lock = threading.Lock()
+        self.requests = 0           # every chat request, faults and pre-flights included
+        self.policy_calls = 0       # requests the policy answered (the model "thought")
+        self.preflights = 0         # requests that look like a pre-flight ping (max_tokens 1, no tools)
+        self.usages: list[dict] = []  # usage reported on every successful answer, in order
+        self.auth_headers: list[str] = []
+        self.policy_errors: list[str] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
+
+    # lifecycle ---------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The OpenAI-style base URL, ``http://127.0.0.1:PORT/v1``."""
+        assert self._httpd is not None, "start the server first"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> Self:
+        """Bind an ephemeral loopback port and serve from a daemon thread."""
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._timer = threading.Timer(self.lifetime_s, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (idempotent)."""
+        httpd, self._httpd = self._httpd, None
+        if self._timer is not None:
+            self._timer.cancel()
+        if httpd is not None:
+            httpd.shutdown()  # never called from the serving thread, so this cannot deadlock
+            httpd.server_close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # answering ---------------------------------------------------------------
+    def fault_for(self, index: int) -> str | None:
+        """The fault injected on request ``index``, if any."""
+        if callable(self._faults):
+            return self._faults(index)
+        return self._faults.get(index)
+
+    def answer(self, body: dict, auth: str) -> tuple[int, bytes]:
+        """Status and body for one chat request."""
+        return self.respond(body, auth)[:2]
+
+    def respond(self, body: dict, auth: str) -> tuple[int, bytes, dict[str, str]]:
+        """Status, body and extra headers for one chat request."""
+        status, payload, fault = self._respond(body, auth)
+        retry = fault.removeprefix("429 retry-after ") if fault and fault.startswith("429 retry-after ") else None
+        return status, payload, {"Retry-After": retry} if retry else {}
+
+    def _respond(self, body: dict, auth: str) -> tuple[int, bytes, str | None]:
+        with self.lock:
+            index = self.requests
+            self.requests += 1
+            self.auth_headers.append(auth)
+            if index >= self.max_requests:
+                return 503, _error("the test server's request budget is spent"), None
+            preflight = body.get("max_tokens") == 1 and not body.get("tools")
+            if preflight:
+                self.preflights += 1
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        fault = self.fault_for(index)
+        if fault == "timeout":
+            time.sleep(self.timeout_sleep_s)
+            return 200, b"{}", fault
+        if fault == "401":  # as providers do, the refusal quotes the key it was given
+            return 401, _error(f"injected 401: incorrect API key provided: {auth.removeprefix('Bearer ')}"), fault
+        if fault in ("429", "500", "503", "404"):
+            return int(fault), _error(f"injected {fault}"), fault
+        if fault is not None and fault.startswith("429 retry-after "):  # e.g. "429 retry-after 7" or an HTTP date
+            return 429, _error(f"injected {fault}"), fault
+        if fault == "garbage":
+            return 200, b"<html>not json", fault
+        if fault == "no_choices":
+            return 200, json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"), "choices": []}).encode(), fault
+        if preflight:
+            reply: Reply = {"content": "ok", "tool_calls": []}
+        else:
+            try:
+                reply = self._policy_reply(body)
+            except Exception as exc:  # noqa: BLE001 - a broken test policy answers 500, visibly
+                with self.lock:
+                    self.policy_errors.append(repr(exc))
+                return 500, _error(f"the test policy raised {exc!r}"), fault
+        reply = _apply_fault(fault, reply)
+        usage = usage_for(body, reply)
+        if fault == "negative_usage":
+            usage = {**usage, "prompt_tokens": -5, "total_tokens": usage["completion_tokens"] - 5}
+        with self.lock:
+            self.usages.append(usage)
+        return 200, json.dumps(_completion(body, reply, usage)).encode(), fault
+
+    def _policy_reply(self, body: dict) -> Reply:
+        with self.lock:
+            self.policy_calls += 1
+        return self.policy(body.get("messages") or [], body.get("tools"))
+
+
+def _apply_fault(fault: str | None, reply: Reply) -> Reply:
+    if fault == "empty":
+        return {"content": "", "tool_calls": []}
+    if fault == "invalid_json_args":
+        return {"content": None, "tool_calls": [{"name": "run_command", "arguments": '{"command": "company status"'}]}
+    if fault == "unknown_tool":
+        return {"content": None, "tool_calls": [{"name": "launch_rocket", "arguments": "{}"}]}
+    if fault == "oversized":
+        return {"content": "x" * 1_000_000, "tool_calls": reply.get("tool_calls") or []}
+    return reply
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "test_fault", "code": None}}).encode()
+
+
+def _completion(body: dict, reply: Reply, usage: dict) -> dict:
+    seed = hashlib.sha256(json.dumps(body.get("messages", [])[-1:], sort_keys=True).encode()).hexdigest()[:10]
+    calls = [
+        {
+            "id": f"call_{seed}_{i}",
+            "type": "function",
+            "function": {
+                "name": c["name"],
+                "arguments": c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]),
+            },
+        }
+        for i, c in enumerate(reply.get("tool_calls") or [])
+    ]
+    message: dict = {"role": "assistant", "content": reply.get("content")}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": f"chatcmpl-{seed}",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": body.get("model", "unknown"),
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": usage,
+    }
+
+
+def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        # Headers and body leave in one segment: with Nagle's algorithm and
+        # delayed ACKs, two small writes cost ~40 ms per answer.
+        wbufsize = -1
+        disable_nagle_algorithm = True
+
+        def do_POST(self) -> None:
+            if self.path.rstrip("/") not in server.routes:
+                self._send(404, _error(f"no route {self.path}"))
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, _error("request body is not JSON"))
+                return
+            status, payload, headers = server.respond(body, self.headers.get("Authorization", ""))
+            self._send(status, payload, headers)
+
+        def _send(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
+            try:
+                self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test); nothing to answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    return Handler

@@ -1,0 +1,61 @@
+"""``bizsim fork``: continue a recorded run from a turn, an hour or a day with another agent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from bizsim.simcore.errors import BizSimError
+
+from .options import agent_options
+
+__all__ = ["add_parser", "run_fork"]
+
+
+def add_parser(sub: Any) -> None:
+    """Add the ``fork`` subcommand to the ``bizsim`` parser."""
+    fk = sub.add_parser(
+        "fork", help="continue a recorded run from a turn, hour or day with any agent",
+        description="Cut the run in RUN_DIR at a point (its first N agent turns, or the first turn starting at "
+        "or after an hour or a day), restore the world there by replay, and let --agent play on. The new run "
+        "directory's result.json names its parent and the fork point; `bizsim verify` replays it.",
+    )
+    fk.add_argument("run_dir", metavar="RUN_DIR", help="the parent run directory (bizsim run --out)")
+    where = fk.add_mutually_exclusive_group(required=True)
+    where.add_argument("--at-turn", type=int, metavar="N", help="after the parent's first N agent turns")
+    where.add_argument("--at-hour", type=float, metavar="H", help="at the first turn starting at or after hour H")
+    where.add_argument("--at-day", type=float, metavar="D", help="at the first turn starting at or after day D")
+    fk.add_argument("--agent", required=True, help="agent that plays on (see `bizsim list`), or package.module:function")
+    fk.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
+    fk.add_argument("--fresh", action="store_true",
+                    help="start the parent's own agent afresh at the fork point instead of continuing it")
+    fk.add_argument("--out", required=True, metavar="DIR", help="write the fork's run directory here")
+    fk.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    fk.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_fork(args: argparse.Namespace) -> int:
+    """Run ``bizsim fork``."""
+    from bizsim.analysis.fork import fork
+
+    if args.at_turn is not None:
+        if args.at_turn < 0:
+            raise BizSimError(f"--at-turn(={args.at_turn}) must be >= 0")
+        at: Any = {"turn": args.at_turn}
+    elif args.at_hour is not None:
+        at = {"hours": args.at_hour}
+    else:
+        at = {"day": args.at_day}
+    result = fork(args.run_dir, at, args.agent, agent_options=agent_options(args.agent_opt), fresh=args.fresh,
+                  out=args.out, overwrite=args.overwrite)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    d, origin = result.to_dict(), result.fork or {}
+    print(f"{d['benchmark_id']}  fork of {origin.get('parent')} at {origin.get('at')} "
+          f"(turn {origin.get('turn')}, {origin.get('commands')} commands; {origin.get('mode')})")
+    print(f"  agent={d['agent']}  ended: {d['terminal_reason']} after {d['turns']} turns")
+    print(f"  {d.get('metric', 'metric')}: {d.get('metric_value')}")
+    print(f"  run directory: {args.out}")
+    return 0

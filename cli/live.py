@@ -1,0 +1,130 @@
+"""The command line of live episodes played from outside: ``bizsim mcp``, ``serve``, ``do`` and ``shim``.
+
+Each subcommand imports its surface when it runs (the ``mcp`` SDK only for ``bizsim mcp``; ``bizsim do`` and the
+shim load no simulation at all), so ``bizsim --help`` and ``bizsim run`` stay as fast as they were.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from bizsim.simcore.errors import BizSimError
+
+__all__ = ["add_parsers", "run_live"]
+
+#: The environment variable naming the run directory ``bizsim do`` talks to (when ``--run`` is not given).
+RUN_ENV = "BIZSIM_RUN"
+
+
+def _episode_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("world", help="a registered world, e.g. startup (see `bizsim list`)")
+    p.add_argument("--preset", default="default", help="preset name or a .toml config file")
+    p.add_argument("--seed", type=int, default=1, help="world seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="a config value laid over the preset (repeatable; dotted keys reach nested tables; "
+                        "the value is read as JSON when it is)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the run directory every call is recorded into")
+    p.add_argument("--overwrite", action="store_true", help="replace a finished run already in --out")
+    p.add_argument("--max-turns", type=int, metavar="N", help="end the episode after N calls (default: the world "
+                   "config's max_turns, if any)")
+
+
+def add_parsers(sub: Any) -> None:
+    """Add ``mcp``, ``serve``, ``do`` and ``shim`` to the ``bizsim`` subcommands."""
+    mcp = sub.add_parser("mcp", help="serve one recorded episode over MCP (stdio, or streamable HTTP)",
+                         description="Serve one episode of WORLD to an MCP client: the world's commands are tools, "
+                                     "its system prompt an MCP prompt, its rules a resource. Every call is recorded "
+                                     "into --out as it happens; `bizsim verify DIR` checks it. Needs bizsim[mcp].")
+    _episode_flags(mcp)
+    mcp.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
+                     "of stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default 127.0.0.1)")
+
+    serve = sub.add_parser("serve", help="keep one recorded episode alive behind a socket, for `bizsim do`",
+                           description="Keep one episode of WORLD alive behind the Unix socket DIR/episode.sock "
+                                       "(owner only) until stopped (Ctrl-C, SIGTERM). `bizsim do` and `yc-bench` "
+                                       "shims send it command lines; each is recorded into DIR as it happens.")
+    _episode_flags(serve)
+
+    do = sub.add_parser("do", help="send one command line to a served episode and print its JSON",
+                        description="Send LINE to the episode `bizsim serve` keeps in the run directory (--run, or "
+                                    f"${RUN_ENV}). Prints the JSON result; exit status 0 (it ran), 1 (the world "
+                                    "refused it; its error is printed) or 2 (nothing ran: usage), as YC-Bench's "
+                                    "command line.")
+    do.add_argument("line", metavar="LINE", help='one command line, e.g. "market browse --limit 5"')
+    do.add_argument("--run", metavar="DIR", help=f"the served run directory (default: ${RUN_ENV})")
+
+    shim = sub.add_parser("shim", help="write a `yc-bench` command that forwards to a served episode",
+                          description="Write BIN_DIR/yc-bench, a program that forwards its arguments (never through "
+                                      "a shell) to the episode served in --run, so an agent in a terminal types "
+                                      "the commands the YC-Bench prompt teaches. Put BIN_DIR first on PATH.")
+    shim.add_argument("bin_dir", metavar="BIN_DIR", help="the directory to write yc-bench into")
+    shim.add_argument("--run", required=True, metavar="DIR", help="the served run directory")
+    shim.add_argument("--name", default="yc-bench", help="the command's name (default yc-bench)")
+
+
+def run_live(args: argparse.Namespace) -> int:
+    """Run ``bizsim mcp``, ``serve``, ``do`` or ``shim``."""
+    if args.cmd == "do":
+        from .shim import run_line
+
+        run = args.run or os.environ.get(RUN_ENV)
+        if not run:
+            raise BizSimError(f"bizsim do needs the served run directory: --run DIR or ${RUN_ENV}")
+        return run_line(run, args.line)
+    if args.cmd == "shim":
+        from .shim import write_shim
+
+        path = write_shim(args.bin_dir, args.run, name=args.name)
+        print(f"wrote {path}: it forwards to the episode served in {args.run}")
+        return 0
+    episode = _open(args)
+    if args.cmd == "mcp":
+        try:
+            from bizsim.analysis.mcp_server import serve as serve_mcp
+        except ImportError as exc:
+            episode.close("the mcp SDK is missing")
+            raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
+        serve_mcp(episode, http_port=args.http, host=args.host)
+        return 0
+    from bizsim.analysis.shell_session import serve_socket
+
+    serve_socket(episode)
+    return 0
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from bizsim.analysis.live import Budgets, LiveEpisode
+
+    if args.seed < 0:
+        raise BizSimError(f"--seed(={args.seed}) must be >= 0")
+    return LiveEpisode(args.world, args.preset, args.seed, out=args.out, overrides=_overrides(args.overrides),
+                       surface=args.cmd if args.cmd == "mcp" else "shell", budgets=Budgets(max_turns=args.max_turns),
+                       overwrite=args.overwrite)
+
+
+def _overrides(pairs: list[str]) -> dict[str, Any]:
+    """``--set`` pairs as nested tables: ``a.b=3`` is ``{"a": {"b": 3}}``."""
+    import json
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, raw = pair.partition("=")
+        if not eq or not key:
+            raise BizSimError(f"--set {pair!r} must look like KEY=VALUE")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        table = out
+        *parents, last = key.split(".")
+        for part in parents:
+            nested = table.setdefault(part, {})
+            if not isinstance(nested, dict):
+                raise BizSimError(f"--set {key}: {part!r} is given a value and a table")
+            table = nested
+        table[last] = value
+    return out
+

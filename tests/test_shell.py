@@ -1,0 +1,96 @@
+"""``bizsim shell`` as a person uses it: in a real pseudo-terminal, with history, Tab completion and readable answers."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bizsim.cli.shell import Completer, render
+from bizsim.simcore.driver import Driver
+from bizsim.simcore.registry import world_spec
+
+pty = pytest.importorskip("pty")
+
+
+class Terminal:
+    """A ``bizsim shell`` in a pseudo-terminal: what is typed, and what the screen shows."""
+
+    def __init__(self, *args: str) -> None:
+        self.master, slave = pty.openpty()
+        env = {**os.environ, "TERM": "dumb", "COLUMNS": "120", "LINES": "40"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", "shell", *args], stdin=slave, stdout=slave,
+                                     stderr=slave, env=env, close_fds=True)
+        os.close(slave)
+        self.screen = ""
+
+    def type(self, keys: str, until: str, timeout: float = 30.0) -> str:
+        """Send keystrokes; return what appears until ``until`` shows (beyond what was on screen before)."""
+        start = len(self.screen)
+        os.write(self.master, keys.encode())
+        deadline = time.monotonic() + timeout
+        while until not in self.screen[start:]:
+            left = deadline - time.monotonic()
+            assert left > 0, f"waited for {until!r}; the screen shows:\n{self.screen[start:][-2000:]}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    self.screen += os.read(self.master, 65536).decode("utf-8", "replace")
+                except OSError:  # the shell exited
+                    break
+        return self.screen[start:]
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            os.close(self.master)
+
+
+def test_history_completion_and_readable_answers_in_a_terminal():
+    """The up arrow repeats a command (it was `Unknown command '\\x1b[A'`), Tab completes a command and an id the
+    world showed, help is text, a listing is a table cut to 15 rows, `json` prints the last answer whole."""
+    term = Terminal("startup", "--seed", "1")
+    try:
+        term.type("", until="]> ")
+        first = term.type("company status\r", until="]> ")
+        assert "funds: $200,000.00" in first and "{" not in first
+        again = term.type("\x1b[A\r", until="]> ")
+        assert "funds: $200,000.00" in again and "Unknown command" not in again
+        listing = term.type("market br\t--limit 20\r", until="]> ")
+        assert "tasks (20)" in listing and "5 more rows" in listing and "Task-10" in listing
+        whole = term.type("json\r", until="]> ")
+        assert '"task_id": "Task-10"' in whole and whole.count('"task_id"') == 20
+        accepted = term.type("task accept --task-id Task-1\t\t", until="Task-10")
+        assert "Task-10" in accepted
+        term.type("\x15", until="")  # clear the line (Ctrl-U)
+        helped = term.type("help\r", until="]> ")
+        assert "market browse      Browse market tasks" in helped and "\\n" not in helped
+        term.type("quit\r", until="")
+    finally:
+        assert 0 == term.close()
+
+
+def test_answers_are_rendered_for_people():
+    """Money in dollars under its plain name, errors in a line with their hint, nested tables in a line."""
+    world = world_spec("startup").make("default", 1)
+    driver = Driver(world)
+    status = render(driver.send("company status"))
+    assert "funds: $200,000.00" in status and "monthly_payroll: $38,005.03" in status
+    assert "tasks: active 0, planned 0, completed 0, cancelled 0" in status
+    assert "error: Task 'nope' not found.\n  hint: Use `market browse`" in render(driver.send("task accept --task-id nope"))
+
+
+def test_completion_offers_commands_flags_and_seen_ids():
+    world = world_spec("startup").make("default", 1)
+    completer = Completer(world)
+    assert ["market browse "] == completer.candidates("mar")
+    assert "task accept " in completer.candidates("task a") and "task assign " in completer.candidates("task a")
+    assert ["task accept --task-id "] == completer.candidates("task accept -")
+    assert [] == completer.candidates("task accept --task-id T")
+    completer.learn(Driver(world).send("market browse --limit 3"))
+    assert 3 == len(completer.candidates("task accept --task-id Task-"))

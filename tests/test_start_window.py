@@ -1,0 +1,93 @@
+"""Start states and windows: where episodes begin, how long they last, and what their rewards add up to."""
+
+from __future__ import annotations
+
+import pytest
+from bizsim.agents.start import StartState, Window
+from bizsim.agents.textenv import TextEnv, metric_of
+from bizsim.analysis import run_episode
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.points import cut
+from bizsim.simcore.registry import world_names, world_spec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .strategies import QUICK_AGENTS, script_lines, seeds, start_states, windows, world_scripts
+
+
+@pytest.mark.parametrize("name", world_names())
+@settings(max_examples=6, deadline=None)
+@given(data=st.data(), seed=seeds(30))
+def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, data, seed):
+    """From any start state, any commands: the rewards of a window add up to the metric at its end minus the
+    metric at its start, and the window ends at its length in turns or days (or when the world does)."""
+    start = data.draw(start_states(name), label="start")
+    window = data.draw(windows(), label="window")
+    env = TextEnv(name, start.preset, seed, start=start, window=window)
+    env.reset()
+    first, total, done, info = env.metric, 0.0, env.done, {"turns": 0, "truncated": False}
+    lines = script_lines(name, data.draw(world_scripts(name, max_turns=4), label="script"))
+    # A startup world with no task refuses to advance, so a window in days may never end: the steps are capped.
+    for line in lines + [env.world.advance_command] * 60:
+        _, reward, done, info = env.step(line)
+        total += reward
+        if done:
+            break
+    assert total == pytest.approx(env.metric - first, rel=1e-9, abs=1e-6)
+    assert env.metric == metric_of(env.world)
+    days = window.days_since(env.start_us, env.world.now_us)
+    assert info["truncated"] == (done and not env.world.done)
+    if info["truncated"]:
+        assert (info["turns"] == window.turns) if window.turns else (days >= window.days)
+
+
+@pytest.mark.parametrize("name", world_names())
+def test_a_policy_start_is_the_policys_own_run_cut_at_the_point(name):
+    """``StartState(agent=A, until=P)`` on seed s is A's whole run on s, cut at the first turn at or after P."""
+    preset, agent = QUICK_AGENTS.get(name, (("default", world_spec(name).default_agent),))[0]
+    full = run_episode(name, preset, agent, 3).final_world.snapshot()
+    for point in ({"day": 20}, 7):
+        start = StartState(name, preset=preset, agent=agent, until=point)
+        k, _ = cut(full, point)
+        assert full.log[:k] == start.snapshot_for(3).log
+        assert full.prefix(k) == start.world(3).snapshot()
+
+
+def test_several_points_spread_over_seeds_and_a_recorded_start_ignores_the_seed():
+    """Seed s starts at point s % n; a recorded start is the same world whatever the seed."""
+    start = StartState("operation", agent="round-robin", until=[{"day": 10}, {"day": 40}])
+    assert [10, 40, 10] == [start.world(s).day for s in (2, 3, 4)]
+    snap = start.snapshot_for(3)
+    recorded = StartState.recorded(snap)
+    assert snap == recorded.world(99).snapshot() == recorded.world(1).snapshot()
+
+
+def test_bad_start_states_and_windows_are_refused_with_one_line():
+    """A policy without a point, an unknown agent, an empty window: ConfigError naming the rule."""
+    with pytest.raises(ConfigError, match="both agent and until"):
+        StartState("startup", agent="planner")
+    with pytest.raises(ConfigError, match="unknown agent"):
+        StartState("startup", agent="nobody", until=3)
+    with pytest.raises(ConfigError, match="one of them"):
+        Window()
+    with pytest.raises(ConfigError, match="> 0"):
+        Window(turns=0)
+
+
+def test_the_gymnasium_driver_takes_the_same_start_state_and_window():
+    """``BizSimEnv(start=..., window=...)`` starts at the point, truncates after the window, and its rewards sum
+    to the metric change."""
+    pytest.importorskip("gymnasium")
+    from bizsim.agents.gym import BizSimEnv
+
+    start = StartState("operation", agent="planner", until={"day": 100})
+    env = BizSimEnv("operation", start=start, window={"days": 5})
+    _, info = env.reset(seed=7)
+    assert 100 == env.world.day
+    total, truncated, steps = 0.0, False, 0
+    while not truncated:
+        _, reward, terminated, truncated, info = env.step(steps % 5)
+        total += reward
+        steps += 1
+        assert not terminated
+    assert 105 == env.world.day and total == pytest.approx(info["metric"] - metric_of(start.world(7)))

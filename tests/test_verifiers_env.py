@@ -1,0 +1,94 @@
+"""The verifiers environment, end to end with verifiers' own rollout code against a loopback model server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+vf = pytest.importorskip("verifiers")
+openai = pytest.importorskip("openai")
+
+from bizsim.agents.llm.loopback import LoopbackLLMServer
+from bizsim.agents.start import StartState
+from bizsim.agents.textenv import TextEnv
+from bizsim.agents.verifiers_env import load_environment, split_seeds
+from bizsim.simcore.errors import ConfigError
+from verifiers.clients import OpenAIChatCompletionsClient
+
+
+def rotating_policy(messages, tools):
+    """Each answer: one intervention (rotating through the tools) and the advance, plus a call with broken JSON."""
+    names = [t["function"]["name"] for t in tools or []]
+    n = sum(1 for m in messages if m["role"] == "assistant")
+    calls = [{"name": names[n % 4], "arguments": {}}, {"name": "task_done", "arguments": "{not json"},
+             {"name": "task_done", "arguments": {}}]
+    return {"content": None, "tool_calls": calls}
+
+
+def _tool_calls(completion):
+    """The tool calls of a rollout's output, in order (verifiers writes each as JSON text)."""
+    for message in completion:
+        for call in message.get("tool_calls") or []:
+            yield json.loads(call) if isinstance(call, str) else call
+
+
+def _evaluate(env, server, n):
+    client = OpenAIChatCompletionsClient(openai.AsyncOpenAI(base_url=server.url, api_key="sk-loopback"))
+    return env.evaluate_sync(client=client, model="scripted", num_examples=n, rollouts_per_example=1,
+                             state_columns=["bizsim"])
+
+
+def test_a_verifiers_rollout_scores_the_metric_change_of_its_window():
+    """verifiers' own evaluate runs each eval row as a rollout: the window ends it, every tool call ran as the
+    world's command (a refused one included), and the reward equals the metric change the same calls make
+    through the stepping env, which is also the sum of the per-step rewards."""
+    start = StartState("operation", agent="planner", until={"day": 30})
+    env = load_environment(world="operation", start=start, window={"days": 3},
+                           seeds={"train": "1-8", "eval": "101-102"})
+    with LoopbackLLMServer(rotating_policy, lifetime_s=120) as server:
+        out = _evaluate(env, server, 2)
+        assert 6 == server.policy_calls  # three days, one answer a day, none wasted after the window
+    assert [101, 102] == [o["info"]["seed"] for o in out["outputs"]]
+    for o in out["outputs"]:
+        record = o["bizsim"]
+        assert ("episode_over", True, 3, 9) == (o["stop_condition"], record["truncated"], record["turns"],
+                                                 record["commands"])
+        again = TextEnv("operation", seed=record["seed"], start=start, window={"days": 3})
+        again.reset()
+        for call in _tool_calls(o["completion"]):
+            try:
+                args = json.loads(call["arguments"])
+            except ValueError:
+                args = {"__invalid_json__": call["arguments"]}
+            again.step_tool(call["name"], args)
+        assert again.metric - again.start_metric == pytest.approx(o["reward"], rel=1e-12)
+        assert sum(record["rewards"]) == pytest.approx(o["reward"], rel=1e-9)
+        assert 33 == again.world.day
+
+
+def test_train_and_eval_rows_use_disjoint_seed_sets():
+    """The train dataset holds the train seeds, the eval dataset the eval seeds; overlapping sets are refused."""
+    env = load_environment(world="startup", window=5, seeds="1-5", eval_seeds=[50, 51])
+    assert [1, 2, 3, 4, 5] == [r["info"]["seed"] for r in env.dataset]
+    assert [50, 51] == [r["info"]["seed"] for r in env.eval_dataset]
+    with pytest.raises(ConfigError, match="disjoint"):
+        split_seeds({"train": "1-10", "eval": "10-12"})
+    with pytest.raises(ConfigError, match="not operation"):
+        load_environment(world="operation", start=StartState("startup"))
+
+
+def test_the_startup_world_offers_its_commands_as_tools_and_plays_a_window():
+    """Startup rollouts get one tool per visible command; a model that only resumes time plays refused turns and
+    the window of two turns still ends the rollout."""
+    env = load_environment(world="startup", window=2, seeds="1", eval_seeds="7")
+    names = {t.name for t in env.tool_defs}
+    assert {"task_accept", "sim_resume", "market_browse"} <= names
+
+    def resume(messages, tools):
+        return {"content": None, "tool_calls": [{"name": "sim_resume", "arguments": {}}]}
+
+    with LoopbackLLMServer(resume, lifetime_s=60) as server:
+        out = _evaluate(env, server, 1)
+    (o,) = out["outputs"]
+    assert (0.0, 2, "episode_over") == (o["reward"], o["bizsim"]["turns"], o["stop_condition"])
