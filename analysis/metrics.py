@@ -28,6 +28,7 @@ __all__ = [
     "ok_runs",
     "action_frequencies",
     "cost_per_dollar",
+    "drop_months_after_end",
     "mean_ci",
     "outcomes",
     "rates",
@@ -379,3 +380,24 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
                      "earned_usd": e, "cost_per_dollar": c / e if e > 0 else math.nan,
                      "mean_score": float(g["metric_value"].mean())})
     return pd.DataFrame(rows, columns=out_cols)
+
+
+def drop_months_after_end(series: Any, runs: Any) -> Any:
+    """``series`` without the month-keyed rows of a month that began less than a day before its run ended.
+
+    A year that starts on 1 January at 09:00 ends on the next 1 January at 09:00: the month keyed ``2026-01``
+    then holds nine hours, no business day, and its monthly flows (revenue, costs) read as a drop to zero that
+    never happened. Its month-end funds repeat December's. Either way the point says nothing, so it goes.
+    """
+    import pandas as pd
+
+    if series is None or len(series) == 0 or "end_time" not in runs.columns:
+        return series
+    keys = series["key"].astype(str)
+    monthly = keys.str.fullmatch(r"\d{4}-\d{2}")
+    if not bool(monthly.any()):
+        return series
+    end = pd.to_datetime(series["run_id"].map(runs.set_index("run_id")["end_time"]), errors="coerce")
+    start = pd.to_datetime(keys.where(monthly) + "-01", errors="coerce", format="%Y-%m-%d")
+    stub = monthly & start.notna() & end.notna() & (start > end - pd.Timedelta(days=1))
+    return series[~stub]

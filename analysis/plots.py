@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import metrics
+from .labels import words
 
 __all__ = [
     "action_frequency",
@@ -60,6 +61,39 @@ def _scale(name: str, cents: bool | None) -> tuple[float, str]:
     return (100.0, " ($)") if cents else (1.0, "")
 
 
+def _label(name: str, cents: bool | None) -> str:
+    """A series' name in words with its unit: ``month_end_funds_cents`` -> ``Month-end funds (dollars)``."""
+    if cents is None or cents == name.endswith("_cents"):
+        return words(name)
+    return words(name) + " (dollars)" if cents else words(name.removesuffix("_cents"))
+
+
+def _last_steps(series: Any, runs: Any, name: str, cols: list[str]) -> dict[tuple, int]:
+    """The last step with real data of any run of each group."""
+    s = metrics.with_groups(series[series["name"] == name][["run_id", "step"]], runs, cols)
+    if not len(s):
+        return {}
+    found = s.groupby(cols, sort=False, dropna=False)["step"].max()
+    return {(k if isinstance(k, tuple) else (k,)): int(v) for k, v in found.items()}
+
+
+def money_axis(ax: Any, axis: str = "y") -> None:
+    """Tick labels in dollars with thousands separators (``$2,500,000``), never a ``1e6`` offset."""
+    from matplotlib.ticker import FuncFormatter
+
+    def fmt(v: float, _pos: Any) -> str:
+        sign = "-" if v < 0 else ""
+        return f"{sign}${abs(v):,.0f}" if abs(v) >= 10 or v == 0 else f"{sign}${abs(v):,.2f}"
+
+    getattr(ax, f"{axis}axis").set_major_formatter(FuncFormatter(fmt))
+
+
+def _plain_axis(ax: Any) -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"))
+
+
 def _x(table: Any) -> tuple[list[int], list[str] | None]:
     """The x positions of a series (steps) and, for month keys, tick labels."""
     keys = table.drop_duplicates("step").sort_values("step")
@@ -85,7 +119,7 @@ def series_over_time(
         name: the series, e.g. ``month_end_funds_cents``, ``daily_dau``, ``daily_net_worth_cents``.
         by: runs columns that make a line (default: the agent, and the world and preset variant where the runs
             have several).
-        band: shade the 95 % confidence interval.
+        band: shade the 95 % confidence interval (for groups with 3 or more runs).
         cents: show cents as dollars (default: when the name ends in ``_cents``).
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
     """
@@ -95,19 +129,26 @@ def series_over_time(
     div, unit = _scale(name, cents)
     steps: list[int] = []
     labels: list[str] | None = None
+    shaded = False
+    last = _last_steps(series, runs, name, cols)
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
+        end = last.get(key if isinstance(key, tuple) else (key,))
+        if end is not None:  # a line stops where its runs' data stops: filled steps after every run ended say nothing
+            g = g[g["step"] <= end]
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
-        if band and (g["n"] > 1).any():
+        if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
+            shaded = True
             ax.fill_between(
                 g["step"], g["ci_low"] / div, g["ci_high"] / div, color=line.get_color(), alpha=0.2, linewidth=0
             )
         if len(g) > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
-    ax.set_ylabel(name + unit)
-    ax.set_xlabel("month" if labels else "step")
-    ax.set_title(f"{name}: mean over seeds" + (" with 95% CI" if band else ""))
+    ax.set_ylabel(_label(name, cents))
+    money_axis(ax) if unit else _plain_axis(ax)
+    ax.set_xlabel("month" if labels else ("day" if name.startswith("daily_") else "step"))
+    ax.set_title(f"{_label(name, cents)}: mean over seeds" + (" with 95 % confidence band" if shaded else ""))
     if len(table):
         ax.legend(fontsize="small")
     else:
@@ -121,8 +162,8 @@ def funds_over_time(
     """Month-end funds (startup) averaged over seeds per group; a bankrupt seed counts 0 from its bankruptcy."""
     ax = series_over_time(series, runs, "month_end_funds_cents", by, ax=ax, band=band)
     ax.axhline(0, color="grey", linewidth=0.8)
-    ax.set_ylabel("funds ($)")
-    ax.set_title("Funds at month end, mean over seeds (bankrupt = 0)")
+    ax.set_ylabel("Funds (dollars)")
+    ax.set_title("Funds at month end, mean over seeds (a bankrupt seed counts 0)")
     return ax
 
 
@@ -149,8 +190,10 @@ def per_seed_trajectories(
         if g["step"].nunique() > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
-    ax.set_ylabel(name + unit)
-    ax.set_title(f"{name}: every seed")
+    ax.set_ylabel(_label(name, cents))
+    money_axis(ax) if unit else _plain_axis(ax)
+    ax.set_xlabel("month" if labels else ("day" if name.startswith("daily_") else "step"))
+    ax.set_title(f"{_label(name, cents)}: every seed")
     if len(s):
         ax.legend(fontsize="small")
     else:
@@ -170,8 +213,8 @@ def action_frequency(
         return ax
     wide = table.pivot_table(index="day", columns="action", values="share", aggfunc="sum", fill_value=0.0).sort_index()
     ax.stackplot(wide.index, *[wide[c] for c in wide.columns], labels=list(wide.columns), alpha=0.85)
-    ax.set_xlabel(f"day (bins of {bin_days})")
-    ax.set_ylabel("share of actions")
+    ax.set_xlabel(f"day of the run (bins of {bin_days} days)")
+    ax.set_ylabel("share of the actions taken")
     ax.set_ylim(0, 1)
     ax.set_title("Actions over time")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -185,14 +228,17 @@ def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | No
     table = metrics.cost_per_dollar(runs, llm_calls, cols)
     if table.empty:
         ax.text(0.5, 0.5, "no LLM cost recorded", ha="center", va="center", transform=ax.transAxes)
+    metric = runs["metric"].dropna().unique() if "metric" in runs else []
+    div = 100.0 if len(metric) and all(str(m).endswith("_cents") for m in metric) else 1.0
     for _, row in table.iterrows():
         key = tuple(row[c] for c in cols)
         x = row["cost_usd"] / row["runs"]
-        ax.scatter([x], [row["mean_score"]], label=group_label(key if len(key) > 1 else key[0]))
-    metric = runs["metric"].dropna().unique() if "metric" in runs else []
-    ax.set_xlabel("model cost per run ($)")
-    ax.set_ylabel(", ".join(map(str, metric)) or "metric_value")
-    ax.set_title("Score against cost")
+        ax.scatter([x], [row["mean_score"] / div], label=group_label(key if len(key) > 1 else key[0]))
+    ax.set_xlabel("model cost per run (dollars)")
+    ax.set_ylabel(", ".join(words(str(m)) for m in metric) or "metric")
+    if len(metric) and all(str(m).endswith("_cents") for m in metric):
+        money_axis(ax)
+    ax.set_title("Score against model cost")
     if not table.empty:
         ax.legend(fontsize="small")
     return ax

@@ -1,4 +1,5 @@
-"""A self-contained HTML report of a sweep: tables, and figures both embedded (base64 PNG) and written as files."""
+"""A self-contained HTML report of a sweep, fit to publish: tables in words and dollars, figures embedded (PNG) and
+written beside it as PNG and SVG, and where it all came from."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.layout import REPORT
 
 from . import metrics, plots
+from .labels import human_number, is_money, words
+from .provenance import provenance
+from .report_tables import per_seed, present, rates_table, to_html
 from .rundir import make_output_dir
 from .store import Results, load
 from .worlds.hooks import AnalysisHooks, ReportContext
@@ -24,9 +28,11 @@ __all__ = ["write_report"]
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}h3{margin-top:1.5em}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0 1em}
-th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}figure{margin:1em 0}img{max-width:100%}
+table{border-collapse:collapse;font-size:.85em;margin:0}.wide{overflow-x:auto;max-width:100%;margin:.5em 0 1em}
+dl.prov{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;font-size:.9em}dl.prov dt{color:#555}
+dl.prov dd{margin:0;word-break:break-word}
+th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowrap}
+th{background:#f4f4f4}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}img{max-width:100%}
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 """
@@ -46,20 +52,25 @@ class _Doc:
         self.parts.append(f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>")
 
     def table(self, df: Any, caption: str | None = None) -> None:
+        """A table: raw frames (a world's hooks hand these) get columns in words and numbers for people."""
         if caption:
             self.parts.append(f"<h3>{html.escape(caption)}</h3>")
         if df is None or len(df) == 0:
             self.p("(nothing to show)", "note")
             return
-        self.parts.append(df.to_html(index=False, float_format=_number, na_rep="", border=0, escape=True))
+        shown = df if getattr(df, "attrs", {}).get("presented") else present(df)
+        self.parts.append(to_html(shown))
 
     def figure(self, ax: Any, name: str, caption: str) -> None:
         fig = ax.figure
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
+        fig.savefig(buf, format="png", dpi=110)
         data = buf.getvalue()
         path = self.figures / f"{name}.png"
         path.write_bytes(data)
+        vector = io.StringIO()
+        fig.savefig(vector, format="svg", metadata={"Date": None})  # no date: the same runs give the same file
+        (self.figures / f"{name}.svg").write_text(vector.getvalue(), encoding="utf-8")
         self.written.append(path)
         if "matplotlib.pyplot" in sys.modules:
             import matplotlib.pyplot as plt
@@ -68,28 +79,32 @@ class _Doc:
         b64 = base64.b64encode(data).decode("ascii")
         self.parts.append(
             f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
-            f"<figcaption>{html.escape(caption)} (<code>figures/{html.escape(path.name)}</code>)</figcaption></figure>"
+            f"<figcaption>{html.escape(caption)} (<code>figures/{html.escape(path.name)}</code>, also as "
+            f"<code>figures/{html.escape(path.stem)}.svg</code>)</figcaption></figure>"
         )
 
 
 def _number(x: float) -> str:
-    return f"{x:,.0f}" if abs(x) >= 10_000 else f"{x:.4g}"
+    return human_number(x)
+
+
+def _presented(df: Any) -> Any:
+    df.attrs["presented"] = True
+    return df
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-def _money_cols(df: Any) -> Any:
-    """Cents figures shown as dollars in the tables."""
-    out = df.copy()
-    if "figure" in out.columns:
-        cents = out["figure"].astype(str).str.endswith("_cents")
-        for c in ("mean", "std", "ci_low", "ci_high"):
-            if c in out.columns:
-                out[c] = out[c].astype(float).where(~cents, out[c].astype(float) / 100)
-        out["figure"] = out["figure"].astype(str).str.replace("_cents", " ($)", regex=False)
-    return out
+def _money_cols(df: Any, key: str = "figure") -> Any:
+    """A summary table with the figure (or metric) in words, and every number of a money row in dollars."""
+    out = df.copy().reset_index(drop=True)
+    if key not in out.columns:
+        return _presented(present(out))
+    money = out[key].map(is_money).tolist()
+    out[key] = out[key].map(lambda v: words(v) if isinstance(v, str) else "")
+    return _presented(present(out, money_rows=money))
 
 
 def _temporal(series: Any, world_runs: Any) -> list[str]:
@@ -103,7 +118,8 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
 
 
 def write_report(
-    path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None
+    path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None,
+    command: list[str] | None = None,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
@@ -112,33 +128,39 @@ def write_report(
         out: where to write (default ``path/report``).
         results: tables already loaded (skips loading ``path``).
         title: the report's title.
+        command: the command line that made it, for the provenance section (default: this process's).
 
     Returns:
-        the HTML file; every figure it embeds is also in ``figures/`` beside it.
+        the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
     """
     res = results if results is not None else load(path)
     root = Path(out) if out is not None else Path(path) / REPORT
     figures = root / "figures"
     make_output_dir(figures)
-    for old in figures.glob("*.png"):
+    for old in [*figures.glob("*.png"), *figures.glob("*.svg")]:
         old.unlink()
     doc = _Doc(figures)
     runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
+    series = metrics.drop_months_after_end(series, runs) if len(runs) else series
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    doc.p(f"{len(runs)} runs from {Path(path)}; written {stamp}.", "note")
+    doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals are 95 % "
+          "confidence intervals over seeds (Student's t for means, Wilson for rates).", "note")
 
     doc.h(2, "Runs")
     if len(runs):
         counts = runs.groupby(["world", "preset_label", "agent", "status"], dropna=False).size()
         counts = counts.rename("runs").reset_index()
         doc.table(counts)
-        doc.table(metrics.rates(runs), "Bankruptcy, collapse and error rates")
+        doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
         headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
-        doc.table(headline, "Headline metric: mean and 95 % confidence interval over seeds")
+        doc.table(_money_cols(headline, "metric"), "Headline metric: mean and 95 % confidence interval over seeds")
         shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
         doc.table(_money_cols(metrics.outcomes(runs, figures=shown)), "Outcomes (money in dollars)")
+        table, total = per_seed(runs)
+        caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
+        doc.table(_presented(table), caption)
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     if len(failed):
         doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
@@ -156,7 +178,8 @@ def write_report(
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
-                       f"{world}: {sname}, mean over seeds with 95% CI")
+                       f"{world}: {words(sname)}, mean over seeds (shaded: 95 % confidence band, with 3 or more "
+                       "seeds)")
         hooks = _hooks(world)
         if hooks.report is not None:
             counter = [n_fig]
@@ -173,13 +196,17 @@ def write_report(
             n_fig += 1
             doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
-                       f"{world}: actions over time, agent {agent}")
+                       f"{world}: the share of each action over the run, agent {agent}")
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     if has_cost or len(llm):
         doc.h(2, "Model cost")
         doc.table(metrics.cost_per_dollar(runs, llm, ["world", "preset_label", "agent"]), "Cost per dollar earned")
         n_fig += 1
-        doc.figure(plots.score_vs_cost(runs, llm, "agent"), f"{n_fig:02d}-score-vs-cost", "score against model cost")
+        doc.figure(plots.score_vs_cost(runs, llm, "agent"), f"{n_fig:02d}-score-vs-cost",
+                   "each agent's mean score against its mean model cost per run")
+    doc.h(2, "Provenance")
+    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in provenance(runs, command))
+    doc.parts.append(f'<dl class="prov">{items}</dl>')
     body = "\n".join(doc.parts)
     text = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(name)}</title>'
             f"<style>{_CSS}</style></head><body>\n{body}\n</body></html>\n")

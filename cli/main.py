@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, verify, fork, sweep, report.
+"""The ``bizsim`` command: run, shell, list, verify, fork, sweep, report, view.
 
 Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
 pandas, pyarrow, matplotlib or Ray.
@@ -103,6 +103,9 @@ def _build_parser() -> argparse.ArgumentParser:
     from .ycbench import add_parsers as add_exchange
 
     add_exchange(sub)  # import, export
+    from .view import add_parser as add_view
+
+    add_view(sub)
     return parser
 
 
@@ -124,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .fork import run_fork
 
             return run_fork(args)
+        if args.cmd == "view":
+            from .view import run_view
+
+            return run_view(args)
         if args.cmd in ("sweep", "report"):
             from .sweep import run_report, run_sweep
 
@@ -231,6 +238,7 @@ def _run_llm(args: argparse.Namespace) -> int:
         raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
     preflight = not args.no_preflight
     run: Callable[[Any], Any]
+    out: str | None = None
     if args.resume:
         confirming = ("api_base", "api_key_env")
         extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if f not in confirming and getattr(args, f) is not None]
@@ -261,7 +269,7 @@ def _run_llm(args: argparse.Namespace) -> int:
 
         def run(on_stop: Any) -> Any:
             return execute(spec, out=out, resume=False, preflight=preflight, on_stop=on_stop)
-    with _progress(args) as on_stop:
+    with _llm_progress(args, args.resume or out) as on_stop:
         result = run(on_stop)
     if args.json:
         print(json.dumps(result.to_dict()))
@@ -294,6 +302,19 @@ def _print_llm(result: Any) -> None:
         confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
                           for flag in ("api_base", "api_key_env") if options.get(flag))
         print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {shlex.quote(str(result.run_dir))}{confirm})")
+
+
+@contextlib.contextmanager
+def _llm_progress(args: argparse.Namespace, run_dir: str | None) -> Iterator[Callable[[Any], None] | None]:
+    """The live panel of an LLM run on a terminal (not with --json, --no-progress, or output to a file or pipe)."""
+    if args.json or args.no_progress or not sys.stdout.isatty():
+        with _progress(args) as update:
+            yield update
+        return
+    from .live_panel import LivePanel
+
+    with LivePanel(run_dir) as panel:
+        yield panel.on_stop
 
 
 @contextlib.contextmanager

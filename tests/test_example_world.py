@@ -151,8 +151,8 @@ def test_sweep_report(venv: Venv, sweep_dir: Path) -> None:
     """`bizsim report S` writes the HTML report, with the world's own series as figures."""
     report = Path(_ok(venv.bizsim("report", str(sweep_dir))).strip())
     html = report.read_text(encoding="utf-8")
-    assert "lemonade" in html and "final_cash_cents" in html
-    assert "profit ($)" in html  # the world's own figures, from its registration, in the outcomes table
+    assert "lemonade" in html and "Final cash (dollars)" in html  # the metric, in words
+    assert "Profit (dollars)" in html  # the world's own figures, from its registration, in the outcomes table
     assert {"01-lemonade-daily-cash-cents.png", "02-lemonade-daily-cups-sold.png"} <= {
         p.name for p in (report.parent / "figures").iterdir()}
 

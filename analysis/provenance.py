@@ -1,0 +1,102 @@
+"""Where a report came from: bizsim's version and commit, Python, the worlds' benchmark versions, the configs, and
+the command that made it."""
+
+from __future__ import annotations
+
+import json
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["provenance"]
+
+#: Agent options not shown: where a model was served is the user's business, not the result's.
+_PRIVATE_OPTIONS = ("api_base", "api_key_env")
+
+
+def _git_commit() -> str | None:
+    """The commit of bizsim's own source when it is a git checkout with git installed, else ``None``."""
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() + (" (with uncommitted changes)" if dirty.returncode == 0 and dirty.stdout.strip() else "")
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def provenance(runs: Any, command: list[str] | None = None) -> list[tuple[str, str]]:
+    """``(label, text)`` pairs saying what made the report and from what runs.
+
+    Args:
+        runs: the runs table.
+        command: the command line that made the report (default: this process's ``sys.argv``).
+    """
+    argv = command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
+    rows = [
+        ("bizsim", _version("bizsim") or "unknown"),
+        ("git commit", _git_commit() or "not a git checkout"),
+        ("Python", platform.python_version()),
+        ("command", shlex.join(argv)),
+    ]
+    if len(runs):
+        ids = sorted({str(b) for b in runs["benchmark_id"].dropna()}) if "benchmark_id" in runs.columns else []
+        rows.append(("benchmarks (world versions)", ", ".join(ids) or "unknown"))
+        configs = []
+        cols = [c for c in ("world", "preset", "overrides", "agent", "agent_options") if c in runs.columns]
+        for _, r in runs[cols].drop_duplicates().iterrows():
+            options = _options(r.get("agent_options"))
+            overrides = r.get("overrides")
+            part = f"{r.get('world')} preset {r.get('preset')}"
+            if overrides and overrides != "{}":
+                part += f" with {overrides}"
+            part += f", agent {r.get('agent')}" + (f" {options}" if options else "")
+            configs.append(part)
+        rows.append(("configurations", "; ".join(sorted(configs))))
+        seeds = sorted({int(s) for s in runs["seed"].dropna()}) if "seed" in runs.columns else []
+        if seeds:
+            rows.append(("seeds", _ranges(seeds)))
+    return rows
+
+
+def _options(text: Any) -> str:
+    try:
+        data = json.loads(text) if isinstance(text, str) else (text or {})
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    kept = {k: v for k, v in data.items() if k not in _PRIVATE_OPTIONS and v is not None}
+    return json.dumps(kept, sort_keys=True) if kept else ""
+
+
+def _ranges(seeds: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``1-3, 5``.
+
+    >>> _ranges([1, 2, 3, 5, 7, 8])
+    '1-3, 5, 7-8'
+    """
+    out, start, prev = [], seeds[0], seeds[0]
+    for s in [*seeds[1:], None]:
+        if s is not None and s == prev + 1:
+            prev = s
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if s is not None:
+            start = prev = s
+    return ", ".join(out)

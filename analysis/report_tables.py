@@ -1,0 +1,128 @@
+"""The report's tables as a reader wants them: columns in words, money in dollars, rates in percent, no exponents."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from .labels import dollars, human_number, is_money, words
+
+__all__ = ["COLUMN_WORDS", "per_seed", "present", "rates_table", "to_html"]
+
+#: Column names the report shows differently (the rest: underscores become spaces).
+COLUMN_WORDS = {
+    "preset_label": "preset", "n": "seeds", "std": "standard deviation", "ci_low": "95 % CI low",
+    "ci_high": "95 % CI high", "metric_value": "metric", "llm_cost_usd": "model cost (dollars)", "run_id": "run id",
+    "cost_usd": "model cost (dollars)", "earned_usd": "earned (dollars)", "mean_score": "mean score",
+    "failed_tasks": "failed tasks", "primary_share": "share as the primary cause",
+    "adversarial_accepted": "adversarial accepted", "acceptance_rate": "acceptance rate",
+    "market_share": "market share", "terminal_reason": "ending",
+}
+_PERCENT_SUFFIXES = ("_rate", "_share", "share")
+
+
+def _column(name: str) -> str:
+    return COLUMN_WORDS.get(name, name.replace("_", " "))
+
+
+def _cell(value: Any, *, money: bool, percent: bool, usd: bool) -> str:
+    try:
+        import pandas as pd
+
+        if value is None or (not isinstance(value, str) and bool(pd.isna(value))):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        if money:
+            return dollars(value)
+        if usd:
+            return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+        if percent:
+            return f"{100 * float(value):.1f} %"
+        return human_number(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return _cell(value.item(), money=money, percent=percent, usd=usd)
+    return str(value)
+
+
+#: The columns of a summary row that hold its figure's values (in dollars when the figure is money).
+VALUE_COLUMNS = ("mean", "std", "ci_low", "ci_high", "metric_value", "value")
+
+
+def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = None,
+            percent_columns: tuple[str, ...] = ()) -> Any:
+    """A copy of ``df`` with every cell as text: money columns (``*_cents``, ``money_columns``) in dollars, and the
+    value columns of ``money_rows`` (a boolean mask) too; rates and shares in percent; columns named in words.
+
+    ``attrs["numeric"]`` lists the columns that held numbers (shown right-aligned)."""
+    out = df.copy()
+    numeric = []
+    for col in df.columns:
+        name = str(col)
+        money = name.endswith("_cents") or name in money_columns
+        usd = name.endswith("_usd")
+        percent = name in percent_columns or name.endswith(_PERCENT_SUFFIXES)
+        values = []
+        numbers = 0
+        for i, v in enumerate(df[col].tolist()):
+            row_money = money_rows is not None and bool(money_rows[i]) and name in VALUE_COLUMNS
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                numbers += 1
+            elif isinstance(v, str) and name in ("terminal_reason", "status"):
+                v = v.replace("_", " ")
+            if name == "seed" and isinstance(v, int) and not isinstance(v, bool):
+                values.append(str(v))  # an identifier, not a quantity: no thousands separator
+                continue
+            values.append(_cell(v, money=money or row_money, percent=percent and not row_money, usd=usd))
+        out[col] = values
+        if numbers:
+            numeric.append(list(df.columns).index(col))
+    out.columns = [_column(str(c)).replace(" cents", "") for c in df.columns]
+    out.attrs["numeric"] = numeric
+    return out
+
+
+def rates_table(rates: Any) -> Any:
+    """The rates table with each rate and its interval in one cell: ``33.3 % (6.1 to 79.2 %)``."""
+    out = rates[[c for c in ("world", "preset_label", "agent", "runs", "finished") if c in rates.columns]].copy()
+    for what, label in (("bankruptcy", "bankruptcies"), ("collapse", "collapses"), ("error", "errors")):
+        rate = f"{what}_rate"
+        if rate not in rates.columns:
+            continue
+        cells = []
+        for _, r in rates.iterrows():
+            text = f"{int(r[label])} ({100 * float(r[rate]):.1f} %"
+            low, high = r.get(f"{what}_low"), r.get(f"{what}_high")
+            if low is not None and high is not None and low == low and high == high:
+                text += f"; 95 % CI {100 * float(low):.1f} to {100 * float(high):.1f} %"
+            cells.append(text + ")")
+        out[label] = cells
+    return present(out)
+
+
+def per_seed(runs: Any, limit: int = 500) -> tuple[Any, int]:
+    """One row a run: world, preset, agent, seed, metric (in words, dollars when money), ending; at most ``limit``."""
+    cols = [c for c in ("world", "preset_label", "agent", "seed", "metric", "metric_value", "terminal_reason",
+                        "turns", "llm_cost_usd", "run_id") if c in runs.columns]
+    table = runs.sort_values([c for c in ("world", "preset_label", "agent", "seed") if c in runs.columns])[cols]
+    table = table.head(limit).reset_index(drop=True)
+    money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
+    if "metric" in table.columns:
+        table["metric"] = table["metric"].map(lambda m: words(m) if isinstance(m, str) else "")
+    if "llm_cost_usd" in table.columns and table["llm_cost_usd"].isna().all():
+        table = table.drop(columns=["llm_cost_usd"])
+    shown = present(table.rename(columns={"metric_value": "value"}), money_rows=money)
+    return shown, len(runs)
+
+
+def to_html(df: Any) -> str:
+    """A table of text cells, in a box that scrolls sideways when it is wider than the page (never cut off)."""
+    right = set(getattr(df, "attrs", {}).get("numeric", ()))
+    cls = [' class="n"' if i in right else "" for i in range(len(df.columns))]
+    head = "".join(f"<th{cls[i]}>{html.escape(str(c))}</th>" for i, c in enumerate(df.columns))
+    body = "".join("<tr>" + "".join(f"<td{cls[i]}>{html.escape(str(v))}</td>" for i, v in enumerate(row)) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'

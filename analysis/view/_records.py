@@ -1,0 +1,88 @@
+"""Reading a run's files for the viewer: tolerant of a run still being written, bounded in size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bizsim.simcore.jsonl import lines_of
+
+__all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records"]
+
+#: The largest file the viewer reads; past it the view says the file was too large and shows the rest.
+MAX_VIEW_FILE_BYTES = 1024 * 2**20
+#: The longest string the page shows whole (a message, a tool result); longer ones are cut, with a note.
+MAX_VIEW_TEXT_CHARS = 200_000
+
+
+def _text(path: Path, problems: list[str]) -> str | None:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size > MAX_VIEW_FILE_BYTES:
+        problems.append(f"{path.name} is {size:,} bytes, over the viewer's limit of {MAX_VIEW_FILE_BYTES:,}; not shown")
+        return None
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def read_records(path: Path, problems: list[str]) -> list[dict]:
+    """The JSON objects of a JSON-lines file; a torn last line (a run still writing) and bad lines are skipped."""
+    text = _text(path, problems)
+    if text is None:
+        return []
+    out: list[dict] = []
+    lines = lines_of(text)
+    bad = 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if i != len(lines) - 1 or text.endswith("\n"):
+                bad += 1
+            continue
+        if isinstance(rec, dict):
+            out.append(rec)
+        else:
+            bad += 1
+    if bad:
+        problems.append(f"{path.name}: {bad} line(s) are not JSON objects; skipped")
+    return out
+
+
+def read_json(path: Path, problems: list[str]) -> dict | None:
+    """A JSON object file, or ``None`` (missing, unreadable, or not an object: noted in ``problems``)."""
+    text = _text(path, problems)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        problems.append(f"{path.name} is not valid JSON (still being written?); not shown")
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"{path.name} is not a JSON object; not shown")
+        return None
+    return data
+
+
+def clip(value: Any, limit: int = MAX_VIEW_TEXT_CHARS) -> Any:
+    """``value`` with every string longer than ``limit`` cut (and marked), at any depth."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return value[:limit] + f"\n… [{len(value) - limit:,} more characters not shown]"
+    if isinstance(value, (dict, list)):
+        try:  # most values are small: one C-speed measurement instead of a walk
+            if len(json.dumps(value, ensure_ascii=False, default=str)) <= limit:
+                return value
+        except (ValueError, RecursionError):
+            pass
+    if isinstance(value, dict):
+        return {str(k): clip(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clip(v, limit) for v in value]
+    return value

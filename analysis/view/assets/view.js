@@ -1,0 +1,652 @@
+"use strict";
+// bizsim run viewer. Every string from a run is agent- or file-supplied: it only ever reaches the page as
+// text (textContent, createTextNode), never as markup.
+(function () {
+  const NS = "http://www.w3.org/2000/svg";
+  const PALETTE = ["#2457c5", "#d1495b", "#2a9d8f", "#e9a03b", "#7b4fb5", "#5c8001", "#c8553d", "#1b998b", "#8d6a9f", "#3d5a80"];
+  const ROW_H = 30, TROW_H = 28;
+
+  function el(tag, props, ...kids) {
+    const e = document.createElement(tag);
+    if (props) for (const k in props) {
+      if (k === "text") e.textContent = props[k];
+      else if (k === "cls") e.className = props[k];
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), props[k]);
+      else if (k === "style") e.setAttribute("style", props[k]);
+      else e.setAttribute(k, props[k]);
+    }
+    for (const c of kids) if (c != null) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    return e;
+  }
+  function svg(tag, attrs) {
+    const e = document.createElementNS(NS, tag);
+    for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  // Formatters made once: toLocaleString builds a new one on every call, which a 10,000-row table cannot afford.
+  const F2 = new Intl.NumberFormat("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
+  const F0 = new Intl.NumberFormat("en-US", {maximumFractionDigits: 0});
+  const F4 = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 4});
+  function money(cents) {
+    if (cents == null || !isFinite(cents)) return "";
+    const v = cents / 100;
+    return (v < 0 ? "-" : "") + "$" + F2.format(Math.abs(v));
+  }
+  function tick(v, isMoney) {  // axis labels: whole units, the cents would be noise
+    if (!isMoney) return num(v);
+    const d = v / 100;
+    if (d === 0) return "$0";
+    return (d < 0 ? "-$" : "$") + (Math.abs(d) < 10 ? F2 : F0).format(Math.abs(d));
+  }
+  function num(x) {
+    if (x == null || x === "" || !isFinite(x)) return x == null ? "" : String(x);
+    if (Math.abs(x) < 1e-9) return "0";
+    if (Math.abs(x) >= 1000 || Number.isInteger(x)) return F0.format(Math.round(x));
+    return F4.format(x);
+  }
+  function usd(x) { return x == null ? "" : "$" + (x < 0.01 && x > 0 ? x.toFixed(4) : F2.format(x)); }
+  function niceTicks(lo, hi, n) {  // round steps (1, 2, 2.5, 5 x 10^k) covering [lo, hi]
+    const span = hi - lo || Math.abs(hi) || 1, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+    const out = [];
+    for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+    return out;
+  }
+  function fmtValue(v, isMoney) { return isMoney ? money(v) : num(v); }
+  function pretty(v) {
+    if (v == null) return "";
+    if (typeof v === "string") { try { const p = JSON.parse(v); if (p && typeof p === "object") return JSON.stringify(p, null, 2); } catch (e) { /* plain text */ } return v; }
+    return JSON.stringify(v, null, 2);
+  }
+  function pre(text) { return el("pre", {text: text}); }
+  const pad = (n) => String(n).padStart(2, "0");
+  function simDate(meta, t) {
+    const day = Math.floor(t / 86400e6) + 1;
+    if (!meta.start) return "day " + day;
+    const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
+    const date = d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
+    if (/T00:00(:00)?$/.test(meta.start)) return "day " + day + " · " + date;  // a world that counts days
+    return date + " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
+  }
+  function shortDate(meta, t) {
+    if (!meta.start) return "day " + (Math.floor(t / 86400e6) + 1);
+    const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
+    return d.toLocaleDateString("en-US", {month: "short", day: "numeric", timeZone: "UTC"});
+  }
+  const colorOf = (() => { const m = new Map(); return (name) => { if (!m.has(name)) m.set(name, PALETTE[m.size % PALETTE.length]); return m.get(name); }; })();
+
+  // ---- the metric chart ---------------------------------------------------------------------------------
+  // series: [{label, color, points:[[t,v]], meta}], markers: [{t,name,label,turn,run}], onPick(runIndex, t, turn)
+  function chart(host, series, markers, opts) {
+    host.textContent = "";
+    // Events sit in a strip of their own under the plot (one row per run), never over the curve.
+    const lanes = Math.max(1, series.length), STRIP = 12 * lanes + 4;
+    const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 16, B = 44 + STRIP;
+    const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img"});
+    const ts = [], vs = [];
+    for (const se of series) for (const p of se.points) { ts.push(p[0]); vs.push(p[1]); }
+    for (const m of markers) ts.push(m.t);
+    let t1 = Math.max(1, ...ts, ...(opts.endT || [0])), v0 = Math.min(0, ...vs), v1 = Math.max(1e-9, ...vs);
+    if (!vs.length) { v0 = 0; v1 = 1; }
+    const padv = (v1 - v0) * 0.06; v0 -= v0 < 0 ? padv : 0; v1 += padv;
+    const x = (t) => L + (W - L - R) * t / t1, y = (v) => T + (H - T - B) * (1 - (v - v0) / (v1 - v0 || 1));
+    const ax = svg("g", {class: "axis"});
+    const yt = niceTicks(v0, v1, 4);
+    v0 = Math.min(v0, yt[0]); v1 = Math.max(v1, yt[yt.length - 1]);
+    for (const v of yt) {
+      ax.appendChild(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid"}));
+      const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
+    }
+    for (let i = 0; i <= 6; i++) {
+      const t = t1 * i / 6, tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle"});
+      tx.textContent = shortDate(opts.meta, t); ax.appendChild(tx);
+    }
+    const yl = svg("text", {x: 12, y: T + (H - T - B) / 2, transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle"});
+    yl.textContent = opts.ylabel || ""; ax.appendChild(yl);
+    const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"}); xl.textContent = "simulated time"; ax.appendChild(xl);
+    s.appendChild(ax);
+    if (v0 < 0) s.appendChild(svg("line", {x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#999", "stroke-width": 1}));
+    for (const se of series) {
+      if (!se.points.length) continue;
+      const d = se.points.map((p, i) => (i ? "L" : "M") + x(p[0]).toFixed(1) + " " + y(p[1]).toFixed(1)).join("");
+      s.appendChild(svg("path", {d: d, class: "series", stroke: se.color}));
+    }
+    if (opts.matches && opts.matches.length) {  // the turns the search and filters leave, along the top
+      const g = svg("g", {fill: "#5b6475"});
+      for (const t of opts.matches) g.appendChild(svg("rect", {x: x(t) - 0.75, y: T - 10, width: 1.5, height: 7}));
+      const ti = svg("title"); ti.textContent = "turns that match the search and filters"; g.appendChild(ti);
+      s.appendChild(g);
+    }
+    const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
+    const mkY = H - B + 4;
+    for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + 12 * k - 1, width: W - L - R, height: 12, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
+    for (const m of markers) {
+      if (opts.hidden && opts.hidden.has(m.name)) continue;
+      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * 12, width: 5, height: 10, fill: colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
+      const ti = svg("title"); ti.textContent = simDate(opts.meta, m.t) + ": " + m.label; r.appendChild(ti);
+      r.addEventListener("click", (ev) => { ev.stopPropagation(); opts.onPick(m.run || 0, m.t, m.turn); });
+      s.appendChild(r);
+    }
+    s.addEventListener("click", (ev) => {
+      const box = s.getBoundingClientRect(), px = (ev.clientX - box.left) * W / box.width;
+      const t = Math.max(0, Math.min(t1, (px - L) / (W - L - R) * t1));
+      opts.onPick(-1, t, null);
+    });
+    host.appendChild(s);
+    return {setCursor(i, t) { const c = cursors[i] || cursors[0]; if (!c) return; c.setAttribute("x1", x(t)); c.setAttribute("x2", x(t)); c.setAttribute("visibility", "visible"); }};
+  }
+
+  // ---- one run: turn list and turn detail ----------------------------------------------------------------
+  function turnSummary(run, t) {
+    const cmds = t.commands.map((c) => c.line.replace(/^yc-bench /, "").split(" --")[0]);
+    if (run.agent_kind === "llm" && !cmds.length) {
+      const r = t.response || {};
+      if (!t.ok) return "model call failed";
+      return r.content ? "says: " + String(r.content).slice(0, 80) : "(no tool call)";
+    }
+    return cmds.join(", ") || (t.stop ? "advance" : "");
+  }
+
+  function searchText(run, t) {
+    if (t._s != null) return t._s;
+    const parts = [turnSummary(run, t)];
+    for (const c of t.commands) parts.push(c.line, JSON.stringify(c.result || ""), c.error || "");
+    if (t.response) parts.push(String(t.response.content || ""), JSON.stringify(t.response.tool_calls || []), JSON.stringify(t.response.echo || ""));
+    if (t.request) { const prev = run._prevIds(t.i); for (const id of t.request.messages) if (!prev.has(id)) parts.push(JSON.stringify((run.meta.messages || {})[id] || "")); }
+    if (t.scratchpad) parts.push(t.scratchpad);
+    for (const m of run.byTurnMarkers.get(t.i) || []) parts.push(m.label);
+    t._s = parts.join("\n").toLowerCase();
+    return t._s;
+  }
+
+  function prepareRun(run) {
+    run.byTurnMarkers = new Map();
+    for (const m of run.markers) { if (!run.byTurnMarkers.has(m.turn)) run.byTurnMarkers.set(m.turn, []); run.byTurnMarkers.get(m.turn).push(m); }
+    run._prevIds = (i) => {
+      const p = i > 0 ? run.turns[i - 1] : null;
+      return new Set(p && p.request ? p.request.messages : []);
+    };
+    run.times = run.turns.map((t) => t.t || 0);
+    return run;
+  }
+
+  function turnAt(run, t) {  // the last turn that began at or before t
+    let lo = 0, hi = run.times.length - 1, ans = 0;
+    while (lo <= hi) { const mid = (lo + hi) >> 1; if (run.times[mid] <= t) { ans = mid; lo = mid + 1; } else hi = mid - 1; }
+    return ans;
+  }
+
+  function messageBox(m, title) {
+    const role = m && m.role ? String(m.role) : "message";
+    const box = el("div", {cls: "msg " + (["system", "user", "assistant", "tool"].includes(role) ? role : "")},
+      el("div", {cls: "role", text: title || role}));
+    if (m && m.content != null) box.appendChild(pre(pretty(m.content)));
+    if (m && m.tool_calls) for (const c of m.tool_calls) {
+      const f = c.function || c;
+      box.appendChild(pre("→ " + (f.name || "") + " " + pretty(f.arguments)));
+    }
+    return box;
+  }
+
+  function renderDetail(host, run, i) {
+    host.textContent = "";
+    const t = run.turns[i];
+    if (!t) { host.appendChild(el("div", {cls: "empty", text: "No turn recorded yet."})); return; }
+    const meta = run.meta;
+    host.appendChild(el("h2", {id: "turn-title", text: `Turn ${i + 1} · ${simDate(meta, t.t || 0)}` + (t.episode > 1 ? ` · episode ${t.episode}` : "")}));
+    const kv = el("div", {cls: "kv"});
+    const add = (k, v) => { if (v !== "" && v != null) kv.appendChild(el("span", null, k + " ", el("b", {text: String(v)}))); };
+    if (run.agent_kind === "llm") {
+      const r = t.response || {}, u = r.usage || {};
+      add("prompt tokens", num(u.prompt_tokens)); add("completion tokens", num(u.completion_tokens));
+      add("latency", r.latency_s != null ? r.latency_s.toFixed(2) + " s" : ""); add("cost", usd(r.cost_usd));
+      add("retries", t.failed_attempts || 0); add("finish", r.finish_reason || "");
+      if (t.request) add("request", t.request.verified ? "verified against the recorded hash" : "NOT matching the recorded hash");
+    } else {
+      add("commands", t.commands.length);
+      if (t.t_end != null) add("advanced to", simDate(meta, t.t_end));
+    }
+    host.appendChild(kv);
+    if (t.errors && t.errors.length) {
+      host.appendChild(el("h3", {text: "Errors and retries"}));
+      for (const e of t.errors) host.appendChild(el("div", {cls: "cmd err"}, el("div", {cls: "line", text: String(e)})));
+    }
+    const evs = run.byTurnMarkers.get(i) || [];
+    if (evs.length) {
+      host.appendChild(el("h3", {text: "World events during this turn"}));
+      for (const m of evs) host.appendChild(el("div", {cls: "ev"}, el("i", {style: "background:" + colorOf(m.name)}), simDate(meta, m.t) + "  " + m.label));
+    }
+    if (t.scratchpad) {
+      host.appendChild(el("h3", {text: "Scratchpad at this turn"}));
+      host.appendChild(el("div", {cls: "msg"}, pre(t.scratchpad)));
+    }
+    if (run.agent_kind === "llm") renderLLM(host, run, i, t); else renderCommands(host, t.commands, "Commands and results");
+    if (t.stop) {
+      const d = el("details", null, el("summary", {text: "What the advance returned"}), pre(pretty(t.stop)));
+      host.appendChild(d);
+    }
+    if (t.scratchpad === "") host.appendChild(el("div", {cls: "muted", text: "The scratchpad is empty at this turn."}));
+  }
+
+  function renderCommands(host, cmds, title) {
+    host.appendChild(el("h3", {text: title + ` (${cmds.length})`}));
+    if (!cmds.length) host.appendChild(el("div", {cls: "muted", text: "none"}));
+    for (const c of cmds) {
+      const box = el("div", {cls: "cmd" + (c.error ? " err" : "")}, el("div", {cls: "line", text: (c.source && c.source !== "model" ? "[" + c.source + "] " : "") + c.line}));
+      const body = pretty(c.error ? (c.result != null ? c.result : c.error) : c.result);
+      if (body.length > 1500) box.appendChild(el("details", null, el("summary", {text: `result (${body.length.toLocaleString()} characters)`}), pre(body)));
+      else box.appendChild(pre(body || "(no result)"));
+      host.appendChild(box);
+    }
+  }
+
+  function renderLLM(host, run, i, t) {
+    const msgs = run.meta.messages || {};
+    if (t.request) {
+      const prev = run._prevIds(i);
+      const ids = t.request.messages;
+      const fresh = ids.filter((id) => !prev.has(id));
+      const system = ids.length && msgs[ids[0]] && msgs[ids[0]].role === "system" ? ids[0] : null;
+      host.appendChild(el("h3", {text: `What the model received (${ids.length} messages; ${fresh.length} added since the previous turn)`}));
+      if (system) host.appendChild(el("details", null, el("summary", {text: fresh.includes(system) ? (i ? "System prompt (changed since the previous turn)" : "System prompt") : "System prompt (unchanged)"}), messageBox(msgs[system])));
+      const older = ids.filter((id) => !fresh.includes(id) && id !== system);
+      if (older.length) {
+        const d = el("details", null, el("summary", {text: `${older.length} earlier message${older.length > 1 ? "s" : ""} of the conversation`}));
+        d.addEventListener("toggle", () => { if (d.open && d.childNodes.length === 1) for (const id of older) d.appendChild(messageBox(msgs[id])); });
+        host.appendChild(d);
+      }
+      for (const id of fresh) if (id !== system) host.appendChild(messageBox(msgs[id]));
+      const tools = (run.meta.tools || [])[t.request.tools] || [];
+      if (tools.length) host.appendChild(el("details", null, el("summary", {text: `Tools offered (${tools.length})`}), pre(pretty(tools))));
+      if (t.request.params && Object.keys(t.request.params).length) host.appendChild(el("div", {cls: "kv", text: "parameters: " + JSON.stringify(t.request.params)}));
+    } else {
+      host.appendChild(el("div", {cls: "muted", text: "The request of this call was not rebuilt (see the note at the top)."}));
+    }
+    const r = t.response || {};
+    host.appendChild(el("h3", {text: "What the model answered"}));
+    if (!t.ok) host.appendChild(el("div", {cls: "cmd err"}, el("div", {cls: "line", text: "the call failed: " + (t.errors || []).join("; ")})));
+    const echo = r.echo || {};
+    for (const k of Object.keys(echo)) host.appendChild(messageBox({role: "assistant", content: pretty(echo[k])}, "thinking (" + k + ")"));
+    if (r.content != null || (r.tool_calls && r.tool_calls.length)) host.appendChild(messageBox({role: "assistant", content: r.content, tool_calls: r.tool_calls}, "assistant"));
+    renderCommands(host, t.commands, "Commands run and their results");
+  }
+
+  function filtersFor(run) {
+    const names = new Set(), evs = new Set();
+    for (const t of run.turns) for (const c of t.commands) names.add(cmdName(c));
+    for (const m of run.markers) evs.add(m.name);
+    return {commands: [...names].sort().slice(0, 300), events: [...evs].sort()};
+  }
+  function cmdName(c) { return c.line.replace(/^yc-bench /, "").replace(/ --.*$/, "").replace(/ '.*$/, ""); }
+
+  // A run's turn list and detail in `host`; returns {select(i)}.
+  function runPane(host, run, opts) {
+    const wrap = el("div", {cls: opts.compact ? "body" : "panes"});
+    const list = el("div", {cls: "list", tabindex: "0"}), detail = el("div", {cls: "detail"});
+    const spacer = el("div", {style: "position:relative"});
+    list.appendChild(spacer);
+    wrap.appendChild(list); wrap.appendChild(detail); host.appendChild(wrap);
+    let shown = run.turns.map((t, i) => i), sel = -1, shownSet = new Set(shown);
+    const none = el("div", {cls: "empty", text: "No turn matches the search and filters."});
+    function paint() {
+      spacer.style.height = shown.length * ROW_H + "px";
+      if (!shown.length) { spacer.textContent = ""; spacer.appendChild(none); return; }
+      const top = list.scrollTop, h = list.clientHeight || 600;
+      const a = Math.max(0, Math.floor(top / ROW_H) - 10), b = Math.min(shown.length, Math.ceil((top + h) / ROW_H) + 10);
+      spacer.textContent = "";
+      for (let k = a; k < b; k++) {
+        const i = shown[k], t = run.turns[i];
+        const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * ROW_H}px`, "data-i": i},
+          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), turnSummary(run, t));
+        row.addEventListener("click", () => api.select(i, true));
+        spacer.appendChild(row);
+      }
+    }
+    list.addEventListener("scroll", () => requestAnimationFrame(paint));
+    list.addEventListener("keydown", (ev) => {
+      const k = shown.indexOf(sel);
+      if (ev.key === "ArrowDown" && k < shown.length - 1) { api.select(shown[k + 1], true); ev.preventDefault(); }
+      if (ev.key === "ArrowUp" && k > 0) { api.select(shown[k - 1], true); ev.preventDefault(); }
+    });
+    const api = {
+      select(i, user) {
+        sel = Math.max(0, Math.min(run.turns.length - 1, i));
+        const k = shown.indexOf(sel);
+        if (k >= 0) {
+          const top = k * ROW_H;
+          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_H) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
+        }
+        paint(); renderDetail(detail, run, sel);
+        detail.scrollTop = 0;
+        if (user && opts.onSelect) opts.onSelect(sel);
+      },
+      filter(pred) { shown = run.turns.map((t, i) => i).filter(pred); shownSet = new Set(shown); paint(); return shown.length; },
+      isShown(i) { return shownSet.has(i); },
+      get selected() { return sel; },
+      paint,
+    };
+    requestAnimationFrame(paint);
+    return api;
+  }
+
+  function header(run, extra) {
+    const m = run.meta;
+    const h = el("header", {cls: "top"});
+    const who = [m.world, m.preset && m.preset !== "default" ? m.preset : null, m.model || m.agent, m.seed != null ? "seed " + m.seed : null].filter(Boolean).join(" · ");
+    h.appendChild(el("h1", {text: who || "bizsim run"}));
+    const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
+    if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
+    const status = m.status === "running" ? "still running"
+      : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
+    h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
+    stat("turns", num(run.turns.length));
+    if (m.cost_usd != null) stat("model cost", usd(m.cost_usd));
+    if (m.tokens) stat("tokens", num(m.tokens));
+    if (extra) h.appendChild(extra);
+    return h;
+  }
+
+  function problems(list) {
+    if (!list || !list.length) return null;
+    return el("div", {cls: "problems"}, ...list.map((p) => el("div", {text: "⚠ " + p})));
+  }
+
+  function legend(markers, hidden, redraw) {
+    const names = [...new Set(markers.map((m) => m.name))].sort();
+    const box = el("div", {cls: "legend"});
+    if (!names.length) return box;
+    box.appendChild(el("span", {text: "Events (click a mark to open its turn):"}));
+    for (const n of names) {
+      const cb = el("input", {type: "checkbox"}); cb.checked = !hidden.has(n);
+      cb.addEventListener("change", () => { if (cb.checked) hidden.delete(n); else hidden.add(n); redraw(); });
+      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), n.replace(/_/g, " ") + " (" + markers.filter((m) => m.name === n).length + ")"));
+    }
+    return box;
+  }
+
+  function viewRun(root, run, state) {
+    prepareRun(run);
+    root.textContent = "";
+    root.appendChild(header(run));
+    const pr = problems(run.problems); if (pr) root.appendChild(pr);
+    const chartHost = el("div", {cls: "chart", id: "chart"});
+    root.appendChild(chartHost);
+    const hidden = state.hidden || (state.hidden = new Set());
+    let ch;
+    const draw = () => {
+      ch = chart(chartHost, [{points: run.timeline, color: PALETTE[0]}], run.markers, {
+        meta: run.meta, money: run.meta.timeline_money, ylabel: run.meta.timeline_label, hidden: hidden, endT: [run.meta.end_t || 0],
+        matches: state.matches,
+        onPick: (r, t, turn) => pane.select(turn != null ? turn : turnAt(run, t), true),
+      });
+      if (pane && pane.selected >= 0) ch.setCursor(0, run.turns[pane.selected].t || 0);
+    };
+    root.appendChild(legend(run.markers, hidden, draw));
+    const tools = el("div", {cls: "tools"});
+    const q = el("input", {type: "search", placeholder: "Search commands, results, messages…", id: "search"});
+    const f = filtersFor(run);
+    const cmdSel = el("select", {id: "filter-command"}, el("option", {value: "", text: "any command"}), ...f.commands.map((c) => el("option", {value: c, text: c})));
+    const evSel = el("select", {id: "filter-event"}, el("option", {value: "", text: "any event"}), ...f.events.map((c) => el("option", {value: c, text: c.replace(/_/g, " ")})));
+    const errCb = el("input", {type: "checkbox", id: "filter-errors"});
+    const count = el("span", {cls: "count"});
+    tools.append(q, cmdSel, evSel, el("label", null, errCb, " errors only"), count);
+    root.appendChild(tools);
+    const paneHost = el("div", {cls: "panehost"});
+    root.appendChild(paneHost);
+    const pane = runPane(paneHost, run, {onSelect: (i) => { ch.setCursor(0, run.turns[i].t || 0); state.turn = i; }});
+    draw();
+    function apply() {
+      const text = q.value.trim().toLowerCase(), cmd = cmdSel.value, ev = evSel.value, err = errCb.checked;
+      const n = pane.filter((i) => {
+        const t = run.turns[i];
+        if (err && !t.error) return false;
+        if (cmd && !t.commands.some((c) => cmdName(c) === cmd)) return false;
+        if (ev && !(run.byTurnMarkers.get(i) || []).some((m) => m.name === ev)) return false;
+        if (text && !searchText(run, t).includes(text)) return false;
+        return true;
+      });
+      count.textContent = `${num(n)} of ${num(run.turns.length)} turns`;
+      const filtered = text || cmd || ev || err;
+      const before = state.matches;
+      state.matches = filtered ? run.turns.filter((t, i) => pane.isShown(i)).map((t) => t.t || 0) : null;
+      if (ch && (before || state.matches)) draw();
+    }
+    let timer = 0;
+    q.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
+    for (const s of [cmdSel, evSel, errCb]) s.addEventListener("change", apply);
+    apply();
+    const start = state.turn != null && state.turn < run.turns.length && !state.atEnd ? state.turn : (state.follow ? run.turns.length - 1 : 0);
+    pane.select(start, false);
+    if (ch) ch.setCursor(0, (run.turns[start] || {}).t || 0);
+    window.addEventListener("resize", draw);
+    return {pane, isAtEnd: () => pane.selected === run.turns.length - 1};
+  }
+
+  // ---- two runs side by side ---------------------------------------------------------------------------
+  function viewCompare(root, data) {
+    const runs = data.runs.map(prepareRun);
+    root.textContent = "";
+    const head = el("header", {cls: "top"}, el("h1", {text: "Two runs side by side, aligned by simulated time"}));
+    runs.forEach((r, k) => {
+      const m = r.meta;
+      head.appendChild(el("div", {cls: "stat"}, el("b", {id: "final-metric-" + k, text: fmtValue(m.metric_value, m.metric_money)}),
+        el("span", null, el("i", {style: `display:inline-block;width:10px;height:10px;background:${PALETTE[k * 1]};margin-right:4px`}), (k ? "B: " : "A: ") + [m.model || m.agent, "seed " + m.seed].join(" · "))));
+    });
+    root.appendChild(head);
+    for (const r of runs) { const p = problems(r.problems); if (p) root.appendChild(p); }
+    const chartHost = el("div", {cls: "chart", id: "chart"});
+    root.appendChild(chartHost);
+    const marks = [];
+    runs.forEach((r, k) => { for (const m of r.markers) marks.push(Object.assign({}, m, {run: k})); });
+    const ylabel = runs[0].meta.timeline_label;
+    const info = el("div", {cls: "tools", id: "align-info"});
+    root.appendChild(info);
+    const panes = el("div", {cls: "panes compare"});
+    root.appendChild(panes);
+    const apis = [];
+    let ch;
+    const align = (from, i) => {
+      const t = runs[from].turns[i].t || 0, other = 1 - from;
+      const j = turnAt(runs[other], t);
+      apis[other].select(j, false);
+      ch.setCursor(from, t); ch.setCursor(other, runs[other].turns[j].t || 0);
+      info.textContent = `Aligned at ${simDate(runs[from].meta, t)}: A turn ${apis[0].selected + 1}, B turn ${apis[1].selected + 1}`;
+    };
+    runs.forEach((r, k) => {
+      const side = el("div", {cls: "side", id: "side-" + k}, el("div", {cls: "hd", text: (k ? "B: " : "A: ") + [r.meta.world, r.meta.model || r.meta.agent, "seed " + r.meta.seed].join(" · ")}));
+      const body = el("div", {style: "min-height:0;display:grid"});
+      side.appendChild(body); panes.appendChild(side);
+      apis.push(runPane(body, r, {compact: true, onSelect: (i) => align(k, i)}));
+    });
+    ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
+      meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0),
+      onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
+    });
+    apis[0].select(0, false); align(0, 0);
+  }
+
+  // ---- a sweep: group summary and the runs table --------------------------------------------------------
+  function viewSweep(root, data) {
+    root.textContent = "";
+    const cols = data.columns, idx = Object.fromEntries(cols.map((c, i) => [c, i]));
+    const moneyMetric = new Set(data.money_metrics || []);
+    root.appendChild(el("header", {cls: "top"}, el("h1", {text: "Sweep: " + data.meta.path.split("/").filter(Boolean).pop()}),
+      el("div", {cls: "stat"}, el("b", {text: num(data.rows.length)}), el("span", {text: "runs"})),
+      el("div", {cls: "stat"}, el("b", {text: num(data.groups.length)}), el("span", {text: "groups"}))));
+    const pr = problems(data.problems); if (pr) root.appendChild(pr);
+    const sec = el("div", {cls: "section"}, el("h2", {text: "Summary: mean over seeds with 95 % confidence interval"}));
+    root.appendChild(sec);
+    const byMetric = new Map();
+    for (const g of data.groups) { if (!byMetric.has(g.metric)) byMetric.set(g.metric, []); byMetric.get(g.metric).push(g); }
+    for (const [metric, gs] of byMetric) {
+      const tbl = el("table", {cls: "grp"});
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", num(g.runs), fmtValue(g.mean, g.money),
+        g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
+      sec.appendChild(tbl);
+      sec.appendChild(dotPlot(gs));
+    }
+    const tsec = el("div", {cls: "section"}, el("h2", {text: "Runs (click a column to sort, type under it to filter, click a row to open the run)"}));
+    root.appendChild(tsec);
+    const widths = {world: "0.8fr", preset: "0.8fr", agent: "0.9fr", model: "1fr", seed: "0.4fr", metric: "1fr", value: "0.9fr", status: "0.8fr", cost_usd: "0.7fr", turns: "0.5fr", run_id: "1fr"};
+    const names = {cost_usd: "model cost", value: "metric value", run_id: "run id"};
+    const wrap = el("div", {cls: "tablewrap", style: "--cols:" + cols.map((c) => widths[c] || "1fr").join(" ")});
+    const thead = el("div", {cls: "thead"}), filters = el("div", {cls: "filters"}), tbody = el("div", {cls: "tbody", id: "runs-body"});
+    const spacer = el("div", {style: "position:relative"});
+    tbody.appendChild(spacer);
+    wrap.append(thead, filters, tbody);
+    tsec.appendChild(wrap);
+    const count = el("div", {cls: "muted", id: "runs-count", style: "margin:4px 0"});
+    tsec.appendChild(count);
+    let order = data.rows.map((r, i) => i), shown = order, sortCol = -1, sortDir = 1;
+    const fvals = cols.map(() => "");
+    const cell = (r, c) => {
+      const v = r[idx[c]];
+      if (c === "value") return fmtValue(v, moneyMetric.has(r[idx.metric]));
+      if (c === "cost_usd") return v == null ? "" : usd(v);
+      if (c === "metric") return v == null ? "" : String(v).replace(/_cents$|_usd$/, "").replace(/_/g, " ");
+      if (c === "status") return v == null ? "" : String(v).replace(/_/g, " ");
+      if (c === "seed") return v == null ? "" : String(v);  // an identifier, not a quantity: no separators
+      return v == null ? "" : typeof v === "number" ? num(v) : String(v);
+    };
+    const texts = new Array(data.rows.length);  // each row's cells as shown, made when first needed
+    const textOf = (i) => texts[i] || (texts[i] = cols.map((c) => cell(data.rows[i], c)));
+    let lower = null;
+    const lowerOf = (i) => { if (!lower) lower = new Array(data.rows.length); return lower[i] || (lower[i] = textOf(i).map((t) => t.toLowerCase())); };
+    cols.forEach((c, k) => {
+      const h = el("div", {text: names[c] || c, "data-col": c});
+      h.addEventListener("click", () => {
+        sortDir = sortCol === k ? -sortDir : 1; sortCol = k;
+        order = data.rows.map((r, i) => i).sort((a, b) => {
+          const x = data.rows[a][k], y = data.rows[b][k];
+          if (x == null) return 1; if (y == null) return -1;
+          return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y))) * sortDir;
+        });
+        for (const d of thead.children) d.textContent = (names[d.dataset.col] || d.dataset.col);
+        h.textContent = (names[c] || c) + (sortDir > 0 ? " ▲" : " ▼");
+        apply();
+      });
+      thead.appendChild(h);
+      const inp = el("input", {type: "search", placeholder: "filter", "data-col": c, id: "filter-" + c});
+      let tm = 0;
+      inp.addEventListener("input", () => { clearTimeout(tm); tm = setTimeout(() => { fvals[k] = inp.value.trim().toLowerCase(); apply(); }, 120); });
+      filters.appendChild(inp);
+    });
+    const dirs = new Set(data.run_dirs || []);
+    function open(i) {
+      const r = data.rows[i], id = String(r[idx.run_id] || "");
+      if (/^[A-Za-z0-9_.-]+$/.test(id) && dirs.has(id) && data.run_links) {
+        window.location.href = data.run_links.replace("{id}", encodeURIComponent(id));
+        return;
+      }
+      const old = document.getElementById("run-dialog"); if (old) old.remove();
+      const dlg = el("div", {cls: "dlg", id: "run-dialog"}, el("b", {text: "Run " + id}),
+        el("div", {cls: "muted", text: dirs.has(id) ? "Open this sweep with `bizsim view DIR --serve` to read the run turn by turn." : "This run has no run directory (sweep with --run-dirs to keep one)."}));
+      cols.forEach((c) => dlg.appendChild(el("div", {cls: "ev"}, el("b", {text: (names[c] || c) + ": "}), cell(r, c))));
+      dlg.appendChild(el("button", {text: "close", onclick: () => dlg.remove()}));
+      document.body.appendChild(dlg);
+    }
+    let painted = "";
+    const numeric = cols.map((c) => ["seed", "value", "cost_usd", "turns"].includes(c) ? "num" : "");
+    // A pool of row elements: row k is drawn by slot k % size, so scrolling by a few rows rewrites only the rows
+    // that came into view and leaves the rest (and their rendering) alone.
+    const pool = [];
+    function slot(j) {
+      while (pool.length <= j) {
+        const row = el("div", {cls: "trow"});
+        for (let c = 0; c < cols.length; c++) row.appendChild(el("div", {cls: numeric[c]}));
+        row._k = -1;
+        spacer.appendChild(row); pool.push(row);
+      }
+      return pool[j];
+    }
+    function paint() {
+      const top = tbody.scrollTop, h = tbody.clientHeight || 600;
+      const a = Math.max(0, Math.floor(top / TROW_H) - 8), b = Math.min(shown.length, Math.ceil((top + h) / TROW_H) + 8);
+      if (painted === a + ":" + b) return;  // the same rows are in view: nothing to redraw
+      painted = a + ":" + b;
+      spacer.style.height = shown.length * TROW_H + "px";
+      const size = Math.max(b - a, Math.ceil(h / TROW_H) + 17);
+      for (let j = 0; j < pool.length; j++) if (pool[j]._k >= 0 && (pool[j]._k < a || pool[j]._k >= b || j >= size)) { pool[j].style.display = "none"; pool[j]._k = -1; }
+      for (let k = a; k < b; k++) {
+        const row = slot(k % size);
+        const i = shown[k];
+        if (row._k === k && row._i === i) continue;
+        const t = textOf(i);
+        for (let c = 0; c < cols.length; c++) row.children[c].textContent = t[c];
+        row.style.transform = `translateY(${k * TROW_H}px)`;
+        row.style.display = "";
+        row.dataset.i = i; row._k = k; row._i = i;
+      }
+    }
+    spacer.addEventListener("click", (ev) => { const row = ev.target.closest(".trow"); if (row) open(Number(row.dataset.i)); });
+    function apply() {
+      const act = fvals.map((v, k) => [v, k]).filter((p) => p[0]);
+      shown = act.length ? order.filter((i) => { const l = lowerOf(i); return act.every(([v, k]) => l[k].includes(v)); }) : order;
+      painted = "";
+      for (const row of pool) { row._k = -1; row.style.display = "none"; }
+      count.textContent = `${num(shown.length)} of ${num(data.rows.length)} runs shown`;
+      tbody.scrollTop = 0;
+      paint();
+    }
+    tbody.addEventListener("scroll", () => requestAnimationFrame(paint));
+    apply();
+  }
+
+  function dotPlot(gs) {
+    const host = el("div", {cls: "dots"});
+    const W = 900, rowH = 26, L = 260, R = 50, H = gs.length * rowH + 30;
+    const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, style: `max-width:${W}px;height:auto`});
+    const all = gs.flatMap((g) => g.values.concat(g.ci_low != null ? [g.ci_low, g.ci_high] : []));
+    const ext = niceTicks(Math.min(0, ...all), Math.max(1e-9, ...all), 5);
+    const lo = ext[0], hi = ext[ext.length - 1];
+    const x = (v) => L + (W - L - R) * (v - lo) / (hi - lo || 1);
+    gs.forEach((g, k) => {
+      const y = 12 + k * rowH;
+      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model].filter(Boolean).join(" · "); s.appendChild(lab);
+      for (const v of g.values) s.appendChild(svg("circle", {cx: x(v), cy: y, r: 3, fill: PALETTE[k % PALETTE.length], "fill-opacity": 0.45}));
+      if (g.ci_low != null) s.appendChild(svg("line", {x1: x(g.ci_low), x2: x(g.ci_high), y1: y, y2: y, stroke: "#111", "stroke-width": 2}));
+      if (g.mean != null) s.appendChild(svg("rect", {x: x(g.mean) - 1.5, y: y - 7, width: 3, height: 14, fill: "#111"}));
+    });
+    for (const v of niceTicks(lo, hi, 5)) {
+      if (v < lo || v > hi) continue;
+      s.appendChild(svg("line", {x1: x(v), x2: x(v), y1: 2, y2: H - 18, stroke: "#eef0f4"}));
+      const t = svg("text", {x: x(v), y: H - 4, "text-anchor": "middle", "font-size": 11, fill: "#5b6475"});
+      t.textContent = tick(v, gs[0].money); s.appendChild(t);
+    }
+    host.appendChild(s);
+    host.appendChild(el("div", {cls: "muted", style: "font-size:12px", text: (gs[0].metric_label || gs[0].metric) + ": each dot a run" + (gs.some((g) => g.n > g.values.length) ? " (at most 400 a group)" : "") + ", black bar the mean, line its 95 % confidence interval"}));
+    return host;
+  }
+
+  // ---- start, and follow a run still being written -------------------------------------------------------
+  const root = document.getElementById("app");
+  let data = JSON.parse(document.getElementById("bizsim-data").textContent);
+  const state = {};
+  let view = null;
+  function show() {
+    root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
+    if (data.kind === "run") view = viewRun(root, data, state);
+    else if (data.kind === "compare") viewCompare(root, data);
+    else if (data.kind === "sweep") viewSweep(root, data);
+    else root.appendChild(el("div", {cls: "empty", text: "Nothing this viewer knows how to show (" + String(data.kind) + ")."}));
+    document.body.dataset.ready = "1";
+  }
+  show();
+  const live = document.body.dataset.follow;
+  if (live) {
+    let version = document.body.dataset.version || "";
+    setInterval(async () => {
+      try {
+        const res = await fetch(live + "?since=" + encodeURIComponent(version), {cache: "no-store"});
+        if (res.status !== 200) return;
+        version = res.headers.get("X-Bizsim-Version") || version;
+        data = await res.json();
+        state.atEnd = view && view.isAtEnd ? view.isAtEnd() : false;
+        state.follow = state.atEnd;
+        if (view && view.pane) state.turn = view.pane.selected;
+        show();
+      } catch (e) { /* the server stopped; keep what is shown */ }
+    }, 2000);
+  }
+})();

@@ -1,0 +1,87 @@
+"""What the viewer can open, as a list of sources tried in order; other kinds plug in with :func:`register_source`.
+
+A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
+:mod:`.run_data`), ``{"kind": "sweep", ...}`` (see :mod:`.sweep_data`). Fork families and Inspect logs are
+added the same way, by the modules that own them, each with its own ``detect`` and ``load``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from bizsim.simcore.errors import ConfigError
+
+__all__ = ["Source", "load_view", "register_source", "unregister_source", "view_sources"]
+
+
+@attrs.frozen
+class Source:
+    """One kind of thing the viewer opens: ``detect(path) -> bool`` and ``load(path, **options) -> data``."""
+
+    name: str
+    detect: Callable[[Path], bool]
+    load: Callable[..., dict]
+
+
+def _run(path: Path, **options: Any) -> dict:
+    from .run_data import run_data
+
+    return run_data(path, requests=options.get("requests", True))
+
+
+def _sweep(path: Path, **options: Any) -> dict:
+    from .sweep_data import sweep_data
+
+    return sweep_data(path)
+
+
+def _is_run(path: Path) -> bool:
+    from .run_data import is_run_dir
+
+    return is_run_dir(path)
+
+
+def _is_sweep(path: Path) -> bool:
+    from .sweep_data import is_sweep_dir
+
+    return is_sweep_dir(path)
+
+
+_SOURCES: list[Source] = [Source("sweep", _is_sweep, _sweep), Source("run", _is_run, _run)]
+
+
+def register_source(source: Source, *, first: bool = True) -> None:
+    """Add a kind of thing to open (tried before the built-in ones unless ``first`` is false); replaces one of
+    the same name."""
+    _SOURCES[:] = [s for s in _SOURCES if s.name != source.name]
+    _SOURCES.insert(0 if first else len(_SOURCES), source)
+
+
+def unregister_source(name: str) -> None:
+    """Remove the source named ``name`` (nothing happens when there is none)."""
+    _SOURCES[:] = [s for s in _SOURCES if s.name != name]
+
+
+def view_sources() -> list[Source]:
+    """The sources, in the order they are tried."""
+    return list(_SOURCES)
+
+
+def load_view(path: str | Path, **options: Any) -> dict:
+    """The page data for ``path``: the first source that recognises it loads it.
+
+    Raises:
+        ConfigError: nothing recognises the path (it names which kinds were tried).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{str(p)!r} does not exist; give a run directory or a sweep directory")
+    for s in _SOURCES:
+        if s.detect(p):
+            return s.load(p, **options)
+    raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
+                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl")

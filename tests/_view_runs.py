@@ -1,0 +1,52 @@
+"""Run directories for the viewer's tests: a baseline run, a short LLM run, a hostile LLM run, a small sweep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bizsim.agents.llm.scripted import ScriptedClient
+from bizsim.analysis.llm_run import run_llm
+from bizsim.analysis.runspec import RunSpec
+from bizsim.cli.main import main
+
+from .llm_policies import calls, greedy_policy
+
+#: Text no page may run or render as markup.
+HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><!--'
+
+
+def baseline_run(out: Path, agent: str = "greedy", seed: int = 1) -> Path:
+    """``bizsim run startup --agent AGENT --out OUT``."""
+    assert 0 == main(["run", "startup", "--agent", agent, "--seed", str(seed), "--out", str(out), "--json",
+                      "--no-progress"])
+    return out
+
+
+def llm_run(out: Path, max_turns: int = 24) -> Path:
+    """A short LLM run of the startup world, the model played in-process by the greedy policy."""
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": max_turns})
+    run_llm(spec, out=out, client=ScriptedClient(greedy_policy))
+    return out
+
+
+def hostile_policy(messages: list[dict], tools: list[dict] | None) -> dict:
+    """Says and writes markup, then plays greedy."""
+    answer = greedy_policy(messages, tools)
+    if len([m for m in messages if m["role"] == "assistant"]) < 2:
+        return {"content": HOSTILE, "tool_calls": calls(f"yc-bench scratchpad write --content '{HOSTILE}'",
+                                                          "yc-bench market browse --limit 1")["tool_calls"]}
+    return answer
+
+
+def hostile_llm_run(out: Path) -> Path:
+    """An LLM run whose model answers with markup and writes it to its scratchpad."""
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 6})
+    run_llm(spec, out=out, client=ScriptedClient(hostile_policy))
+    return out
+
+
+def small_sweep(out: Path) -> Path:
+    """Startup, greedy and random, two seeds, with run directories."""
+    assert 0 == main(["sweep", "--world", "startup", "--agent", "greedy", "random", "--seeds", "1-2", "--out", str(out),
+                      "--backend", "serial", "--run-dirs", "--no-progress"])
+    return out

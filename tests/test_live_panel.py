@@ -1,0 +1,41 @@
+"""The live terminal panel of an LLM run: what it shows matches the run directory; agent text cannot drive the terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+
+from bizsim.agents.llm.scripted import ScriptedClient
+from bizsim.analysis.labels import dollars
+from bizsim.analysis.llm_run import run_llm
+from bizsim.analysis.runspec import RunSpec
+from bizsim.cli.live_panel import LivePanel, printable
+
+from .llm_policies import greedy_policy
+
+
+def test_the_panel_shows_turn_date_funds_tokens_and_last_command(tmp_path):
+    """After a short run the panel reads exactly what the run wrote: turns, tokens, final funds, last command."""
+    out = tmp_path / "run"
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 10})
+    with LivePanel(out, console=console) as panel:
+        result = run_llm(spec, out=out, client=ScriptedClient(greedy_policy), on_stop=panel.on_stop)
+    console.print(panel.render())
+    text = console.export_text()
+    calls = [json.loads(line) for line in (out / "llm_calls.jsonl").read_text().splitlines()]
+    last = json.loads((out / "agent_commands.jsonl").read_text().splitlines()[-1])
+    assert 10 == panel.turn == len(calls)
+    assert sum(c["response"]["usage"]["total_tokens"] for c in calls) == panel.tokens
+    assert f"{panel.tokens:,}" in text and last["line"] in text
+    assert f"Funds (dollars): {dollars(result.episode.final_funds_cents)}" in text
+    assert result.episode.final_world.now_iso[:10] in text
+
+
+def test_agent_text_cannot_send_escape_sequences():
+    """Control and bidirectional characters in a command line are blanked; long lines are cut."""
+    shown = printable("task accept\x1b]0;pwned\x07\u202e --task-id " + "x" * 500)
+    assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
+    assert 100 == len(shown) and shown.endswith("…")

@@ -1,0 +1,131 @@
+"""The viewer's data and page without a browser: safe embedding, partial and hostile files, plug-in sources, CLI."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bizsim.analysis.view import Source, register_source, render, unregister_source, view_data, view_sources, write_view
+from bizsim.analysis.view.page import embed_json
+from bizsim.analysis.view.run_data import run_data
+from bizsim.analysis.view.sources import load_view
+from bizsim.cli.main import main
+from bizsim.simcore.errors import ConfigError
+
+from ._view_runs import baseline_run, llm_run
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """A greedy run and a short LLM run of startup seed 1."""
+    root = tmp_path_factory.mktemp("view")
+    return {"greedy": baseline_run(root / "greedy"), "llm": llm_run(root / "llm", max_turns=12)}
+
+
+@given(st.text())
+def test_embedded_json_never_holds_markup_and_reads_back(text):
+    """Any text: the embedded JSON has no <, > or & (so it cannot close its script element) and parses back."""
+    embedded = embed_json({"t": text, "n": [1.5, float("nan")]})
+    assert not set("<>&") & set(embedded) and "\u2028" not in embedded
+    assert {"t": text, "n": [1.5, None]} == json.loads(embedded)
+
+
+def test_the_page_loads_nothing_from_anywhere(runs):
+    """One file: inline style and script, a policy that forbids any fetch but the server's own, no external URL."""
+    page = render(view_data([runs["greedy"]]), title="t").replace('"http://www.w3.org/2000/svg"', "")  # a name
+    assert "default-src 'none'" in page and "connect-src 'self'" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?https?:""", page)
+    assert "http://" not in page and "https://" not in page
+
+
+def test_llm_turns_hold_the_verified_request_answer_and_commands(runs):
+    """Every model call is a turn whose rebuilt request matches the recorded hash; commands join their turn."""
+    data = run_data(runs["llm"])
+    calls = [json.loads(line) for line in (runs["llm"] / "llm_calls.jsonl").read_text().splitlines()]
+    sent = [json.loads(line) for line in (runs["llm"] / "agent_commands.jsonl").read_text().splitlines()]
+    assert len(calls) == len(data["turns"]) == 12 and [] == data["problems"]
+    assert all(t["request"]["verified"] for t in data["turns"])
+    for turn in data["turns"]:
+        assert [s["line"] for s in sent if s["turn"] == turn["turn"]] == [c["line"] for c in turn["commands"]]
+    first = data["turns"][0]["request"]["messages"]
+    assert "system" == data["meta"]["messages"][first[0]]["role"]
+    assert data["meta"]["tokens"] == sum(c["response"]["usage"]["total_tokens"] for c in calls)
+
+
+def test_the_timeline_ends_at_the_final_funds(runs):
+    """The startup curve starts at the initial funds and ends at result.json's final funds, at each advance."""
+    data = run_data(runs["greedy"])
+    result = json.loads((runs["greedy"] / "result.json").read_text())
+    assert [0, 20_000_000.0] == data["timeline"][0]
+    assert result["final_funds_cents"] == data["timeline"][-1][1]
+    assert len(data["turns"]) + 1 == len(data["timeline"])
+
+
+def test_a_run_still_being_written_or_damaged_shows_what_is_there(runs, tmp_path):
+    """A torn last line, a garbage line and no result.json: the view loads, says what it skipped, never raises."""
+    part = tmp_path / "part"
+    part.mkdir()
+    lines = (runs["greedy"] / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    (part / "trajectory.jsonl").write_text("".join(lines[:30]) + "not json\n" + "".join(lines[30:60]) + lines[60][:9])
+    shutil.copy(runs["greedy"] / "commands.jsonl", part)
+    data = run_data(part)
+    assert "running" == data["meta"]["status"] and data["turns"]
+    assert ["trajectory.jsonl: 1 line(s) are not JSON objects; skipped"] == data["problems"]
+    (part / "result.json").write_text("{")
+    assert any("result.json is not valid JSON" in p for p in run_data(part)["problems"])
+
+
+def test_another_kind_of_source_plugs_in(tmp_path):
+    """A registered source opens what the built-in ones do not recognise (as fork families and Inspect logs will)."""
+    folder = tmp_path / "family"
+    folder.mkdir()
+    (folder / "family.json").write_text("{}")
+    with pytest.raises(ConfigError, match="none of what the viewer opens"):
+        load_view(folder)
+    register_source(Source("family", lambda p: (p / "family.json").exists(), lambda p, **o: {"kind": "family"}))
+    try:
+        assert {"kind": "family"} == load_view(folder)
+        assert ["family", "sweep", "run"] == [s.name for s in view_sources()]
+    finally:
+        unregister_source("family")
+    assert ["sweep", "run"] == [s.name for s in view_sources()]
+
+
+def test_cli_writes_pages_and_refuses_unclear_requests(runs, tmp_path, capsys):
+    """``bizsim view`` writes the page it prints; two runs compare; bad combinations are refused in one line."""
+    out = tmp_path / "v.html"
+    assert 0 == main(["view", str(runs["greedy"]), "--out", str(out)])
+    assert str(out) == capsys.readouterr().out.strip()
+    assert 0 == main(["view", str(runs["greedy"]), str(runs["llm"]), "--out", str(tmp_path / "c.html"), "--no-requests"])
+    assert '"kind":"compare"' in (tmp_path / "c.html").read_text()
+    assert 2 == main(["view", str(runs["greedy"]), "--follow"])
+    assert "--follow goes with --serve" in capsys.readouterr().err
+    assert 2 == main(["view", str(tmp_path / "missing")])
+    assert 2 == main(["view", str(runs["greedy"]), str(runs["llm"]), str(runs["greedy"])])
+
+
+def test_a_sweep_page_links_each_kept_run(tmp_path):
+    """A sweep with run directories gets one page per run beside its own; the table links to them."""
+    sweep = tmp_path / "sweep"
+    assert 0 == main(["sweep", "--world", "startup", "--agent", "greedy", "--seeds", "1-2", "--out", str(sweep),
+                      "--backend", "serial", "--run-dirs", "--no-progress"])
+    page = write_view([sweep], tmp_path / "s.html")
+    runs = sorted(p.name for p in (sweep / "runs").iterdir())
+    assert runs == sorted(p.stem for p in (tmp_path / "s_runs").iterdir())
+    assert '"run_links":"s_runs/{id}.html"' in page.read_text()
+
+
+@pytest.mark.parametrize("name", ["bizsim.analysis.labels", "bizsim.analysis.view.page", "bizsim.analysis.provenance",
+                                  "bizsim.cli.live_panel"])
+def test_doctests(name):
+    """The examples in the viewer's and report's docstrings run."""
+    failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert 0 == failed

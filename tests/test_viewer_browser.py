@@ -1,0 +1,190 @@
+"""The run viewer in a real headless Chromium: what a person sees on a run, two runs, a sweep, a live run."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402 -- after the skip
+
+from bizsim.analysis.labels import dollars
+from bizsim.analysis.view import write_view
+from bizsim.analysis.view.run_data import run_data
+from bizsim.analysis.view.server import ViewServer
+
+from ._browser import browser_fixture, open_page
+from ._view_runs import HOSTILE, baseline_run, hostile_llm_run, llm_run, small_sweep
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module."""
+    yield from browser_fixture()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    """A greedy run of startup seed 1, and a short LLM run of the same world and seed."""
+    root = tmp_path_factory.mktemp("runs")
+    return {"greedy": baseline_run(root / "greedy"), "llm": llm_run(root / "llm")}
+
+
+def test_llm_run_shows_the_transcript_the_final_funds_and_jumps_from_an_event(browser, runs, tmp_path):
+    """The header's final funds are result.json's in dollars; a turn shows the model's request, answer and the
+    commands' results; clicking a completed task's mark opens the turn it happened in."""
+    path = write_view([runs["llm"]], tmp_path / "llm.html")
+    page = open_page(browser, path.as_uri())
+    result = json.loads((runs["llm"] / "result.json").read_text())
+    assert dollars(result["final_funds_cents"]) == page.inner_text("#final-metric")
+    page.click(".list .row[data-i='1']")
+    assert "Turn 2 · 2025-01-01 09:00" == page.inner_text("#turn-title")
+    detail = page.inner_text(".detail")
+    sent = [json.loads(line) for line in (runs["llm"] / "agent_commands.jsonl").read_text().splitlines()]
+    for rec in (r for r in sent if r["turn"] == 2):
+        assert rec["line"] in detail
+    assert "verified against the recorded hash" in detail and "WHAT THE MODEL RECEIVED" in detail.upper()
+    assert '"status": "planned"' in detail  # the accept command's result
+    page.screenshot(path=str(tmp_path / "llm-turn.png"), full_page=False)
+
+    data = run_data(runs["llm"])
+    task = next(m for m in data["markers"] if m["name"] == "task_completed")
+    times = [t["t"] for t in data["turns"]]
+    expected = max(i for i, t in enumerate(times) if t < task["t"])  # the turn whose advance it happened in
+    page.locator(f"rect.mk[data-turn='{expected}']").first.click()
+    assert page.inner_text("#turn-title").startswith(f"Turn {expected + 1} ·")
+    assert task["label"] in page.inner_text(".detail")
+    page.screenshot(path=str(tmp_path / "llm-event-jump.png"))
+    assert [] == page.errors
+
+
+def test_agent_text_is_shown_as_text_and_never_runs(browser, tmp_path):
+    """Markup in the model's answer and scratchpad is printed literally: no script of it runs, no element appears."""
+    run = hostile_llm_run(tmp_path / "hostile")
+    path = write_view([run], tmp_path / "hostile.html")
+    assert "</script><script>window.pwned" not in path.read_text(encoding="utf-8")
+    page = open_page(browser, path.as_uri())
+    page.click(".list .row[data-i='1']")
+    page.wait_for_timeout(100)
+    assert page.evaluate("window.pwned") is None
+    assert 0 == page.locator("img").count()
+    assert HOSTILE in page.inner_text(".detail")
+    page.screenshot(path=str(tmp_path / "hostile.png"))
+
+
+def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
+    """Picking a turn of the LLM run selects the greedy agent's turn in progress at that simulated instant."""
+    path = write_view([runs["greedy"], runs["llm"]], tmp_path / "compare.html")
+    page = open_page(browser, path.as_uri())
+    a, b = run_data(runs["greedy"]), run_data(runs["llm"], requests=False)
+    pick = len(b["turns"]) - 3
+    t = b["turns"][pick]["t"]
+    expected = max(i for i, turn in enumerate(a["turns"]) if turn["t"] <= t)
+    page.locator("#side-1 .list").evaluate(f"e => e.scrollTop = {pick} * 30")
+    page.click(f"#side-1 .list .row[data-i='{pick}']")
+    assert f"A turn {expected + 1}, B turn {pick + 1}" in page.inner_text("#align-info")
+    assert page.locator(f"#side-0 .list .row.sel[data-i='{expected}']").count() == 1
+    assert page.inner_text("#side-0 #turn-title").startswith(f"Turn {expected + 1} ·")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(tmp_path / "compare.png"))
+    assert [] == page.errors
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory) -> Path:
+    """Startup, greedy and random, seeds 1-2, with run directories."""
+    return small_sweep(tmp_path_factory.mktemp("sweep") / "sweep")
+
+
+def test_sweep_table_filters_sorts_and_opens_a_run(browser, sweep, tmp_path):
+    """Filtering the agent column leaves that agent's runs; sorting by the metric orders them; a row opens its run."""
+    path = write_view([sweep], tmp_path / "sweep.html")
+    page = open_page(browser, path.as_uri())
+    assert "4 of 4 runs shown" == page.inner_text("#runs-count")
+    page.fill("#filter-agent", "random")
+    expect(page.locator("#runs-count")).to_have_text("2 of 4 runs shown")
+    agents = page.locator(".trow:visible div:nth-child(3)").all_inner_texts()
+    assert ["random", "random"] == agents
+    page.fill("#filter-agent", "")
+    expect(page.locator("#runs-count")).to_have_text("4 of 4 runs shown")
+    page.click(".thead div[data-col='value']")
+    shown = page.locator(".trow:visible div:nth-child(7)").all_inner_texts()
+    records = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["run"]["metric_value"] for r in records) == [_cents(s) for s in shown]
+    page.screenshot(path=str(tmp_path / "sweep.png"), full_page=True)
+    row = page.locator(".trow:visible").first
+    run_id = row.locator("div").last.inner_text()
+    row.click()
+    page.wait_for_selector("#final-metric")
+    opened = next(r for r in records if r["run_id"] == run_id)
+    assert dollars(opened["run"]["metric_value"]) == page.inner_text("#final-metric")
+    assert [] == page.errors
+
+
+def _cents(text: str) -> int:
+    return round(float(text.replace("$", "").replace(",", "")) * 100)
+
+
+def test_follow_redraws_a_run_as_it_is_written(browser, runs, tmp_path):
+    """Served with --follow, a run still being written shows what is there, then its end once written."""
+    live = tmp_path / "live"
+    live.mkdir()
+    lines = (runs["greedy"] / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    shutil.copy(runs["greedy"] / "config.toml", live)
+    (live / "trajectory.jsonl").write_text("".join(lines[:40]) + lines[40][:25])  # a torn last line, as mid-write
+    with ViewServer([live], follow=True) as server:
+        page = open_page(browser, server.url)
+        assert "still running" in page.inner_text("header").lower()
+        before = page.locator(".list .row").count()
+        for name in ("trajectory.jsonl", "commands.jsonl", "result.json"):
+            shutil.copy(runs["greedy"] / name, live)
+        time.sleep(0.05)
+        result = json.loads((runs["greedy"] / "result.json").read_text())
+        expect(page.locator("#final-metric")).to_have_text(dollars(result["final_funds_cents"]), timeout=10_000)
+        assert "horizon end" in page.inner_text("header").lower()
+        assert before > 0
+        page.screenshot(path=str(tmp_path / "follow.png"))
+        assert [] == page.errors
+
+
+@pytest.mark.slow
+def test_the_report_reads_as_a_person_would_publish_it(browser, sweep, tmp_path):
+    """In the browser the report shows money in dollars and words, no exponents or raw names, every figure drawn,
+    wide tables scrolling instead of cut, and where it came from."""
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.report import write_report
+
+    path = write_report(sweep, tmp_path / "report", command=["bizsim", "report", "sweep"])
+    page = open_page_plain(browser, path.as_uri())
+    text = page.inner_text("body")
+    exponent = re.search(r"\b\d+(\.\d+)?[eE][-+]?\d+\b", text)  # a whole word: run ids are hexadecimal
+    assert exponent is None, text[exponent.start() - 40:exponent.end() + 20]
+    assert "_cents" not in text and "($)" not in text
+    assert "Final funds (dollars)" in text and "Every run (per seed)" in text
+    records = [json.loads(line) for line in (sweep / "results.jsonl").read_text().splitlines()]
+    for r in records:
+        assert dollars(r["run"]["metric_value"]) in text
+    images = page.locator("img")
+    assert images.count() >= 4
+    assert all(page.eval_on_selector_all("img", "els => els.map(e => e.complete && e.naturalWidth > 0)"))
+    assert {"auto"} == set(page.eval_on_selector_all(".wide", "els => els.map(e => getComputedStyle(e).overflowX)"))
+    prov = page.inner_text("dl.prov")
+    assert "bizsim report sweep" in prov and "startup-v1" in prov and "seeds\t1-2" in prov.replace("\n", "\t")
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    assert [] == page.errors
+
+
+def open_page_plain(browser, url: str):
+    """A page that is not the viewer (no ready mark): loaded, page errors recorded."""
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page
