@@ -168,7 +168,7 @@ class World:
                 raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
         except CommandError as exc:
             error = _clean(exc.to_dict())
-            record = {"line": _printable(line), "error": error}
+            record: dict[str, Any] = {"line": _printable(line), "error": error}
             if hidden:  # the log must replay it as a refusal, though a replay may run hidden commands
                 record["hidden"] = True
             self.trajectory.add(self._now_us, "cmd", "?", record)

@@ -65,8 +65,9 @@ def test_history_completion_and_readable_answers_in_a_terminal():
         assert "tasks (20)" in listing and "5 more rows" in listing and "Task-10" in listing
         whole = term.type("json\r", until="]> ")
         assert '"task_id": "Task-10"' in whole and whole.count('"task_id"') == 20
-        accepted = term.type("task accept --task-id Task-1\t\t", until="Task-10")
-        assert "Task-10" in accepted
+        # Tab twice lists the ids the world has shown; readline then shows the prompt and the line again.
+        accepted = term.type("task accept --task-id Task-1\t\t", until="]> task accept --task-id Task-1")
+        assert "Task-10" in accepted and "Task-119" in accepted
         term.type("\x15", until="")  # clear the line (Ctrl-U)
         helped = term.type("help\r", until="]> ")
         assert "market browse      Browse market tasks" in helped and "\\n" not in helped
