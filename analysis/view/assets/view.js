@@ -49,7 +49,10 @@
     const span = hi - lo || Math.abs(hi) || 1, raw = span / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw);
     const out = [];
-    for (let v = Math.floor(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+    // From the last step at or below lo to the first at or above hi: the ends are ticks, so nothing drawn on this
+    // scale falls outside it.
+    const end = Math.ceil(hi / step - 1e-9) * step;
+    for (let v = Math.floor(lo / step) * step; v <= end + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
     return out;
   }
   function fmtValue(v, isMoney) { return isMoney ? money(v) : num(v); }
