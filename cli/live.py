@@ -107,17 +107,10 @@ def _open(args: argparse.Namespace) -> Any:
 
 def _overrides(pairs: list[str]) -> dict[str, Any]:
     """``--set`` pairs as nested tables: ``a.b=3`` is ``{"a": {"b": 3}}``."""
-    import json
+    from .options import agent_options
 
     out: dict[str, Any] = {}
-    for pair in pairs:
-        key, eq, raw = pair.partition("=")
-        if not eq or not key:
-            raise BizSimError(f"--set {pair!r} must look like KEY=VALUE")
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            value = raw
+    for key, value in agent_options(pairs, flag="--set").items():
         table = out
         *parents, last = key.split(".")
         for part in parents:
