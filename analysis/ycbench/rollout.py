@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import MAX_INT, MAX_LINE_CHARS, MAX_ROLLOUT_BYTES, MAX_ROLLOUT_TURNS, show
+from bizsim.simcore.limits import MAX_INT, MAX_LINE_CHARS, MAX_ROLLOUT_BYTES, MAX_ROLLOUT_TURNS, read_text_file, show
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 __all__ = ["Call", "Episode", "Rollout", "RolloutError", "Turn", "read_rollout", "split_call"]
@@ -137,19 +137,14 @@ def read_rollout(
 
 
 def _read(p: Path) -> str:
+    """The rollout's text, read as every file bizsim is pointed at is read (bounded, UTF-8), refused when empty."""
     try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_ROLLOUT_BYTES + 1)
-    except OSError as exc:
-        raise RolloutError(f"{str(p)!r} cannot be read: {exc.strerror or exc}") from None
-    if len(data) > MAX_ROLLOUT_BYTES:
-        raise RolloutError(f"{p.name} is larger than the limit of {MAX_ROLLOUT_BYTES:,} bytes for a rollout")
-    if not data.strip():
+        text = read_text_file(p, p.name, MAX_ROLLOUT_BYTES)
+    except ConfigError as exc:
+        raise RolloutError(f"{exc}: not a YC-Bench rollout bizsim can import") from None
+    if not text.strip():
         raise RolloutError(f"{p.name} is empty: no rollout to import")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RolloutError(f"{p.name} is not UTF-8 text (byte {exc.start}): not a YC-Bench rollout") from None
+    return text
 
 
 def _json(p: Path, text: str, where: str) -> Any:
