@@ -88,10 +88,14 @@ def _table(name: str, rows: list[Mapping[str, Any]]) -> str:
         columns += [k for k in row if k not in columns]
     shown = columns[:_COLUMNS]
     table = Table(title=f"{name} ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in shown:
-        table.add_column(_label(column), overflow="fold", max_width=_CELL)
-    for row in rows[:_ROWS]:
-        table.add_row(*(_cell(c, row.get(c)) for c in shown))
+    cells = [[_cell(c, row.get(c)) for c in shown] for row in rows[:_ROWS]]
+    for i, column in enumerate(shown):
+        # Values keep their width (up to a cell's); a long field name is what gives way.
+        widest = min(_CELL, max(len(r[i]) for r in cells))
+        table.add_column(_label(column), no_wrap=True, overflow="ellipsis", min_width=widest,
+                         max_width=min(_CELL, max(widest, 10)))
+    for r in cells:
+        table.add_row(*r)
     buffer = StringIO()
     width = shutil.get_terminal_size((120, 24)).columns
     Console(file=buffer, width=width, force_terminal=False, color_system=None).print(table)
@@ -116,7 +120,11 @@ def _cell(key: str, value: Any, wide: bool = False) -> str:
         return f"${value / 100:,.2f}"
     if isinstance(value, (int, float, str)):
         return str(value)
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if _is_listing(value) and all(not isinstance(v, (Mapping, list)) for row in value for v in row.values()):
+        # A short listing inside a cell (a task's requirements): its values, a row at a time.
+        text = "; ".join(" ".join(str(v) for v in row.values()) for row in value)
+    else:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     limit = 120 if wide else _CELL * 2
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
