@@ -250,6 +250,7 @@ def run_llm(
     sleep: Callable[[float], None] = time.sleep,
     on_stop: Callable[[Any], None] | None = None,
     probe: Callable[[Any], None] | None = None,
+    on_agent: Callable[[LLMAgent], None] | None = None,
 ) -> LLMRunResult:
     """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
 
@@ -266,6 +267,7 @@ def run_llm(
         on_stop: called with the world at every decision point.
         probe: called with the world each time the agent hands time back (a sweep's extraction watches the run
             as it happens, so its record needs no replay).
+        on_agent: called with the agent once it is built (the viewer reads its memory at each model call).
 
     Raises:
         PreflightError: the pre-flight call failed.
@@ -303,6 +305,8 @@ def run_llm(
         if out is not None and not resume:
             _unstarted(out, created)
         raise
+    if on_agent is not None:
+        on_agent(agent)
     try:
         if out is not None and not resume:
             fresh = world_class(spec.world)(_preset(spec), spec.seed)

@@ -45,6 +45,23 @@ def hostile_llm_run(out: Path) -> Path:
     return out
 
 
+def _note_taker(messages: list[dict], tools: list[dict] | None) -> dict:
+    """Writes a note, appends to it, then ends each day."""
+    said = len([m for m in messages if m["role"] == "assistant"])
+    if said < 2:
+        note = {"content": "buy low"} if said == 0 else {"content": "sell high", "mode": "append"}
+        return {"content": None, "tool_calls": [{"name": "memory_note", "arguments": note}]}
+    return {"content": None, "tool_calls": [{"name": "task_done", "arguments": {}}]}
+
+
+def memory_llm_run(out: Path) -> Path:
+    """A vending LLM run with the scratchpad (note tool) and rolling-window memories: its notes change twice."""
+    spec = RunSpec("vending", "default", "llm", 1,
+                   agent_options={"model": "scripted", "max_turns": 5, "memory": ["scratchpad", "window"]})
+    run_llm(spec, out=out, client=ScriptedClient(_note_taker))
+    return out
+
+
 def small_sweep(out: Path) -> Path:
     """Startup, greedy and random, two seeds, with run directories."""
     assert 0 == main(["sweep", "--world", "startup", "--agent", "greedy", "random", "--seeds", "1-2", "--out", str(out),

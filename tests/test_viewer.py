@@ -20,7 +20,7 @@ from bizsim.analysis.view.sources import load_view
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 
-from ._view_runs import baseline_run, llm_run
+from ._view_runs import baseline_run, llm_run, memory_llm_run
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +58,21 @@ def test_llm_turns_hold_the_verified_request_answer_and_commands(runs):
     first = data["turns"][0]["request"]["messages"]
     assert "system" == data["meta"]["messages"][first[0]]["role"]
     assert data["meta"]["tokens"] == sum(c["response"]["usage"]["total_tokens"] for c in calls)
+
+
+def test_each_turn_shows_the_memory_its_prompt_recalled(tmp_path):
+    """The notes at each model call, and every recalled item is in that call's system prompt; notes repeated from
+    the turn before are left out of the page (marked unchanged)."""
+    data = run_data(memory_llm_run(tmp_path / "memory"))
+    assert [] == data["problems"] and 5 == len(data["turns"])
+    mems = [t["memory"] for t in data["turns"]]
+    assert ["", "buy low", "buy low\nsell high", None, None] == [m.get("notes") for m in mems]
+    assert [False, False, False, True, True] == [bool(m.get("notes_unchanged")) for m in mems]
+    assert all(["scratchpad", "window"] == m["modules"] for m in mems)
+    for turn, mem in zip(data["turns"], mems, strict=True):
+        system = data["meta"]["messages"][turn["request"]["messages"][0]]["content"]
+        assert all(r["section"] == "history" and r["text"][:200] in system for r in mem["recalls"])
+    assert mems[2]["recalls"] and "buy low" in system
 
 
 def test_the_timeline_ends_at_the_final_funds(runs):

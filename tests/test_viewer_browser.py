@@ -19,7 +19,7 @@ from bizsim.analysis.view.run_data import run_data
 from bizsim.analysis.view.server import ViewServer
 
 from ._browser import browser_fixture, open_page
-from ._view_runs import HOSTILE, baseline_run, hostile_llm_run, llm_run, small_sweep
+from ._view_runs import HOSTILE, baseline_run, hostile_llm_run, llm_run, memory_llm_run, small_sweep
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +75,23 @@ def test_agent_text_is_shown_as_text_and_never_runs(browser, tmp_path):
     assert 0 == page.locator("img").count()
     assert HOSTILE in page.inner_text(".detail")
     page.screenshot(path=str(tmp_path / "hostile.png"))
+
+
+def test_a_turn_shows_the_memory_the_model_was_given(browser, tmp_path):
+    """The memory panel of a turn: its notes (carried from the turn that wrote them) and what was recalled."""
+    run = memory_llm_run(tmp_path / "memory")
+    recalls = run_data(run)["turns"][3]["memory"]["recalls"]
+    path = write_view([run], tmp_path / "memory.html")
+    page = open_page(browser, path.as_uri())
+    page.click(".list .row[data-i='3']")
+    page.click(".detail .memory summary")  # the rolling window's recalls start folded
+    memory = page.inner_text(".detail .memory")
+    assert "memory at this turn (scratchpad, window)" in memory.lower()
+    assert "buy low\nsell high" in memory and "unchanged since the previous turn" in memory.lower()
+    assert f"Recent history (rolling window): {len(recalls)} recalled" in memory
+    assert all(r["text"] in memory and f"from turn {r['turn']}" in memory for r in recalls)
+    page.screenshot(path=str(tmp_path / "memory.png"))
+    assert [] == page.errors
 
 
 def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):

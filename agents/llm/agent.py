@@ -133,6 +133,8 @@ class LLMAgent:
         self.episodes: list[dict] = []
         self.episode = 0
         self.roles: dict[str, RoleClient] = {}
+        #: The memory of the episode being played (``None`` before the first).
+        self.memory: MemoryManager | None = None
 
     # -- running -----------------------------------------------------------
     def __call__(self, world: World) -> Generator[simpy.Event, Any, None]:
@@ -170,6 +172,7 @@ class LLMAgent:
                               embed=embed)
         for pad in _note_keepers(memory):
             pad.notes = self._carried_notes if episode > 1 else ""  # a restart keeps the notes, as a world's scratchpad
+        self.memory = memory
         return memory
 
     def _check_caps(self, session: Session, max_turns: int | None, protocol: HarnessProtocol | None = None) -> None:

@@ -20,7 +20,7 @@ from ._records import clip
 if TYPE_CHECKING:
     from bizsim.agents.llm.types import ModelResponse
 
-__all__ = ["Requests", "rebuild_requests"]
+__all__ = ["Requests", "memory_at", "rebuild_requests"]
 
 
 @attrs.define
@@ -42,6 +42,7 @@ class _Capture:
         self.endpoint = "replay"  # no endpoint: nothing is sent anywhere
         self.out = out
         self.world: Any = None
+        self.agent: Any = None
         self._tools: dict[str, int] = {}
 
     def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None = None, **params: Any) -> ModelResponse:
@@ -70,10 +71,26 @@ class _Capture:
             "messages": ids, "tools": self._tools[tools_digest], "params": params, "verified": matches,
             "t_us": getattr(world, "now_us", None),
             "scratchpad": clip(world.scratchpad) if world is not None and getattr(world, "has_scratchpad", False) else None,
+            "memory": memory_at(getattr(self.agent, "memory", None)),
         })
         if not rec.get("ok", True):
             raise FatalModelError(f"recorded failure: {(rec.get('errors') or ['no answer'])[-1]}")
         return Response.from_record(rec.get("response") or {})
+
+
+def memory_at(memory: Any) -> dict | None:
+    """What an agent's memory modules held for this call: the notes kept by the note tool and what was recalled
+    into the system prompt, by section (``None`` for an agent without memory modules)."""
+    if not memory:
+        return None
+    notes = next((m.notes for m in memory.modules if getattr(m, "keeps_notes", False)), None)
+    return {
+        "modules": [m.name for m in memory.modules],
+        "notes": None if notes is None else clip(notes),
+        # The notes' own recall repeats the notes (shown above, or as the world's scratchpad).
+        "recalls": [{"section": r.section, "text": clip(r.text), "score": round(float(r.score), 4), "turn": r.turn}
+                    for r in memory.last_recalls if r.section != "notes"],
+    }
 
 
 def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
@@ -97,7 +114,10 @@ def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
         def at_stop(world: Any) -> None:
             client.world = world
 
-        run_llm(spec, client=client, on_stop=at_stop, probe=at_stop)  # no directory: nothing is written
+        def with_agent(agent: Any) -> None:
+            client.agent = agent
+
+        run_llm(spec, client=client, on_stop=at_stop, probe=at_stop, on_agent=with_agent)  # no directory: nothing is written
     except (BizSimError, KeyError, TypeError, ValueError) as exc:
         out.problem = f"the requests could not be rebuilt: {str(exc)[:300]}"
         return out

@@ -136,6 +136,7 @@ def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list
     rebuilt = requests.calls if requests is not None else []
     chats = [r for r in calls if r.get("kind") == "chat" and not r.get("role")]
     last_t = 0
+    last_notes: str | None = None
     for i, rec in enumerate(chats):
         key = (int(rec.get("episode") or 1), int(rec.get("turn") or 0))
         cmds = by_turn.get(key, [])
@@ -155,6 +156,14 @@ def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list
                                "verified": req["verified"]}
             if req.get("scratchpad") is not None:
                 turn["scratchpad"] = req["scratchpad"]
+            memory = req.get("memory")
+            if memory is not None:
+                # Notes of up to 20,000 characters repeated on every turn of a long run would make the page huge.
+                if memory.get("notes") is not None and memory["notes"] == last_notes:
+                    memory = {k: v for k, v in memory.items() if k != "notes"} | {"notes_unchanged": True}
+                else:
+                    last_notes = memory.get("notes")
+                turn["memory"] = memory
         turns.append(turn)
     # Commands the harness ran outside any model call (an automatic advance) join the turn they follow.
     return turns

@@ -68,6 +68,8 @@ class MemoryManager:
     def __init__(self, modules: Sequence[MemoryModule] = (), limit: int = 15) -> None:
         self.modules = list(modules)
         self.limit = limit
+        #: What the last :meth:`section` recalled (the viewer shows it as the memory at that turn).
+        self.last_recalls: list[Recall] = []
 
     def __bool__(self) -> bool:
         return bool(self.modules)
@@ -98,7 +100,7 @@ class MemoryManager:
         """The text appended to the system prompt ('' when nothing is recalled)."""
         if not self.modules:
             return ""
-        recalls = self.recall(query, now_h)
+        recalls = self.last_recalls = self.recall(query, now_h)
         if not recalls:
             return ""
         parts = ["\n\n## Memory (retrieved for this turn)"]

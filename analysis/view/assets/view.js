@@ -157,6 +157,7 @@
     if (t.response) parts.push(String(t.response.content || ""), JSON.stringify(t.response.tool_calls || []), JSON.stringify(t.response.echo || ""));
     if (t.request) { const prev = run._prevIds(t.i); for (const id of t.request.messages) if (!prev.has(id)) parts.push(JSON.stringify((run.meta.messages || {})[id] || "")); }
     if (t.scratchpad) parts.push(t.scratchpad);
+    if (t.memory) { if (t.memory.notes) parts.push(t.memory.notes); for (const r of t.memory.recalls || []) parts.push(r.text); }
     for (const m of run.byTurnMarkers.get(t.i) || []) parts.push(m.label);
     t._s = parts.join("\n").toLowerCase();
     return t._s;
@@ -223,12 +224,39 @@
       host.appendChild(el("h3", {text: "Scratchpad at this turn"}));
       host.appendChild(el("div", {cls: "msg"}, pre(t.scratchpad)));
     }
+    if (t.memory) renderMemory(host, run, i, t.memory);
     if (run.agent_kind === "llm") renderLLM(host, run, i, t); else renderCommands(host, t.commands, "Commands and results");
     if (t.stop) {
       const d = el("details", null, el("summary", {text: "What the advance returned"}), pre(pretty(t.stop)));
       host.appendChild(d);
     }
     if (t.scratchpad === "") host.appendChild(el("div", {cls: "muted", text: "The scratchpad is empty at this turn."}));
+  }
+
+  function notesAt(run, i) {  // a turn's notes are left out when the previous turn had the same
+    for (let k = i; k >= 0; k--) { const m = run.turns[k].memory; if (m && !m.notes_unchanged) return m.notes; }
+    return null;
+  }
+
+  const RECALL_TITLES = {variables: "Variables (state table)", memories: "Relevant memories (episodic store)", history: "Recent history (rolling window)"};
+  function renderMemory(host, run, i, mem) {
+    const box = el("section", {cls: "memory"});
+    box.appendChild(el("h3", {text: "Memory at this turn (" + (mem.modules || []).join(", ") + ")"}));
+    const notes = notesAt(run, i);
+    if (notes != null) {
+      box.appendChild(el("div", {cls: "role", text: "Notes (memory_note tool)" + (mem.notes_unchanged ? " · unchanged since the previous turn" : "")}));
+      box.appendChild(notes ? el("div", {cls: "msg"}, pre(notes)) : el("div", {cls: "muted", text: "No notes yet."}));
+    }
+    const recalls = mem.recalls || [];
+    if (!recalls.length) box.appendChild(el("div", {cls: "muted", text: "Nothing was recalled into the system prompt for this turn."}));
+    for (const key of Object.keys(RECALL_TITLES)) {
+      const rows = recalls.filter((r) => r.section === key);
+      if (!rows.length) continue;
+      const d = el("details", key !== "history" ? {open: ""} : null, el("summary", {text: `${RECALL_TITLES[key]}: ${rows.length} recalled`}));
+      for (const r of rows) d.appendChild(el("div", {cls: "recall"}, el("span", {cls: "muted", text: `score ${r.score}` + (r.turn ? ` · from turn ${r.turn}` : "") + "  "}), el("span", {text: r.text})));
+      box.appendChild(d);
+    }
+    host.appendChild(box);
   }
 
   function renderCommands(host, cmds, title) {
