@@ -62,6 +62,16 @@ def memory_llm_run(out: Path) -> Path:
     return out
 
 
+def fork_family(out: Path) -> Path:
+    """``out/parent`` (greedy), ``out/random-10`` (random, forked after its turn 10), ``out/greedy-14`` (greedy,
+    forked from random-10 after turn 14)."""
+    baseline_run(out / "parent")
+    for parent, turn, agent in (("parent", 10, "random"), ("random-10", 14, "greedy")):
+        assert 0 == main(["fork", str(out / parent), "--at-turn", str(turn), "--agent", agent,
+                          "--out", str(out / f"{agent}-{turn}"), "--json"])
+    return out
+
+
 def small_sweep(out: Path) -> Path:
     """Startup, greedy and random, two seeds, with run directories."""
     assert 0 == main(["sweep", "--world", "startup", "--agent", "greedy", "random", "--seeds", "1-2", "--out", str(out),

@@ -20,7 +20,7 @@ from bizsim.analysis.view.sources import load_view
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 
-from ._view_runs import baseline_run, llm_run, memory_llm_run
+from ._view_runs import baseline_run, fork_family, llm_run, memory_llm_run
 
 
 @pytest.fixture(scope="module")
@@ -99,19 +99,73 @@ def test_a_run_still_being_written_or_damaged_shows_what_is_there(runs, tmp_path
 
 
 def test_another_kind_of_source_plugs_in(tmp_path):
-    """A registered source opens what the built-in ones do not recognise (as fork families and Inspect logs will)."""
-    folder = tmp_path / "family"
+    """A registered source opens what the built-in ones do not recognise."""
+    folder = tmp_path / "custom"
     folder.mkdir()
-    (folder / "family.json").write_text("{}")
+    (folder / "custom.json").write_text("{}")
     with pytest.raises(ConfigError, match="none of what the viewer opens"):
         load_view(folder)
-    register_source(Source("family", lambda p: (p / "family.json").exists(), lambda p, **o: {"kind": "family"}))
+    register_source(Source("custom", lambda p: (p / "custom.json").exists(), lambda p, **o: {"kind": "custom"}))
     try:
-        assert {"kind": "family"} == load_view(folder)
-        assert ["family", "sweep", "run"] == [s.name for s in view_sources()]
+        assert {"kind": "custom"} == load_view(folder)
+        assert ["custom", "sweep", "fork family", "run"] == [s.name for s in view_sources()]
     finally:
-        unregister_source("family")
-    assert ["sweep", "run"] == [s.name for s in view_sources()]
+        unregister_source("custom")
+    assert ["sweep", "fork family", "run"] == [s.name for s in view_sources()]
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory) -> Path:
+    """A greedy parent, a random fork of it after turn 10, and a greedy fork of that fork after its turn 14."""
+    return fork_family(tmp_path_factory.mktemp("family") / "family")
+
+
+def test_a_fork_family_finds_each_forks_parent_by_its_commands(family, tmp_path):
+    """Parents are found by the digest of their first commands, so renamed folders still read; a fork whose
+    parent is not in the folder is drawn alone, with a note."""
+    data = load_view(family)
+    assert "family" == data["kind"] and [] == data["problems"]
+    assert [("parent", None, 0), ("random-10", "parent", 1), ("greedy-14", "random-10", 2)] == [
+        (m["id"], m["parent"], m["depth"]) for m in data["members"]]
+    assert [None, 10, 14] == [(m["fork"] or {}).get("turn") for m in data["members"]]
+    assert {"greedy-14.vs-parent": ["random-10", "greedy-14"]}.items() <= data["pages"].items()
+    moved = tmp_path / "moved"
+    shutil.copytree(family, moved)
+    (moved / "random-10").rename(moved / "b")
+    assert "b" == next(m["parent"] for m in load_view(moved)["members"] if m["id"] == "greedy-14")
+    shutil.rmtree(moved / "parent")
+    renamed = load_view(moved)
+    assert [None, "b"] == [m["parent"] for m in renamed["members"]]
+    k = json.loads((moved / "b" / "result.json").read_text())["fork"]["commands"]
+    assert [f"b is a fork of {str(family / 'parent')!r}, which is not in this folder (no member has its first {k} "
+            "commands)"] == renamed["problems"]
+
+
+def test_a_fork_family_page_writes_each_run_and_each_fork_beside_its_parent(family, tmp_path):
+    """File mode: one page per run and per (parent, fork) pair beside the family's page, named by the data."""
+    page = write_view([family], tmp_path / "f.html")
+    assert {"parent", "random-10", "greedy-14", "random-10.vs-parent", "greedy-14.vs-parent"} == {
+        p.stem for p in (tmp_path / "f_runs").iterdir()}
+    assert '"page_links":"f_runs/{id}.html"' in page.read_text()
+    pair = (tmp_path / "f_runs" / "greedy-14.vs-parent.html").read_text()
+    assert '"kind":"compare"' in pair and '"fork":{"turn":14' in pair
+
+
+def test_a_served_fork_family_serves_only_the_pages_its_data_names(family):
+    """--serve: the family's page links /page/ID; an ID the data does not name is not found, whatever it holds."""
+    import urllib.error
+    import urllib.request
+
+    from bizsim.analysis.view.server import ViewServer
+
+    with ViewServer([family]) as server:
+        home = urllib.request.urlopen(server.url).read().decode()
+        assert '"page_links":"/page/{id}"' in home
+        pair = urllib.request.urlopen(server.url + "page/greedy-14.vs-parent").read().decode()
+        assert '"kind":"compare"' in pair and '"fork":{"turn":14' in pair
+        for bad in ("page/..%2F..%2Fetc", "page/nothing", "page/parent%2F..%2Frandom-10"):
+            with pytest.raises(urllib.error.HTTPError, match="404"):
+                urllib.request.urlopen(server.url + bad)
 
 
 def test_cli_writes_pages_and_refuses_unclear_requests(runs, tmp_path, capsys):

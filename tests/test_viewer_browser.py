@@ -19,7 +19,7 @@ from bizsim.analysis.view.run_data import run_data
 from bizsim.analysis.view.server import ViewServer
 
 from ._browser import browser_fixture, open_page
-from ._view_runs import HOSTILE, baseline_run, hostile_llm_run, llm_run, memory_llm_run, small_sweep
+from ._view_runs import HOSTILE, baseline_run, fork_family, hostile_llm_run, llm_run, memory_llm_run, small_sweep
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +109,30 @@ def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
     assert page.inner_text("#side-0 #turn-title").startswith(f"Turn {expected + 1} ·")
     page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(tmp_path / "compare.png"))
+    assert [] == page.errors
+
+
+def test_a_fork_family_shows_each_fork_under_its_parent_and_opens_it_beside_the_parent(browser, tmp_path):
+    """The family's table: forks under their parents with the fork point and the change in the final funds; a
+    fork's link opens it beside its parent at the fork point."""
+    family = fork_family(tmp_path / "family")
+    path = write_view([family], tmp_path / "family.html")
+    page = open_page(browser, path.as_uri())
+    rows = page.locator("#family-table tr[data-id]")
+    assert ["parent", "random-10", "greedy-14"] == [rows.nth(k).get_attribute("data-id") for k in range(3)]
+    final = {m: json.loads((family / m / "result.json").read_text())["final_funds_cents"] for m in ("random-10", "greedy-14")}
+    change = final["greedy-14"] - final["random-10"]
+    row = page.inner_text("#family-table tr[data-id='greedy-14']")
+    assert "↳ greedy-14" in row and "random-10" in row and "turn 14 · " in row and dollars(final["greedy-14"]) in row
+    assert ("+" if change > 0 else "−") + dollars(abs(change)) in row
+    assert 2 == page.locator("rect.mk").count()  # the two fork points
+    page.screenshot(path=str(tmp_path / "family.png"), full_page=True)
+    page.click("#family-table tr[data-id='greedy-14'] a.open-pair")
+    page.wait_for_selector("#fork-note")
+    assert "after turn 14" in page.inner_text("#fork-note")
+    assert page.inner_text("#side-1 #turn-title").startswith("Turn 15 ·")
+    assert page.locator("#side-1 .list .row.sel[data-i='14']").is_visible()
+    page.screenshot(path=str(tmp_path / "family-pair.png"))
     assert [] == page.errors
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from bizsim.simcore.jsonl import lines_of
 
-__all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records"]
+__all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records", "read_text"]
 
 #: The largest file the viewer reads; past it the view says the file was too large and shows the rest.
 MAX_VIEW_FILE_BYTES = 1024 * 2**20
@@ -16,7 +16,8 @@ MAX_VIEW_FILE_BYTES = 1024 * 2**20
 MAX_VIEW_TEXT_CHARS = 200_000
 
 
-def _text(path: Path, problems: list[str]) -> str | None:
+def read_text(path: Path, problems: list[str]) -> str | None:
+    """The text of ``path`` (``None`` when missing, or past the size limit: noted in ``problems``)."""
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -29,7 +30,7 @@ def _text(path: Path, problems: list[str]) -> str | None:
 
 def read_records(path: Path, problems: list[str]) -> list[dict]:
     """The JSON objects of a JSON-lines file; a torn last line (a run still writing) and bad lines are skipped."""
-    text = _text(path, problems)
+    text = read_text(path, problems)
     if text is None:
         return []
     out: list[dict] = []
@@ -55,7 +56,7 @@ def read_records(path: Path, problems: list[str]) -> list[dict]:
 
 def read_json(path: Path, problems: list[str]) -> dict | None:
     """A JSON object file, or ``None`` (missing, unreadable, or not an object: noted in ``problems``)."""
-    text = _text(path, problems)
+    text = read_text(path, problems)
     if text is None:
         return None
     try:

@@ -169,6 +169,13 @@ def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list
     return turns
 
 
+def _fork_point(fork: Any) -> dict | None:
+    """Where a fork left its parent: the turn (the fork's first own turn is this index) and the simulated time."""
+    if not isinstance(fork, dict) or not isinstance(fork.get("turn"), int):
+        return None
+    return {"turn": fork["turn"], "t": fork.get("t_us"), "mode": fork.get("mode"), "parent": clip(fork.get("parent"), 300)}
+
+
 def _model_of(spec: dict) -> str | None:
     """The model an LLM run's ``run.json`` names (its spec's agent options; older files: its agent settings)."""
     options = spec.get("agent_options") if isinstance(spec.get("agent_options"), dict) else spec.get("agent")
@@ -208,6 +215,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "detail": (result or {}).get("terminal_detail"),
         "finished": result is not None,
         "path": str(path),
+        "fork": _fork_point((result or {}).get("fork")),
     }
     metric = str((result or {}).get("metric") or "")
     start, hooks = _world_facts(meta["world"], path)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 __all__ = ["ViewServer"]
 
 _RUN = re.compile(r"/run/([A-Za-z0-9_.-]{1,128})")
+_PAGE = re.compile(r"/page/([^/]{1,300})")
 
 
 def _version(paths: Sequence[Path]) -> str:
@@ -79,7 +81,7 @@ class ViewServer:
             return self._cache
 
     def _answer(self, req: BaseHTTPRequestHandler) -> None:
-        from . import title_of
+        from . import title_of, view_data
         from .page import render
         from .sources import load_view
 
@@ -96,15 +98,23 @@ class ViewServer:
                 return
             found = _RUN.fullmatch(parts.path)
             if parts.path == "/":
-                import json
-
                 version, body = self._data()
                 data = json.loads(body)
                 if data.get("kind") == "sweep":
                     data["run_links"] = "/run/{id}"
+                if isinstance(data.get("pages"), dict):
+                    data["page_links"] = "/page/{id}"
                 page = render(data, title=title_of(data), follow="/data.json" if self.follow else None, version=version)
                 self._send(req, page.encode("utf-8"), "text/html; charset=utf-8", version)
                 return
+            page_id = _PAGE.fullmatch(parts.path)
+            if page_id and len(self.paths) == 1:
+                # Only a page the data names: the id never becomes a path of its own.
+                dirs = json.loads(self._data()[1]).get("pages", {}).get(unquote(page_id.group(1)))
+                if isinstance(dirs, list):
+                    data = view_data([self.paths[0] / d for d in dirs], **self.options)
+                    self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
+                    return
             if found and len(self.paths) == 1 and (self.paths[0] / "runs" / found.group(1)).is_dir():
                 data = load_view(self.paths[0] / "runs" / found.group(1), **self.options)
                 self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")

@@ -1,8 +1,8 @@
 """What the viewer can open, as a list of sources tried in order; other kinds plug in with :func:`register_source`.
 
 A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
-:mod:`.run_data`), ``{"kind": "sweep", ...}`` (see :mod:`.sweep_data`). Fork families and Inspect logs are
-added the same way, by the modules that own them, each with its own ``detect`` and ``load``.
+:mod:`.run_data`), ``{"kind": "sweep", ...}`` (:mod:`.sweep_data`), ``{"kind": "family", ...}``
+(:mod:`.family_data`). Other kinds are added the same way, each with its own ``detect`` and ``load``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,18 @@ def _sweep(path: Path, **options: Any) -> dict:
     return sweep_data(path)
 
 
+def _family(path: Path, **options: Any) -> dict:
+    from .family_data import family_data
+
+    return family_data(path)
+
+
+def _is_family(path: Path) -> bool:
+    from .family_data import is_family_dir
+
+    return is_family_dir(path)
+
+
 def _is_run(path: Path) -> bool:
     from .run_data import is_run_dir
 
@@ -51,7 +63,9 @@ def _is_sweep(path: Path) -> bool:
     return is_sweep_dir(path)
 
 
-_SOURCES: list[Source] = [Source("sweep", _is_sweep, _sweep), Source("run", _is_run, _run)]
+_SOURCES: list[Source] = [
+    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family), Source("run", _is_run, _run),
+]
 
 
 def register_source(source: Source, *, first: bool = True) -> None:
@@ -79,9 +93,11 @@ def load_view(path: str | Path, **options: Any) -> dict:
     """
     p = Path(path)
     if not p.exists():
-        raise ConfigError(f"{str(p)!r} does not exist; give a run directory or a sweep directory")
+        raise ConfigError(f"{str(p)!r} does not exist; give a run directory, a sweep directory, a folder of forks or "
+                          "an Inspect log")
     for s in _SOURCES:
         if s.detect(p):
             return s.load(p, **options)
     raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
-                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl")
+                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family run "
+                      "directories of which one is forked from another")

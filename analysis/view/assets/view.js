@@ -125,7 +125,7 @@
     for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + 12 * k - 1, width: W - L - R, height: 12, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
     for (const m of markers) {
       if (opts.hidden && opts.hidden.has(m.name)) continue;
-      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * 12, width: 5, height: 10, fill: colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
+      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * 12, width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
       const ti = svg("title"); ti.textContent = simDate(opts.meta, m.t) + ": " + m.label; r.appendChild(ti);
       r.addEventListener("click", (ev) => { ev.stopPropagation(); opts.onPick(m.run || 0, m.t, m.turn); });
       s.appendChild(r);
@@ -344,6 +344,7 @@
         sel = Math.max(0, Math.min(run.turns.length - 1, i));
         const k = shown.indexOf(sel);
         if (k >= 0) {
+          spacer.style.height = shown.length * ROW_H + "px";  // first, or the browser clamps the scroll to nothing
           const top = k * ROW_H;
           if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_H) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
         }
@@ -493,7 +494,12 @@
       meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0),
       onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
     });
-    apis[0].select(0, false); align(0, 0);
+    const fk = runs[1].meta.fork;
+    if (fk && runs[1].turns.length) {  // B continues A: open both where B left A
+      const i = Math.min(fk.turn, runs[1].turns.length - 1);
+      head.appendChild(el("div", {cls: "stat", id: "fork-note"}, el("b", {text: "after turn " + fk.turn}), el("span", {text: "B forked from A here (" + (fk.mode || "") + ")"})));
+      apis[1].select(i, false); align(1, i);
+    } else { apis[0].select(0, false); align(0, 0); }
   }
 
   // ---- a sweep: group summary and the runs table --------------------------------------------------------
@@ -624,6 +630,57 @@
     apply();
   }
 
+  // ---- a fork family: the parent and its forks on one chart, and a table of them --------------------------
+  function viewFamily(root, data) {
+    root.textContent = "";
+    const ms = data.members, meta = data.meta, byId = new Map(ms.map((m) => [m.id, m]));
+    const forks = ms.filter((m) => m.parent).length;
+    root.appendChild(el("header", {cls: "top"}, el("h1", {text: "Fork family: " + [meta.world, meta.seed == null ? null : "seed " + meta.seed].filter((x) => x != null).join(" · ")}),
+      el("div", {cls: "stat"}, el("b", {text: num(ms.length - forks)}), el("span", {text: ms.length - forks > 1 ? "parent runs" : "parent run"})),
+      el("div", {cls: "stat"}, el("b", {text: num(forks)}), el("span", {text: forks === 1 ? "fork" : "forks"}))));
+    const pr = problems(data.problems); if (pr) root.appendChild(pr);
+    const color = (k) => PALETTE[k % PALETTE.length];
+    const chartHost = el("div", {cls: "chart", id: "chart"});
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: (meta.timeline_label || "metric") + " over simulated time: a fork's curve starts where it left its parent (its mark below)"}), chartHost));
+    // A fork shares its parent's history up to the fork point: drawn from there, its curve does not hide the parent's.
+    const series = ms.map((m, k) => {
+      const t0 = m.fork && m.fork.t != null ? m.fork.t : null;
+      let pts = m.timeline;
+      if (t0 != null) { const j = pts.findIndex((p) => p[0] >= t0); pts = j < 0 ? [] : pts.slice(Math.max(0, j - 1)); }
+      return {points: pts, color: color(k)};
+    });
+    const marks = [];
+    ms.forEach((m, k) => { if (m.fork && m.fork.t != null) marks.push({t: m.fork.t, name: "fork", color: color(k), run: k, turn: k, label: `${m.id} forked from ${m.parent} at turn ${m.fork.turn}`}); });
+    const table = el("table", {cls: "grp", id: "family-table"});
+    const rows = [];
+    const pick = (k) => { rows.forEach((r, j) => r.classList.toggle("sel", j === k)); ch.setCursor(k, ms[k].fork && ms[k].fork.t != null ? ms[k].fork.t : 0); };
+    const ch = chart(chartHost, series, marks, {meta: meta, money: meta.timeline_money, ylabel: meta.timeline_label,
+      endT: ms.map((m) => m.meta.end_t || 0), onPick: (k, t, turn) => { if (k >= 0) pick(k); }});
+    const sec = el("div", {cls: "section"}, el("h2", {text: "Runs (a fork's row sits under its parent's)"}), table);
+    root.appendChild(sec);
+    const heads = ["", "run", "agent", "forked from", "fork point", "mode", "ending", "turns", String(meta.metric_label || "metric"), "change from the parent", ""];
+    table.appendChild(el("tr", null, ...heads.map((h) => el("th", {text: h}))));
+    const link = (id) => data.page_links && Object.prototype.hasOwnProperty.call(data.pages || {}, id) ? data.page_links.replace("{id}", encodeURIComponent(id)) : null;
+    ms.forEach((m, k) => {
+      const mm = m.meta, par = m.parent ? byId.get(m.parent) : null;
+      const delta = par && mm.metric_value != null && par.meta.metric_value != null ? mm.metric_value - par.meta.metric_value : null;
+      const when = m.fork ? `turn ${m.fork.turn} · ${simDate(meta, m.fork.t || 0)}` : "";
+      const links = el("td");
+      const open = link(m.id), both = link(m.id + ".vs-parent");
+      if (open) links.appendChild(el("a", {href: open, text: "open", cls: "open-run"}));
+      if (both) { links.appendChild(document.createTextNode(" · ")); links.appendChild(el("a", {href: both, text: "beside its parent", cls: "open-pair"})); }
+      if (!open) links.appendChild(el("span", {cls: "muted", text: "open the folder with --serve, or write it with --out, to read each run"}));
+      const name = el("td", {style: `padding-left:${8 + 16 * (m.depth || 0)}px`, text: (m.depth ? "↳ " : "") + m.id});
+      const row = el("tr", {"data-id": m.id}, el("td", null, el("i", {style: `display:inline-block;width:10px;height:10px;background:${color(k)}`})), name,
+        el("td", {text: [mm.model || mm.agent].filter(Boolean).join("")}), el("td", {text: m.parent || (m.fork ? "(not in this folder)" : "")}),
+        el("td", {text: when}), el("td", {text: m.fork ? String(m.fork.mode || "") : ""}), el("td", {text: String(mm.status || "").replace(/_/g, " ")}),
+        el("td", {cls: "num", text: num(m.turns)}), el("td", {cls: "num", text: fmtValue(mm.metric_value, mm.metric_money)}),
+        el("td", {cls: "num", text: delta == null ? "" : (delta > 0 ? "+" : delta < 0 ? "−" : "") + fmtValue(Math.abs(delta), mm.metric_money)}), links);
+      row.addEventListener("click", (ev) => { if (ev.target.tagName !== "A") pick(k); });
+      rows.push(row); table.appendChild(row);
+    });
+  }
+
   function dotPlot(gs) {
     const host = el("div", {cls: "dots"});
     const W = 900, rowH = 26, L = 260, R = 50, H = gs.length * rowH + 30;
@@ -660,6 +717,7 @@
     if (data.kind === "run") view = viewRun(root, data, state);
     else if (data.kind === "compare") viewCompare(root, data);
     else if (data.kind === "sweep") viewSweep(root, data);
+    else if (data.kind === "family") viewFamily(root, data);
     else root.appendChild(el("div", {cls: "empty", text: "Nothing this viewer knows how to show (" + String(data.kind) + ")."}));
     document.body.dataset.ready = "1";
   }

@@ -1,0 +1,146 @@
+"""A fork family as the viewer's data: a parent run and the runs forked from it (and from them), in one folder.
+
+A family folder holds run directories side by side (``bizsim fork parent --out family/fork-1 ...``, the parent at
+``family/parent``). Each fork's ``result.json`` names its parent and pins the parent's commands up to the fork
+point by digest; the parent is the member whose command log has that digest, so a family still reads after it
+was moved or renamed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bizsim.simcore import layout
+from bizsim.simcore.jsonl import lines_of
+
+from ._records import read_json, read_text
+from .run_data import is_run_dir, run_data
+
+__all__ = ["MAX_FAMILY_MEMBERS", "family_data", "is_family_dir"]
+
+#: The most run directories a family page shows (each is drawn as a curve).
+MAX_FAMILY_MEMBERS = 40
+#: The most members a folder may hold to be looked at as a family at all (each member's result.json is read).
+_MAX_SCAN = 400
+
+
+def _members(path: Path) -> list[Path]:
+    if not path.is_dir() or is_run_dir(path) or (path / layout.RESULTS).exists():
+        return []
+    out = []
+    for i, p in enumerate(sorted(path.iterdir())):
+        if i >= _MAX_SCAN:
+            return []
+        if is_run_dir(p):
+            out.append(p)
+    return out
+
+
+def _fork_of(run: Path) -> dict | None:
+    result = run / layout.RESULT
+    data = read_json(result, []) if result.is_file() else None
+    fork = (data or {}).get("fork")
+    return fork if isinstance(fork, dict) else None
+
+
+def is_family_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder of run directories of which at least one is a fork of another."""
+    members = _members(path)
+    return len(members) >= 2 and any(_fork_of(m) is not None for m in members)
+
+
+def _prefix_digest(run: Path, k: int) -> str | None:
+    """The digest a fork pins of its parent's first ``k`` commands, computed on ``run``'s command log."""
+    from bizsim.analysis.fork import prefix_digest
+
+    log: list[tuple[int, str]] = []
+    for line in lines_of(read_text(run / layout.COMMANDS, []) or ""):
+        if len(log) >= k:
+            break
+        try:
+            rec = json.loads(line)
+            log.append((int(rec["t_us"]), str(rec["line"])))
+        except (ValueError, KeyError, TypeError):
+            return None
+    return prefix_digest(log) if len(log) == k else None
+
+
+def _parent_of(name: str, fork: dict, runs: dict[str, Path], forks: dict[str, dict], problems: list[str]) -> str | None:
+    """The member ``fork`` continues: the one named by its record, else one whose first commands have the pinned
+    digest and are its own (a member forked later than that holds them too, inherited: it is a sibling or a
+    descendant, never the parent)."""
+    named = Path(str(fork.get("parent") or "")).name
+    k, pinned = fork.get("commands"), fork.get("prefix_sha256")
+    if not isinstance(k, int) or not isinstance(pinned, str):
+        problems.append(f"{name}'s fork record has no command count or digest; its parent is not drawn")
+        return None
+    for member in sorted((m for m in runs if m != name), key=lambda m: m != named):
+        own = member == named or not isinstance(forks.get(member, {}).get("commands"), int) \
+            or forks[member]["commands"] < k
+        if own and _prefix_digest(runs[member], k) == pinned:
+            return member
+    problems.append(f"{name} is a fork of {fork.get('parent')!r}, which is not in this folder (no member has its "
+                    f"first {k} commands)")
+    return None
+
+
+def family_data(path: Path) -> dict:
+    """The viewer's data for a fork family: each member's curve, fork point, ending and metric."""
+    problems: list[str] = []
+    found = _members(path)
+    if len(found) > MAX_FAMILY_MEMBERS:
+        problems.append(f"the folder holds {len(found)} runs; the first {MAX_FAMILY_MEMBERS} by name are shown")
+        found = found[:MAX_FAMILY_MEMBERS]
+    runs = {p.name: p for p in found}
+    members: list[dict[str, Any]] = []
+    forks = {name: f for name, run in runs.items() if (f := _fork_of(run)) is not None}
+    for name, run in runs.items():
+        data = run_data(run, requests=False)
+        problems.extend(f"{name}: {p}" for p in data["problems"])
+        fork = forks.get(name)
+        parent = _parent_of(name, fork, runs, forks, problems) if fork is not None else None
+        meta = data["meta"]
+        members.append({
+            "id": name, "parent": parent, "meta": meta, "timeline": data["timeline"], "turns": len(data["turns"]),
+            "fork": None if fork is None else {
+                "turn": fork.get("turn"), "t": fork.get("t_us"), "mode": fork.get("mode"),
+                "parent_agent": fork.get("parent_agent"), "at": fork.get("at"),
+            },
+        })
+    roots = [m["id"] for m in members if m["parent"] is None]
+    _order(members, roots)
+    first = members[0]["meta"] if members else {}
+    kinds = {(m["meta"].get("world"), m["meta"].get("seed")) for m in members}
+    if len(kinds) > 1:
+        problems.append("the runs are not all of one world and seed; their curves are drawn on one chart anyway")
+    return {
+        "kind": "family", "meta": {"path": str(path), "world": first.get("world"), "seed": first.get("seed"),
+                                   "start": first.get("start"), "metric_label": first.get("metric_label"),
+                                   "metric_money": first.get("metric_money"),
+                                   "timeline_label": first.get("timeline_label"),
+                                   "timeline_money": first.get("timeline_money")},
+        "members": members, "problems": problems,
+        "pages": {m["id"]: [m["id"]] for m in members}
+        | {f"{m['id']}.vs-parent": [m["parent"], m["id"]] for m in members if m["parent"]},
+    }
+
+
+def _order(members: list[dict], roots: list[str]) -> None:
+    """Parents before their forks (depth first), forks by fork point: the order of the table and the legend."""
+    by_parent: dict[str | None, list[dict]] = {}
+    for m in members:
+        by_parent.setdefault(m["parent"], []).append(m)
+    out: list[dict] = []
+
+    def visit(parent: str | None, depth: int) -> None:
+        for m in sorted(by_parent.get(parent, []), key=lambda m: ((m["fork"] or {}).get("t") or 0, m["id"])):
+            m["depth"] = depth
+            out.append(m)
+            visit(m["id"], depth + 1)
+
+    visit(None, 0)
+    seen = {m["id"] for m in out}
+    out.extend(m | {"depth": 0} for m in members if m["id"] not in seen)  # a cycle of broken records
+    members[:] = out
