@@ -1,4 +1,5 @@
-"""The run viewer: a run, two runs side by side, a sweep, or a fork family, as one self-contained HTML page.
+"""The run viewer: a run, two runs side by side, a sweep, a fork family or an Inspect log, as one self-contained
+HTML page.
 
 >>> # write_view(["runs/llm"], "llm.html"); write_view(["runs/llm", "runs/planner"], "both.html")
 """
@@ -14,7 +15,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 
 from .page import embed_json, render
-from .sources import Source, load_view, register_source, unregister_source, view_sources
+from .sources import Source, load_view, page_data, register_source, unregister_source, view_sources
 
 __all__ = [
     "Source", "embed_json", "load_view", "register_source", "render", "unregister_source", "view_data", "view_sources",
@@ -46,6 +47,8 @@ def title_of(data: dict) -> str:
         return "bizsim run: " + (" · ".join(str(x) for x in parts if x is not None) or str(m.get("path", "")))
     if data.get("kind") == "compare":
         return "bizsim: two runs side by side"
+    if data.get("kind") == "inspect":
+        return f"bizsim: Inspect log {Path(str(data['meta'].get('path', ''))).name}"
     if data.get("kind") == "family":
         return f"bizsim fork family: {Path(str(data['meta'].get('path', ''))).name}"
     return f"bizsim {data.get('kind', 'view')}: {Path(str(data.get('meta', {}).get('path', ''))).name}"
@@ -73,12 +76,12 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
         elif ids:
             data["problems"].append(f"{len(ids):,} runs kept their directories, more than the {MAX_RUN_PAGES} pages "
                                     "written beside a sweep's page: open the sweep with --serve to read them")
-    elif isinstance(data.get("pages"), dict):  # a fork family: each run, and each fork beside its parent
+    elif isinstance(data.get("pages"), dict):  # a fork family's runs and pairs; an Inspect log's samples
         folder = target.with_name(target.stem + "_runs")
         folder.mkdir(exist_ok=True)
         root = Path(paths[0])
-        for page_id, dirs in data["pages"].items():
-            page = view_data([root / d for d in dirs], **options)
+        for page_id, spec in data["pages"].items():
+            page = page_data(root, spec, **options)
             write_text_atomic(folder / f"{page_id}.html", render(page, title=title_of(page)))
         data["page_links"] = f"{folder.name}/{{id}}.html"
     write_text_atomic(target, render(data, title=title_of(data)))

@@ -16,7 +16,7 @@ from bizsim.simcore import layout
 from ..labels import is_money, words
 from ._records import clip, read_json, read_records
 
-__all__ = ["is_run_dir", "run_data"]
+__all__ = ["assign_markers", "is_run_dir", "run_data"]
 
 #: World events too frequent to mark (every simulated day has one).
 _UNMARKED = frozenset({"day_end"})
@@ -189,7 +189,7 @@ def _error_of(result: Any) -> str | None:
     return None
 
 
-def _assign(markers: list[dict], turns: list[dict]) -> None:
+def assign_markers(markers: list[dict], turns: list[dict]) -> None:
     """Each marker's turn: the last turn that began strictly before it (the turn whose advance it happened in)."""
     times = [int(t.get("t") or 0) for t in turns]
     for m in markers:
@@ -261,7 +261,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         meta["tokens"] = sum(int(((t["response"].get("usage") or {}).get("total_tokens")) or 0) for t in turns)
         if cost is None:
             meta["cost_usd"] = sum(float(t["response"].get("cost_usd") or 0) for t in turns) or None
-    _assign(markers, turns)
+    assign_markers(markers, turns)
     for i, t in enumerate(turns):
         t["i"] = i
         t["error"] = any(c.get("error") for c in t["commands"]) or not t.get("ok", True)

@@ -81,9 +81,9 @@ class ViewServer:
             return self._cache
 
     def _answer(self, req: BaseHTTPRequestHandler) -> None:
-        from . import title_of, view_data
+        from . import title_of
         from .page import render
-        from .sources import load_view
+        from .sources import load_view, page_data
 
         parts = urlsplit(req.path)
         try:
@@ -110,9 +110,9 @@ class ViewServer:
             page_id = _PAGE.fullmatch(parts.path)
             if page_id and len(self.paths) == 1:
                 # Only a page the data names: the id never becomes a path of its own.
-                dirs = json.loads(self._data()[1]).get("pages", {}).get(unquote(page_id.group(1)))
-                if isinstance(dirs, list):
-                    data = view_data([self.paths[0] / d for d in dirs], **self.options)
+                spec = json.loads(self._data()[1]).get("pages", {}).get(unquote(page_id.group(1)))
+                if spec is not None:
+                    data = page_data(self.paths[0], spec, **self.options)
                     self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                     return
             if found and len(self.paths) == 1 and (self.paths[0] / "runs" / found.group(1)).is_dir():

@@ -2,7 +2,7 @@
 
 A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
 :mod:`.run_data`), ``{"kind": "sweep", ...}`` (:mod:`.sweep_data`), ``{"kind": "family", ...}``
-(:mod:`.family_data`). Other kinds are added the same way, each with its own ``detect`` and ``load``.
+(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`). Other kinds are added the same way, each with its own ``detect`` and ``load``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import attrs
 
 from bizsim.simcore.errors import ConfigError
 
-__all__ = ["Source", "load_view", "register_source", "unregister_source", "view_sources"]
+__all__ = ["Source", "load_view", "page_data", "register_source", "unregister_source", "view_sources"]
 
 
 @attrs.frozen
@@ -51,6 +51,18 @@ def _is_family(path: Path) -> bool:
     return is_family_dir(path)
 
 
+def _inspect(path: Path, **options: Any) -> dict:
+    from .inspect_data import inspect_log_data
+
+    return inspect_log_data(path)
+
+
+def _is_inspect(path: Path) -> bool:
+    from .inspect_data import is_inspect_log
+
+    return is_inspect_log(path)
+
+
 def _is_run(path: Path) -> bool:
     from .run_data import is_run_dir
 
@@ -64,7 +76,8 @@ def _is_sweep(path: Path) -> bool:
 
 
 _SOURCES: list[Source] = [
-    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family), Source("run", _is_run, _run),
+    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family), Source("Inspect log", _is_inspect, _inspect),
+    Source("run", _is_run, _run),
 ]
 
 
@@ -101,3 +114,16 @@ def load_view(path: str | Path, **options: Any) -> dict:
     raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
                       "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family run "
                       "directories of which one is forked from another")
+
+
+def page_data(root: Path, spec: Any, **options: Any) -> dict:
+    """The data of a page a view links to: ``spec`` is what its ``pages`` entry holds (run directories relative to
+    ``root``, or ``{"inspect_sample": i}`` for a sample of the Inspect log ``root``)."""
+    if isinstance(spec, dict) and isinstance(spec.get("inspect_sample"), int):
+        from .inspect_data import inspect_sample_data
+
+        return inspect_sample_data(root, spec["inspect_sample"], **options)
+    if isinstance(spec, list) and 1 <= len(spec) <= 2 and all(isinstance(d, str) for d in spec):
+        loaded = [load_view(root / d, **options) for d in spec]
+        return loaded[0] if len(loaded) == 1 else {"kind": "compare", "runs": loaded}
+    raise ConfigError(f"not a page this view links to: {str(spec)[:200]}")

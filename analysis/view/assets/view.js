@@ -205,7 +205,7 @@
       add("prompt tokens", num(u.prompt_tokens)); add("completion tokens", num(u.completion_tokens));
       add("latency", r.latency_s != null ? r.latency_s.toFixed(2) + " s" : ""); add("cost", usd(r.cost_usd));
       add("retries", t.failed_attempts || 0); add("finish", r.finish_reason || "");
-      if (t.request) add("request", t.request.verified ? "verified against the recorded hash" : "NOT matching the recorded hash");
+      if (t.request) add("request", t.request.verified == null ? "as Inspect logged it" : t.request.verified ? "verified against the recorded hash" : "NOT matching the recorded hash");
     } else {
       add("commands", t.commands.length);
       if (t.t_end != null) add("advanced to", simDate(meta, t.t_end));
@@ -681,6 +681,29 @@
     });
   }
 
+  // ---- an Inspect log: its samples, each opening its transcript --------------------------------------------
+  function viewInspect(root, data) {
+    root.textContent = "";
+    const m = data.meta, rows = data.rows;
+    root.appendChild(el("header", {cls: "top"}, el("h1", {text: "Inspect log: " + m.task}),
+      el("div", {cls: "stat"}, el("b", {text: m.model}), el("span", {text: "model"})),
+      el("div", {cls: "stat"}, el("b", {text: num(rows.length)}), el("span", {text: rows.length === 1 ? "sample" : "samples"})),
+      el("div", {cls: "stat"}, el("b", {text: String(m.status)}), el("span", {text: "status"})),
+      el("div", {cls: "stat"}, el("b", {text: String(m.created || "").replace("T", " ").slice(0, 19)}), el("span", {text: "created"}))));
+    const pr = problems(data.problems); if (pr) root.appendChild(pr);
+    const table = el("table", {cls: "grp", id: "samples-table"});
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Samples (one bizsim episode each; open one to read its transcript)"}), table));
+    table.appendChild(el("tr", null, ...["sample", "epoch", "world", "preset", "seed", "score", "ending", "tokens", "model cost", ""].map((h) => el("th", {text: h}))));
+    for (const r of rows) {
+      const href = data.page_links ? data.page_links.replace("{id}", encodeURIComponent(r.page)) : null;
+      const open = el("td", null, href ? el("a", {href: href, text: "transcript", cls: "open-sample"}) : el("span", {cls: "muted", text: "write the page with --out, or --serve, to read it"}));
+      table.appendChild(el("tr", {"data-page": r.page}, el("td", {text: r.id}), el("td", {cls: "num", text: String(r.epoch)}), el("td", {text: r.world}), el("td", {text: r.preset}),
+        el("td", {cls: "num", text: r.seed == null ? "" : String(r.seed)}),
+        el("td", {cls: "num", text: r.value == null ? "" : (r.metric_label ? r.metric_label + ": " : "") + fmtValue(r.value, r.money)}),
+        el("td", {text: String(r.status).replace(/_/g, " ")}), el("td", {cls: "num", text: num(r.tokens)}), el("td", {cls: "num", text: r.cost_usd == null ? "" : usd(r.cost_usd)}), open));
+    }
+  }
+
   function dotPlot(gs) {
     const host = el("div", {cls: "dots"});
     const W = 900, rowH = 26, L = 260, R = 50, H = gs.length * rowH + 30;
@@ -718,6 +741,7 @@
     else if (data.kind === "compare") viewCompare(root, data);
     else if (data.kind === "sweep") viewSweep(root, data);
     else if (data.kind === "family") viewFamily(root, data);
+    else if (data.kind === "inspect") viewInspect(root, data);
     else root.appendChild(el("div", {cls: "empty", text: "Nothing this viewer knows how to show (" + String(data.kind) + ")."}));
     document.body.dataset.ready = "1";
   }
