@@ -131,3 +131,92 @@ def test_a_server_killed_mid_year_leaves_a_verifiable_run(tmp_path):
     assert (40, "agent_stopped", True) == (result["turns"], result["terminal_reason"], result["live"]["open"])
     found = verify_run_dir(out)
     assert (True, 40) == (found.ok, found.commands), found.problems
+
+
+def _serve_http(out, port, *extra):
+    proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", "mcp", "startup", "--seed", "1", "--out", str(out),
+                             "--http", str(port), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_port(port, proc)
+    return proc
+
+
+def _exits_by_itself(proc, timeout=15.0):
+    """The server's exit status, once it has stopped by itself (it is killed, and the test fails, if it does not)."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"the server still runs {timeout} s after its client left: {proc.communicate()}") from None
+
+
+def _messages(exc):
+    """Every message in an exception and the groups around it (the SDK's client raises from a task group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [m for e in exc.exceptions for m in _messages(e)]
+    return [str(exc)]
+
+
+async def _refused(url, **options):
+    with anyio.fail_after(20):  # an error, not a hang
+        with pytest.raises(BaseException) as caught:  # noqa: B017 - the SDK wraps the error in task groups
+            async with Client(url, **options) as client:
+                await client.list_tools()  # a client pinned to a version sends nothing before its first request
+    return " ".join(_messages(caught.value))
+
+
+def test_over_http_the_clients_leaving_ends_the_episode_and_the_server(tmp_path):
+    """Over HTTP the session that plays owns the episode: others are refused; its close ends the run, and the server."""
+    out, port = tmp_path / "run", _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    proc = _serve_http(out, port)
+
+    async def main():
+        async with Client(url, client_info=CLIENT) as client:  # mode "auto": falls back to the session handshake
+            assert 5 == await _play(client, limit=5)
+            assert "played by another MCP session" in await _refused(url)
+            assert "sessions" in await _refused(url, mode="2026-07-28")  # a sessionless exchange: -32022
+            assert 6 == await _play(client, limit=6)  # the owner plays on
+        assert 0 == _exits_by_itself(proc)
+        with anyio.fail_after(20):
+            with pytest.raises(BaseException):  # noqa: B017 - nobody listens any more
+                async with Client(url):
+                    pass
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    assert (11, "agent_stopped", "client disconnected", False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert [{"name": "greedy-test-client", "version": "1.2.3"}] == result["live"]["clients"]
+    found = verify_run_dir(out)
+    assert (True, 11) == (found.ok, found.commands), found.problems
+
+
+@pytest.mark.parametrize("close", [True, False], ids=["closes-its-session", "goes-silent"])
+def test_over_http_a_client_that_only_looks_ends_the_episode_too(tmp_path, close):
+    """A client that lists the tools and leaves, closing its session or going silent (the idle timeout), ends it."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    out, port = tmp_path / "run", _free_port()
+    proc = _serve_http(out, port, "--idle-timeout", "1")
+
+    async def main():
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with Client(streamable_http_client(url, terminate_on_close=close), client_info=CLIENT) as client:
+            assert "task_accept" in {t.name for t in (await client.list_tools()).tools}
+        assert 0 == _exits_by_itself(proc)
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    detail = "client disconnected" if close else "client disconnected (its session was idle for 1 s)"
+    assert (0, "agent_stopped", detail, False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    found = verify_run_dir(out)
+    assert (True, 0) == (found.ok, found.commands), found.problems
