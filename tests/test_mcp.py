@@ -158,7 +158,7 @@ def _messages(exc):
 
 async def _refused(url, **options):
     with anyio.fail_after(20):  # an error, not a hang
-        with pytest.raises(BaseException) as caught:  # noqa: B017 - the SDK wraps the error in task groups
+        with pytest.raises(BaseException) as caught:  # the SDK's client raises it from inside task groups
             async with Client(url, **options) as client:
                 await client.list_tools()  # a client pinned to a version sends nothing before its first request
     return " ".join(_messages(caught.value))
@@ -220,3 +220,44 @@ def test_over_http_a_client_that_only_looks_ends_the_episode_too(tmp_path, close
         result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
     found = verify_run_dir(out)
     assert (True, 0) == (found.ok, found.commands), found.problems
+
+
+def test_over_http_an_ended_episode_refuses_every_request_at_once(tmp_path):
+    """Between the episode's end and the server's exit, a client gets an error naming the end, not a hang."""
+    import threading
+
+    import uvicorn
+    from bizsim.analysis.live import LiveEpisode
+    from bizsim.analysis.mcp_server import build_server
+    from bizsim.analysis.mcp_session_gate import SessionGate
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", surface="mcp") as episode:
+        stops = []
+        gate = SessionGate(build_server(episode).streamable_http_app(session_idle_timeout=None), episode,
+                           lambda: stops.append(1))
+        server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        try:
+            while not server.started:
+                time.sleep(0.02)
+
+            async def main():
+                async with Client(url, client_info=CLIENT) as client:
+                    assert not (await client.call_tool("company_status", {})).is_error
+                    gate.end("server test ended it")  # as the owner's close does, but the server keeps listening
+                    gate.end("twice")  # once only
+                    assert "The episode has ended (server test ended it)" in await _refused(url)
+                    with pytest.raises(Exception, match="The episode has ended"):
+                        await client.call_tool("company_status", {})
+
+            anyio.run(main)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+        assert ([1], True) == (stops, episode.closed)
+    result = _result(tmp_path / "run")
+    assert (1, "server test ended it") == (result["turns"], result["terminal_detail"])
+    assert verify_run_dir(tmp_path / "run").ok
