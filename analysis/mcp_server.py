@@ -51,19 +51,22 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
         )
         for decl in episode.tools()
     ]
-    seen: set[int] = set()  # connections whose client is recorded
+    last: list[tuple[Any, Any]] = []  # the client last recorded: each request checks it, one comparison
 
     def note_client(ctx: Any) -> None:
-        session = ctx.session
-        if id(session) in seen:
-            return
-        seen.add(id(session))
-        params = getattr(session, "client_params", None)
+        # Not one check per connection: on the 2026-07-28 path every request carries its own client info.
+        params = getattr(ctx.session, "client_params", None)
         info = getattr(params, "client_info", None)
-        if info is not None:
-            episode.set_client(info.name, info.version)
+        if info is None:
+            return
+        key = (info.name, info.version)
+        if last and last[0] == key:
+            return
+        last[:] = [key]
+        episode.set_client(*key)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        note_client(ctx)
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -73,10 +76,12 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
                                     structured_content=outcome.result, is_error=not outcome.ok)
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        note_client(ctx)
         return types.ListPromptsResult(prompts=[types.Prompt(
             name=PROMPT_NAME, description=f"The system prompt of {world.benchmark_id}: who you are and how to play.")])
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        note_client(ctx)
         if params.name != PROMPT_NAME:
             from mcp.shared.exceptions import MCPError
 
@@ -86,6 +91,7 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.system_prompt()))])
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        note_client(ctx)
         return types.ListResourcesResult(resources=[
             types.Resource(uri=RULES_URI, name="rules", mime_type="text/markdown",
                            description="The episode's rules, budgets and every command's help."),
@@ -94,6 +100,7 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
         ])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        note_client(ctx)
         uri = str(params.uri)
         if uri == RULES_URI:
             text, mime = episode.rules(), "text/markdown"

@@ -218,6 +218,7 @@ def test_over_http_a_client_that_only_looks_ends_the_episode_too(tmp_path, close
     detail = "client disconnected" if close else "client disconnected (its session was idle for 1 s)"
     assert (0, "agent_stopped", detail, False) == (
         result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert [{"name": "greedy-test-client", "version": "1.2.3"}] == result["live"]["clients"]  # who looked
     found = verify_run_dir(out)
     assert (True, 0) == (found.ok, found.commands), found.problems
 
