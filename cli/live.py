@@ -36,7 +36,8 @@ def add_parsers(sub: Any) -> None:
     mcp = sub.add_parser("mcp", help="serve one recorded episode over MCP (stdio, or streamable HTTP)",
                          description="Serve one episode of WORLD to an MCP client: the world's commands are tools, "
                                      "its system prompt an MCP prompt, its rules a resource. Every call is recorded "
-                                     "into --out as it happens; `bizsim verify DIR` checks it. Needs bizsim[mcp].")
+                                     "into --out as it happens; `bizsim verify DIR` checks it. The client's leaving ends the episode and "
+                                     "the server (over HTTP: the end of its MCP session). Needs bizsim[mcp].")
     _episode_flags(mcp)
     mcp.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
                      "of stdio")
