@@ -104,12 +104,14 @@ def test_a_greedy_year_over_streamable_http_and_a_stop(tmp_path):
         async def main():
             async with Client(f"http://127.0.0.1:{port}/mcp", client_info=CLIENT) as client:
                 await _play(client)
+                assert GREEDY_SEED_1_CENTS == _result(out)["final_funds_cents"]
+                proc.send_signal(signal.SIGTERM)  # while the client is still connected
+                assert 0 == await anyio.to_thread.run_sync(proc.wait, 60)
 
         anyio.run(main)
-        assert GREEDY_SEED_1_CENTS == _result(out)["final_funds_cents"]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
     result = _result(out)
     assert (False, "horizon_end") == (result["live"]["open"], result["terminal_reason"])
     assert verify_run_dir(out).ok
@@ -262,3 +264,25 @@ def test_over_http_an_ended_episode_refuses_every_request_at_once(tmp_path):
     result = _result(tmp_path / "run")
     assert (1, "server test ended it") == (result["turns"], result["terminal_detail"])
     assert verify_run_dir(tmp_path / "run").ok
+
+
+def test_over_http_a_server_stopped_mid_session_says_so(tmp_path):
+    """SIGTERM while the client's session is open: the run ends as 'server stopped', not as the client leaving."""
+    out, port = tmp_path / "run", _free_port()
+    proc = _serve_http(out, port)
+
+    async def main():
+        async with Client(f"http://127.0.0.1:{port}/mcp", client_info=CLIENT) as client:
+            assert 3 == await _play(client, limit=3)
+            proc.send_signal(signal.SIGTERM)
+            assert 0 == await anyio.to_thread.run_sync(proc.wait, 30)
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    assert (3, "agent_stopped", "server stopped", False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert verify_run_dir(out).ok
