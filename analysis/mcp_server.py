@@ -12,7 +12,8 @@ The server offers, for any registered world:
 
 Every call goes through :class:`~bizsim.analysis.live.LiveEpisode`, which records it before it is answered;
 the client's ``clientInfo`` is recorded as who played. Transports: stdio (the default), or streamable HTTP on
-127.0.0.1 unless another host is named.
+127.0.0.1 unless another host is named, where one MCP session plays the episode and its end ends it
+(:mod:`~bizsim.analysis.mcp_session_gate`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .live import LiveEpisode
+from .mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -49,19 +51,22 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
         )
         for decl in episode.tools()
     ]
-    seen: set[int] = set()  # connections whose client is recorded
+    last: list[tuple[Any, Any]] = []  # the client last recorded: each request checks it, one comparison
 
     def note_client(ctx: Any) -> None:
-        session = ctx.session
-        if id(session) in seen:
-            return
-        seen.add(id(session))
-        params = getattr(session, "client_params", None)
+        # Not one check per connection: on the 2026-07-28 path every request carries its own client info.
+        params = getattr(ctx.session, "client_params", None)
         info = getattr(params, "client_info", None)
-        if info is not None:
-            episode.set_client(info.name, info.version)
+        if info is None:
+            return
+        key = (info.name, info.version)
+        if last and last[0] == key:
+            return
+        last[:] = [key]
+        episode.set_client(*key)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        note_client(ctx)
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -71,10 +76,12 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
                                     structured_content=outcome.result, is_error=not outcome.ok)
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        note_client(ctx)
         return types.ListPromptsResult(prompts=[types.Prompt(
             name=PROMPT_NAME, description=f"The system prompt of {world.benchmark_id}: who you are and how to play.")])
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        note_client(ctx)
         if params.name != PROMPT_NAME:
             from mcp.shared.exceptions import MCPError
 
@@ -84,6 +91,7 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.system_prompt()))])
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        note_client(ctx)
         return types.ListResourcesResult(resources=[
             types.Resource(uri=RULES_URI, name="rules", mime_type="text/markdown",
                            description="The episode's rules, budgets and every command's help."),
@@ -92,6 +100,7 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
         ])
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        note_client(ctx)
         uri = str(params.uri)
         if uri == RULES_URI:
             text, mime = episode.rules(), "text/markdown"
@@ -113,11 +122,14 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
     )
 
 
-def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "127.0.0.1") -> None:
-    """Serve ``episode`` until the client leaves (stdio) or the server is stopped (HTTP: Ctrl-C, SIGTERM).
+def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "127.0.0.1",
+          idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S) -> None:
+    """Serve ``episode`` until the client leaves or the server is stopped (Ctrl-C, SIGTERM).
 
-    The episode is closed on the way out, whatever ends the server; a kill leaves it recorded up to the last
-    answered call.
+    Over stdio the client leaves when it closes standard input; over HTTP when it closes its MCP session, or when
+    the session has had no request in flight for ``idle_timeout`` seconds
+    (:mod:`~bizsim.analysis.mcp_session_gate`). The episode is closed on the way out, whatever ends the server; a
+    kill leaves it recorded up to the last answered call.
     """
     previous = signal.signal(signal.SIGTERM, _exit)
     try:
@@ -125,7 +137,7 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
             _serve_stdio(episode)
             detail = "client disconnected"
         else:
-            _serve_http(episode, host, http_port)
+            _serve_http(episode, host, http_port, idle_timeout)
             detail = "server stopped"
     except (KeyboardInterrupt, SystemExit):
         detail = "server stopped"
@@ -227,14 +239,26 @@ class _StdoutLines:
         os.close(self.fd)
 
 
-def _serve_http(episode: LiveEpisode, host: str, port: int) -> None:
+def _serve_http(episode: LiveEpisode, host: str, port: int, idle_timeout: float) -> None:
     import uvicorn
 
-    app = build_server(episode).streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    from .mcp_session_gate import SessionGate
+
+    # The gate keeps the session's idle time (it ends the episode with it); the SDK's own timeout is turned off.
+    sdk_app = build_server(episode).streamable_http_app(host=host, session_idle_timeout=None)
+    server: uvicorn.Server | None = None
+
+    def stop() -> None:
+        if server is not None:
+            server.should_exit = True
+
+    app = SessionGate(sdk_app, episode, stop, idle_timeout=idle_timeout)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
     print(f"bizsim mcp: serving {episode.world.benchmark_id} at http://{host}:{port}/mcp; recording into "
           f"{episode.root}", file=sys.stderr, flush=True)
-    uvicorn.Server(config).run()
+    server.run()
 
 
 def _exit(signum: int, frame: Any) -> None:

@@ -36,11 +36,15 @@ def add_parsers(sub: Any) -> None:
     mcp = sub.add_parser("mcp", help="serve one recorded episode over MCP (stdio, or streamable HTTP)",
                          description="Serve one episode of WORLD to an MCP client: the world's commands are tools, "
                                      "its system prompt an MCP prompt, its rules a resource. Every call is recorded "
-                                     "into --out as it happens; `bizsim verify DIR` checks it. Needs bizsim[mcp].")
+                                     "into --out as it happens; `bizsim verify DIR` checks it. The client's leaving ends the episode and "
+                                     "the server (over HTTP: the end of its MCP session). Needs bizsim[mcp].")
     _episode_flags(mcp)
     mcp.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
                      "of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default 127.0.0.1)")
+    mcp.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
+                     help="with --http: end the episode (and stop) once the client's session has had no request in "
+                          "flight this long, as a client that went away without closing it (default 1800)")
 
     serve = sub.add_parser("serve", help="keep one recorded episode alive behind a socket, for `bizsim do`",
                            description="Keep one episode of WORLD alive behind the Unix socket DIR/episode.sock "
@@ -80,6 +84,8 @@ def run_live(args: argparse.Namespace) -> int:
         path = write_shim(args.bin_dir, args.run, name=args.name)
         print(f"wrote {path}: it forwards to the episode served in {args.run}")
         return 0
+    if args.cmd == "mcp" and not 0 < args.idle_timeout < float("inf"):
+        raise BizSimError(f"--idle-timeout(={args.idle_timeout}) must be a number of seconds > 0")
     episode = _open(args)
     if args.cmd == "mcp":
         try:
@@ -87,7 +93,7 @@ def run_live(args: argparse.Namespace) -> int:
         except ImportError as exc:
             episode.close("the mcp SDK is missing")
             raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
-        serve_mcp(episode, http_port=args.http, host=args.host)
+        serve_mcp(episode, http_port=args.http, host=args.host, idle_timeout=args.idle_timeout)
         return 0
     from bizsim.analysis.shell_session import serve_socket
 

@@ -197,10 +197,13 @@ def test_command_line_options_of_the_live_surfaces(tmp_path, capsys):
         (["serve", "startup", "--seed", "-1", "--out", str(tmp_path / "b")], "--seed(=-1) must be >= 0"),
         (["serve", "startup", "--set", "novalue", "--out", str(tmp_path / "c")], "must look like KEY=VALUE"),
         (["shim", str(tmp_path / "bin"), "--run", str(tmp_path), "--name", "../x"], "plain file name"),
+        (["mcp", "startup", "--http", "1", "--idle-timeout", "0", "--out", str(tmp_path / "d")],
+         "--idle-timeout(=0.0) must be a number of seconds > 0"),
+        (["mcp", "startup", "--idle-timeout", "nan", "--out", str(tmp_path / "d")], "--idle-timeout(=nan)"),
     ):
         assert 2 == main(argv)
         assert message in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists()
+    assert not (tmp_path / "a").exists() and not (tmp_path / "c").exists() and not (tmp_path / "d").exists()
 
 
 def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(tmp_path):

@@ -104,12 +104,14 @@ def test_a_greedy_year_over_streamable_http_and_a_stop(tmp_path):
         async def main():
             async with Client(f"http://127.0.0.1:{port}/mcp", client_info=CLIENT) as client:
                 await _play(client)
+                assert GREEDY_SEED_1_CENTS == _result(out)["final_funds_cents"]
+                proc.send_signal(signal.SIGTERM)  # while the client is still connected
+                assert 0 == await anyio.to_thread.run_sync(proc.wait, 60)
 
         anyio.run(main)
-        assert GREEDY_SEED_1_CENTS == _result(out)["final_funds_cents"]
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        if proc.poll() is None:
+            proc.kill()
     result = _result(out)
     assert (False, "horizon_end") == (result["live"]["open"], result["terminal_reason"])
     assert verify_run_dir(out).ok
@@ -131,3 +133,156 @@ def test_a_server_killed_mid_year_leaves_a_verifiable_run(tmp_path):
     assert (40, "agent_stopped", True) == (result["turns"], result["terminal_reason"], result["live"]["open"])
     found = verify_run_dir(out)
     assert (True, 40) == (found.ok, found.commands), found.problems
+
+
+def _serve_http(out, port, *extra):
+    proc = subprocess.Popen([sys.executable, "-m", "bizsim.cli", "mcp", "startup", "--seed", "1", "--out", str(out),
+                             "--http", str(port), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_port(port, proc)
+    return proc
+
+
+def _exits_by_itself(proc, timeout=15.0):
+    """The server's exit status, once it has stopped by itself (it is killed, and the test fails, if it does not)."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"the server still runs {timeout} s after its client left: {proc.communicate()}") from None
+
+
+def _messages(exc):
+    """Every message in an exception and the groups around it (the SDK's client raises from a task group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [m for e in exc.exceptions for m in _messages(e)]
+    return [str(exc)]
+
+
+async def _refused(url, **options):
+    with anyio.fail_after(20):  # an error, not a hang
+        with pytest.raises(BaseException) as caught:  # the SDK's client raises it from inside task groups
+            async with Client(url, **options) as client:
+                await client.list_tools()  # a client pinned to a version sends nothing before its first request
+    return " ".join(_messages(caught.value))
+
+
+def test_over_http_the_clients_leaving_ends_the_episode_and_the_server(tmp_path):
+    """Over HTTP the session that plays owns the episode: others are refused; its close ends the run, and the server."""
+    out, port = tmp_path / "run", _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    proc = _serve_http(out, port)
+
+    async def main():
+        async with Client(url, client_info=CLIENT) as client:  # mode "auto": falls back to the session handshake
+            assert 5 == await _play(client, limit=5)
+            assert "played by another MCP session" in await _refused(url)
+            assert "sessions" in await _refused(url, mode="2026-07-28")  # a sessionless exchange: -32022
+            assert 6 == await _play(client, limit=6)  # the owner plays on
+        assert 0 == _exits_by_itself(proc)
+        with anyio.fail_after(20):
+            with pytest.raises(BaseException):  # noqa: B017 - nobody listens any more
+                async with Client(url):
+                    pass
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    assert (11, "agent_stopped", "client disconnected", False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert [{"name": "greedy-test-client", "version": "1.2.3"}] == result["live"]["clients"]
+    found = verify_run_dir(out)
+    assert (True, 11) == (found.ok, found.commands), found.problems
+
+
+@pytest.mark.parametrize("close", [True, False], ids=["closes-its-session", "goes-silent"])
+def test_over_http_a_client_that_only_looks_ends_the_episode_too(tmp_path, close):
+    """A client that lists the tools and leaves, closing its session or going silent (the idle timeout), ends it."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    out, port = tmp_path / "run", _free_port()
+    proc = _serve_http(out, port, "--idle-timeout", "1")
+
+    async def main():
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with Client(streamable_http_client(url, terminate_on_close=close), client_info=CLIENT) as client:
+            assert "task_accept" in {t.name for t in (await client.list_tools()).tools}
+        assert 0 == _exits_by_itself(proc)
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    detail = "client disconnected" if close else "client disconnected (its session was idle for 1 s)"
+    assert (0, "agent_stopped", detail, False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert [{"name": "greedy-test-client", "version": "1.2.3"}] == result["live"]["clients"]  # who looked
+    found = verify_run_dir(out)
+    assert (True, 0) == (found.ok, found.commands), found.problems
+
+
+def test_over_http_an_ended_episode_refuses_every_request_at_once(tmp_path):
+    """Between the episode's end and the server's exit, a client gets an error naming the end, not a hang."""
+    import threading
+
+    import uvicorn
+    from bizsim.analysis.live import LiveEpisode
+    from bizsim.analysis.mcp_server import build_server
+    from bizsim.analysis.mcp_session_gate import SessionGate
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", surface="mcp") as episode:
+        stops = []
+        gate = SessionGate(build_server(episode).streamable_http_app(session_idle_timeout=None), episode,
+                           lambda: stops.append(1))
+        server = uvicorn.Server(uvicorn.Config(gate, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        try:
+            while not server.started:
+                time.sleep(0.02)
+
+            async def main():
+                async with Client(url, client_info=CLIENT) as client:
+                    assert not (await client.call_tool("company_status", {})).is_error
+                    gate.end("server test ended it")  # as the owner's close does, but the server keeps listening
+                    gate.end("twice")  # once only
+                    assert "The episode has ended (server test ended it)" in await _refused(url)
+                    with pytest.raises(Exception, match="The episode has ended"):
+                        await client.call_tool("company_status", {})
+
+            anyio.run(main)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
+        assert ([1], True) == (stops, episode.closed)
+    result = _result(tmp_path / "run")
+    assert (1, "server test ended it") == (result["turns"], result["terminal_detail"])
+    assert verify_run_dir(tmp_path / "run").ok
+
+
+def test_over_http_a_server_stopped_mid_session_says_so(tmp_path):
+    """SIGTERM while the client's session is open: the run ends as 'server stopped', not as the client leaving."""
+    out, port = tmp_path / "run", _free_port()
+    proc = _serve_http(out, port)
+
+    async def main():
+        async with Client(f"http://127.0.0.1:{port}/mcp", client_info=CLIENT) as client:
+            assert 3 == await _play(client, limit=3)
+            proc.send_signal(signal.SIGTERM)
+            assert 0 == await anyio.to_thread.run_sync(proc.wait, 30)
+
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = _result(out)
+    assert (3, "agent_stopped", "server stopped", False) == (
+        result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
+    assert verify_run_dir(out).ok
