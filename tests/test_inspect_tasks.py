@@ -121,7 +121,9 @@ def _status_forever():
 def test_inspect_limits_stop_bizsims_harness_on_preset_reference(limit, kind, detail, tmp_path):
     """On preset reference bizsim's harness plays; Inspect's token and time limits still end the sample, and the
     harness's run directory is complete (the run ends as a cap ends it) and replays."""
-    log = _eval("startup", _status_forever(), tmp_path, task_args={"preset": "reference", **limit})
+    # The harness's own stall cap would end the run first on a fast machine: the limit under test must be what ends it.
+    log = _eval("startup", _status_forever(), tmp_path,
+                task_args={"preset": "reference", "max_stalled_turns": 10**9, **limit})
     [sample] = log.samples
     assert kind == sample.limit.type
     result = json.loads((_run_dir(sample) / "result.json").read_text())

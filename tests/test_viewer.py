@@ -98,6 +98,25 @@ def test_a_run_still_being_written_or_damaged_shows_what_is_there(runs, tmp_path
     assert any("result.json is not valid JSON" in p for p in run_data(part)["problems"])
 
 
+def test_a_run_still_being_written_starts_at_its_own_initial_funds(tmp_path):
+    """Before result.json exists the curve is summed from the run's own config (here $300,000), not the default's."""
+    from bizsim.agents.llm.scripted import ScriptedClient
+    from bizsim.analysis import RunSpec, run_llm
+
+    from .llm_policies import greedy_policy
+
+    run = tmp_path / "rich"
+    spec = RunSpec("startup", "default", "llm", 1, overrides={"initial_funds_cents": 30_000_000},
+                   agent_options={"model": "scripted", "max_turns": 12})
+    run_llm(spec, out=run, client=ScriptedClient(greedy_policy))
+    final = json.loads((run / "result.json").read_text())["final_funds_cents"]
+    done = run_data(run, requests=False)["timeline"]
+    for name in ("result.json", "config.toml"):  # as while the run is written: its config is in run.json only
+        (run / name).unlink()
+    assert [0, 30_000_000.0] == done[0] == run_data(run, requests=False)["timeline"][0]
+    assert final == done[-1][1] == run_data(run, requests=False)["timeline"][-1][1]
+
+
 def test_another_kind_of_source_plugs_in(tmp_path):
     """A registered source opens what the built-in ones do not recognise."""
     folder = tmp_path / "custom"

@@ -28,20 +28,34 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
 
 
-def _world_facts(world: str | None, run_dir: Path) -> tuple[str | None, Any]:
-    """The world's calendar start (ISO) and analysis hooks; ``(None, None)`` for a world this install lacks."""
+def _world_facts(world: str | None, run_dir: Path) -> tuple[str | None, Any, dict | None]:
+    """The world's calendar start (ISO), analysis hooks and summary before the first turn (from the run's config);
+    ``(None, None, None)`` for a world this install lacks."""
     if not world:
-        return None, None
+        return None, None, None
     try:
         from bizsim.simcore.registry import world_spec
 
         spec = world_spec(world)
         hooks = spec.hooks()
-        config = run_dir / layout.CONFIG
-        made = spec.make(str(config) if config.exists() else "default", 1)
-        return made.calendar.start.isoformat(), hooks
+        made = spec.make(_config_of(run_dir), 1)
+        return made.calendar.start.isoformat(), hooks, made.summary()
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
-        return None, None
+        return None, None, None
+
+
+def _config_of(run_dir: Path) -> Any:
+    """The run's world config: its ``config.toml``, or while an LLM run is written, its ``run.json``'s spec."""
+    config = run_dir / layout.CONFIG
+    if config.exists():
+        return str(config)
+    recorded = read_json(run_dir / layout.RUN_SPEC, []) if (run_dir / layout.RUN_SPEC).exists() else None
+    spec = (recorded or {}).get("spec")
+    if isinstance(spec, dict):
+        from ..runspec import RunSpec, world_config
+
+        return world_config(RunSpec.from_dict(spec))
+    return "default"
 
 
 def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str, list[list[float]]]:
@@ -218,12 +232,12 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "fork": _fork_point((result or {}).get("fork")),
     }
     metric = str((result or {}).get("metric") or "")
-    start, hooks = _world_facts(meta["world"], path)
+    start, hooks, at_start = _world_facts(meta["world"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:
         try:
-            timeline_name, timeline = hook(rows, result)
+            timeline_name, timeline = hook(rows, result, at_start)
         except Exception:  # noqa: BLE001 -- a world's hook failing must not hide the run
             problems.append("the world's timeline hook failed; the summary series is shown instead")
     if not timeline and result:

@@ -32,12 +32,14 @@ class AnalysisHooks:
         report: ``report(context)`` adds the world's own figures and tables to the report.
         action_bin_days: the bin width of the report's actions-over-time figures.
         max_action_figures: at most this many agents get an actions-over-time figure (``None``: every agent).
-        timeline: ``timeline(trajectory_records, result_or_None) -> (series name, [[t_us, value], ...])``, the
-            metric at every decision point for the run viewer (default: the summary series named like the metric).
+        timeline: ``timeline(trajectory_records, result_or_None, start_or_None) -> (series name, [[t_us, value],
+            ...])``, the metric at every decision point for the run viewer (default: the summary series named like
+            the metric); ``start`` is the summary of the run's world before its first turn (built from the run's
+            config), for a run still being written.
     """
 
     extractor: Callable[[], Any] | None = None
     report: Callable[[ReportContext], None] | None = None
     action_bin_days: int = 14
     max_action_figures: int | None = None
-    timeline: Callable[[list[dict], dict | None], tuple[str, list[list[float]]]] | None = None
+    timeline: Callable[[list[dict], dict | None, dict | None], tuple[str, list[list[float]]]] | None = None

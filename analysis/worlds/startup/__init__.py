@@ -49,21 +49,24 @@ def _report(ctx: ReportContext) -> None:
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
 
 
-def _timeline(rows: list[dict], result: dict | None) -> tuple[str, list[list[float]]]:
+def _timeline(rows: list[dict], result: dict | None, start: dict | None) -> tuple[str, list[list[float]]]:
     """Funds after every advance: each ``sim resume`` reports its balance change, and funds end at the final funds.
 
-    Without a result yet (a run still being written) the changes are summed from the initial funds instead.
+    Without a result yet (a run still being written) the changes are summed from the world's initial funds.
     """
     stops = [(int(r.get("t_us") or 0), int((r.get("data") or {}).get("balance_delta") or 0))
              for r in rows if r.get("kind") == "stop" and isinstance(r.get("data"), dict)]
     final = (result or {}).get("final_funds_cents")
+    initial = (start or {}).get("final_funds_cents")
     if isinstance(final, int) and not isinstance(final, bool):
-        start = final - sum(d for _, d in stops)
+        start_funds = final - sum(d for _, d in stops)
+    elif isinstance(initial, int) and not isinstance(initial, bool):
+        start_funds = initial
     else:
         from bizsim.models.startup.config import StartupConfig
 
-        start = StartupConfig().initial_funds_cents
-    points, funds = [[0, float(start)]], start
+        start_funds = StartupConfig().initial_funds_cents
+    points, funds = [[0, float(start_funds)]], start_funds
     for t, delta in stops:
         funds += delta
         points.append([t, float(funds)])
