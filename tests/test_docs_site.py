@@ -15,6 +15,10 @@ import pytest
 from bizsim.cli.main import _build_parser
 from bizsim.cli.reference import reference_markdown
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("docs_site")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

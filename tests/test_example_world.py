@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 # Installing and running about fifteen subprocesses takes 20-40 s on a 2-core machine.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("example_world")]
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "lemonade"
 TIMEOUT = 300

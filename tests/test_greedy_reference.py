@@ -10,6 +10,10 @@ from bizsim.agents import greedy_reference
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("greedy_reference")
+
+
 MONTHS = [f"2025-{m:02d}" for m in range(1, 13)]
 
 # End-of-month funds (cents) per seed, from February until the month before bankruptcy.

@@ -19,7 +19,7 @@ from bizsim.simcore.errors import BizSimError
 
 from .llm_policies import greedy_policy
 
-pytestmark = pytest.mark.fuzz
+pytestmark = [pytest.mark.fuzz, pytest.mark.xdist_group("hostile_resume")]
 
 
 def _deep(n: int) -> str:

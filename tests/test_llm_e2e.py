@@ -8,6 +8,10 @@ import pytest
 
 from .llm_server import require_litellm
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("llm_e2e")
+
+
 litellm = require_litellm()
 
 from bizsim.agents import greedy

@@ -27,6 +27,10 @@ from bizsim.simcore.errors import ConfigError, ReplayError
 from .llm_policies import greedy_policy
 from .llm_server import LoopbackLLMServer
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("llm_resume")
+
+
 MODEL = "hosted_vllm/greedy"
 KEY_ENV = "BIZSIM_TEST_LLM_KEY"
 KEY = "sk-resume-test-key-42"

@@ -14,6 +14,10 @@ from pathlib import Path
 import attrs
 import pytest
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("report")
+
+
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")

@@ -10,6 +10,10 @@ from bizsim.models.startup.commands import COMMANDS
 from bizsim.simcore import ConfigError
 
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("startup_agents")
+
+
 def owned(world: StartupWorld) -> list:
     """Accepted tasks in acceptance order."""
     return sorted((t for t in world.tasks if t.accepted_at is not None), key=lambda t: (t.accepted_at, t.serial))

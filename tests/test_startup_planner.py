@@ -20,6 +20,10 @@ from bizsim.models.startup.commands import COMMANDS
 from bizsim.simcore import CommandError, ConfigError, Status
 from bizsim.simcore.driver import Driver
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("startup_planner")
+
+
 SEEDS = range(1, 11)
 VISIBLE = {spec.name for spec in COMMANDS.visible()}
 

@@ -19,6 +19,10 @@ from hypothesis import strategies as st
 
 from .strategies import run_specs, seed_texts
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("sweep")
+
+
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 

@@ -23,6 +23,10 @@ from bizsim.simcore.errors import ConfigError
 from ._view_runs import baseline_run, fork_family, llm_run, memory_llm_run
 
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("viewer")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
     """A greedy run and a short LLM run of startup seed 1."""

@@ -22,6 +22,10 @@ from ._browser import browser_fixture, open_page
 from ._view_runs import HOSTILE, baseline_run, fork_family, hostile_llm_run, llm_run, memory_llm_run, small_sweep
 
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("viewer_browser")
+
+
 @pytest.fixture(scope="module")
 def browser():
     """One Chromium for the module."""

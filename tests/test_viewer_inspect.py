@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("viewer_inspect")
+
+
 inspect_ai = pytest.importorskip("inspect_ai", reason="reading Inspect logs needs bizsim[inspect]")
 
 from bizsim.analysis.labels import dollars

@@ -20,6 +20,10 @@ from bizsim.simcore.errors import ConfigError
 
 from .llm_policies import greedy_policy
 
+# One worker runs this module: its module-scoped fixtures are built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("ycbench_import")
+
+
 MODEL = "acme/greedy"
 
 
