@@ -54,6 +54,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shutil.rmtree(_hypothesis_home, ignore_errors=True)
 
 
+def _duration_class(item: pytest.Item) -> int:
+    """0 for the tests that take seconds (marked slow, the docs' pages, the notebooks), 1 for the rest."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
+    path = str(getattr(item, "path", ""))
+    return 0 if "test_doc_snippets" in path or path.endswith(".ipynb") else 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests first: pytest-xdist hands tests out in this order, so two workers do not end with one of them
+    alone on a 30-second test while the other idles."""
+    items.sort(key=_duration_class)  # stable: each class keeps the collection order
+
+
 @pytest.fixture
 def world() -> StartupWorld:
     """A fresh startup world, preset ``default``, seed 1, at 2025-01-01 09:00."""

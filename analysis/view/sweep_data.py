@@ -11,6 +11,7 @@ from bizsim.simcore import layout
 from bizsim.simcore.jsonl import lines_of
 
 from ..labels import is_money, words
+from ..metrics import mean_ci
 from ._records import MAX_VIEW_FILE_BYTES
 
 __all__ = ["is_sweep_dir", "sweep_data"]
@@ -54,21 +55,14 @@ def _groups(rows: list[list[Any]]) -> list[dict]:
     out = []
     for key, rs in sorted(found.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
         values = [float(r[6]) for r in rs if r[6] is not None]
-        n = len(values)
-        mean = sum(values) / n if n else None
-        half = None
-        if n > 1 and mean is not None:
-            from scipy import stats
-
-            sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-            half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        mean, low, high, n = mean_ci(values)
         costs = [float(r[8]) for r in rs if r[8] is not None]
         metric = key[4] or ""
         out.append({
             "world": key[0], "preset": key[1], "agent": key[2], "model": key[3], "metric": metric,
             "metric_label": words(metric) if metric else "", "money": is_money(metric), "runs": len(rs), "n": n,
-            "mean": mean, "ci_low": None if half is None or mean is None else mean - half,
-            "ci_high": None if half is None or mean is None else mean + half,
+            "mean": None if n == 0 else mean, "ci_low": None if math.isnan(low) else low,
+            "ci_high": None if math.isnan(high) else high,
             "bankrupt": sum(1 for r in rs if r[7] == "bankrupt"), "failed": sum(1 for r in rs if r[7] == "error"),
             "cost_usd": sum(costs) if costs else None, "values": values[:: max(1, n // 400)][:400],
         })
