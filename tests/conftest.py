@@ -7,10 +7,9 @@ import shutil
 import tempfile
 
 import pytest
+from bizsim.models.startup import StartupWorld
 from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
-
-from bizsim.models.startup import StartupWorld
 
 # One profile for CI and local runs: fixed examples (derandomize), no example
 # database on disk, no per-example deadline (world runs vary in wall time).

@@ -173,3 +173,31 @@ def test_greedy_year_over_http_through_run_command_on_preset_reference(tmp_path,
     tables = load(log.location)
     assert [float(GREEDY_SEED_1)] == list(tables.runs.metric_value) and [117] == list(tables.runs.llm_turns)
     assert 117 == len(tables.llm_calls)
+
+
+def test_a_retried_sample_plays_its_own_episode_in_its_own_directory(tmp_path):
+    """With Inspect's retry_on_error, a sample whose first attempt failed mid-episode starts a new episode in a new
+    run directory (the failed attempt's stays as it was left), and the retry is scored."""
+    class FailsOnce:
+        """A browse, then the provider fails once; afterwards it looks at the company and stops, every attempt."""
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __iter__(self):
+            return self
+
+        def __next__(self) -> ModelOutput:
+            self.calls += 1
+            if self.calls == 1:
+                return _out("market_browse", limit=1)
+            if self.calls == 2:
+                raise RuntimeError("the provider fell over")
+            return _out("company_status") if self.calls % 2 else _out()
+
+    log = _eval("startup", FailsOnce(), tmp_path, retry_on_error=1)
+    [sample] = log.samples
+    run_dir = _run_dir(sample)
+    assert run_dir.name.endswith("-attempt2") and run_dir.with_name(run_dir.name[:-len("-attempt2")]).is_dir()
+    result = json.loads((run_dir / "result.json").read_text())
+    assert sample.scores["world_metric"].value == result["metric_value"] and verify_run_dir(run_dir).ok

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 
 import anyio
 import pytest
@@ -142,6 +143,15 @@ def _serve_http(out, port, *extra):
     return proc
 
 
+def _run_then_reap(main: Any, proc: subprocess.Popen) -> None:
+    """Run the async ``main``; whatever happens, leave no server process behind."""
+    try:
+        anyio.run(main)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def _exits_by_itself(proc, timeout=15.0):
     """The server's exit status, once it has stopped by itself (it is killed, and the test fails, if it does not)."""
     try:
@@ -184,11 +194,7 @@ def test_over_http_the_clients_leaving_ends_the_episode_and_the_server(tmp_path)
                 async with Client(url):
                     pass
 
-    try:
-        anyio.run(main)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _run_then_reap(main, proc)
     result = _result(out)
     assert (11, "agent_stopped", "client disconnected", False) == (
         result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])
@@ -211,11 +217,7 @@ def test_over_http_a_client_that_only_looks_ends_the_episode_too(tmp_path, close
             assert "task_accept" in {t.name for t in (await client.list_tools()).tools}
         assert 0 == _exits_by_itself(proc)
 
-    try:
-        anyio.run(main)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _run_then_reap(main, proc)
     result = _result(out)
     detail = "client disconnected" if close else "client disconnected (its session was idle for 1 s)"
     assert (0, "agent_stopped", detail, False) == (
@@ -277,11 +279,7 @@ def test_over_http_a_server_stopped_mid_session_says_so(tmp_path):
             proc.send_signal(signal.SIGTERM)
             assert 0 == await anyio.to_thread.run_sync(proc.wait, 30)
 
-    try:
-        anyio.run(main)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _run_then_reap(main, proc)
     result = _result(out)
     assert (3, "agent_stopped", "server stopped", False) == (
         result["turns"], result["terminal_reason"], result["terminal_detail"], result["live"]["open"])

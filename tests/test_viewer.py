@@ -10,18 +10,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
 from bizsim.analysis.view import Source, register_source, render, unregister_source, view_data, view_sources, write_view
 from bizsim.analysis.view.page import embed_json
 from bizsim.analysis.view.run_data import run_data
 from bizsim.analysis.view.sources import load_view
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ._view_runs import baseline_run, fork_family, llm_run, memory_llm_run
-
 
 # One worker runs this module: its module-scoped fixtures are built once, not once per worker.
 pytestmark = pytest.mark.xdist_group("viewer")

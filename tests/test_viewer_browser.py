@@ -11,16 +11,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import expect  # noqa: E402 -- after the skip
-
 from bizsim.analysis.labels import dollars
 from bizsim.analysis.view import write_view
 from bizsim.analysis.view.run_data import run_data
 from bizsim.analysis.view.server import ViewServer
+from playwright.sync_api import expect
 
 from ._browser import browser_fixture, open_page
 from ._view_runs import HOSTILE, baseline_run, fork_family, hostile_llm_run, llm_run, memory_llm_run, small_sweep
-
 
 # One worker runs this module: its module-scoped fixtures are built once, not once per worker.
 pytestmark = pytest.mark.xdist_group("viewer_browser")

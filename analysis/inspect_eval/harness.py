@@ -108,7 +108,10 @@ class InspectModelClient:
             # Inspect cancelled the sample (its time or working limit, an interrupt): the run ends here, recorded;
             # the cancellation reaches Inspect once the harness has written the run directory.
             raise RunAborted("inspect_cancelled", "Inspect cancelled the sample") from None
-        return anyio.from_thread.run(self._generate, list(messages), list(tools or ()), params)
+        try:
+            return anyio.from_thread.run(self._generate, list(messages), list(tools or ()), params)
+        except self._cancelled:  # cancelled while Inspect's model answered: end the run as above, recorded
+            raise RunAborted("inspect_cancelled", "Inspect cancelled the sample") from None
 
     async def _generate(self, messages: list[dict], tools: list[dict], params: dict[str, Any]) -> ModelResponse:
         last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=0)

@@ -69,7 +69,11 @@ def bizsim_setup(world: str, preset: str, runs_dir: str, stamp: str) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         seed = int(state.metadata["seed"])
         sample = spec.make(preset, seed)
-        run_dir = Path(runs_dir) / f"{world}-{preset}-seed{seed}-epoch{state.epoch}-{stamp}"
+        named = Path(runs_dir) / f"{world}-{preset}-seed{seed}-epoch{state.epoch}-{stamp}"
+        run_dir, attempt = named, 1
+        while run_dir.exists():  # an earlier attempt of this sample (Inspect's retry_on_error) keeps its own
+            attempt += 1
+            run_dir = named.with_name(f"{named.name}-attempt{attempt}")
         agent = "inspect:" + _SAFE.sub("_", str(state.model))[:200]
         facts = {"inspect_sample_id": state.sample_id, "inspect_epoch": state.epoch,
                  "inspect_sample_uuid": state.uuid, "inspect_model": str(state.model)}

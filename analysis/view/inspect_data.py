@@ -11,6 +11,7 @@ Reading a log needs Inspect (``pip install "bizsim[inspect]"``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -42,17 +43,26 @@ def is_inspect_log(path: Path) -> bool:
 
 
 def _read(path: Path) -> Any:
-    size = path.stat().st_size
+    st = path.stat()
+    return _read_once(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_once(name: str, size: int, mtime_ns: int) -> Any:
+    """The log, read once for its page and all its samples' pages (a changed file is read again)."""
+    path = Path(name)
     if size > MAX_VIEW_FILE_BYTES:
         raise ConfigError(f"{str(path)!r} is {size:,} bytes, over the viewer's limit of {MAX_VIEW_FILE_BYTES:,}")
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise ConfigError(f"{str(path)!r} is an Inspect log; reading it needs Inspect: pip install \"bizsim[inspect]\"") from None
+        raise ConfigError(f"{str(path)!r} is an Inspect log; reading it needs Inspect: "
+                          'pip install "bizsim[inspect]"') from None
     try:
         return read_eval_log(str(path), resolve_attachments=True)
     except Exception as exc:  # noqa: BLE001 -- whatever Inspect raises for a file it cannot read
-        raise ConfigError(f"{str(path)!r} cannot be read as an Inspect log: {type(exc).__name__}: {exc}"[:600]) from None
+        why = f"{type(exc).__name__}: {exc}"[:500]
+        raise ConfigError(f"{str(path)!r} cannot be read as an Inspect log: {why}") from None
 
 
 def _run_dir(sample: Any) -> Path | None:
@@ -103,7 +113,8 @@ def inspect_log_data(path: Path) -> dict:
         pages[f"sample-{i}"] = {"inspect_sample": i}
     problems = [] if rows else ["the log holds no samples"]
     if log.status != "success":
-        problems.append(f"the eval's status is {log.status}" + (f": {str(log.error.message)[:300]}" if log.error else ""))
+        why = f": {str(log.error.message)[:300]}" if log.error else ""
+        problems.append(f"the eval's status is {log.status}{why}")
     return {
         "kind": "inspect", "problems": problems, "rows": rows, "pages": pages,
         "meta": {"path": str(path), "task": clip(str(log.eval.task), 300), "model": clip(str(log.eval.model), 300),
@@ -141,7 +152,9 @@ def _result(text: Any) -> Any:
         return clip(text)
 
 
-def _transcript(sample: Any, cmd_times: list[int], end_t: int) -> tuple[list[dict], dict[str, Any], list[Any], list[str]]:
+def _transcript(
+    sample: Any, cmd_times: list[int], end_t: int,
+) -> tuple[list[dict], dict[str, Any], list[Any], list[str]]:
     """Turns (one a model event, with the tool events after it), the messages by digest, the tool lists."""
     turns: list[dict] = []
     messages: dict[str, Any] = {}

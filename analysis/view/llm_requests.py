@@ -117,7 +117,8 @@ def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
         def with_agent(agent: Any) -> None:
             client.agent = agent
 
-        run_llm(spec, client=client, on_stop=at_stop, probe=at_stop, on_agent=with_agent)  # no directory: nothing is written
+        # No directory: nothing is written.
+        run_llm(spec, client=client, on_stop=at_stop, probe=at_stop, on_agent=with_agent)
     except (BizSimError, KeyError, TypeError, ValueError) as exc:
         out.problem = f"the requests could not be rebuilt: {str(exc)[:300]}"
         return out

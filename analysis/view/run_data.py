@@ -187,7 +187,8 @@ def _fork_point(fork: Any) -> dict | None:
     """Where a fork left its parent: the turn (the fork's first own turn is this index) and the simulated time."""
     if not isinstance(fork, dict) or not isinstance(fork.get("turn"), int):
         return None
-    return {"turn": fork["turn"], "t": fork.get("t_us"), "mode": fork.get("mode"), "parent": clip(fork.get("parent"), 300)}
+    return {"turn": fork["turn"], "t": fork.get("t_us"), "mode": fork.get("mode"),
+            "parent": clip(fork.get("parent"), 300)}
 
 
 def _model_of(spec: dict) -> str | None:

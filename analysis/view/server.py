@@ -56,7 +56,7 @@ class ViewServer:
             def log_message(self, *args: Any) -> None:  # quiet: the terminal shows the URL only
                 return
 
-            def do_GET(self) -> None:  # noqa: N802 -- the name http.server calls
+            def do_GET(self) -> None:
                 server._answer(self)
 
         self.httpd = ThreadingHTTPServer((host, port), Handler)

@@ -2,7 +2,8 @@
 
 A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
 :mod:`.run_data`), ``{"kind": "sweep", ...}`` (:mod:`.sweep_data`), ``{"kind": "family", ...}``
-(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`). Other kinds are added the same way, each with its own ``detect`` and ``load``.
+(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`). Other kinds are added the same
+way, each with its own ``detect`` and ``load``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from bizsim.simcore.errors import ConfigError
 
 __all__ = ["Source", "load_view", "page_data", "register_source", "unregister_source", "view_sources"]
@@ -76,8 +76,8 @@ def _is_sweep(path: Path) -> bool:
 
 
 _SOURCES: list[Source] = [
-    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family), Source("Inspect log", _is_inspect, _inspect),
-    Source("run", _is_run, _run),
+    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family),
+    Source("Inspect log", _is_inspect, _inspect), Source("run", _is_run, _run),
 ]
 
 
@@ -112,8 +112,8 @@ def load_view(path: str | Path, **options: Any) -> dict:
         if s.detect(p):
             return s.load(p, **options)
     raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
-                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family run "
-                      "directories of which one is forked from another")
+                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family "
+                      "run directories of which one is forked from another, an Inspect log ends in .eval")
 
 
 def page_data(root: Path, spec: Any, **options: Any) -> dict:
