@@ -54,11 +54,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _duration_class(item: pytest.Item) -> int:
-    """0 for the tests that take seconds (marked slow, the docs' pages, the notebooks), 1 for the rest."""
-    if item.get_closest_marker("slow") is not None:
-        return 0
+    """0 for the tests that take seconds (marked slow, the docs' pages, the notebooks), 1 for the modules kept on
+    one worker (their module fixtures take seconds: a late start would leave one worker alone at the end), 2 for
+    the rest."""
     path = str(getattr(item, "path", ""))
-    return 0 if "test_doc_snippets" in path or path.endswith(".ipynb") else 1
+    if item.get_closest_marker("slow") is not None or "test_doc_snippets" in path or path.endswith(".ipynb"):
+        return 0
+    return 1 if item.get_closest_marker("xdist_group") is not None else 2
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
