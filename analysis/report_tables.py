@@ -94,6 +94,9 @@ def rates_table(rates: Any) -> Any:
             continue
         cells = []
         for _, r in rates.iterrows():
+            if float(r[rate]) != float(r[rate]):  # NaN: no run finished, so there is no rate
+                cells.append(f"{int(r[label])} (no finished runs)")
+                continue
             text = f"{int(r[label])} ({100 * float(r[rate]):.1f} %"
             low, high = r.get(f"{what}_low"), r.get(f"{what}_high")
             if low is not None and high is not None and low == low and high == high:

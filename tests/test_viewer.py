@@ -98,6 +98,11 @@ def test_a_run_still_being_written_or_damaged_shows_what_is_there(runs, tmp_path
     assert ["trajectory.jsonl: 1 line(s) are not JSON objects; skipped"] == data["problems"]
     (part / "result.json").write_text("{")
     assert any("result.json is not valid JSON" in p for p in run_data(part)["problems"])
+    (part / "result.json").write_text("[" * 100_000)  # nesting Python's parser cannot follow
+    assert any("result.json is not valid JSON" in p for p in run_data(part)["problems"])
+    (part / "result.json").unlink()
+    (part / "result.json").mkdir()  # not a file at all
+    assert "result.json is not a regular file; not shown" in run_data(part)["problems"]
 
 
 def test_a_run_still_being_written_starts_at_its_own_initial_funds(tmp_path):
@@ -182,6 +187,8 @@ def test_a_served_fork_family_serves_only_the_pages_its_data_names(family):
     with ViewServer([family]) as server:
         home = urllib.request.urlopen(server.url).read().decode()
         assert '"page_links":"/page/{id}"' in home
+        # a followed page redraws from /data.json: its links must survive that
+        assert '"page_links":"/page/{id}"' in urllib.request.urlopen(server.url + "data.json").read().decode()
         pair = urllib.request.urlopen(server.url + "page/greedy-14.vs-parent").read().decode()
         assert '"kind":"compare"' in pair and '"fork":{"turn":14' in pair
         for bad in ("page/..%2F..%2Fetc", "page/nothing", "page/parent%2F..%2Frandom-10"):

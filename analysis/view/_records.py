@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.jsonl import lines_of
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 __all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records", "read_text"]
 
@@ -14,18 +15,28 @@ __all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "r
 MAX_VIEW_FILE_BYTES = 1024 * 2**20
 #: The longest string the page shows whole (a message, a tool result); longer ones are cut, with a note.
 MAX_VIEW_TEXT_CHARS = 200_000
+#: Deeper nesting in a record is a damaged (or hostile) line, skipped: Python's parser would overflow its stack.
+_MAX_DEPTH = 256
 
 
 def read_text(path: Path, problems: list[str]) -> str | None:
-    """The text of ``path`` (``None`` when missing, or past the size limit: noted in ``problems``)."""
+    """The text of ``path`` (``None`` when missing, not a regular file, unreadable or past the size limit: noted in
+    ``problems``). It is read no further than the limit, since a run may still be writing it."""
+    if not path.exists():
+        return None
+    if not path.is_file():  # a directory, a FIFO or a device where a run's file belongs
+        problems.append(f"{path.name} is not a regular file; not shown")
+        return None
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_VIEW_FILE_BYTES + 1)
+    except OSError as exc:
+        problems.append(f"{path.name} cannot be read ({exc.strerror or exc}); not shown")
         return None
-    if size > MAX_VIEW_FILE_BYTES:
-        problems.append(f"{path.name} is {size:,} bytes, over the viewer's limit of {MAX_VIEW_FILE_BYTES:,}; not shown")
+    if len(data) > MAX_VIEW_FILE_BYTES:
+        problems.append(f"{path.name} is over the viewer's limit of {MAX_VIEW_FILE_BYTES:,} bytes; not shown")
         return None
-    return path.read_bytes().decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def read_records(path: Path, problems: list[str]) -> list[dict]:
@@ -40,7 +51,7 @@ def read_records(path: Path, problems: list[str]) -> list[dict]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_untrusted(line, _MAX_DEPTH)
         except ValueError:
             if i != len(lines) - 1 or text.endswith("\n"):
                 bad += 1
@@ -60,7 +71,7 @@ def read_json(path: Path, problems: list[str]) -> dict | None:
     if text is None:
         return None
     try:
-        data = json.loads(text)
+        data = loads_untrusted(text, _MAX_DEPTH)
     except ValueError:
         problems.append(f"{path.name} is not valid JSON (still being written?); not shown")
         return None

@@ -20,13 +20,13 @@ from typing import Any
 from bizsim.simcore import layout
 from bizsim.simcore.errors import ConfigError
 
+from ..inspect_logs import RUN_DIR_KEY
 from ..labels import is_money, words
 from ._records import MAX_VIEW_FILE_BYTES, clip, read_records
 from .run_data import assign_markers, is_run_dir, run_data
 
 __all__ = ["inspect_log_data", "inspect_sample_data", "is_inspect_log"]
 
-_RUN_DIR_KEY = "bizsim_run_dir"
 
 
 def is_inspect_log(path: Path) -> bool:
@@ -66,7 +66,7 @@ def _read_once(name: str, size: int, mtime_ns: int) -> Any:
 
 
 def _run_dir(sample: Any) -> Path | None:
-    value = (sample.metadata or {}).get(_RUN_DIR_KEY)
+    value = (sample.metadata or {}).get(RUN_DIR_KEY)
     return Path(value) if isinstance(value, str) and len(value) < 4096 else None
 
 

@@ -28,7 +28,7 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
 
 
-def _world_facts(world: str | None, run_dir: Path) -> tuple[str | None, Any, dict | None]:
+def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None]:
     """The world's calendar start (ISO), analysis hooks and summary before the first turn (from the run's config);
     ``(None, None, None)`` for a world this install lacks."""
     if not world:
@@ -38,7 +38,7 @@ def _world_facts(world: str | None, run_dir: Path) -> tuple[str | None, Any, dic
 
         spec = world_spec(world)
         hooks = spec.hooks()
-        made = spec.make(_config_of(run_dir), 1)
+        made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
         return made.calendar.start.isoformat(), hooks, made.summary()
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
         return None, None, None
@@ -233,7 +233,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "fork": _fork_point((result or {}).get("fork")),
     }
     metric = str((result or {}).get("metric") or "")
-    start, hooks, at_start = _world_facts(meta["world"], path)
+    start, hooks, at_start = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:

@@ -77,7 +77,13 @@ class ViewServer:
         version = _version(self.paths)
         with self._lock:
             if self._cache is None or self._cache[0] != version:
-                self._cache = (version, embed_json(view_data(self.paths, **self.options)).encode("utf-8"))
+                data = view_data(self.paths, **self.options)
+                # The links go in the data itself: a followed page redraws from /data.json and must keep them.
+                if data.get("kind") == "sweep":
+                    data["run_links"] = "/run/{id}"
+                if isinstance(data.get("pages"), dict):
+                    data["page_links"] = "/page/{id}"
+                self._cache = (version, embed_json(data).encode("utf-8"))
             return self._cache
 
     def _answer(self, req: BaseHTTPRequestHandler) -> None:
@@ -100,10 +106,6 @@ class ViewServer:
             if parts.path == "/":
                 version, body = self._data()
                 data = json.loads(body)
-                if data.get("kind") == "sweep":
-                    data["run_links"] = "/run/{id}"
-                if isinstance(data.get("pages"), dict):
-                    data["page_links"] = "/page/{id}"
                 page = render(data, title=title_of(data), follow="/data.json" if self.follow else None, version=version)
                 self._send(req, page.encode("utf-8"), "text/html; charset=utf-8", version)
                 return
@@ -115,7 +117,7 @@ class ViewServer:
                     data = page_data(self.paths[0], spec, **self.options)
                     self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                     return
-            if found and len(self.paths) == 1 and (self.paths[0] / "runs" / found.group(1)).is_dir():
+            if found and len(self.paths) == 1 and found.group(1) in json.loads(self._data()[1]).get("run_dirs", []):
                 data = load_view(self.paths[0] / "runs" / found.group(1), **self.options)
                 self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                 return

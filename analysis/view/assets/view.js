@@ -450,7 +450,7 @@
     const start = state.turn != null && state.turn < run.turns.length && !state.atEnd ? state.turn : (state.follow ? run.turns.length - 1 : 0);
     pane.select(start, false);
     if (ch) ch.setCursor(0, (run.turns[start] || {}).t || 0);
-    window.addEventListener("resize", draw);
+    onResize = draw;  // one listener for the page: a followed run is drawn again on every change
     return {pane, isAtEnd: () => pane.selected === run.turns.length - 1};
   }
 
@@ -735,8 +735,11 @@
   let data = JSON.parse(document.getElementById("bizsim-data").textContent);
   const state = {};
   let view = null;
+  let onResize = null;
+  window.addEventListener("resize", () => { if (onResize) onResize(); });
   function show() {
     root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
+    onResize = null;
     if (data.kind === "run") view = viewRun(root, data, state);
     else if (data.kind === "compare") viewCompare(root, data);
     else if (data.kind === "sweep") viewSweep(root, data);
