@@ -132,6 +132,7 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
     kill leaves it recorded up to the last answered call.
     """
     previous = signal.signal(signal.SIGTERM, _exit)
+    detail = "server error"  # what an unexpected exception leaves; the episode is closed all the same
     try:
         if http_port is None:
             _serve_stdio(episode)
@@ -143,7 +144,7 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
         detail = "server stopped"
     finally:
         signal.signal(signal.SIGTERM, previous)
-    episode.close(detail)
+        episode.close(detail)
 
 
 def _serve_stdio(episode: LiveEpisode) -> None:

@@ -47,17 +47,20 @@ def request(socket_path: str, message: dict[str, Any], limit: int) -> dict[str, 
             except OSError as exc:
                 raise ServeError(f"no episode is served at {socket_path} ({exc.strerror or exc}); start one with "
                                  "`bizsim serve WORLD --out DIR`") from None
-        sock.sendall(data)
-        sock.shutdown(socket.SHUT_WR)
         chunks, size = [], 0
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise ServeError(f"the answer is larger than {limit:,} bytes")
-            chunks.append(chunk)
+        try:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise ServeError(f"the answer is larger than {limit:,} bytes")
+                chunks.append(chunk)
+        except OSError as exc:  # a reset or a call slower than the timeout: exit 2, not a traceback (1 = refused)
+            raise ServeError(f"the episode at {socket_path} did not answer ({exc.strerror or exc})") from None
     finally:
         sock.close()
     try:

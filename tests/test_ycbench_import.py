@@ -305,3 +305,11 @@ def test_any_field_of_any_type_is_imported_or_one_clear_error(exported, tmp_path
                 assert "\n" not in str(exc)
                 outcomes.add("refused")
     assert {"imported", "refused"} == outcomes
+
+
+def test_a_status_line_with_an_endless_number_is_read_as_no_funds():
+    """A hostile rollout's 5,000-digit funds never reach int() (which would refuse it with a ValueError)."""
+    from bizsim.analysis.ycbench.fidelity import _header
+
+    assert (None, None) == _header("- funds: $" + "1" * 5000 + ".00")
+    assert (None, 12345) == _header("- funds: $123.45")

@@ -76,8 +76,11 @@ def finish_episode(usage: dict[str, Any], detail: str) -> dict | None:
         episode = _LIVE.pop(key, None) if key else None
     if episode is None:
         return None
-    episode.report_usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), usage.get("cost_usd"))
-    return episode.close(detail)
+    try:
+        episode.report_usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0), usage.get("cost_usd"))
+    finally:  # the episode has left the table: whatever the usage held, it is closed here or never
+        result = episode.close(detail)
+    return result
 
 
 async def close_unscored(state: Any) -> None:

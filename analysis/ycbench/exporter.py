@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import LLM_CALLS, RESULT
+from bizsim.simcore.untrusted_json import loads_untrusted
 
 from .importer import REFERENCE_CONFIG, _last_turn_texts
 from .replay_client import _tool_texts
@@ -147,7 +148,7 @@ def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:
     commands = []
     for i, call in enumerate(calls):
         try:
-            command = json.loads(call.get("arguments") or "{}").get("command", "")
+            command = loads_untrusted(call.get("arguments") or "{}").get("command", "")
         except (ValueError, AttributeError):
             command = ""
         if not isinstance(command, str) or not command:

@@ -22,8 +22,10 @@ __all__ = ["fidelity_report", "format_report", "recorded_outcome"]
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _TIME = re.compile(r"(?i)current[ _]time\**:\**\s*([0-9T:.\-]+)")
-_FUNDS = re.compile(r"(?i)funds\**:\**\s*(-?)\$(-?)([\d,]+\.\d\d)(?:\s*\((-?\d+) cents\))?")
-_DELTA = re.compile(r'\\"balance_delta\\": (-?\d+)')
+# Bounded digit runs: a hostile rollout's 5,000-digit number must not reach int() (which refuses it with a
+# ValueError, not a RolloutError).
+_FUNDS = re.compile(r"(?i)funds\**:\**\s*(-?)\$(-?)([\d,]{1,40}\.\d\d)(?:\s*\((-?\d{1,30}) cents\))?")
+_DELTA = re.compile(r'\\"balance_delta\\": (-?\d{1,30})')
 _DONE = re.compile(r'\\"type\\": \\"task_completed\\".{0,400}?\\"success\\": (true|false)', re.S)
 _RESUME = "yc-bench sim resume"
 _SAID = re.compile(r"^- .*: (SUCCESS|FAILED)\b", re.M)
