@@ -18,7 +18,7 @@ from typing import Any
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import LLM_CALLS
 
-__all__ = ["INSPECT_LOG_SUFFIXES", "inspect_log_files", "records_from_inspect_logs"]
+__all__ = ["INSPECT_LOG_SUFFIXES", "inspect_log_files", "records_from_inspect_logs", "usage_totals"]
 
 #: File names Inspect writes its logs under.
 INSPECT_LOG_SUFFIXES = (".eval", ".json")
@@ -73,15 +73,19 @@ def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[d
     return records, calls
 
 
-def _usage_columns(sample: Any) -> dict[str, Any]:
-    usages = list((sample.model_usage or {}).values())
+def usage_totals(usages: Sequence[Any]) -> tuple[int, int, float | None]:
+    """Prompt tokens, completion tokens and dollars of Inspect ``ModelUsage`` values (dollars ``None`` unless every
+    one knows its cost)."""
     costs = [u.total_cost for u in usages]
+    cost = None if not costs or None in costs else float(sum(c for c in costs if c is not None))
+    return sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages), cost
+
+
+def _usage_columns(sample: Any) -> dict[str, Any]:
+    prompt, completion, cost = usage_totals(list((sample.model_usage or {}).values()))
     turns = sum(1 for e in sample.events if getattr(e, "event", None) == "model")
-    return {
-        "llm_turns": turns, "llm_prompt_tokens": sum(u.input_tokens for u in usages),
-        "llm_completion_tokens": sum(u.output_tokens for u in usages),
-        "llm_cost_usd": None if not costs or None in costs else float(sum(c for c in costs if c is not None)),
-    }
+    return {"llm_turns": turns, "llm_prompt_tokens": prompt, "llm_completion_tokens": completion,
+            "llm_cost_usd": cost}
 
 
 def _call_rows(run_id: str, sample: Any) -> list[dict]:

@@ -54,7 +54,7 @@ from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import CommandError, ConfigError
 from bizsim.simcore.files import SwappedFile, write_text_atomic
 from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTORY
-from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
+from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.world import Status, World, scalar_text
@@ -73,6 +73,8 @@ EXIT_REFUSED = 1
 EXIT_USAGE = 2
 #: Distinct clients recorded in ``result.json`` (a shell session may see many); later ones are counted only.
 _MAX_CLIENTS = 16
+#: Distinct clients past those counted in ``other_clients``; past this many the count stays (memory is bounded).
+_MAX_OTHER_CLIENTS = 10_000
 
 
 @attrs.frozen
@@ -189,7 +191,7 @@ class LiveEpisode:
             self.prompt_tokens = self.completion_tokens = 0
             self.cost_usd: float | None = None
             self.clients: list[dict[str, str | None]] = []
-            self.other_clients = 0
+            self._others: set[tuple[str | None, str | None]] = set()
             self.metadata: dict[str, Any] = {}
             self.add_metadata(**dict(metadata or {}))
             self.stopped: str | None = None  # why the surface ended the episode (a budget, the client leaving)
@@ -266,7 +268,8 @@ class LiveEpisode:
             if entry in self.clients:
                 return
             if len(self.clients) >= _MAX_CLIENTS:
-                self.other_clients += 1
+                if len(self._others) < _MAX_OTHER_CLIENTS:
+                    self._others.add((entry["name"], entry["version"]))
             else:
                 self.clients.append(entry)
             if not self.closed:
@@ -288,15 +291,26 @@ class LiveEpisode:
                 self._write_result()
 
     def report_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None) -> None:
-        """Add what the client's model spent (when the client reports it); a budget reached ends the episode."""
+        """Add what the client's model spent (when the client reports it); a budget reached ends the episode.
+
+        Raises:
+            ConfigError: a token count that is not an integer from 0 to ``MAX_REPORTED_TOKENS``, or a cost that is
+                not a finite number of dollars from 0 to ``MAX_REPORTED_COST_USD`` (nothing is added then).
+        """
+        for label, n in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens)):
+            if type(n) is not int or not 0 <= n <= MAX_REPORTED_TOKENS:
+                raise ConfigError(f"{label} must be an integer from 0 to {MAX_REPORTED_TOKENS:,}, got {_clip(n)}")
+        if cost_usd is not None and (isinstance(cost_usd, bool) or not isinstance(cost_usd, (int, float))
+                                     or not 0.0 <= cost_usd <= MAX_REPORTED_COST_USD):  # NaN fails the range too
+            raise ConfigError(f"cost_usd must be a number of dollars from 0 to {MAX_REPORTED_COST_USD:,.0f}, "
+                              f"got {_clip(cost_usd)}")
         with self._lock:
-            self.prompt_tokens += max(0, int(prompt_tokens))
-            self.completion_tokens += max(0, int(completion_tokens))
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
             if cost_usd is not None:
-                self.cost_usd = (self.cost_usd or 0.0) + max(0.0, float(cost_usd))
+                self.cost_usd = (self.cost_usd or 0.0) + float(cost_usd)
             if not self.closed:
-                self._check_budgets()
-                self._write_result()
+                self._settle_budgets(ran=False)
 
     # -- calls -------------------------------------------------------------
     def call_line(self, line: Any) -> CallOutcome:
@@ -422,8 +436,7 @@ class LiveEpisode:
         if record:
             self.calls += 1
             self.not_run += 1
-            self._check_budgets()
-            self._write_result()
+            self._settle_budgets(ran=False)
         return CallOutcome({"error": message, "hint": hint}, EXIT_USAGE, None, False, self.done)
 
     def _settle(self, result: dict[str, Any], spec: Any, usage: bool, before: int) -> CallOutcome:
@@ -442,17 +455,24 @@ class LiveEpisode:
             self.not_run += 1
         if advanced or moved:
             self.advances += 1
-        self._check_budgets()
-        if ran:
+        self._settle_budgets(ran=ran)
+        return CallOutcome(result, status, command, advanced, self.done)
+
+    def _settle_budgets(self, *, ran: bool) -> None:
+        """Check the budgets and write what changed: the world's new records when it ran or a budget ended it."""
+        if self._check_budgets() or ran:
             self._record()
         else:
             self._write_result()
-        return CallOutcome(result, status, command, advanced, self.done)
 
-    def _check_budgets(self) -> None:
-        """End the episode as the LLM harness ends a run: the world is aborted with the budget's name."""
+    def _check_budgets(self) -> bool:
+        """End the episode as the LLM harness ends a run: the world is aborted with the budget's name.
+
+        Returns:
+            whether a budget ended it now (its ``episode_end`` record is then still to be written).
+        """
         if self.world.done or self.stopped is not None:
-            return
+            return False
         reason = None
         if self.max_turns is not None and self.calls >= self.max_turns:
             reason = f"the episode reached max_turns={self.max_turns}", "max_turns"
@@ -462,9 +482,11 @@ class LiveEpisode:
         elif self.budgets.max_cost_usd is not None and self.cost_usd is not None and (
                 self.cost_usd >= self.budgets.max_cost_usd):
             reason = f"spent ${self.cost_usd:.4f}", "max_cost_usd"
-        if reason is not None:
-            self.stopped = reason[1]
-            self.world.abort(reason[1])
+        if reason is None:
+            return False
+        self.stopped = reason[1]
+        self.world.abort(reason[1])
+        return True
 
     def _record(self) -> None:
         """Append the new trajectory records and commands, then rewrite ``result.json``."""
@@ -497,7 +519,7 @@ class LiveEpisode:
             **w.summary(),
             "terminal_detail": w.terminal_detail if w.done else self.stopped,
             "live": {
-                "surface": self.surface, "clients": list(self.clients), "other_clients": self.other_clients,
+                "surface": self.surface, "clients": list(self.clients), "other_clients": len(self._others),
                 "calls": self.calls, "refused_calls": self.refused, "calls_not_run": self.not_run,
                 "advances": self.advances, "open": not closing,
                 "budgets": {"max_turns": self.max_turns, "max_tokens_total": self.budgets.max_tokens_total,

@@ -145,6 +145,38 @@ def test_budgets_end_the_episode_as_the_llm_harness_does(tmp_path):
         Budgets(max_turns=0)
 
 
+@pytest.mark.parametrize(("last", "logged"), [("task accept --help", 1), (None, 1), ("not-a-command", 2)])
+def test_a_budget_ended_by_a_call_that_ran_nothing_is_written_whole(tmp_path, last, logged):
+    """The call that reaches max_turns may be help text or refused before the world: the world's end is on disk."""
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", budgets=Budgets(max_turns=2)) as episode:
+        episode.call_line("company status")
+        assert episode.call_line(last).done
+        on_disk = (tmp_path / "run" / "trajectory.jsonl").read_text()
+        assert episode.world.trajectory.to_jsonl() == on_disk
+    assert '"episode_end"' in on_disk.splitlines()[-1]
+    found = verify_run_dir(tmp_path / "run")
+    assert (True, logged) == (found.ok, found.commands), found.problems  # the world logs an unknown command
+
+
+def test_reported_usage_is_checked_and_clients_are_counted_once(tmp_path):
+    """Usage that is not a count or a finite cost is refused whole; a client past the recorded ones counts once."""
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "run") as episode:
+        for bad in ({"prompt_tokens": -1}, {"completion_tokens": 1.5}, {"prompt_tokens": True},
+                    {"prompt_tokens": 10**13}, {"cost_usd": float("inf")}, {"cost_usd": float("nan")},
+                    {"cost_usd": -0.01}, {"cost_usd": "1"}, {"prompt_tokens": 5, "cost_usd": float("inf")}):
+            with pytest.raises(ConfigError, match="prompt_tokens|completion_tokens|cost_usd"):
+                episode.report_usage(**bad)
+        episode.report_usage(7, 3, cost_usd=1)
+        for n in range(20):
+            for _ in range(3):  # a client sends many requests
+                episode.set_client(f"agent-{n}", "1.0")
+        live = episode.result()["live"]
+    assert ({"prompt_tokens": 7, "completion_tokens": 3, "cost_usd": 1.0}, 16, 4) == (
+        live["usage"], len(live["clients"]), live["other_clients"])
+    text = (tmp_path / "run" / "result.json").read_text()
+    assert "Infinity" not in text and "NaN" not in text
+
+
 def test_overrides_and_every_registered_world(tmp_path):
     """Any registered world opens with overrides; its advance command is among its tools; the run verifies."""
     from bizsim.simcore.registry import registered

@@ -10,6 +10,7 @@ from bizsim.simcore.layout import RESULT
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from ..inspect_logs import usage_totals
 from .sample import current_episode, finish_episode, sample_plan
 
 __all__ = ["world_metric"]
@@ -24,12 +25,9 @@ def _usage() -> dict[str, Any]:
         from inspect_ai.model._model import sample_model_usage
     except ImportError:  # a later Inspect moved it: the counters stay without tokens
         return {}
-    usages = list(sample_model_usage().values())
-    prompt = sum(u.input_tokens for u in usages)
-    completion = sum(u.output_tokens for u in usages)
-    costs = [u.total_cost for u in usages]
+    prompt, completion, cost = usage_totals(list(sample_model_usage().values()))
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-            "cost_usd": None if not costs or None in costs else float(sum(c for c in costs if c is not None))}
+            "cost_usd": cost}
 
 
 def _result(state: TaskState) -> dict[str, Any]:
