@@ -194,6 +194,15 @@ def test_a_served_fork_family_serves_only_the_pages_its_data_names(family):
         for bad in ("page/..%2F..%2Fetc", "page/nothing", "page/parent%2F..%2Frandom-10"):
             with pytest.raises(urllib.error.HTTPError, match="404"):
                 urllib.request.urlopen(server.url + bad)
+        # DNS rebinding: a page on another domain that resolves to 127.0.0.1 is refused, localhost is served
+        for host, status in (("evil.example:80", 421), ("127.0.0.1.evil.example", 421), ("", 421),
+                             ("localhost:1", 200), ("LOCALHOST", 200)):
+            request = urllib.request.Request(server.url + "data.json", headers={"Host": host})
+            try:
+                answered = urllib.request.urlopen(request).status
+            except urllib.error.HTTPError as exc:
+                answered = exc.code
+            assert status == answered, host
 
 
 def test_cli_writes_pages_and_refuses_unclear_requests(runs, tmp_path, capsys):

@@ -16,6 +16,10 @@ __all__ = ["ViewServer"]
 
 _RUN = re.compile(r"/run/([A-Za-z0-9_.-]{1,128})")
 _PAGE = re.compile(r"/page/([^/]{1,300})")
+#: A loopback server answers only requests addressed to a loopback name: a web page elsewhere that points its own
+#: domain at 127.0.0.1 (DNS rebinding) is refused, so it cannot read the runs.
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_LOOPBACK_HOST = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?", re.IGNORECASE)
 
 
 def _version(paths: Sequence[Path]) -> str:
@@ -59,6 +63,7 @@ class ViewServer:
             def do_GET(self) -> None:
                 server._answer(self)
 
+        self.check_host = host in _LOOPBACK
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -91,6 +96,10 @@ class ViewServer:
         from .page import render
         from .sources import load_view, page_data
 
+        if self.check_host and not _LOOPBACK_HOST.fullmatch(req.headers.get("Host") or ""):
+            self._send(req, b"this server answers requests for 127.0.0.1 or localhost only",
+                       "text/plain; charset=utf-8", "", 421)
+            return
         parts = urlsplit(req.path)
         try:
             if parts.path == "/data.json":
