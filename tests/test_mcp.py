@@ -7,6 +7,8 @@ import os
 import signal
 import socket
 import subprocess
+import urllib.error
+import urllib.request
 import sys
 import time
 from typing import Any
@@ -183,6 +185,11 @@ def test_over_http_the_clients_leaving_ends_the_episode_and_the_server(tmp_path)
     proc = _serve_http(out, port)
 
     async def main():
+        # DNS rebinding: a request addressed to another name is refused before it can open a session
+        rebound = urllib.request.Request(url, data=b"{}", method="POST", headers={
+            "Host": "evil.example", "Content-Type": "application/json", "Accept": "application/json"})
+        with pytest.raises(urllib.error.HTTPError, match="421"):
+            urllib.request.urlopen(rebound, timeout=20)
         async with Client(url, client_info=CLIENT) as client:  # mode "auto": falls back to the session handshake
             assert 5 == await _play(client, limit=5)
             assert "played by another MCP session" in await _refused(url)
