@@ -7,10 +7,10 @@ import os
 import signal
 import socket
 import subprocess
-import urllib.error
-import urllib.request
 import sys
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import anyio
