@@ -38,6 +38,7 @@ from bizsim.simcore.snapshot import Snapshot
 
 from .episode import EpisodeResult
 from .pipeline import execute
+from .rundir import command_log_jsonl
 from .runspec import RunSpec
 
 __all__ = ["FORK_POINTS", "Parent", "cut", "fork", "fork_point", "load_parent", "prefix_digest"]
@@ -61,7 +62,7 @@ class Parent:
 
 def prefix_digest(log: Sequence[tuple[int, str]]) -> str:
     """SHA-256 of a log prefix (its JSON lines), so a fork's record pins what it continued."""
-    text = "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in log)
+    text = command_log_jsonl(log)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -60,7 +60,7 @@ from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.world import Status, World, scalar_text
 
 from .episode import TERMINAL_REASONS
-from .rundir import _remove_episode_logs, check_run_dir_free, make_output_dir
+from .rundir import _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
 from .runspec import RunSpec, world_config
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "LiveEpisode"]
@@ -494,7 +494,7 @@ class LiveEpisode:
         new = traj.to_jsonl(self._written)
         if new:
             log = self.world.command_log(self._written)
-            lines = "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in log)
+            lines = command_log_jsonl(log)
             self._written = len(traj)
             self._command_count += len(log)
             _append(self._trajectory, new, self.fsync)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from .episode import EpisodeResult
 
-__all__ = ["EPISODES", "check_run_dir_free", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
+__all__ = ["EPISODES", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
            "read_episode_logs"]
 
 
@@ -89,7 +90,7 @@ def _remove_episode_logs(root: Path) -> None:
 
 def _write_logs(folder: Path, world: World) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    _atomic(folder / COMMANDS, "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in world.command_log()))
+    _atomic(folder / COMMANDS, command_log_jsonl(world.command_log()))
     _atomic(folder / TRAJECTORY, world.trajectory.to_jsonl())
 
 
@@ -105,6 +106,11 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
         raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
     if not overwrite and (root / RESULT).exists():
         raise ConfigError(f"{str(root)!r} already holds a run; choose another directory or overwrite it (--overwrite)")
+
+
+def command_log_jsonl(log: Iterable[tuple[int, str]]) -> str:
+    """``commands.jsonl``'s text for ``(t_us, line)`` entries: one JSON object a line (what a fork's digest pins)."""
+    return "".join(json.dumps({"t_us": t, "line": line}) + "\n" for t, line in log)
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
