@@ -752,17 +752,21 @@
   const live = document.body.dataset.follow;
   if (live) {
     let version = document.body.dataset.version || "";
-    setInterval(async () => {
+    // One poll at a time: the next waits for this one's answer (a long run's page can take seconds to build).
+    const poll = async () => {
       try {
         const res = await fetch(live + "?since=" + encodeURIComponent(version), {cache: "no-store"});
-        if (res.status !== 200) return;
-        version = res.headers.get("X-Bizsim-Version") || version;
-        data = await res.json();
-        state.atEnd = view && view.isAtEnd ? view.isAtEnd() : false;
-        state.follow = state.atEnd;
-        if (view && view.pane) state.turn = view.pane.selected;
-        show();
-      } catch (e) { /* the server stopped; keep what is shown */ }
-    }, 2000);
+        if (res.status === 200) {
+          version = res.headers.get("X-Bizsim-Version") || version;
+          data = await res.json();
+          state.atEnd = view && view.isAtEnd ? view.isAtEnd() : false;
+          state.follow = state.atEnd;
+          if (view && view.pane) state.turn = view.pane.selected;
+          show();
+        }
+      } catch (e) { /* the server stopped, or answered badly: keep what is shown, ask again */ }
+      setTimeout(poll, 2000);
+    };
+    setTimeout(poll, 2000);
   }
 })();
