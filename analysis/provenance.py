@@ -18,9 +18,17 @@ _PRIVATE_OPTIONS = ("api_base", "api_key_env")
 
 
 def _git_commit() -> str | None:
-    """The commit of bizsim's own source when it is a git checkout with git installed, else ``None``."""
+    """The commit of bizsim's own source when it is a git checkout with git installed, else ``None``.
+
+    An installed bizsim inside another repository (a virtualenv in a project's folder) is not that repository's
+    commit: the source must be tracked by the checkout it sits in.
+    """
     here = Path(__file__).resolve().parent
     try:
+        tracked = subprocess.run(["git", "-C", str(here), "ls-files", "--error-unmatch", "--", Path(__file__).name],
+                                 capture_output=True, text=True, timeout=5)
+        if tracked.returncode != 0:
+            return None
         done = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
         dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=5)

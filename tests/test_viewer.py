@@ -235,3 +235,28 @@ def test_doctests(name):
     """The examples in the viewer's and report's docstrings run."""
     failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert 0 == failed
+
+
+def test_the_reports_git_commit_is_bizsims_own_not_a_surrounding_repository(tmp_path):
+    """bizsim installed in a virtualenv inside a project's repository reports no commit, not the project's."""
+    import importlib.util
+    import shutil
+    import subprocess
+
+    from bizsim.analysis import provenance
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "a project")
+    site = tmp_path / ".venv" / "bizsim" / "analysis"
+    site.mkdir(parents=True)
+    copy = shutil.copy(provenance.__file__, site / "provenance.py")
+    spec = importlib.util.spec_from_file_location("copied_provenance", copy)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module._git_commit() is None  # the project's commit is not bizsim's
+    git("add", ".venv")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "vendored")
+    assert git("rev-parse", "HEAD").strip() == module._git_commit()  # tracked source: its checkout's commit
