@@ -34,7 +34,7 @@ from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.points import FORK_POINTS, cut, fork_point
 from bizsim.simcore.registry import world_spec
-from bizsim.simcore.snapshot import Snapshot
+from bizsim.simcore.snapshot import Snapshot, restore
 
 from .episode import EpisodeResult
 from .pipeline import execute
@@ -64,6 +64,14 @@ def prefix_digest(log: Sequence[tuple[int, str]]) -> str:
     """SHA-256 of a log prefix (its JSON lines), so a fork's record pins what it continued."""
     text = command_log_jsonl(log)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _start_t_us(snapshot: Snapshot, k: int) -> int:
+    """The instant the fork's first turn starts: when the parent's next command was issued, after the kept prefix's
+    last advance (the prefix's last command was issued before its clock moved); past the log's end, the world's."""
+    if k < len(snapshot.log):
+        return snapshot.log[k][0]
+    return restore(snapshot.prefix(k)).now_us
 
 
 def load_parent(run: Any) -> Parent:
@@ -185,7 +193,7 @@ def fork(
                  and options == parent.spec.agent_options)
     origin = {
         "parent": parent.source, "parent_run_id": parent.run_id, "parent_agent": base.agent,
-        "at": fork_point(at), "turn": turn, "commands": k, "t_us": prefix.t_us,
+        "at": fork_point(at), "turn": turn, "commands": k, "t_us": _start_t_us(parent.snapshot, k),
         "prefix_sha256": prefix_digest(prefix.log), "mode": "continued" if continued else "handover",
     }
     fields = {"agent": agent, "agent_options": options, "origin": origin}

@@ -13,6 +13,7 @@ from bizsim.analysis.verify import verify_run_dir
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_names
+from bizsim.simcore.snapshot import restore
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,20 @@ def test_fork_points_by_turn_hour_and_day_fall_on_turn_starts():
         cut(parent.snapshot, {"day": 9999})
     with pytest.raises(ConfigError, match="turn number"):
         cut(parent.snapshot, {"week": 2})
+
+
+def test_a_forks_instant_is_when_its_first_own_turn_starts():
+    """The recorded instant is after the kept prefix's last advance: the new agent's first command, at or after a
+    day point; at a snapshot's end, the world's clock."""
+    parent = run_episode("startup", "default", "greedy", 1)
+    for at in (20, {"day": 90}):
+        child = fork(parent, at=at, agent="random")
+        k = child.fork["commands"]
+        assert child.command_log[k][0] == child.fork["t_us"] == parent.command_log[k][0] > parent.command_log[k - 1][0]
+    assert child.fork["t_us"] >= 90 * 24 * 3_600_000_000
+    log = parent.command_log
+    snap = parent.final_world.snapshot().prefix(next(n for n in range(40, len(log)) if log[n - 1][1] == "sim resume"))
+    assert restore(snap).now_us == fork(snap, agent="random").fork["t_us"] > snap.t_us
 
 
 def test_a_snapshot_forks_from_where_it_stands():

@@ -650,7 +650,7 @@
       return {points: pts, color: color(k)};
     });
     const marks = [];
-    ms.forEach((m, k) => { if (m.fork && m.fork.t != null) marks.push({t: m.fork.t, name: "fork", color: color(k), run: k, turn: k, label: `${m.id} forked from ${m.parent} at turn ${m.fork.turn}`}); });
+    ms.forEach((m, k) => { if (m.fork && m.fork.t != null) marks.push({t: m.fork.t, name: "fork", color: color(k), run: k, turn: k, label: `${m.id} forked from ${m.parent} after turn ${m.fork.turn}`}); });
     const table = el("table", {cls: "grp", id: "family-table"});
     const rows = [];
     const pick = (k) => { rows.forEach((r, j) => r.classList.toggle("sel", j === k)); ch.setCursor(k, ms[k].fork && ms[k].fork.t != null ? ms[k].fork.t : 0); };
@@ -664,7 +664,7 @@
     ms.forEach((m, k) => {
       const mm = m.meta, par = m.parent ? byId.get(m.parent) : null;
       const delta = par && mm.metric_value != null && par.meta.metric_value != null ? mm.metric_value - par.meta.metric_value : null;
-      const when = m.fork ? `turn ${m.fork.turn} · ${simDate(meta, m.fork.t || 0)}` : "";
+      const when = m.fork ? `after turn ${m.fork.turn} · ${simDate(meta, m.fork.t || 0)}` : "";
       const links = el("td");
       const open = link(m.id), both = link(m.id + ".vs-parent");
       if (open) links.appendChild(el("a", {href: open, text: "open", cls: "open-run"}));
