@@ -208,7 +208,7 @@ def _spec_of(data: Mapping[str, Any]) -> RunSpec:
         raise ConfigError(f"{RUN_SPEC} has spec_version {version!r} and spec {type(spec).__name__}; "
                           f"this bizsim reads versions 1 and {_SPEC_VERSION}")
     if version == _SPEC_VERSION:
-        return RunSpec.from_dict(spec)
+        return RunSpec.from_dict(spec, recorded=True)
     options = dict(spec.get("agent") or {})
     if spec.get("auditor", "deterministic") != "deterministic":
         options["auditor"] = spec["auditor"]

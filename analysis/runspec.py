@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import MAX_INT
+from bizsim.simcore.limits import MAX_INT, show
 from bizsim.simcore.seeds import parse_seeds
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
@@ -172,12 +172,19 @@ class RunSpec:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RunSpec:
-        """Rebuild a spec from :meth:`to_dict` output (unknown keys are refused)."""
+    def from_dict(cls, data: Mapping[str, Any], *, recorded: bool = False) -> RunSpec:
+        """Rebuild a spec from :meth:`to_dict` output (unknown keys are refused).
+
+        Args:
+            recorded: the data was read from a file (``run.json``, a sweep's manifest): what :meth:`to_dict` wrote
+                names a preset, never a ``.toml`` file, so a file named there is refused, not read.
+        """
         fields = {f.name for f in attrs.fields(cls)}
         unknown = sorted(set(data) - fields)
         if unknown:
             raise ConfigError(f"unknown run key(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
+        if recorded:
+            _refuse_preset_file(data.get("preset", "default"))
         return cls(**dict(data))
 
     def check(self) -> None:
@@ -190,6 +197,12 @@ class RunSpec:
             agent_factory(attrs.evolve(self, agent_options=split_sweep_options(self.agent_options)[0]))
             return
         agent_factory(self)
+
+
+def _refuse_preset_file(preset: Any) -> None:
+    if isinstance(preset, str) and (preset.endswith(".toml") or "/" in preset):
+        raise ConfigError(f"a recorded run names preset {show(preset)}, a file: bizsim records the preset's name and "
+                          "its values as overrides, so this record was not written by bizsim; it is not read")
 
 
 def _flatten(data: Mapping, prefix: str = "") -> list[tuple[str, Any]]:

@@ -123,7 +123,7 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
             known = json.loads(path.read_text(encoding="utf-8")).get("specs", [])
         except (json.JSONDecodeError, AttributeError):
             known = []
-    seen = {RunSpec.from_dict(d).run_id for d in known}
+    seen = {RunSpec.from_dict(d, recorded=True).run_id for d in known}
     known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
     write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 

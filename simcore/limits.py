@@ -74,17 +74,25 @@ MAX_RUN_LOG_BYTES = 2**30
 def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> str:
     """The UTF-8 text of a file bizsim was pointed at, read no further than ``limit`` bytes.
 
-    ``what`` names the file in errors (``"tasks_path"``). A device that never ends (``/dev/zero``), a directory,
-    a missing file, a file past the limit or one that is not UTF-8 is a :class:`ConfigError` naming the path and
-    the rule.
+    ``what`` names the file in errors (``"tasks_path"``). A named pipe, a device that never ends (``/dev/zero``),
+    a directory, a missing file, a file past the limit or one that is not UTF-8 is a :class:`ConfigError` naming
+    the path and the rule.
     """
     from pathlib import Path
 
     from .errors import ConfigError
 
+    import os
+    import stat
+
     p = Path(path)
     try:
-        with p.open("rb") as fh:
+        # Opened without blocking: a named pipe with no writer would wait forever here.
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode):
+                raise ConfigError(f"{what}(={str(p)!r}) is a pipe or socket, not a file")
+            os.set_blocking(fd, True)
             data = fh.read(limit + 1)
     except OSError as exc:
         raise ConfigError(f"{what}(={str(p)!r}) cannot be read: {exc.strerror or exc}") from None

@@ -4,6 +4,7 @@ one ConfigError naming the file and the rule, or load and work; never a tracebac
 from __future__ import annotations
 
 import json
+import os
 import math
 
 import pytest
@@ -32,6 +33,32 @@ def test_an_endless_tasks_file_is_refused_at_the_limit():
     """tasks_path = "/dev/zero" read until memory ran out; now it stops at MAX_DATA_FILE_BYTES."""
     with no_hang("reading /dev/zero"), pytest.raises(ConfigError, match="larger than the limit"):
         FreelanceWorld(FreelanceConfig(tasks_path="/dev/zero"), 1)
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    """A FIFO named as a data file blocked the open forever (no writer comes); it is refused at once."""
+    fifo = tmp_path / "tasks.jsonl"
+    os.mkfifo(fifo)
+    with no_hang("opening a FIFO"), pytest.raises(ConfigError, match="pipe or socket"):
+        FreelanceWorld(FreelanceConfig(tasks_path=str(fifo)), 1)
+
+
+def test_a_recorded_run_naming_a_preset_file_is_not_read(tmp_path):
+    """run.json records a preset's name: one naming a file (a FIFO here) is refused by resume and the viewer,
+    which shows the run with its problem instead of opening the file."""
+    from bizsim.analysis.llm_run import load_run_spec
+    from bizsim.analysis.view import load_view
+
+    os.mkfifo(tmp_path / "preset.toml")
+    run = tmp_path / "run"
+    run.mkdir()
+    spec = {"world": "startup", "preset": str(tmp_path / "preset.toml"), "agent": "llm", "seed": 1}
+    (run / "run.json").write_text(json.dumps({"kind": "llm", "spec_version": 2, "spec": spec}))
+    (run / "trajectory.jsonl").write_text("")
+    with no_hang("a recorded preset file"):
+        with pytest.raises(ConfigError, match="not written by bizsim"):
+            load_run_spec(run)
+        assert "run" == load_view(run, requests=False)["kind"]
 
 
 @pytest.mark.parametrize("make", [

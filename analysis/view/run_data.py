@@ -54,7 +54,7 @@ def _config_of(run_dir: Path) -> Any:
     if isinstance(spec, dict):
         from ..runspec import RunSpec, world_config
 
-        return world_config(RunSpec.from_dict(spec))
+        return world_config(RunSpec.from_dict(spec, recorded=True))
     return "default"
 
 
