@@ -167,6 +167,36 @@ def test_a_fork_family_finds_each_forks_parent_by_its_commands(family, tmp_path)
             "commands)"] == renamed["problems"]
 
 
+def _edit(path: Path, change) -> None:
+    path.write_text(change(path.read_text()))
+
+
+def _set(path: Path, key: str, value) -> None:
+    _edit(path, lambda text: json.dumps({**json.loads(text), key: value}))
+
+
+@pytest.mark.parametrize("damage", [
+    lambda f: _set(f / "random-10" / "result.json", "fork", {**json.loads((f / "random-10" / "result.json").read_text())[
+        "fork"], "t_us": "later", "turn": [1], "mode": "m" * 10_000}),
+    lambda f: _set(f / "greedy-14" / "result.json", "seed", [1]),
+    lambda f: _set(f / "greedy-14" / "result.json", "world", {"a": 1}),
+    lambda f: _edit(f / "parent" / "commands.jsonl", lambda t: t.replace('"t_us": 0', '"t_us": Infinity', 1)),
+    lambda f: _edit(f / "parent" / "commands.jsonl", lambda t: "[" * 100_000 + "\n" + t),
+    lambda f: _edit(f / "parent" / "trajectory.jsonl", lambda t: t.replace('"t_us":0', '"t_us":"x"', 1)),
+    lambda f: shutil.copytree(f / "parent", f / "random-10.vs-parent"),
+], ids=["fork-values", "seed-list", "world-dict", "t_us-infinity", "deep-line", "t_us-text", "page-id-taken"])
+def test_a_damaged_family_member_is_noted_not_raised(family, tmp_path, damage):
+    """Any member's files may be damaged: the page is still written, whatever one of them holds."""
+    copy = tmp_path / "family"
+    shutil.copytree(family, copy)
+    damage(copy)
+    out = write_view([copy], tmp_path / "f.html")
+    data = load_view(copy)
+    assert out.exists() and {"parent", "random-10", "greedy-14"} <= {m["id"] for m in data["members"]}
+    assert all(len(str(m["fork"])) < 1_000 for m in data["members"])
+    assert all(data["pages"][p][-1] in {m["id"] for m in data["members"]} for p in data["pages"])
+
+
 def test_a_fork_family_page_writes_each_run_and_each_fork_beside_its_parent(family, tmp_path):
     """File mode: one page per run and per (parent, fork) pair beside the family's page, named by the data."""
     page = write_view([family], tmp_path / "f.html")

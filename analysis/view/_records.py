@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.jsonl import lines_of
+from bizsim.simcore.limits import MAX_INT
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 __all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records", "read_text"]
@@ -40,7 +41,8 @@ def read_text(path: Path, problems: list[str]) -> str | None:
 
 
 def read_records(path: Path, problems: list[str]) -> list[dict]:
-    """The JSON objects of a JSON-lines file; a torn last line (a run still writing) and bad lines are skipped."""
+    """The JSON objects of a JSON-lines file; a torn last line (a run still writing) and bad lines are skipped, as
+    is a record whose ``t_us`` is not a whole number of microseconds (every reader may then take it as one)."""
     text = read_text(path, problems)
     if text is None:
         return []
@@ -56,7 +58,8 @@ def read_records(path: Path, problems: list[str]) -> list[dict]:
             if i != len(lines) - 1 or text.endswith("\n"):
                 bad += 1
             continue
-        if isinstance(rec, dict):
+        t_us = rec.get("t_us", 0) if isinstance(rec, dict) else None
+        if type(t_us) is int and 0 <= t_us <= MAX_INT:
             out.append(rec)
         else:
             bad += 1

@@ -8,14 +8,12 @@ was moved or renamed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from bizsim.simcore import layout
-from bizsim.simcore.jsonl import lines_of
 
-from ._records import read_json, read_text
+from ._records import clip, read_json, read_records
 from .run_data import is_run_dir, run_data
 
 __all__ = ["MAX_FAMILY_MEMBERS", "family_data", "is_family_dir"]
@@ -38,6 +36,10 @@ def _members(path: Path) -> list[Path]:
     return out
 
 
+#: The longest fork-record text the page shows (a mode, an agent name).
+_SHORT = 200
+
+
 def _fork_of(run: Path) -> dict | None:
     result = run / layout.RESULT
     data = read_json(result, []) if result.is_file() else None
@@ -55,16 +57,20 @@ def _prefix_digest(run: Path, k: int) -> str | None:
     """The digest a fork pins of its parent's first ``k`` commands, computed on ``run``'s command log."""
     from bizsim.analysis.fork import prefix_digest
 
-    log: list[tuple[int, str]] = []
-    for line in lines_of(read_text(run / layout.COMMANDS, []) or ""):
-        if len(log) >= k:
-            break
-        try:
-            rec = json.loads(line)
-            log.append((int(rec["t_us"]), str(rec["line"])))
-        except (ValueError, KeyError, TypeError):
-            return None
+    log = [(r["t_us"], r["line"]) for r in read_records(run / layout.COMMANDS, [])[:k] if isinstance(r.get("line"), str)]
     return prefix_digest(log) if len(log) == k else None
+
+
+def _whole(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def _fork_entry(fork: dict) -> dict:
+    """What the page shows of a fork record, each value checked: the record comes from a file."""
+    return {"turn": _whole(fork.get("turn")), "t": _whole(fork.get("t_us")),
+            "mode": clip(str(fork.get("mode") or ""), _SHORT), "parent_agent": clip(str(fork.get("parent_agent") or ""),
+                                                                                   _SHORT),
+            "at": clip(fork.get("at"), _SHORT)}
 
 
 def _parent_of(name: str, fork: dict, runs: dict[str, Path], forks: dict[str, dict], problems: list[str]) -> str | None:
@@ -81,7 +87,7 @@ def _parent_of(name: str, fork: dict, runs: dict[str, Path], forks: dict[str, di
             or forks[member]["commands"] < k
         if own and _prefix_digest(runs[member], k) == pinned:
             return member
-    problems.append(f"{name} is a fork of {fork.get('parent')!r}, which is not in this folder (no member has its "
+    problems.append(f"{name} is a fork of {clip(repr(fork.get('parent')), _SHORT)}, which is not in this folder (no member has its "
                     f"first {k} commands)")
     return None
 
@@ -97,22 +103,27 @@ def family_data(path: Path) -> dict:
     members: list[dict[str, Any]] = []
     forks = {name: f for name, run in runs.items() if (f := _fork_of(run)) is not None}
     for name, run in runs.items():
-        data = run_data(run, requests=False)
+        try:
+            data = run_data(run, requests=False)
+        except Exception as exc:  # noqa: BLE001 -- one damaged member must not take the family's page down
+            problems.append(f"{name}: not shown ({type(exc).__name__}: {clip(str(exc), _SHORT)})")
+            continue
         problems.extend(f"{name}: {p}" for p in data["problems"])
         fork = forks.get(name)
         parent = _parent_of(name, fork, runs, forks, problems) if fork is not None else None
         meta = data["meta"]
         members.append({
             "id": name, "parent": parent, "meta": meta, "timeline": data["timeline"], "turns": len(data["turns"]),
-            "fork": None if fork is None else {
-                "turn": fork.get("turn"), "t": fork.get("t_us"), "mode": fork.get("mode"),
-                "parent_agent": fork.get("parent_agent"), "at": fork.get("at"),
-            },
+            "fork": None if fork is None else _fork_entry(fork),
         })
+    shown = {m["id"] for m in members}
+    for m in members:
+        if m["parent"] is not None and m["parent"] not in shown:  # its parent's files could not be shown
+            m["parent"] = None
     roots = [m["id"] for m in members if m["parent"] is None]
     _order(members, roots)
     first = members[0]["meta"] if members else {}
-    kinds = {(m["meta"].get("world"), m["meta"].get("seed")) for m in members}
+    kinds = {(str(m["meta"].get("world")), str(m["meta"].get("seed"))) for m in members}
     if len(kinds) > 1:
         problems.append("the runs are not all of one world and seed; their curves are drawn on one chart anyway")
     return {
@@ -122,9 +133,20 @@ def family_data(path: Path) -> dict:
                                    "timeline_label": first.get("timeline_label"),
                                    "timeline_money": first.get("timeline_money")},
         "members": members, "problems": problems,
-        "pages": {m["id"]: [m["id"]] for m in members}
-        | {f"{m['id']}.vs-parent": [m["parent"], m["id"]] for m in members if m["parent"]},
+        "pages": _pages(members, problems),
     }
+
+
+def _pages(members: list[dict], problems: list[str]) -> dict[str, list[str]]:
+    """Each member's page, and each fork's beside its parent (``ID.vs-parent``, unless a member has that name)."""
+    pages = {m["id"]: [m["id"]] for m in members}
+    for m in members:
+        pair = f"{m['id']}.vs-parent"
+        if m["parent"] and pair in pages:
+            problems.append(f"{m['id']} is not shown beside its parent: a run in the folder is named {pair}")
+        elif m["parent"]:
+            pages[pair] = [m["parent"], m["id"]]
+    return pages
 
 
 def _order(members: list[dict], roots: list[str]) -> None:
