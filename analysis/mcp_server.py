@@ -22,8 +22,11 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
+
+from bizsim.simcore.errors import ConfigError
 
 from .live import LiveEpisode
 from .mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
@@ -122,9 +125,29 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
     )
 
 
+def bind_http(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` for :func:`serve`, taken before the episode is opened, so a port in use
+    is an error that leaves the run directory untouched.
+
+    Raises:
+        ConfigError: the address cannot be listened on (in use, not this machine's, no permission).
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
 def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "127.0.0.1",
-          idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S) -> None:
+          idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, http_socket: socket.socket | None = None) -> None:
     """Serve ``episode`` until the client leaves or the server is stopped (Ctrl-C, SIGTERM).
+
+    Over HTTP (``http_port``, or a socket from :func:`bind_http`) the address is taken before anything is served.
 
     Over stdio the client leaves when it closes standard input; over HTTP when it closes its MCP session, or when
     the session has had no request in flight for ``idle_timeout`` seconds
@@ -134,11 +157,11 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
     previous = signal.signal(signal.SIGTERM, _exit)
     detail = "server error"  # what an unexpected exception leaves; the episode is closed all the same
     try:
-        if http_port is None:
+        if http_port is None and http_socket is None:
             _serve_stdio(episode)
             detail = "client disconnected"
         else:
-            _serve_http(episode, host, http_port, idle_timeout)
+            _serve_http(episode, http_socket or bind_http(host, http_port or 0), idle_timeout)
             detail = "server stopped"
     except (KeyboardInterrupt, SystemExit):
         detail = "server stopped"
@@ -240,12 +263,13 @@ class _StdoutLines:
         os.close(self.fd)
 
 
-def _serve_http(episode: LiveEpisode, host: str, port: int, idle_timeout: float) -> None:
+def _serve_http(episode: LiveEpisode, sock: socket.socket, idle_timeout: float) -> None:
     import uvicorn
 
     from .mcp_session_gate import SessionGate
 
     # The gate keeps the session's idle time (it ends the episode with it); the SDK's own timeout is turned off.
+    host, port = sock.getsockname()[:2]
     sdk_app = build_server(episode).streamable_http_app(host=host, session_idle_timeout=None)
     server: uvicorn.Server | None = None
 
@@ -254,12 +278,15 @@ def _serve_http(episode: LiveEpisode, host: str, port: int, idle_timeout: float)
             server.should_exit = True
 
     app = SessionGate(sdk_app, episode, stop, idle_timeout=idle_timeout)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
-    print(f"bizsim mcp: serving {episode.world.benchmark_id} at http://{host}:{port}/mcp; recording into "
+    shown = f"[{host}]" if ":" in host else host
+    print(f"bizsim mcp: serving {episode.world.benchmark_id} at http://{shown}:{port}/mcp; recording into "
           f"{episode.root}", file=sys.stderr, flush=True)
-    server.run()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
 
 
 def _exit(signum: int, frame: Any) -> None:

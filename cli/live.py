@@ -86,15 +86,22 @@ def run_live(args: argparse.Namespace) -> int:
         return 0
     if args.cmd == "mcp" and not 0 < args.idle_timeout < float("inf"):
         raise BizSimError(f"--idle-timeout(={args.idle_timeout}) must be a number of seconds > 0")
-    episode = _open(args)
     if args.cmd == "mcp":
         try:
-            from bizsim.analysis.mcp_server import serve as serve_mcp
+            from bizsim.analysis.mcp_server import bind_http, serve as serve_mcp
         except ImportError as exc:
-            episode.close("the mcp SDK is missing")
             raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
-        serve_mcp(episode, http_port=args.http, host=args.host, idle_timeout=args.idle_timeout)
+        # The address first: a port in use is refused before the run directory is touched.
+        sock = None if args.http is None else bind_http(args.host, args.http)
+        try:
+            episode = _open(args)
+        except BaseException:
+            if sock is not None:
+                sock.close()
+            raise
+        serve_mcp(episode, http_socket=sock, idle_timeout=args.idle_timeout)
         return 0
+    episode = _open(args)
     from bizsim.analysis.shell_session import serve_socket
 
     serve_socket(episode)

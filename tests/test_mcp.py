@@ -178,6 +178,18 @@ async def _refused(url, **options):
     return " ".join(_messages(caught.value))
 
 
+def test_over_http_a_port_in_use_is_refused_before_the_run_directory_is_touched(tmp_path):
+    """The address is taken first: a busy port is exit 2 with one line, and no episode is opened or closed."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "bizsim.cli", "mcp", "startup", "--out", str(tmp_path / "run"),
+                               "--http", str(port)], capture_output=True, text=True, timeout=60)
+    assert (2, False) == (done.returncode, (tmp_path / "run").exists()), done.stderr
+    assert f"cannot serve MCP on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_over_http_the_clients_leaving_ends_the_episode_and_the_server(tmp_path):
     """Over HTTP the session that plays owns the episode: others are refused; its close ends the run, and the server."""
     out, port = tmp_path / "run", _free_port()
