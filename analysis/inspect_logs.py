@@ -18,10 +18,14 @@ from typing import Any
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import LLM_CALLS
 
-__all__ = ["INSPECT_LOG_SUFFIXES", "inspect_log_files", "records_from_inspect_logs", "usage_totals"]
+__all__ = ["INSPECT_LOG_SUFFIXES", "MAX_INSPECT_LOG_BYTES", "check_log_size", "inspect_log_files",
+           "records_from_inspect_logs", "usage_totals"]
 
 #: File names Inspect writes its logs under.
 INSPECT_LOG_SUFFIXES = (".eval", ".json")
+#: The most bytes of JSON an Inspect log may hold, unpacked (an ``.eval`` file is a zip: 25 KB of it can unpack to
+#: gigabytes). Inspect parses a log whole, at about three times its size in memory.
+MAX_INSPECT_LOG_BYTES = 512 * 2**20
 #: The sample metadata key holding the run directory.
 RUN_DIR_KEY = "bizsim_run_dir"
 
@@ -31,6 +35,27 @@ def inspect_log_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path] if path.suffix in INSPECT_LOG_SUFFIXES else []
     return sorted(path.glob("*.eval")) if path.is_dir() else []
+
+
+def check_log_size(path: Path, limit: int = MAX_INSPECT_LOG_BYTES) -> None:
+    """Refuse a log whose unpacked size (an ``.eval`` zip's entries as its directory declares them, which bounds
+    what unzipping reads; a ``.json`` file's size) is past ``limit``, before Inspect reads it.
+
+    Raises:
+        ConfigError: past the limit, or an ``.eval`` that is not a zip.
+    """
+    import zipfile
+
+    try:
+        if path.suffix == ".eval":
+            with zipfile.ZipFile(path) as z:
+                size = sum(i.file_size for i in z.infolist())
+        else:
+            size = path.stat().st_size
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ConfigError(f"{str(path)!r} cannot be read as an Inspect log: {exc}") from None
+    if size > limit:
+        raise ConfigError(f"{str(path)!r} unpacks to {size:,} bytes, over the limit of {limit:,} for an Inspect log")
 
 
 def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[dict]]:
@@ -47,6 +72,7 @@ def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[d
     records: list[dict] = []
     calls: list[dict] = []
     for file in files:
+        check_log_size(file)
         try:
             log = read_eval_log(str(file))
         except Exception as exc:  # noqa: BLE001 - whatever Inspect raises for a file it cannot read

@@ -94,3 +94,26 @@ def test_the_log_page_opens_a_samples_transcript(browser, log_file, tmp_path):
     assert "as Inspect logged it" in detail and "Task 'Task-99999' not found." in detail
     page.screenshot(path=str(tmp_path / "inspect-sample.png"))
     assert [] == page.errors
+
+
+def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path):
+    """An .eval is a zip: a few hundred KB can unpack to gigabytes, which Inspect would parse whole. The unpacked
+    size its directory declares is checked first, by the viewer and by load()."""
+    import zipfile
+
+    from bizsim.analysis import load
+    from bizsim.analysis.inspect_logs import MAX_INSPECT_LOG_BYTES
+    from bizsim.simcore.errors import ConfigError
+
+    bomb = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(log_file) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            out.writestr(info, src.read(info))
+        with out.open("pad.json", "w", force_zip64=True) as pad:
+            for _ in range(MAX_INSPECT_LOG_BYTES // 2**20 + 1):
+                pad.write(bytes(2**20))
+    assert bomb.stat().st_size < 5 * 2**20
+    for read in (load_view, load):
+        with pytest.raises(ConfigError, match="unpacks to .* over the limit"):
+            read(bomb)
+    assert "inspect" == load_view(log_file)["kind"]  # the log itself is well under it

@@ -20,9 +20,9 @@ from typing import Any
 from bizsim.simcore import layout
 from bizsim.simcore.errors import ConfigError
 
-from ..inspect_logs import RUN_DIR_KEY
+from ..inspect_logs import RUN_DIR_KEY, check_log_size
 from ..labels import is_money, words
-from ._records import MAX_VIEW_FILE_BYTES, clip, read_records
+from ._records import clip, read_records
 from .run_data import assign_markers, is_run_dir, run_data
 
 __all__ = ["inspect_log_data", "inspect_sample_data", "is_inspect_log"]
@@ -51,8 +51,7 @@ def _read(path: Path) -> Any:
 def _read_once(name: str, size: int, mtime_ns: int) -> Any:
     """The log, read once for its page and all its samples' pages (a changed file is read again)."""
     path = Path(name)
-    if size > MAX_VIEW_FILE_BYTES:
-        raise ConfigError(f"{str(path)!r} is {size:,} bytes, over the viewer's limit of {MAX_VIEW_FILE_BYTES:,}")
+    check_log_size(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
