@@ -415,7 +415,8 @@ class LiveEpisode:
         if self.done:
             detail = self.world.terminal_detail or self.stopped
             status = self.world.status.value + (f": {detail}" if detail else "")
-            return self._not_run(f"The episode has ended ({status}).", "Start a new episode.")
+            # Not counted either: the episode's figures stay those of its end.
+            return self._not_run(f"The episode has ended ({status}).", "Start a new episode.", record=False)
         if text is None:
             return self._not_run(wrong_type, "Try 'help'.")
         if len(text) > self.budgets.max_call_chars:

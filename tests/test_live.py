@@ -132,7 +132,8 @@ def test_budgets_end_the_episode_as_the_llm_harness_does(tmp_path):
         assert episode.call_line("company status").done
         assert EXIT_USAGE == episode.call_line("company status").status
         result = episode.result()
-    assert ("error", "max_turns", 2) == (result["terminal_reason"], result["terminal_detail"], result["commands"])
+    assert ("error", "max_turns", 2, 2) == (result["terminal_reason"], result["terminal_detail"], result["commands"],
+                                            result["turns"])  # the refused call after the end is not counted
     with LiveEpisode("startup", "default", 1, out=tmp_path / "b", budgets=Budgets(max_cost_usd=0.5)) as episode:
         episode.report_usage(100, 20, cost_usd=0.25)
         assert not episode.done
