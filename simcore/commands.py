@@ -198,6 +198,7 @@ class CommandSpec:
     advances: bool = False
     hidden: bool = False
     counted: bool = True
+    marked: bool = False
     _by_name: dict[str, Param] = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
@@ -418,12 +419,15 @@ class CommandSet:
         advances: bool = False,
         hidden: bool = False,
         counted: bool = True,
+        marked: bool = False,
         choices: Mapping[str, tuple[Any, ...]] | None = None,
     ) -> Callable[[F], F]:
         """Declare ``func`` as the command ``name``.
 
         ``counted`` commands use up a day-based world's daily action budget;
-        observation-only or free commands pass ``counted=False``.
+        observation-only or free commands pass ``counted=False``. ``marked``
+        commands are the agent's decisions a run's timeline shows when they
+        succeed (an accepted task, an order, a submission, an intervention).
         """
 
         def register(func: F) -> F:
@@ -437,6 +441,7 @@ class CommandSet:
                 advances=advances,
                 hidden=hidden,
                 counted=counted and not advances,
+                marked=marked,
             )
             self._specs[name] = spec
             func.spec = spec  # type: ignore[attr-defined]

@@ -290,3 +290,28 @@ def test_the_reports_git_commit_is_bizsims_own_not_a_surrounding_repository(tmp_
     git("add", ".venv")
     git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "vendored")
     assert git("rev-parse", "HEAD").strip() == module._git_commit()  # tracked source: its checkout's commit
+
+
+@pytest.mark.parametrize(("world", "agent", "actions"), [
+    ("startup", "greedy", {"task accept"}), ("vending", "markup", {"order_place", "price_set"}),
+    ("freelance", "cautious", {"solution_submit", "energy_restore"}),
+    ("operation", "threshold", {"creator_incentive", "moderation_tighten"}),
+])
+def test_a_runs_marks_are_the_worlds_events_and_the_agents_decisions(tmp_path, world, agent, actions):
+    """Accepted tasks, orders, submissions and rests, interventions: each successful marked command is a mark in the
+    turn that issued it; failures are a kind of their own; the world's end is marked once."""
+    from bizsim.analysis import run_episode
+
+    result = run_episode(world, "default", agent, 1, out=tmp_path / "run")
+    data = load_view(tmp_path / "run")
+    marks = data["markers"]
+    kinds = {m["name"].removesuffix(" (failed)") for m in marks if m["kind"] == "action"}
+    assert actions == kinds
+    for m in (m for m in marks if m["kind"] == "action"):
+        assert any(c["name"] == m["name"].removesuffix(" (failed)") and c["t"] == m["t"] and "error" not in c
+                   for c in data["turns"][m["turn"]]["commands"]), m
+    ends = [m for m in marks if m["name"] in ("episode_end", "horizon_end", "bankruptcy")]
+    assert 1 == len(ends) and ends[0]["t"] == max(int(r["t"]) for r in marks)
+    if world == "startup":
+        failed = [m for m in marks if m["name"] == "task_completed (failed)"]
+        assert result.tasks_failed == len(failed) and all(m["label"].endswith("(failed)") for m in failed)

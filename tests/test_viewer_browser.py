@@ -44,6 +44,10 @@ def test_llm_run_shows_the_transcript_the_final_funds_and_jumps_from_an_event(br
     page = open_page(browser, path.as_uri())
     result = json.loads((runs["llm"] / "result.json").read_text())
     assert dollars(result["final_funds_cents"]) == page.inner_text("#final-metric")
+    page.keyboard.press("ArrowDown")  # the arrow keys move through the turns before anything is clicked
+    assert page.inner_text("#turn-title").startswith("Turn 2 ·")
+    page.keyboard.press("ArrowUp")
+    assert page.inner_text("#turn-title").startswith("Turn 1 ·")
     page.click(".list .row[data-i='1']")
     assert "Turn 2 · 2025-01-01 09:00" == page.inner_text("#turn-title")
     detail = page.inner_text(".detail")
@@ -109,6 +113,11 @@ def test_two_runs_side_by_side_align_by_simulated_time(browser, runs, tmp_path):
     assert f"A turn {expected + 1}, B turn {pick + 1}" in page.inner_text("#align-info")
     assert page.locator(f"#side-0 .list .row.sel[data-i='{expected}']").count() == 1
     assert page.inner_text("#side-0 #turn-title").startswith(f"Turn {expected + 1} ·")
+    # the marks have a legend here too, in colours that are not the runs' (A blue, B red)
+    legend = page.inner_text(".legend")
+    assert "task completed" in legend and "monthly payroll" in legend
+    fills = {page.locator("rect.mk").nth(k).get_attribute("fill") for k in range(page.locator("rect.mk").count())}
+    assert fills and not fills & {"#2457c5", "#d1495b"}
     page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(tmp_path / "compare.png"))
     assert [] == page.errors

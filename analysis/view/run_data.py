@@ -28,20 +28,21 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
 
 
-def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None]:
-    """The world's calendar start (ISO), analysis hooks and summary before the first turn (from the run's config);
-    ``(None, None, None)`` for a world this install lacks."""
+def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None, frozenset[str]]:
+    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config) and
+    the commands its timeline marks; nothing for a world this install lacks."""
     if not world:
-        return None, None, None
+        return None, None, None, frozenset()
     try:
         from bizsim.simcore.registry import world_spec
 
         spec = world_spec(world)
         hooks = spec.hooks()
         made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
-        return made.calendar.start.isoformat(), hooks, made.summary()
+        marked = frozenset(c.name for c in made.commands.visible() if c.marked)
+        return made.calendar.start.isoformat(), hooks, made.summary(), marked
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
-        return None, None, None
+        return None, None, None, frozenset()
 
 
 def _config_of(run_dir: Path) -> Any:
@@ -87,21 +88,42 @@ def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str
     return name, sorted(points)
 
 
+def _action_facts(record: dict) -> dict:
+    """What a marked command's label names: its task or product, and whether the world accepted the attempt."""
+    args = record.get("args") if isinstance(record.get("args"), dict) else {}
+    result = record.get("result") if isinstance(record.get("result"), dict) else {}
+    facts = {k: v for k, v in args.items() if k in ("task_id", "product_name")}
+    items = (result.get("order") or {}).get("items") if isinstance(result.get("order"), dict) else None
+    if isinstance(items, list) and items and isinstance(items[0], dict):
+        facts["product"] = items[0].get("name")
+    if isinstance(result.get("is_success"), bool):
+        facts["success"] = result["is_success"]
+    return facts
+
+
 def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
     label = name.replace("_", " ")
     if isinstance(data, dict):
-        for key in ("task_title", "task_id", "product", "title"):
+        for key in ("task_title", "task_id", "product", "product_name", "title"):
             if isinstance(data.get(key), str):
                 label += f" {data[key]}"
                 break
         if data.get("success") is False or data.get("ok") is False:
             label += " (failed)"
+            name += " (failed)"  # its own kind, colour and legend entry: failures are what a reader looks for
         elif data.get("success") is True:
             label += " (succeeded)"
     return {"t": t_us, "kind": kind, "name": name, "label": label[:200], "turn": 0}
 
 
-def _baseline_turns(rows: list[dict], lines: list[str]) -> tuple[list[dict], list[dict]]:
+def _without_echoed_ends(markers: list[dict]) -> list[dict]:
+    """The world's own end (horizon, bankruptcy) and the generic ``episode_end`` fall at one instant: one mark."""
+    others = {m["t"] for m in markers if m["name"] != "episode_end"}
+    return [m for m in markers if m["name"] != "episode_end" or m["t"] not in others]
+
+
+def _baseline_turns(rows: list[dict], lines: list[str],
+                    marked: frozenset[str] = frozenset()) -> tuple[list[dict], list[dict]]:
     turns: list[dict] = []
     markers: list[dict] = []
     current: dict | None = None
@@ -121,6 +143,8 @@ def _baseline_turns(rows: list[dict], lines: list[str]) -> tuple[list[dict], lis
                 cmd["result"] = clip({k: v for k, v in d.items() if k not in ("args",)})
             else:
                 cmd["result"] = clip(d.get("result"))
+                if name in marked:  # an agent's decision, on the timeline with the world's events
+                    markers.append(_marker(t, "action", name, _action_facts(d)))
             current["commands"].append(cmd)
         elif kind == "stop":
             current["stop"] = clip(data)
@@ -135,7 +159,7 @@ def _baseline_turns(rows: list[dict], lines: list[str]) -> tuple[list[dict], lis
             markers.append(_marker(t, "event", name, data) | {"data": clip(data, 2000)})
     if current is not None and (current["commands"] or not turns):
         turns.append(current)
-    return turns, markers
+    return turns, _without_echoed_ends(markers)
 
 
 def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list[dict]:
@@ -205,10 +229,14 @@ def _error_of(result: Any) -> str | None:
 
 
 def assign_markers(markers: list[dict], turns: list[dict]) -> None:
-    """Each marker's turn: the last turn that began strictly before it (the turn whose advance it happened in)."""
+    """Each marker's turn: for a world's event, the last turn that began strictly before it (the turn whose advance
+    it happened in); for the agent's action, the first turn that began at its instant, else the one it fell in
+    (the turn that issued it; of several model turns at one instant, the first)."""
     times = [int(t.get("t") or 0) for t in turns]
     for m in markers:
-        m["turn"] = max(0, bisect.bisect_left(times, m["t"]) - 1) if times else 0
+        at = bisect.bisect_left(times, m["t"])
+        here = m.get("kind") == "action" and at < len(times) and times[at] == m["t"]
+        m["turn"] = (at if here else max(0, at - 1)) if times else 0
 
 
 def run_data(path: Path, *, requests: bool = True) -> dict:
@@ -233,7 +261,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "fork": _fork_point((result or {}).get("fork")),
     }
     metric = str((result or {}).get("metric") or "")
-    start, hooks, at_start = _world_facts(meta["world"], meta["seed"], path)
+    start, hooks, at_start, marked = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:
@@ -257,7 +285,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
             if isinstance(v, (int, float, str, bool)) and k not in meta and k not in ("benchmark_id",):
                 figures[k] = v
     lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
-    turns, markers = _baseline_turns(rows, lines)
+    turns, markers = _baseline_turns(rows, lines, marked)
     kind = "baseline"
     if llm:
         calls = read_records(path / layout.LLM_CALLS, problems)

@@ -66,7 +66,7 @@ def tasks_discover(world: FreelanceWorld, refresh_type: Annotated[
 
 @command("solution_submit", "Submit your solution to a task of your pool (at most 3 submissions a day). A right "
          "answer is paid and raises skill; a wrong one raises stress and lowers skill. Costs energy and stress "
-         "by effort and your skill. The task leaves the pool either way.")
+         "by effort and your skill. The task leaves the pool either way.", marked=True)
 def solution_submit(
     world: FreelanceWorld,
     task_id: Annotated[str, Arg("A task id from tasks_browse", max_length=40)],
@@ -87,7 +87,7 @@ def solution_submit(
 
 
 @command("energy_restore", "Rest to recover. low: $15, +20 energy, -10 stress. medium: $20, +30 energy, "
-         "-20 stress. high: $45, +40 energy, -30 stress. Energy is capped at 100.")
+         "-20 stress. high: $45, +40 energy, -30 stress. Energy is capped at 100.", marked=True)
 def energy_restore(world: FreelanceWorld, level: Annotated[
         Literal["low", "medium", "high"], Arg("'low', 'medium' or 'high'", fold_case=True)]) -> dict:
     return world.rest(level)

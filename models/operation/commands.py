@@ -22,24 +22,25 @@ COMMANDS = CommandSet(programs=("bizsim",))
 command = COMMANDS.command
 
 
-@command("acquisition_boost", "Invest in a user acquisition campaign; its size grows with content quality.")
+@command("acquisition_boost", "Invest in a user acquisition campaign; its size grows with content quality.",
+         marked=True)
 def acquisition_boost(world: OperationWorld) -> dict:
     return world.acquisition_boost()
 
 
 @command("engagement_tune",
-         "Tune the recommendation algorithm: higher engagement and retention now, lower content quality.")
+         "Tune the recommendation algorithm: higher engagement and retention now, lower content quality.", marked=True)
 def engagement_tune(world: OperationWorld) -> dict:
     return world.engagement_tune()
 
 
-@command("creator_incentive", "Fund creator programs: more creator activity and more content at once.")
+@command("creator_incentive", "Fund creator programs: more creator activity and more content at once.", marked=True)
 def creator_incentive(world: OperationWorld) -> dict:
     return world.creator_incentive()
 
 
 @command("moderation_tighten",
-         "Tighten moderation: higher content quality, some content removed, creators discouraged.")
+         "Tighten moderation: higher content quality, some content removed, creators discouraged.", marked=True)
 def moderation_tighten(world: OperationWorld) -> dict:
     return world.moderation_tighten()
 

@@ -183,7 +183,8 @@ def _check_acceptable(world: StartupWorld, task: Task, task_id: str) -> None:
         )
 
 
-@command("task accept", "Accept a market task: it becomes planned, its deadline starts, the market refills.")
+@command("task accept", "Accept a market task: it becomes planned, its deadline starts, the market refills.",
+         marked=True)
 def task_accept(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> dict:
     task = _task(world, task_id)
     _check_acceptable(world, task, task_id)
@@ -316,7 +317,7 @@ def task_inspect(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> dict
     }
 
 
-@command("task cancel", "Cancel a planned or active task (prestige and trust penalty, no cash).")
+@command("task cancel", "Cancel a planned or active task (prestige and trust penalty, no cash).", marked=True)
 def task_cancel(
     world: StartupWorld,
     task_id: Annotated[str, _TASK_ID],

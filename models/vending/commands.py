@@ -75,7 +75,8 @@ def products_research(
 
 
 @command("order_place", "Order one product from the supplier; paid now, delivered 7 days later. "
-         "items: a JSON list with exactly one {\"name\": exact product name, \"quantity\": positive integer}.")
+         "items: a JSON list with exactly one {\"name\": exact product name, \"quantity\": positive integer}.",
+         marked=True)
 def order_place(world: VendingWorld, items: Annotated[str, Arg(
         'JSON list with one item, e.g. [{"name": "Product Name", "quantity": 10}]', max_length=10_000)]) -> dict:
     index, quantity, raw = _parse_items(world, items)
@@ -158,7 +159,8 @@ def _json_type(value: Any) -> str:
     return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(type(value), "number")
 
 
-@command("price_set", "Set the retail price (dollars) of a researched product; unit sales happen only at a set price.")
+@command("price_set", "Set the retail price (dollars) of a researched product; unit sales happen only at a set price.",
+         marked=True)
 def price_set(
     world: VendingWorld,
     product_name: Annotated[str, Arg("Exact product name (case-sensitive), as products_research returned it",

@@ -76,14 +76,42 @@
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     return d.toLocaleDateString("en-US", {month: "short", day: "numeric", timeZone: "UTC"});
   }
-  const colorOf = (() => { const m = new Map(); return (name) => { if (!m.has(name)) m.set(name, PALETTE[m.size % PALETTE.length]); return m.get(name); }; })();
+  // Marks never take a run's colour (A is PALETTE[0], B PALETTE[1]); a kind keeps its colour from page to page
+  // (a hash of its name picks it, the next free one on a clash), and every failure is drawn dark.
+  const MARK_PALETTE = ["#2a9d8f", "#e9a03b", "#7b4fb5", "#5c8001", "#c8553d", "#1b998b", "#8d6a9f", "#3d5a80", "#b08900", "#6d597a"];
+  const colorOf = (() => {
+    const m = new Map(), used = new Set();
+    return (name) => {
+      if (m.has(name)) return m.get(name);
+      let c = "#222";
+      if (!/\(failed\)$/.test(name)) {
+        let h = 0;
+        for (const ch of name) h = (h * 31 + ch.codePointAt(0)) >>> 0;
+        let k = h % MARK_PALETTE.length;
+        for (let n = 0; n < MARK_PALETTE.length && used.has(MARK_PALETTE[k]); n++) k = (k + 1) % MARK_PALETTE.length;
+        c = MARK_PALETTE[k];
+        used.add(c);
+      }
+      m.set(name, c);
+      return c;
+    };
+  })();
+  // Arrow keys move through the turns of the page's main list wherever the focus is (but in a text field).
+  let keyTarget = null;
+  document.addEventListener("keydown", (ev) => {
+    if (!keyTarget || ev.defaultPrevented || (ev.key !== "ArrowDown" && ev.key !== "ArrowUp")) return;
+    if (ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName)) return;
+    keyTarget(ev);
+  });
 
   // ---- the metric chart ---------------------------------------------------------------------------------
   // series: [{label, color, points:[[t,v]], meta}], markers: [{t,name,label,turn,run}], onPick(runIndex, t, turn)
   function chart(host, series, markers, opts) {
     host.textContent = "";
-    // Events sit in a strip of their own under the plot (one row per run), never over the curve.
-    const lanes = Math.max(1, series.length), STRIP = 12 * lanes + 4;
+    // Events sit in a strip of their own under the plot (a lane per run), never over the curve; the agent's own
+    // decisions (kind "action") take a row of the lane under the world's events, so neither hides the other.
+    const split = markers.some((m) => m.kind === "action"), LANE = split ? 23 : 12;
+    const lanes = Math.max(1, series.length), STRIP = LANE * lanes + 4;
     const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 16, B = 44 + STRIP;
     const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img"});
     const ts = [], vs = [];
@@ -122,10 +150,10 @@
     }
     const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
     const mkY = H - B + 4;
-    for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + 12 * k - 1, width: W - L - R, height: 12, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
+    for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + LANE * k - 1, width: W - L - R, height: LANE, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
     for (const m of markers) {
       if (opts.hidden && opts.hidden.has(m.name)) continue;
-      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * 12, width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
+      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * LANE + (split && m.kind === "action" ? 11 : 0), width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
       const ti = svg("title"); ti.textContent = simDate(opts.meta, m.t) + ": " + m.label; r.appendChild(ti);
       r.addEventListener("click", (ev) => { ev.stopPropagation(); opts.onPick(m.run || 0, m.t, m.turn); });
       s.appendChild(r);
@@ -334,11 +362,13 @@
       }
     }
     list.addEventListener("scroll", () => requestAnimationFrame(paint));
-    list.addEventListener("keydown", (ev) => {
+    const onKey = (ev) => {
       const k = shown.indexOf(sel);
       if (ev.key === "ArrowDown" && k < shown.length - 1) { api.select(shown[k + 1], true); ev.preventDefault(); }
       if (ev.key === "ArrowUp" && k > 0) { api.select(shown[k - 1], true); ev.preventDefault(); }
-    });
+    };
+    list.addEventListener("keydown", onKey);
+    if (opts.keys) keyTarget = onKey;
     const api = {
       select(i, user) {
         sel = Math.max(0, Math.min(run.turns.length - 1, i));
@@ -425,7 +455,7 @@
     root.appendChild(tools);
     const paneHost = el("div", {cls: "panehost"});
     root.appendChild(paneHost);
-    const pane = runPane(paneHost, run, {onSelect: (i) => { ch.setCursor(0, run.turns[i].t || 0); state.turn = i; }});
+    const pane = runPane(paneHost, run, {keys: true, onSelect: (i) => { ch.setCursor(0, run.turns[i].t || 0); state.turn = i; }});
     draw();
     function apply() {
       const text = q.value.trim().toLowerCase(), cmd = cmdSel.value, ev = evSel.value, err = errCb.checked;
@@ -490,10 +520,15 @@
       side.appendChild(body); panes.appendChild(side);
       apis.push(runPane(body, r, {compact: true, onSelect: (i) => align(k, i)}));
     });
-    ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
-      meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0),
-      onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
-    });
+    const hidden = new Set();
+    const draw = () => {
+      ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
+        meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0), hidden: hidden,
+        onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
+      });
+    };
+    draw();
+    chartHost.after(legend(marks, hidden, () => { draw(); if (apis[0].selected >= 0) align(0, apis[0].selected); }));
     const fk = runs[1].meta.fork;
     if (fk && runs[1].turns.length) {  // B continues A: open both where B left A
       const i = Math.min(fk.turn, runs[1].turns.length - 1);

@@ -21,7 +21,7 @@ COMMANDS = CommandSet(programs=("bizsim", "lemonade"))
 command = COMMANDS.command
 
 
-@command("order", "Order lemons from the grocer: paid now, delivered at 07:00 after the lead time.")
+@command("order", "Order lemons from the grocer: paid now, delivered at 07:00 after the lead time.", marked=True)
 def order(
     world: LemonadeWorld,
     lemons: Annotated[int, Arg("How many lemons (one lemon makes one cup)", minimum=1, maximum=100_000)],
@@ -29,7 +29,7 @@ def order(
     return world.place_order(lemons)
 
 
-@command("price", "Set the price of a cup of lemonade, in cents, from today on.")
+@command("price", "Set the price of a cup of lemonade, in cents, from today on.", marked=True)
 def price(world: LemonadeWorld, cents: Annotated[int, Arg("Price of one cup in cents", minimum=1, maximum=100_000)]) -> dict:
     return world.set_price(cents)
 
