@@ -90,8 +90,8 @@ def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str
 
 def _action_facts(record: dict) -> dict:
     """What a marked command's label names: its task or product, and whether the world accepted the attempt."""
-    args = record.get("args") if isinstance(record.get("args"), dict) else {}
-    result = record.get("result") if isinstance(record.get("result"), dict) else {}
+    args: dict = record["args"] if isinstance(record.get("args"), dict) else {}
+    result: dict = record["result"] if isinstance(record.get("result"), dict) else {}
     facts = {k: v for k, v in args.items() if k in ("task_id", "product_name")}
     items = (result.get("order") or {}).get("items") if isinstance(result.get("order"), dict) else None
     if isinstance(items, list) and items and isinstance(items[0], dict):
