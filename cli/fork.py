@@ -8,6 +8,7 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
+from .figures import metric_line
 from .options import agent_options
 
 __all__ = ["add_parser", "run_fork"]
@@ -53,9 +54,21 @@ def run_fork(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict()))
         return 0
     d, origin = result.to_dict(), result.fork or {}
-    print(f"{d['benchmark_id']}  fork of {origin.get('parent')} at {origin.get('at')} "
-          f"(turn {origin.get('turn')}, {origin.get('commands')} commands; {origin.get('mode')})")
-    print(f"  agent={d['agent']}  ended: {d['terminal_reason']} after {d['turns']} turns")
-    print(f"  {d.get('metric', 'metric')}: {d.get('metric_value')}")
-    print(f"  run directory: {args.out}")
+    start = result.final_world.calendar.iso(origin.get("t_us") or 0)[:16].replace("T", " ")
+    print(f"{d['benchmark_id']}  fork of {origin.get('parent')} after turn {origin.get('turn')} "
+          f"({_point_text(origin.get('at') or {})}; {origin.get('commands')} commands kept; {origin.get('mode')})")
+    print(f"  agent={d['agent']}  plays from {start}; ended: {d['terminal_reason']} after {d['turns']} turns")
+    line = metric_line(d)
+    if line:
+        print(f"  {line}")
+    if args.out:
+        print(f"  run directory: {args.out}")
     return 0
+
+
+def _point_text(at: dict) -> str:
+    """``{"day": 90}`` as ``asked for day 90``."""
+    if "end" in at:
+        return "at the snapshot's end"
+    kind, value = next(iter(at.items()), ("turn", "?"))
+    return f"asked for {'hour' if kind == 'hours' else kind} {value:g}" if isinstance(value, (int, float)) else str(at)

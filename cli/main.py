@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from bizsim.simcore.errors import BizSimError
 
+from .figures import metric_line, money
 from .options import agent_options
 
 __all__ = ["main"]
@@ -349,11 +350,6 @@ class _Progress:
         self._bar.stop()
 
 
-def _money(cents: int) -> str:
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) / 100:,.2f}"
-
-
 def _print_summary(result: Any, out: str | None) -> None:
     d = result.to_dict()
     print(f"{d['benchmark_id']}  preset={d['preset']}  seed={d['seed']}  agent={d['agent']}")
@@ -361,20 +357,14 @@ def _print_summary(result: Any, out: str | None) -> None:
     count = f"{episodes} episodes, " if episodes > 1 else ""
     print(f"  ended: {d['terminal_reason']} at {result.final_world.now_iso}  "
           f"({count}{d['turns']} turns, {d['commands']} commands{' in the last' if episodes > 1 else ''})")
-    if "final_funds_cents" in d:
-        print(f"  final funds: {_money(d['final_funds_cents'])}")
-    elif "metric" in d:
-        value = d["metric_value"]
-        if d["metric"].endswith("_cents"):
-            shown = _money(value)
-        else:
-            shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
-        print(f"  {d['metric']}: {shown}")
+    line = metric_line(d)
+    if line:
+        print(f"  {line}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
     months = d.get("month_end_funds_cents") or {}
     if months:
-        print("  month-end funds: " + ", ".join(f"{m} {_money(v)}" for m, v in months.items()))
+        print("  month-end funds: " + ", ".join(f"{m} {money(v)}" for m, v in months.items()))
     if out:
         print(f"  run directory: {out}")
 
@@ -400,7 +390,7 @@ def _shell(args: argparse.Namespace) -> int:
 
     def prompt() -> str:
         funds = world.observation().get("funds_cents")
-        return f"[{world.now_iso}{'  ' + _money(funds) if funds is not None else ''}]> "
+        return f"[{world.now_iso}{'  ' + money(funds) if funds is not None else ''}]> "
 
     banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
               "'json' for the last answer in full, 'quit' to leave.")

@@ -1,0 +1,25 @@
+"""A result's figures as the command line prints them for people: money in dollars."""
+
+from __future__ import annotations
+
+__all__ = ["metric_line", "money"]
+
+
+def money(cents: int) -> str:
+    """Cents as dollars: ``-$1,234.50``."""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) / 100:,.2f}"
+
+
+def metric_line(d: dict) -> str | None:
+    """A result's headline figure for people: ``final funds: $420,295.21``, money in dollars."""
+    if "final_funds_cents" in d:
+        return f"final funds: {money(d['final_funds_cents'])}"
+    if "metric" not in d:
+        return None
+    value = d["metric_value"]
+    if d["metric"].endswith("_cents"):
+        shown = money(value)
+    else:
+        shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+    return f"{d['metric']}: {shown}"
