@@ -240,3 +240,19 @@ def open_page_plain(browser, url: str):
     page.goto(url)
     page.wait_for_load_state("load")
     return page
+
+
+def test_a_minimal_run_from_another_source_reads_cleanly(browser, tmp_path):
+    """The smallest data a registered source may give (docs/viewer.md): no 'undefined', no empty axes."""
+    from bizsim.analysis.view import render
+
+    data = {"kind": "run", "meta": {"path": "mine"}, "figures": {}, "timeline": [], "markers": [], "turns": [],
+            "problems": []}
+    path = tmp_path / "mine.html"
+    path.write_text(render(data, title="mine"))
+    page = open_page(browser, path.as_uri())
+    text = page.inner_text("body")
+    assert "undefined" not in text.lower() and "Nothing over simulated time" in text
+    assert 0 == page.locator("#chart svg").count()
+    page.screenshot(path=str(tmp_path / "minimal.png"))
+    assert [] == page.errors

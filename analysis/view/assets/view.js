@@ -108,6 +108,10 @@
   // series: [{label, color, points:[[t,v]], meta}], markers: [{t,name,label,turn,run}], onPick(runIndex, t, turn)
   function chart(host, series, markers, opts) {
     host.textContent = "";
+    if (!markers.length && !series.some((se) => se.points.length)) {  // nothing over time: say so, draw no empty axes
+      host.appendChild(el("div", {cls: "empty", text: "Nothing over simulated time was recorded for this run."}));
+      return {setCursor() {}};
+    }
     // Events sit in a strip of their own under the plot (a lane per run), never over the curve; the agent's own
     // decisions (kind "action") take a row of the lane under the world's events, so neither hides the other.
     const split = markers.some((m) => m.kind === "action"), LANE = split ? 23 : 12;
@@ -398,9 +402,11 @@
     h.appendChild(el("h1", {text: who || "bizsim run"}));
     const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
-    const status = m.status === "running" ? "still running"
-      : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
-    h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
+    if (m.status != null) {  // a source of another kind may not say how its run ended
+      const status = m.status === "running" ? "still running"
+        : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
+      h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
+    }
     stat("turns", num(run.turns.length));
     if (m.cost_usd != null) stat("model cost", usd(m.cost_usd));
     if (m.tokens) stat("tokens", num(m.tokens));
