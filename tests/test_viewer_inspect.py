@@ -117,3 +117,12 @@ def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path)
         with pytest.raises(ConfigError, match="unpacks to .* over the limit"):
             read(bomb)
     assert "inspect" == load_view(log_file)["kind"]  # the log itself is well under it
+
+
+def test_a_folder_of_logs_names_a_log_to_open(log_file, capsys):
+    """`bizsim report` takes a folder of logs; the viewer shows one, and says which to name."""
+    from bizsim.cli.main import main
+
+    assert 2 == main(["view", str(log_file.parent), "--out", str(log_file.parent / "x.html")])
+    assert f"folder of Inspect logs; the viewer shows one log at a time: name it, e.g. bizsim view {log_file}" in (
+        capsys.readouterr().err)

@@ -8,6 +8,7 @@ way, each with its own ``detect`` and ``load``.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,10 @@ def load_view(path: str | Path, **options: Any) -> dict:
     for s in _SOURCES:
         if s.detect(p):
             return s.load(p, **options)
+    logs = sorted(p.glob("*.eval"))[:3] if p.is_dir() else []
+    if logs:  # `bizsim report` and load() take a folder of logs; a page shows one log
+        raise ConfigError(f"{str(p)!r} is a folder of Inspect logs; the viewer shows one log at a time: name it, e.g. "
+                          f"bizsim view {shlex.quote(str(logs[-1]))}")
     raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
                       "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family "
                       "run directories of which one is forked from another, an Inspect log ends in .eval")
