@@ -150,9 +150,13 @@ def write_report(
 
     doc.h(2, "Runs")
     if len(runs):
-        counts = runs.groupby(["world", "preset_label", "agent", "status"], dropna=False).size()
-        counts = counts.rename("runs").reset_index()
-        doc.table(counts)
+        # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
+        ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
+            runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
+        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
+            ["world", "preset_label", "agent", "ending"], dropna=False).size()
+        doc.table(_presented(counts.rename("runs").reset_index().rename(columns={"preset_label": "preset"})),
+                  "How the runs ended")
         doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
         headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
         doc.table(_money_cols(headline, "metric"), "Headline metric: mean and 95 % confidence interval over seeds")
