@@ -83,6 +83,8 @@ def test_the_report_embeds_and_writes_every_figure(sweep_dir):
                     "World: operation", "Headline metric", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
         assert heading in text, heading
     assert "RuntimeError: agent gave up after 2 turns" in text
+    ended = re.sub(r"<[^>]+>", " ", text[text.index("How the runs ended"):text.index("Bankruptcy, collapse")])
+    assert re.search(r"random\s+bankruptcy\s+2", ended) and "run failed" in ended and " ok " not in ended
     assert "Model cost" not in text
     assert "http" not in text.replace("http-equiv", "")  # self-contained: nothing fetched
 
