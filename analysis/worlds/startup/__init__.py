@@ -11,6 +11,7 @@ from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
 from . import plots
 from .metrics import (
+    CAUSE_WORDS,
     CAUSES,
     TASK_FIELDS,
     adversarial_acceptance,
@@ -43,7 +44,8 @@ def _report(ctx: ReportContext) -> None:
                f"{ctx.next_figure():02d}-startup-funds-per-seed", "startup: month-end funds of every seed")
     doc.figure(startup_plots.failure_causes(ctx.events, ok, by), f"{ctx.next_figure():02d}-startup-failure-causes",
                "startup: causes of failed tasks (they overlap)")
-    doc.table(failure_cause_counts(ctx.events, ok, by), "Failure causes")
+    causes = failure_cause_counts(ctx.events, ok, by)
+    doc.table(causes.assign(cause=causes["cause"].map(CAUSE_WORDS)), "Failure causes")
     doc.table(adversarial_acceptance(ctx.events, ok, by), "Adversarial clients: acceptance rate against market share")
     doc.table(tool_use(ctx.events, ok, by), "Tool use")
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")

@@ -57,6 +57,10 @@ __all__ = [
 
 #: Failure causes, in the order that picks the primary one.
 CAUSES = ("adversarial", "understaffed", "over_parallelised", "poor_domain_match", "unexplained")
+#: Each cause in words, as the report and its figure name it.
+CAUSE_WORDS = {"adversarial": "adversarial client", "understaffed": "too few hours before the deadline",
+               "over_parallelised": "staff split across tasks", "poor_domain_match": "skills off the task's domains",
+               "unexplained": "unexplained"}
 #: Fields of a task row's ``data``.
 TASK_FIELDS = (
     "adversarial", "accepted_t_us", "dispatched_t_us", "deadline_t_us", "end_t_us", "observed", "team_size",

@@ -7,7 +7,7 @@ from typing import Any
 
 from bizsim.analysis import plots
 
-from .metrics import CAUSES, failure_cause_counts
+from .metrics import CAUSE_WORDS, CAUSES, failure_cause_counts
 
 __all__ = ["failure_causes"]
 
@@ -26,7 +26,7 @@ def failure_causes(
         g = g.set_index("cause").reindex(list(CAUSES))
         xs = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(CAUSES))]
         ax.bar(xs, g[column].fillna(0), width=width, label=f"{plots.group_label(key)} ({int(g['failed_tasks'].max())} failed)")
-    ax.set_xticks(range(len(CAUSES)), [c.replace("_", " ") for c in CAUSES], rotation=20, ha="right")
+    ax.set_xticks(range(len(CAUSES)), [CAUSE_WORDS[c] for c in CAUSES], rotation=20, ha="right")
     ax.set_ylabel("share of failed tasks" + (" (primary cause)" if primary else ""))
     ax.set_ylim(0, 1.05)
     ax.set_title("Why tasks failed")
