@@ -204,6 +204,7 @@ def test_a_fork_family_page_writes_each_run_and_each_fork_beside_its_parent(fami
         p.stem for p in (tmp_path / "f_runs").iterdir()}
     assert '"page_links":"f_runs/{id}.html"' in page.read_text()
     pair = (tmp_path / "f_runs" / "greedy-14.vs-parent.html").read_text()
+    assert '"back":{"href":"../f.html","text":"the fork family"}' in pair
     assert '"kind":"compare"' in pair and '"fork":{"turn":14' in pair
 
 
@@ -221,6 +222,7 @@ def test_a_served_fork_family_serves_only_the_pages_its_data_names(family):
         assert '"page_links":"/page/{id}"' in urllib.request.urlopen(server.url + "data.json").read().decode()
         pair = urllib.request.urlopen(server.url + "page/greedy-14.vs-parent").read().decode()
         assert '"kind":"compare"' in pair and '"fork":{"turn":14' in pair
+        assert '"back":{"href":"/"' in pair  # a page the family opens leads back to it
         for bad in ("page/..%2F..%2Fetc", "page/nothing", "page/parent%2F..%2Frandom-10"):
             with pytest.raises(urllib.error.HTTPError, match="404"):
                 urllib.request.urlopen(server.url + bad)

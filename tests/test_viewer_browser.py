@@ -175,6 +175,8 @@ def test_sweep_table_filters_sorts_and_opens_a_run(browser, sweep, tmp_path):
     page.wait_for_selector("#final-metric")
     opened = next(r for r in records if r["run_id"] == run_id)
     assert dollars(opened["run"]["metric_value"]) == page.inner_text("#final-metric")
+    page.click("#back")  # the run's page leads back to the sweep
+    expect(page.locator("#runs-count")).to_have_text("4 of 4 runs shown")
     assert [] == page.errors
 
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
@@ -24,6 +25,8 @@ __all__ = [
 
 #: How many run pages ``write_view`` writes beside a sweep's page (one a run directory); past it, use ``--serve``.
 MAX_RUN_PAGES = 200
+#: What a page opened from another links back to.
+_BACK_TEXT = {"family": "the fork family", "inspect": "the Inspect log"}
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
@@ -70,7 +73,8 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
             folder.mkdir(exist_ok=True)
             root = Path(paths[0])
             for run_id in ids:
-                page = load_view(root / "runs" / run_id, **options)
+                page = load_view(root / "runs" / run_id, **options) | {"back": {"href": f"../{quote(target.name)}",
+                                                                               "text": "the sweep"}}
                 write_text_atomic(folder / f"{run_id}.html", render(page, title=title_of(page)))
             data["run_links"] = f"{folder.name}/{{id}}.html"
         elif ids:
@@ -80,8 +84,9 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
         folder = target.with_name(target.stem + "_runs")
         folder.mkdir(exist_ok=True)
         root = Path(paths[0])
+        back = {"href": f"../{quote(target.name)}", "text": _BACK_TEXT.get(str(data.get("kind")), "back")}
         for page_id, spec in data["pages"].items():
-            page = page_data(root, spec, **options)
+            page = page_data(root, spec, **options) | {"back": back}
             write_text_atomic(folder / f"{page_id}.html", render(page, title=title_of(page)))
         data["page_links"] = f"{folder.name}/{{id}}.html"
     write_text_atomic(target, render(data, title=title_of(data)))

@@ -123,11 +123,12 @@ class ViewServer:
                 # Only a page the data names: the id never becomes a path of its own.
                 spec = json.loads(self._data()[1]).get("pages", {}).get(unquote(page_id.group(1)))
                 if spec is not None:
-                    data = page_data(self.paths[0], spec, **self.options)
+                    data = page_data(self.paths[0], spec, **self.options) | {"back": {"href": "/", "text": "back"}}
                     self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                     return
             if found and len(self.paths) == 1 and found.group(1) in json.loads(self._data()[1]).get("run_dirs", []):
-                data = load_view(self.paths[0] / "runs" / found.group(1), **self.options)
+                data = load_view(self.paths[0] / "runs" / found.group(1), **self.options) | {
+                    "back": {"href": "/", "text": "the sweep"}}
                 self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                 return
         except Exception as exc:  # noqa: BLE001 -- a bad file must not take the server down; say what failed

@@ -787,6 +787,11 @@
     else if (data.kind === "family") viewFamily(root, data);
     else if (data.kind === "inspect") viewInspect(root, data);
     else root.appendChild(el("div", {cls: "empty", text: "Nothing this viewer knows how to show (" + String(data.kind) + ")."}));
+    // A page opened from a sweep, a family or an Inspect log links back to it (a relative link, never elsewhere).
+    const back = data.back;
+    if (back && typeof back.href === "string" && /^(\/|\.\.\/)[^:]*$/.test(back.href)) {
+      root.prepend(el("nav", {cls: "back"}, el("a", {href: back.href, id: "back", text: "← " + String(back.text || "back")})));
+    }
     document.body.dataset.ready = "1";
   }
   show();
