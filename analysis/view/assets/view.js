@@ -71,6 +71,22 @@
     if (/T00:00(:00)?$/.test(meta.start)) return "day " + day + " · " + date;  // a world that counts days
     return date + " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
   }
+  // The time axis's ticks: the first of each month (every 2nd or 3rd on a long run) when the run has a calendar
+  // and spans two months or more, else six equal steps.
+  function timeTicks(meta, t1) {
+    const start = meta && meta.start ? Date.parse(meta.start + "Z") : NaN;
+    if (!isNaN(start) && t1 >= 60 * 86400e6) {
+      const ticks = [], d0 = new Date(start);
+      for (let m = 1; ; m++) {
+        const t = (Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth() + m, 1) - start) * 1000;
+        if (t > t1) break;
+        ticks.push(t);
+      }
+      const every = Math.ceil(ticks.length / 7);
+      return ticks.filter((_, i) => i % every === 0);
+    }
+    return [0, 1, 2, 3, 4, 5, 6].map((i) => t1 * i / 6);
+  }
   function shortDate(meta, t) {
     if (!meta.start) return "day " + (Math.floor(t / 86400e6) + 1);
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
@@ -132,10 +148,11 @@
       ax.appendChild(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), class: "grid"}));
       const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
     }
-    for (let i = 0; i <= 6; i++) {
-      const t = t1 * i / 6, tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 ? "start" : i === 6 ? "end" : "middle"});
+    const xt = timeTicks(opts.meta, t1);
+    xt.forEach((t, i) => {
+      const tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 && t === 0 ? "start" : "middle"});
       tx.textContent = shortDate(opts.meta, t); ax.appendChild(tx);
-    }
+    });
     const yl = svg("text", {x: 12, y: T + (H - T - B) / 2, transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle"});
     yl.textContent = opts.ylabel || ""; ax.appendChild(yl);
     const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"}); xl.textContent = "simulated time"; ax.appendChild(xl);
@@ -249,7 +266,7 @@
     }
     const evs = run.byTurnMarkers.get(i) || [];
     if (evs.length) {
-      host.appendChild(el("h3", {text: "World events during this turn"}));
+      host.appendChild(el("h3", {text: "Events and decisions during this turn"}));
       for (const m of evs) host.appendChild(el("div", {cls: "ev"}, el("i", {style: "background:" + colorOf(m.name)}), simDate(meta, m.t) + "  " + m.label));
     }
     if (t.scratchpad) {
@@ -779,6 +796,11 @@
   let onResize = null;
   window.addEventListener("resize", () => { if (onResize) onResize(); });
   function show() {
+    // Colours are given to the kinds of mark in name order, before any is drawn: the same kinds, the same colours,
+    // whichever page (one run, or two side by side) draws them.
+    const kinds = new Set();
+    for (const r of [data, ...(Array.isArray(data.runs) ? data.runs : [])]) for (const m of (r && r.markers) || []) kinds.add(m.name);
+    [...kinds].sort().forEach(colorOf);
     root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
     onResize = null;
     if (data.kind === "run") view = viewRun(root, data, state);
