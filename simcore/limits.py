@@ -89,7 +89,12 @@ def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> st
     try:
         # Opened without blocking: a named pipe with no writer would wait forever here.
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
+        try:
+            fh = os.fdopen(fd, "rb")
+        except OSError:  # a directory: the descriptor is still ours to close
+            os.close(fd)
+            raise
+        with fh:
             if stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode):
                 raise ConfigError(f"{what}(={str(p)!r}) is a pipe or socket, not a file")
             os.set_blocking(fd, True)

@@ -43,6 +43,18 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
         FreelanceWorld(FreelanceConfig(tasks_path=str(fifo)), 1)
 
 
+def test_a_directory_read_as_a_file_is_refused_and_leaks_no_descriptor(tmp_path):
+    """The non-blocking open hands a directory's descriptor back: it is closed, however often it happens."""
+    from bizsim.simcore.limits import read_text_file
+
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for _ in range(50):
+        with pytest.raises(ConfigError, match="cannot be read"):
+            read_text_file(tmp_path, "tasks_path")
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) < before + 5
+
+
 def test_a_recorded_run_naming_a_preset_file_is_not_read(tmp_path):
     """run.json records a preset's name: one naming a file (a FIFO here) is refused by resume and the viewer,
     which shows the run with its problem instead of opening the file."""

@@ -184,7 +184,9 @@ def _set(path: Path, key: str, value) -> None:
     lambda f: _edit(f / "parent" / "commands.jsonl", lambda t: "[" * 100_000 + "\n" + t),
     lambda f: _edit(f / "parent" / "trajectory.jsonl", lambda t: t.replace('"t_us":0', '"t_us":"x"', 1)),
     lambda f: shutil.copytree(f / "parent", f / "random-10.vs-parent"),
-], ids=["fork-values", "seed-list", "world-dict", "t_us-infinity", "deep-line", "t_us-text", "page-id-taken"])
+    lambda f: _edit(f / "parent" / "commands.jsonl", lambda t: t.replace('"t_us": 0, ', "", 1)),
+], ids=["fork-values", "seed-list", "world-dict", "t_us-infinity", "deep-line", "t_us-text", "page-id-taken",
+        "no-t_us"])
 def test_a_damaged_family_member_is_noted_not_raised(family, tmp_path, damage):
     """Any member's files may be damaged: the page is still written, whatever one of them holds."""
     copy = tmp_path / "family"
@@ -317,3 +319,18 @@ def test_a_runs_marks_are_the_worlds_events_and_the_agents_decisions(tmp_path, w
     if world == "startup":
         failed = [m for m in marks if m["name"] == "task_completed (failed)"]
         assert result.tasks_failed == len(failed) and all(m["label"].endswith("(failed)") for m in failed)
+
+
+def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
+    """Bankruptcy (at a payroll) and a budget stop (after a decision) share their instant with another mark: the
+    episode's end is still marked, and says how it ended."""
+    from bizsim.analysis import run_episode
+    from bizsim.analysis.live import Budgets, LiveEpisode
+
+    assert "bankruptcy" == run_episode("startup", "default", "random", 1, out=tmp_path / "bankrupt").terminal_reason
+    with LiveEpisode("startup", "default", 1, out=tmp_path / "budget", budgets=Budgets(max_turns=3)) as episode:
+        for line in ("market browse", "task accept --task-id Task-10", "company status"):
+            episode.call_line(line)
+    for run, how in (("bankrupt", "episode end (bankrupt"), ("budget", "episode end (error: max_turns)")):
+        ends = [m for m in load_view(tmp_path / run)["markers"] if m["name"] == "episode_end"]
+        assert 1 == len(ends) and ends[0]["label"].startswith(how), (run, ends)

@@ -20,6 +20,8 @@ __all__ = ["assign_markers", "is_run_dir", "run_data"]
 
 #: World events too frequent to mark (every simulated day has one).
 _UNMARKED = frozenset({"day_end"})
+#: Events by which a world marks its own end, which the generic ``episode_end`` then repeats.
+_WORLD_ENDS = frozenset({"horizon_end"})
 _DAY_US = 86_400_000_000
 
 
@@ -108,6 +110,8 @@ def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
             if isinstance(data.get(key), str):
                 label += f" {data[key]}"
                 break
+        if name == "episode_end" and isinstance(data.get("status"), str):  # how it ended: bankrupt, max_turns...
+            label += f" ({data['status']}" + (f": {data['detail']}" if isinstance(data.get("detail"), str) else "") + ")"
         if data.get("success") is False or data.get("ok") is False:
             label += " (failed)"
             name += " (failed)"  # its own kind, colour and legend entry: failures are what a reader looks for
@@ -117,9 +121,10 @@ def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
 
 
 def _without_echoed_ends(markers: list[dict]) -> list[dict]:
-    """The world's own end (horizon, bankruptcy) and the generic ``episode_end`` fall at one instant: one mark."""
-    others = {m["t"] for m in markers if m["name"] != "episode_end"}
-    return [m for m in markers if m["name"] != "episode_end" or m["t"] not in others]
+    """A world that marks its own end (``horizon_end``) ends the episode at that instant too: one mark. Any other
+    end (bankruptcy, a budget, the agent stopping) is the ``episode_end`` mark alone, and kept."""
+    ends = {m["t"] for m in markers if m["name"] in _WORLD_ENDS}
+    return [m for m in markers if m["name"] != "episode_end" or m["t"] not in ends]
 
 
 def _baseline_turns(rows: list[dict], lines: list[str],
