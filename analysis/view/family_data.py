@@ -57,10 +57,9 @@ def _prefix_digest(run: Path, k: int) -> str | None:
     """The digest a fork pins of its parent's first ``k`` commands, computed on ``run``'s command log."""
     from bizsim.analysis.fork import prefix_digest
 
-    log = [(r.get("t_us"), r.get("line")) for r in read_records(run / layout.COMMANDS, [])[:k]]
-    if len(log) != k or not all(type(t) is int and isinstance(line, str) for t, line in log):
-        return None  # too short, or a damaged line: not the pinned prefix
-    return prefix_digest(log)
+    rows = read_records(run / layout.COMMANDS, [])[:k]
+    log = [(r["t_us"], r["line"]) for r in rows if type(r.get("t_us")) is int and isinstance(r.get("line"), str)]
+    return prefix_digest(log) if len(log) == k else None  # short, or a damaged line: not the pinned prefix
 
 
 def _whole(value: Any) -> int | None:
