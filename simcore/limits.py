@@ -78,26 +78,29 @@ def read_text_file(path: Any, what: str, limit: int = MAX_DATA_FILE_BYTES) -> st
     a directory, a missing file, a file past the limit or one that is not UTF-8 is a :class:`ConfigError` naming
     the path and the rule.
     """
+    import errno
+    import os
+    import stat
     from pathlib import Path
 
     from .errors import ConfigError
 
-    import os
-    import stat
-
     p = Path(path)
     try:
-        # Opened without blocking: a named pipe with no writer would wait forever here.
+        # Opened without blocking (a named pipe with no writer would wait forever here), then checked before reading.
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                raise ConfigError(f"{what}(={str(p)!r}) is a pipe or socket, not a file")
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, "Is a directory")
+            os.set_blocking(fd, True)
             fh = os.fdopen(fd, "rb")
-        except OSError:  # a directory: the descriptor is still ours to close
+        except BaseException:
             os.close(fd)
             raise
         with fh:
-            if stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode):
-                raise ConfigError(f"{what}(={str(p)!r}) is a pipe or socket, not a file")
-            os.set_blocking(fd, True)
             data = fh.read(limit + 1)
     except OSError as exc:
         raise ConfigError(f"{what}(={str(p)!r}) cannot be read: {exc.strerror or exc}") from None

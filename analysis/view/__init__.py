@@ -26,7 +26,7 @@ __all__ = [
 #: How many run pages ``write_view`` writes beside a sweep's page (one a run directory); past it, use ``--serve``.
 MAX_RUN_PAGES = 200
 #: What a page opened from another links back to.
-_BACK_TEXT = {"family": "the fork family", "inspect": "the Inspect log"}
+_BACK_TEXT = {"sweep": "the sweep", "family": "the fork family", "inspect": "the Inspect log"}
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
@@ -57,6 +57,11 @@ def title_of(data: dict) -> str:
     return f"bizsim {data.get('kind', 'view')}: {Path(str(data.get('meta', {}).get('path', ''))).name}"
 
 
+def back_link(data: dict, href: str) -> dict:
+    """The link a page opened from ``data``'s page carries back to it."""
+    return {"href": href, "text": _BACK_TEXT.get(str(data.get("kind")), "back")}
+
+
 def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> Path:
     """Write the page for ``paths`` to ``out``; a sweep's runs that kept their directories get pages beside it.
 
@@ -69,12 +74,12 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
     if data.get("kind") == "sweep":
         ids = [i for i in data.get("run_dirs", []) if _SAFE_ID.fullmatch(i)]
         if 0 < len(ids) <= MAX_RUN_PAGES:
+            back = back_link(data, f"../{quote(target.name)}")
             folder = target.with_name(target.stem + "_runs")
             folder.mkdir(exist_ok=True)
             root = Path(paths[0])
             for run_id in ids:
-                page = load_view(root / "runs" / run_id, **options) | {"back": {"href": f"../{quote(target.name)}",
-                                                                               "text": "the sweep"}}
+                page = load_view(root / "runs" / run_id, **options) | {"back": back}
                 write_text_atomic(folder / f"{run_id}.html", render(page, title=title_of(page)))
             data["run_links"] = f"{folder.name}/{{id}}.html"
         elif ids:
@@ -84,7 +89,7 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
         folder = target.with_name(target.stem + "_runs")
         folder.mkdir(exist_ok=True)
         root = Path(paths[0])
-        back = {"href": f"../{quote(target.name)}", "text": _BACK_TEXT.get(str(data.get("kind")), "back")}
+        back = back_link(data, f"../{quote(target.name)}")
         for page_id, spec in data["pages"].items():
             page = page_data(root, spec, **options) | {"back": back}
             write_text_atomic(folder / f"{page_id}.html", render(page, title=title_of(page)))

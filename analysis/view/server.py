@@ -92,7 +92,7 @@ class ViewServer:
             return self._cache
 
     def _answer(self, req: BaseHTTPRequestHandler) -> None:
-        from . import title_of
+        from . import back_link, title_of
         from .page import render
         from .sources import load_view, page_data
 
@@ -121,14 +121,15 @@ class ViewServer:
             page_id = _PAGE.fullmatch(parts.path)
             if page_id and len(self.paths) == 1:
                 # Only a page the data names: the id never becomes a path of its own.
-                spec = json.loads(self._data()[1]).get("pages", {}).get(unquote(page_id.group(1)))
+                home = json.loads(self._data()[1])
+                spec = home.get("pages", {}).get(unquote(page_id.group(1)))
                 if spec is not None:
-                    data = page_data(self.paths[0], spec, **self.options) | {"back": {"href": "/", "text": "back"}}
+                    data = page_data(self.paths[0], spec, **self.options) | {"back": back_link(home, "/")}
                     self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                     return
             if found and len(self.paths) == 1 and found.group(1) in json.loads(self._data()[1]).get("run_dirs", []):
                 data = load_view(self.paths[0] / "runs" / found.group(1), **self.options) | {
-                    "back": {"href": "/", "text": "the sweep"}}
+                    "back": back_link({"kind": "sweep"}, "/")}
                 self._send(req, render(data, title=title_of(data)).encode("utf-8"), "text/html; charset=utf-8", "")
                 return
         except Exception as exc:  # noqa: BLE001 -- a bad file must not take the server down; say what failed
