@@ -6,7 +6,7 @@ under models/ and agents/) needs no edit of a package list.
 
 from setuptools import find_packages, setup
 
-ROOTS = ("simcore", "models", "agents", "analysis", "cli")
+ROOTS = ("simcore", "models", "agents", "runs", "surfaces", "analysis", "view", "cli")
 
 setup(
     package_dir={f"bizsim.{root}": root for root in ROOTS},

@@ -9,7 +9,7 @@ A :class:`StartState` says which world an episode starts on:
   over a set of seeds this is a distribution of start states.
 
 A :class:`Window` cuts an episode to a number of agent turns or simulated days from its start. The reward of a
-step is the change in the world's metric it caused (as :class:`~bizsim.agents.textenv.TextEnv` defines it), so
+step is the change in the world's metric it caused (as :class:`~bizsim.surfaces.textenv.TextEnv` defines it), so
 the return over a window is the metric at the window's end minus the metric at its start.
 
 >>> start = StartState("operation", agent="round-robin", until={"day": 30})

@@ -1,7 +1,7 @@
 """A parent run and its forks side by side: the metric from the fork point on, as a table and a plot.
 
 >>> from bizsim.analysis import run_episode
->>> from bizsim.analysis.fork import fork
+>>> from bizsim.runs.fork import fork
 >>> parent = run_episode("operation", "default", "round-robin", 1)
 >>> kids = [fork(parent, at={"day": 100}, agent=a) for a in ("planner", "threshold")]
 >>> table = compare_forks(parent, kids)
@@ -32,11 +32,11 @@ def _metric(world: World) -> float:
 def metric_path(run: Any) -> list[tuple[int, float]]:
     """The world's metric at the start of every agent turn of a run, and at its end: ``[(t_us, metric), ...]``.
 
-    ``run`` is an :class:`~bizsim.analysis.episode.EpisodeResult` or a run directory; its log is replayed.
+    ``run`` is an :class:`~bizsim.runs.episode.EpisodeResult` or a run directory; its log is replayed.
     """
     from bizsim.simcore.registry import world_spec
 
-    from .fork import load_parent
+    from bizsim.runs.fork import load_parent
 
     snap = load_parent(run).snapshot
     cls = world_spec(snap.world).world_class()
@@ -51,7 +51,7 @@ def metric_path(run: Any) -> list[tuple[int, float]]:
 def _info(run: Any) -> dict[str, Any]:
     from bizsim.simcore.layout import RESULT
 
-    from .episode import EpisodeResult
+    from bizsim.runs.episode import EpisodeResult
 
     if isinstance(run, EpisodeResult):
         return run.to_dict()

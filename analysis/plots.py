@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from . import metrics
-from .labels import words
+from bizsim.analysis import metrics
+from bizsim.analysis.labels import words
 
 __all__ = [
     "action_frequency",

@@ -15,13 +15,13 @@ from typing import Any
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.layout import REPORT
 
-from . import metrics, plots
-from .labels import human_number, is_money, words
-from .provenance import provenance
-from .report_tables import per_seed, present, rates_table, to_html
-from .rundir import make_output_dir
-from .store import Results, load
-from .worlds.hooks import AnalysisHooks, ReportContext
+from bizsim.analysis import metrics, plots
+from bizsim.analysis.labels import human_number, is_money, words
+from bizsim.analysis.provenance import provenance
+from bizsim.analysis.report_tables import per_seed, present, rates_table, to_html
+from bizsim.runs.rundir import make_output_dir
+from bizsim.runs.store import Results, load
+from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
 __all__ = ["write_report"]
 

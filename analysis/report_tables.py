@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from .labels import dollars, human_number, is_money, words
+from bizsim.analysis.labels import dollars, human_number, is_money, words
 
 __all__ = ["COLUMN_WORDS", "per_seed", "present", "rates_table", "to_html"]
 

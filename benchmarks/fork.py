@@ -77,7 +77,7 @@ def restoring(repeats: int) -> None:
 def stepping(steps: int) -> None:
     try:
         import verifiers as vf
-        from bizsim.agents.verifiers_env import load_environment
+        from bizsim.surfaces.verifiers_env import load_environment
     except ImportError:
         print("verifiers step: skipped (install the rl extra)")
         return

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.analysis import run_episode
-from bizsim.analysis.live import LiveEpisode
+from bizsim.runs.live import LiveEpisode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration import machine_line  # noqa: E402  (benchmarks/calibration.py)
@@ -58,7 +58,7 @@ def _default(spec, name):
 
 def _timing_tools(own: list[float]) -> None:
     """Make every command tool the tasks build add its own run time (bizsim's code, inside Inspect) to ``own``."""
-    from bizsim.analysis.inspect_eval import tools
+    from bizsim.surfaces.inspect_eval import tools
 
     build = tools._command_tool
 
@@ -117,7 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    import bizsim.analysis.inspect_eval._registry  # noqa: F401  (Inspect's import, outside the timings)
+    import bizsim.surfaces.inspect_eval._registry  # noqa: F401  (Inspect's import, outside the timings)
 
     _timing_tools(OWN)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' loopback server and policies
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
-from bizsim.analysis.llm_run import RunSpec, run_llm_episodes
+from bizsim.runs.llm_run import RunSpec, run_llm_episodes
 from bizsim.models.startup import StartupWorld
 
 from calibration import machine_line  # benchmarks/calibration.py

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' greedy client
 
-from bizsim.analysis.live import LiveEpisode
+from bizsim.runs.live import LiveEpisode
 from bizsim.cli.shell_client import request
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.driver import Driver

@@ -3,7 +3,7 @@
 Run: ``python benchmarks/sweep.py [--years 500] [--repeats 2] [--workers N] [--target 10000] [--pool-only]``.
 
 Each measurement runs ``--years`` greedy episodes (preset ``default``, distinct
-seeds) through :func:`bizsim.analysis.sweep` into a fresh directory: full
+seeds) through :func:`bizsim.runs.sweep` into a fresh directory: full
 records (summary, series, every command and event, task staffing), streamed
 to ``results.jsonl``. Each is repeated ``--repeats`` times on new seeds and
 the best rate is kept (other processes on the machine only ever slow a
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bizsim.agents import greedy
 from bizsim.analysis import compact, grid, sweep
-from bizsim.analysis.backends import _cpus
+from bizsim.runs.backends import _cpus
 from bizsim.models.startup import StartupWorld
 
 from calibration import machine_line  # benchmarks/calibration.py

@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' policies and browser helpers
 
 from bizsim.agents.llm import ScriptedClient  # noqa: E402
-from bizsim.analysis.llm_run import run_llm
-from bizsim.analysis.runspec import RunSpec  # noqa: E402
-from bizsim.analysis.view import write_view  # noqa: E402
+from bizsim.runs.llm_run import run_llm
+from bizsim.runs.runspec import RunSpec  # noqa: E402
+from bizsim.view import write_view  # noqa: E402
 from calibration import machine_line  # noqa: E402 -- benchmarks/calibration.py
 from tests._browser import chromium_path  # noqa: E402
 from tests.llm_policies import calls, greedy_policy  # noqa: E402

@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
 
 def run_fork(args: argparse.Namespace) -> int:
     """Run ``bizsim fork``."""
-    from bizsim.analysis.fork import fork
+    from bizsim.runs.fork import fork
 
     if args.at_turn is not None:
         if args.at_turn < 0:

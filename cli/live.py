@@ -88,7 +88,7 @@ def run_live(args: argparse.Namespace) -> int:
         raise BizSimError(f"--idle-timeout(={args.idle_timeout}) must be a number of seconds > 0")
     if args.cmd == "mcp":
         try:
-            from bizsim.analysis.mcp_server import bind_http, serve as serve_mcp
+            from bizsim.surfaces.mcp_server import bind_http, serve as serve_mcp
         except ImportError as exc:
             raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
         # The address first: a port in use is refused before the run directory is touched.
@@ -102,14 +102,14 @@ def run_live(args: argparse.Namespace) -> int:
         serve_mcp(episode, http_socket=sock, idle_timeout=args.idle_timeout)
         return 0
     episode = _open(args)
-    from bizsim.analysis.shell_session import serve_socket
+    from bizsim.surfaces.shell_session import serve_socket
 
     serve_socket(episode)
     return 0
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from bizsim.analysis.live import Budgets, LiveEpisode
+    from bizsim.runs.live import Budgets, LiveEpisode
 
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")

@@ -158,8 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from bizsim.agents import make_agent
-    from bizsim.analysis.pipeline import execute
-    from bizsim.analysis.runspec import RunSpec
+    from bizsim.runs.pipeline import execute
+    from bizsim.runs.runspec import RunSpec
 
     if args.resume or args.agent == "llm":
         return _run_llm(args)
@@ -181,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
                   max_episodes=args.max_episodes)
     make_agent(spec.name, run.agent, run.agent_options)  # fail fast on a bad agent or option
     if args.out is not None:
-        from bizsim.analysis.rundir import check_run_dir_free, make_output_dir
+        from bizsim.runs.rundir import check_run_dir_free, make_output_dir
 
         check_run_dir_free(args.out, overwrite=args.overwrite)
         make_output_dir(args.out)  # an unusable path fails now, not after the run
@@ -195,7 +195,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _verify(dirs: Sequence[str]) -> int:
-    from bizsim.analysis.verify import verify_run_dir
+    from bizsim.runs.verify import verify_run_dir
 
     worst = 0
     for path in dirs:
@@ -231,9 +231,9 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_llm(args: argparse.Namespace) -> int:
     """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
-    from bizsim.analysis.llm_run import load_run_spec, resume_llm
-    from bizsim.analysis.pipeline import execute
-    from bizsim.analysis.runspec import RunSpec
+    from bizsim.runs.llm_run import load_run_spec, resume_llm
+    from bizsim.runs.pipeline import execute
+    from bizsim.runs.runspec import RunSpec
 
     if args.overwrite:
         raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
@@ -373,7 +373,7 @@ def _shell(args: argparse.Namespace) -> int:
     from .shell import run_shell
 
     if args.out is not None:  # recorded as any agent's run: a person's play is a baseline the same tools read
-        from bizsim.analysis.live import LiveEpisode
+        from bizsim.runs.live import LiveEpisode
 
         episode = LiveEpisode(args.world, args.preset, args.seed, out=args.out, surface="shell", agent="human",
                               overwrite=args.overwrite)

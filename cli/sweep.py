@@ -56,9 +56,9 @@ def _needs(extra: str, exc: ImportError) -> BizSimError:
 
 def run_sweep(args: argparse.Namespace) -> int:
     """``bizsim sweep``: exit 0 when every run of this invocation finished, 1 when some failed."""
-    from bizsim.analysis.gridfile import load_grid
-    from bizsim.analysis.runspec import grid
-    from bizsim.analysis.sweep import sweep
+    from bizsim.runs.gridfile import load_grid
+    from bizsim.runs.runspec import grid
+    from bizsim.runs.sweep import sweep
 
     from .options import agent_options
 

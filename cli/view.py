@@ -31,8 +31,8 @@ def add_parser(sub: Any) -> None:
 
 def run_view(args: argparse.Namespace) -> int:
     """Write the page and print where it is, or serve it until interrupted."""
-    from bizsim.analysis.view import write_view
-    from bizsim.analysis.view.server import ViewServer
+    from bizsim.view import write_view
+    from bizsim.view.server import ViewServer
 
     if args.follow and not args.serve:
         raise BizSimError("--follow goes with --serve (a written file cannot refresh itself)")

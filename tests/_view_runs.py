@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bizsim.agents.llm.scripted import ScriptedClient
-from bizsim.analysis.llm_run import run_llm
-from bizsim.analysis.runspec import RunSpec
+from bizsim.runs.llm_run import run_llm
+from bizsim.runs.runspec import RunSpec
 from bizsim.cli.main import main
 
 from .llm_policies import calls, greedy_policy

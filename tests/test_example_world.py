@@ -199,11 +199,11 @@ def test_shell(venv: Venv) -> None:
 
 
 def test_gymnasium(venv: Venv) -> None:
-    """`import bizsim.agents.gym` registers `bizsim/lemonade-v1`; a text policy plays the season to its end."""
+    """`import bizsim.surfaces.gym` registers `bizsim/lemonade-v1`; a text policy plays the season to its end."""
     found = venv.script("""
         import json
         import gymnasium
-        import bizsim.agents.gym
+        import bizsim.surfaces.gym
         env = gymnasium.make("bizsim/lemonade-v1", preset="heatwave")
         obs, info = env.reset(seed=4)
         first, total, steps, terminated, refused = obs, 0.0, 0, False, 0
@@ -234,7 +234,7 @@ def test_the_llm_agent_plays_through_a_scripted_model(venv: Venv, tmp_path: Path
         import json
         from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
         from bizsim.analysis import RunSpec, run_llm
-        from bizsim.analysis.verify import verify_run_dir
+        from bizsim.runs.verify import verify_run_dir
         answers = [
             ("status", {{}}), ("order", {{"lemons": 40}}), ("price", {{"cents": 130}}), ("run_day", {{}}),
             ("order", {{"lemons": 999}}), ("help", {{"command": "order"}}), ("run_day", {{}}), ("teleport", {{}}),

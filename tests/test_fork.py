@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from bizsim.analysis import run_episode
-from bizsim.analysis.fork import cut, fork, load_parent
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.fork import cut, fork, load_parent
+from bizsim.runs.verify import verify_run_dir
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_names

@@ -70,7 +70,7 @@ def test_a_resumed_run_replays_the_auditors_answers_too(tmp_path):
     client = ScriptedClient(freelancer)
     again = resume_llm(cut, client=client)
     assert keep == again.replayed_calls and len(rows) - keep == client.answered
-    assert whole.episode.summary == again.episode.summary and whole.to_dict() == again.to_dict()
+    assert whole.episode.summary == again.episode.summary and whole.record() == again.record()
 
 
 def test_a_failing_model_makes_the_auditor_fall_back(tmp_path):
@@ -164,7 +164,7 @@ def test_a_resume_fails_the_auditor_where_it_failed_and_calls_no_model(tmp_path)
     client = ScriptedClient(freelancer)
     again = resume_llm(tmp_path / "again", client=client)
     assert 0 == client.answered and len(rows) == again.replayed_calls
-    assert whole.to_dict() == again.to_dict()
+    assert whole.record() == again.record()
 
 
 def test_load_rebuilds_an_llm_audited_run_with_the_recorded_answers(tmp_path):

@@ -18,7 +18,7 @@ import pytest
 
 from bizsim.agents.llm import ScriptedClient
 from bizsim.analysis import RunSpec, resume_llm, run_llm
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 
 from .llm_policies import greedy_policy
 
@@ -72,5 +72,5 @@ def test_an_llm_run_cut_by_a_full_disk_resumes_to_the_uninterrupted_result(tmp_p
     client = ScriptedClient(greedy_policy)
     again = resume_llm(out, client=client)
     assert again.replayed_calls > 0 and 40 == again.replayed_calls + client.answered
-    assert whole.to_dict() == again.to_dict() and verify_run_dir(out).ok
+    assert whole.record() == again.record() and verify_run_dir(out).ok
     assert json.loads((out / "run.json").read_text())["resumes"]

@@ -13,7 +13,7 @@ import json
 
 import pytest
 from bizsim.analysis import grid, run_episode
-from bizsim.analysis._worker import execute
+from bizsim.runs._worker import execute
 
 
 def _digest(text: str) -> str:

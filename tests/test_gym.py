@@ -16,7 +16,7 @@ from bizsim.simcore.errors import ConfigError
 from .test_textenv import PRESETS, line_source, native_run, world_and_actions
 
 gymnasium = pytest.importorskip("gymnasium")
-bizgym = pytest.importorskip("bizsim.agents.gym")
+bizgym = pytest.importorskip("bizsim.surfaces.gym")
 
 
 @pytest.mark.parametrize("world", sorted(world_names()))
@@ -32,12 +32,12 @@ def test_every_world_is_registered_with_its_version():
     """Each world of the registry has an id ``bizsim/<world>-v<version>`` with a lazy entry point."""
     for name, world in registered().items():
         spec = gymnasium.spec(f"bizsim/{name}-v{world.version}")
-        assert "bizsim.agents.gym:BizSimEnv" == spec.entry_point
+        assert "bizsim.surfaces.gym:BizSimEnv" == spec.entry_point
         assert {"world": name} == spec.kwargs
 
 
 def test_import_bizsim_registers_nothing():
-    """Only importing bizsim.agents.gym registers environments (no side effects at ``import bizsim``)."""
+    """Only importing bizsim.surfaces.gym registers environments (no side effects at ``import bizsim``)."""
     code = ("import gymnasium, bizsim.agents, bizsim.models, bizsim.analysis; "
             "print(sum(i.startswith('bizsim/') for i in gymnasium.registry))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

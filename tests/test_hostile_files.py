@@ -58,8 +58,8 @@ def test_a_directory_read_as_a_file_is_refused_and_leaks_no_descriptor(tmp_path)
 def test_a_recorded_run_naming_a_preset_file_is_not_read(tmp_path):
     """run.json records a preset's name: one naming a file (a FIFO here) is refused by resume and the viewer,
     which shows the run with its problem instead of opening the file."""
-    from bizsim.analysis.llm_run import load_run_spec
-    from bizsim.analysis.view import load_view
+    from bizsim.runs.llm_run import load_run_spec
+    from bizsim.view import load_view
 
     os.mkfifo(tmp_path / "preset.toml")
     run = tmp_path / "run"

@@ -10,7 +10,7 @@ import pytest
 inspect_ai = pytest.importorskip("inspect_ai", reason="the Inspect tasks need bizsim[inspect]")
 
 from bizsim.analysis import load, run_episode
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.registry import registered, world_spec
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate

@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 from bizsim.analysis import run_episode
-from bizsim.analysis.live import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, Budgets, LiveEpisode
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.live import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, Budgets, LiveEpisode
+from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_CALL_CHARS
 
@@ -61,7 +61,7 @@ def test_a_killed_process_leaves_a_verifiable_directory(tmp_path):
     run = tmp_path / "run"
     code = textwrap.dedent(f"""
         import sys
-        from bizsim.analysis.live import LiveEpisode
+        from bizsim.runs.live import LiveEpisode
         ep = LiveEpisode("startup", "default", 1, out={str(run)!r})
         for line in ["market browse --limit 1", "employee list", "company status"]:
             ep.call_line(line)
@@ -205,8 +205,8 @@ def test_the_command_line_stays_lazy(tmp_path):
     """`bizsim --help` and a baseline run load no MCP SDK, web server or live-episode code; `bizsim do` no world."""
     from .test_cli_imports import _modules_after
 
-    surfaces = ("mcp", "uvicorn", "starlette", "anyio", "bizsim.analysis.live", "bizsim.analysis.mcp_server",
-                "bizsim.analysis.shell_session")
+    surfaces = ("mcp", "uvicorn", "starlette", "anyio", "bizsim.runs.live", "bizsim.surfaces.mcp_server",
+                "bizsim.surfaces.shell_session")
     for argv in (["--help"], ["run", "startup", "--agent", "greedy", "--out", str(tmp_path / "r")]):
         loaded = _modules_after(
             "import contextlib, io\nfrom bizsim.cli import main\n"
@@ -243,7 +243,7 @@ def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(
     """Each write replaces the file at once (its two hidden halves take turns); close leaves one plain file."""
     import doctest
 
-    import bizsim.analysis.live
+    import bizsim.runs.live
     from bizsim.simcore.files import SwappedFile
 
     target = tmp_path / "result.json"
@@ -255,4 +255,4 @@ def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(
     swapped.close('{"final": true}\n')
     assert ('{"final": true}\n', 1, ["result.json"]) == (
         target.read_text(), os.stat(target).st_nlink, [p.name for p in tmp_path.iterdir()])
-    assert 0 == doctest.testmod(bizsim.analysis.live).failed
+    assert 0 == doctest.testmod(bizsim.runs.live).failed

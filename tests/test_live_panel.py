@@ -9,8 +9,8 @@ from rich.console import Console
 
 from bizsim.agents.llm.scripted import ScriptedClient
 from bizsim.analysis.labels import dollars
-from bizsim.analysis.llm_run import run_llm
-from bizsim.analysis.runspec import RunSpec
+from bizsim.runs.llm_run import run_llm
+from bizsim.runs.runspec import RunSpec
 from bizsim.cli.live_panel import LivePanel, printable
 
 from .llm_policies import greedy_policy

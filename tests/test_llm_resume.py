@@ -57,6 +57,13 @@ def _cli_args(server, out) -> list[str]:
     ]
 
 
+def _record(run_dir: Path) -> dict:
+    """A run's result.json without its one wall-clock value (each session's own)."""
+    out = json.loads((run_dir / "result.json").read_text())
+    assert isinstance(out.pop("wall_s"), float)
+    return out
+
+
 def _strip(result: dict) -> dict:
     """A result without its endpoint (two servers differ only in their port)."""
     out = dict(result)
@@ -110,7 +117,7 @@ def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted
     assert 0 == main(["run", "--resume", str(out), "--no-progress", "--api-base", server.url, "--api-key-env", KEY_ENV])
     total_turns = json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"]
     assert total_turns - recorded == server.policy_calls - asked_before
-    assert json.loads((uninterrupted / "result.json").read_text()) == json.loads((out / "result.json").read_text())
+    assert _record(uninterrupted) == _record(out)
     assert (uninterrupted / "trajectory.jsonl").read_text() == (out / "trajectory.jsonl").read_text()
     assert (uninterrupted / "agent_commands.jsonl").read_text().count("\n") == (out / "agent_commands.jsonl").read_text().count("\n")
     spec = json.loads((out / "run.json").read_text())
@@ -127,7 +134,7 @@ def test_resuming_a_finished_run_replays_everything_without_the_model(server, un
     result = resume_llm(copy, client=LiteLLMClient(MODEL, api_base=server.url, api_key=KEY))
     assert before == server.requests
     assert (result.live_calls, result.replayed_calls) == (0, json.loads((uninterrupted / "result.json").read_text())["llm"]["turns"])
-    assert json.loads((uninterrupted / "result.json").read_text()) == json.loads((copy / "result.json").read_text())
+    assert _record(uninterrupted) == _record(copy)
 
 
 def test_a_torn_last_record_is_ignored_on_resume(tmp_path):
@@ -139,7 +146,7 @@ def test_a_torn_last_record_is_ignored_on_resume(tmp_path):
     client = ScriptedClient(greedy_policy)
     again = resume_llm(tmp_path, client=client)
     assert 3 == client.answered and 3 == again.replayed_calls
-    assert whole.to_dict() == again.to_dict()
+    assert whole.record() == again.record()
 
 
 def test_a_log_that_does_not_fit_stops_with_a_clear_error(tmp_path):
@@ -275,7 +282,7 @@ def test_a_run_json_of_the_first_layout_still_resumes(tmp_path):
     (cut / "run.json").write_text(json.dumps(old))
     (cut / "llm_calls.jsonl").write_text("".join((tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(True)[:3]))
     again = resume_llm(cut, client=ScriptedClient(greedy_policy))
-    assert 3 == again.replayed_calls and whole.to_dict() == again.to_dict()
+    assert 3 == again.replayed_calls and whole.record() == again.record()
 
 
 def test_a_resume_into_another_runs_directory_is_refused(tmp_path):
@@ -307,4 +314,4 @@ def test_a_run_from_a_preset_file_resumes_from_any_directory(tmp_path, monkeypat
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     again = resume_llm(cut, client=ScriptedClient(greedy_policy))
-    assert 2 == again.replayed_calls and whole.to_dict() == again.to_dict()
+    assert 2 == again.replayed_calls and whole.record() == again.record()

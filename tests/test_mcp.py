@@ -18,7 +18,7 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
@@ -251,9 +251,9 @@ def test_over_http_an_ended_episode_refuses_every_request_at_once(tmp_path):
     import threading
 
     import uvicorn
-    from bizsim.analysis.live import LiveEpisode
-    from bizsim.analysis.mcp_server import build_server
-    from bizsim.analysis.mcp_session_gate import SessionGate
+    from bizsim.runs.live import LiveEpisode
+    from bizsim.surfaces.mcp_server import build_server
+    from bizsim.surfaces.mcp_session_gate import SessionGate
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"

@@ -246,7 +246,7 @@ def test_series_fill_keeps_stocks_stops_flows_and_runs_every_group_to_the_end():
 
 def test_leaderboard_funds_count_a_bankruptcy_as_zero():
     from bizsim.analysis import grid
-    from bizsim.analysis._worker import execute
+    from bizsim.runs._worker import execute
 
     bankrupt = execute(grid("startup", "nightmare", "random", 1)[0].to_dict())["run"]
     assert bankrupt["bankrupt"] and bankrupt["final_funds_cents"] < 0 == bankrupt["leaderboard_funds_cents"]

@@ -156,8 +156,8 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
     assert "[]" == bare.stdout.strip(), bare.stderr
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.runspec", "bizsim.analysis.sweep",
-                                  "bizsim.analysis.plots", "bizsim.analysis.gridfile"])
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.runs.runspec", "bizsim.runs.sweep",
+                                  "bizsim.analysis.plots", "bizsim.runs.gridfile"])
 def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""
     failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

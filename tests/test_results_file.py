@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bizsim.analysis._results_file import _head, encode, iter_heads
+from bizsim.runs._results_file import _head, encode, iter_heads
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,7 +73,7 @@ def test_a_torn_last_line_and_a_garbled_line_are_skipped(tmp_path):
 
 def test_a_valid_record_without_its_newline_is_torn_and_a_run_counts_by_its_last_line(tmp_path):
     """A line is complete only with its newline, even when it parses; a run recorded twice counts by its last line."""
-    from bizsim.analysis._results_file import finished_ids
+    from bizsim.runs._results_file import finished_ids
 
     path = tmp_path / "results.jsonl"
     failed = encode({"v": 1, "run_id": "a", "status": "error", "error": {"type": "X"}})

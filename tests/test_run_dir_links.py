@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from bizsim.analysis import run_episode
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 
 
 def test_a_planted_tmp_link_does_not_redirect_the_write(tmp_path):

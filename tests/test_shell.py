@@ -101,7 +101,7 @@ def test_a_session_recorded_with_out_verifies_as_a_human_baseline(tmp_path):
     """`--out` records the typed commands as a run directory: verify replays it, load reads it, agent `human`."""
     import json
 
-    from bizsim.analysis.verify import verify_run_dir
+    from bizsim.runs.verify import verify_run_dir
 
     script = "company status\ntask accept --task-id Task-10\nno such thing\nsim resume\nquit\n"
     proc = subprocess.run([sys.executable, "-m", "bizsim.cli", "shell", "startup", "--seed", "1", "--out",

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 from bizsim.cli.shell_client import request
 from bizsim.simcore.limits import MAX_SOCKET_MESSAGE_BYTES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bizsim.agents.start import StartState, Window
-from bizsim.agents.textenv import TextEnv, metric_of
+from bizsim.surfaces.textenv import TextEnv, metric_of
 from bizsim.analysis import run_episode
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.points import cut
@@ -78,7 +78,7 @@ def test_the_gymnasium_driver_takes_the_same_start_state_and_window():
     """``BizSimEnv(start=..., window=...)`` starts at the point, truncates after the window, and its rewards sum
     to the metric change."""
     pytest.importorskip("gymnasium")
-    from bizsim.agents.gym import BizSimEnv
+    from bizsim.surfaces.gym import BizSimEnv
 
     start = StartState("operation", agent="planner", until={"day": 100})
     env = BizSimEnv("operation", start=start, window={"days": 5})

@@ -29,9 +29,9 @@ pytest.importorskip("pyarrow")
 from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep
 from bizsim.analysis.worlds.startup.extract import business_hours
 from bizsim.cli import main
-from bizsim.analysis.gridfile import load_grid
-from bizsim.analysis.runspec import parse_seeds
-from bizsim.analysis.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS
+from bizsim.runs.gridfile import load_grid
+from bizsim.runs.runspec import parse_seeds
+from bizsim.runs.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.errors import ConfigError
 
@@ -230,7 +230,7 @@ def test_a_pool_worker_freezes_its_imports_and_collects_less_often_but_the_sweep
     from multiprocessing import get_context
 
     from bizsim.analysis import backends
-    from bizsim.analysis._worker import execute_encoded
+    from bizsim.runs._worker import execute_encoded
 
     before = gc.get_threshold(), gc.get_freeze_count()
     spec = small_grid()[0].to_dict()
@@ -417,7 +417,7 @@ def test_a_sweep_that_cannot_be_compacted_loads_from_its_results(serial_dir, tmp
     """Where the Parquet files cannot be written (a read-only copy), load builds the same tables in memory."""
     import shutil
 
-    import bizsim.analysis.store as store
+    import bizsim.runs.store as store
 
     copy = tmp_path / "copy"
     copy.mkdir()
@@ -521,7 +521,7 @@ def test_a_torn_last_line_is_ignored_and_cut(tmp_path):
 
 def test_a_second_sweep_on_the_same_directory_is_refused(tmp_path):
     """The results file is locked while a sweep writes it."""
-    from bizsim.analysis._results_file import ResultsWriter
+    from bizsim.runs._results_file import ResultsWriter
     from bizsim.simcore.errors import BizSimError
 
     with ResultsWriter(tmp_path / "results.jsonl"), pytest.raises(BizSimError, match="another sweep"):

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bizsim.agents import textenv
-from bizsim.agents.textenv import TextEnv
+from bizsim.surfaces.textenv import TextEnv
 from bizsim.models import make_world, world_class, world_names
 from bizsim.simcore.errors import BizSimError
 

@@ -13,7 +13,7 @@ pytest.importorskip("mypy")
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("simcore", "models", "agents", "analysis", "cli")
+FOLDERS = ("simcore", "models", "agents", "runs", "surfaces", "analysis", "view", "cli")
 
 
 def _stage(tmp_path: Path) -> Path:

@@ -11,8 +11,8 @@ openai = pytest.importorskip("openai")
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.agents.start import StartState
-from bizsim.agents.textenv import TextEnv
-from bizsim.agents.verifiers_env import load_environment, split_seeds
+from bizsim.surfaces.textenv import TextEnv
+from bizsim.surfaces.verifiers_env import load_environment, split_seeds
 from bizsim.simcore.errors import ConfigError
 from verifiers.clients import OpenAIChatCompletionsClient
 

@@ -8,8 +8,8 @@ import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.analysis import RunSpec, load, run_episode, run_llm
 from bizsim.cli import main
-from bizsim.analysis.rundir import read_episode_logs
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.rundir import read_episode_logs
+from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.replay import replay
 from bizsim.models.startup import StartupWorld

@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from bizsim.analysis.view import Source, register_source, render, unregister_source, view_data, view_sources, write_view
-from bizsim.analysis.view.page import embed_json
-from bizsim.analysis.view.run_data import run_data
-from bizsim.analysis.view.sources import load_view
+from bizsim.view import Source, register_source, render, unregister_source, view_data, view_sources, write_view
+from bizsim.view.page import embed_json
+from bizsim.view.run_data import run_data
+from bizsim.view.sources import load_view
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 from hypothesis import given
@@ -215,7 +215,7 @@ def test_a_served_fork_family_serves_only_the_pages_its_data_names(family):
     import urllib.error
     import urllib.request
 
-    from bizsim.analysis.view.server import ViewServer
+    from bizsim.view.server import ViewServer
 
     with ViewServer([family]) as server:
         home = urllib.request.urlopen(server.url).read().decode()
@@ -263,7 +263,7 @@ def test_a_sweep_page_links_each_kept_run(tmp_path):
     assert '"run_links":"s_runs/{id}.html"' in page.read_text()
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.labels", "bizsim.analysis.view.page", "bizsim.analysis.provenance",
+@pytest.mark.parametrize("name", ["bizsim.analysis.labels", "bizsim.view.page", "bizsim.analysis.provenance",
                                   "bizsim.cli.live_panel"])
 def test_doctests(name):
     """The examples in the viewer's and report's docstrings run."""
@@ -325,7 +325,7 @@ def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
     """Bankruptcy (at a payroll) and a budget stop (after a decision) share their instant with another mark: the
     episode's end is still marked, and says how it ended."""
     from bizsim.analysis import run_episode
-    from bizsim.analysis.live import Budgets, LiveEpisode
+    from bizsim.runs.live import Budgets, LiveEpisode
 
     assert "bankruptcy" == run_episode("startup", "default", "random", 1, out=tmp_path / "bankrupt").terminal_reason
     with LiveEpisode("startup", "default", 1, out=tmp_path / "budget", budgets=Budgets(max_turns=3)) as episode:

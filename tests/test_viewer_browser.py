@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("playwright")
 from bizsim.analysis.labels import dollars
-from bizsim.analysis.view import write_view
-from bizsim.analysis.view.run_data import run_data
-from bizsim.analysis.view.server import ViewServer
+from bizsim.view import write_view
+from bizsim.view.run_data import run_data
+from bizsim.view.server import ViewServer
 from playwright.sync_api import expect
 
 from ._browser import browser_fixture, open_page
@@ -246,7 +246,7 @@ def open_page_plain(browser, url: str):
 
 def test_a_minimal_run_from_another_source_reads_cleanly(browser, tmp_path):
     """The smallest data a registered source may give (docs/viewer.md): no 'undefined', no empty axes."""
-    from bizsim.analysis.view import render
+    from bizsim.view import render
 
     data = {"kind": "run", "meta": {"path": "mine"}, "figures": {}, "timeline": [], "markers": [], "turns": [],
             "problems": []}

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.xdist_group("viewer_inspect")
 inspect_ai = pytest.importorskip("inspect_ai", reason="reading Inspect logs needs bizsim[inspect]")
 
 from bizsim.analysis.labels import dollars
-from bizsim.analysis.view import load_view, write_view
-from bizsim.analysis.view.sources import page_data
+from bizsim.view import load_view, write_view
+from bizsim.view.sources import page_data
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from ._browser import browser_fixture, open_page
@@ -102,7 +102,7 @@ def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path)
     import zipfile
 
     from bizsim.analysis import load
-    from bizsim.analysis.inspect_logs import MAX_INSPECT_LOG_BYTES
+    from bizsim.runs.inspect_logs import MAX_INSPECT_LOG_BYTES
     from bizsim.simcore.errors import ConfigError
 
     bomb = tmp_path / "bomb.eval"

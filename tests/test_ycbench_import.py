@@ -12,8 +12,8 @@ from bizsim.agents.llm import LLMAgentConfig
 from bizsim.agents.llm.runlog import read_jsonl
 from bizsim.agents.llm.scripted import ScriptedClient
 from bizsim.analysis import RunSpec
-from bizsim.analysis.llm_run import run_llm
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.llm_run import run_llm
+from bizsim.runs.verify import verify_run_dir
 from bizsim.analysis.ycbench import RolloutError, export_rollout, import_rollout, read_rollout
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError

@@ -27,7 +27,7 @@ class AnalysisHooks:
     """A world's additions to the result tables and the report, all optional.
 
     Args:
-        extractor: a factory of an :class:`~bizsim.analysis._extract.Extractor`, for facts only the live world
+        extractor: a factory of an :class:`~bizsim.runs._extract.Extractor`, for facts only the live world
             holds (one fresh extractor a run).
         report: ``report(context)`` adds the world's own figures and tables to the report.
         action_bin_days: the bin width of the report's actions-over-time figures.

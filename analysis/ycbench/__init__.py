@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .exporter import export_rollout, rollout_file_name
-from .fidelity import fidelity_report, format_report, recorded_outcome
-from .importer import REFERENCE_CONFIG, REFERENCE_VERSION, ImportResult, import_rollout
-from .rollout import Rollout, RolloutError, read_rollout
+from bizsim.analysis.ycbench.exporter import export_rollout, rollout_file_name
+from bizsim.analysis.ycbench.fidelity import fidelity_report, format_report, recorded_outcome
+from bizsim.analysis.ycbench.importer import REFERENCE_CONFIG, REFERENCE_VERSION, ImportResult, import_rollout
+from bizsim.analysis.ycbench.rollout import Rollout, RolloutError, read_rollout
 
 __all__ = [
     "REFERENCE_CONFIG", "REFERENCE_VERSION", "ImportResult", "Rollout", "RolloutError", "export_rollout",

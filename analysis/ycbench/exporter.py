@@ -23,9 +23,9 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import LLM_CALLS, RESULT
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-from .importer import REFERENCE_CONFIG, _last_turn_texts
-from .replay_client import _tool_texts
-from .rollout import RESULT_CHARS
+from bizsim.analysis.ycbench.importer import REFERENCE_CONFIG, _last_turn_texts
+from bizsim.analysis.ycbench.replay_client import _tool_texts
+from bizsim.analysis.ycbench.rollout import RESULT_CHARS
 
 __all__ = ["export_rollout", "rollout_file_name"]
 
@@ -75,7 +75,7 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
         ConfigError: ``run_dir`` holds no finished LLM run of the startup world, or the file exists.
     """
     from bizsim.agents.llm.runlog import read_jsonl
-    from bizsim.analysis.llm_run import llm_settings, load_run_spec, run_llm
+    from bizsim.runs.llm_run import llm_settings, load_run_spec, run_llm
 
     root = Path(run_dir)
     spec, recorded = load_run_spec(root)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .rollout import RESULT_CHARS, Rollout, Turn
+from bizsim.analysis.ycbench.rollout import RESULT_CHARS, Rollout, Turn
 
 __all__ = ["fidelity_report", "format_report", "recorded_outcome"]
 

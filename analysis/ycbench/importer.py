@@ -22,8 +22,8 @@ import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import AGENT_COMMANDS, IMPORTED, RESULT, RUN_SPEC
 
-from .fidelity import _header, fidelity_report, recorded_outcome
-from .rollout import MAX_TURN_TEXT, Rollout, RolloutError, read_rollout
+from bizsim.analysis.ycbench.fidelity import _header, fidelity_report, recorded_outcome
+from bizsim.analysis.ycbench.rollout import MAX_TURN_TEXT, Rollout, RolloutError, read_rollout
 
 __all__ = ["REFERENCE_CONFIG", "REFERENCE_VERSION", "ImportResult", "import_rollout"]
 
@@ -158,11 +158,11 @@ def _field(text: str, name: str) -> str | None:
 
 def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> ImportResult:
     from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis.llm_run import run_llm
-    from bizsim.analysis.runspec import RunSpec
+    from bizsim.runs.llm_run import run_llm
+    from bizsim.runs.runspec import RunSpec
     from bizsim.simcore.limits import MAX_LINE_CHARS
 
-    from .replay_client import RolloutClient, served_turns
+    from bizsim.analysis.ycbench.replay_client import RolloutClient, served_turns
 
     client = RolloutClient(rollout.episodes, rollout.model)
     # Stop where the recorded run stopped (a longer replay is reported; its client fails past the record).

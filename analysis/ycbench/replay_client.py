@@ -16,7 +16,7 @@ from typing import Any
 from bizsim.agents.llm.errors import FatalModelError
 from bizsim.agents.llm.types import ModelResponse, ToolCall, Usage
 
-from .rollout import Episode, Turn
+from bizsim.analysis.ycbench.rollout import Episode, Turn
 
 __all__ = ["RolloutClient"]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
-from . import plots
-from .metrics import (
+from bizsim.analysis.worlds.startup import plots
+from bizsim.analysis.worlds.startup.metrics import (
     CAUSE_WORDS,
     CAUSES,
     TASK_FIELDS,
@@ -29,7 +29,7 @@ __all__ = [
 
 
 def _extractor() -> Any:
-    from .extract import StartupExtractor
+    from bizsim.analysis.worlds.startup.extract import StartupExtractor
 
     return StartupExtractor()
 
@@ -37,7 +37,7 @@ def _extractor() -> Any:
 def _report(ctx: ReportContext) -> None:
     from bizsim.analysis import plots
 
-    from . import plots as startup_plots
+    from bizsim.analysis.worlds.startup import plots as startup_plots
 
     doc, ok, by = ctx.doc, ctx.runs, ctx.by
     doc.figure(plots.per_seed_trajectories(ctx.series, ok, "month_end_funds_cents", by),

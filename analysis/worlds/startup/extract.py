@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from bizsim.analysis._extract import compact_json
+from bizsim.runs._extract import compact_json
 from bizsim.models.startup.state import DOMAINS
 from bizsim.simcore.summation import plain_sum
 

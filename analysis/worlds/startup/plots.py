@@ -7,7 +7,7 @@ from typing import Any
 
 from bizsim.analysis import plots
 
-from .metrics import CAUSE_WORDS, CAUSES, failure_cause_counts
+from bizsim.analysis.worlds.startup.metrics import CAUSE_WORDS, CAUSES, failure_cause_counts
 
 __all__ = ["failure_causes"]
 

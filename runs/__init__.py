@@ -1,0 +1,47 @@
+"""The run: its spec, the run directory and its record, one run path, live episodes, sweeps, verify and forks.
+
+Names are imported on first use, so ``from bizsim.runs import run_episode`` loads neither the LLM agent nor
+pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bizsim.runs.episode import TERMINAL_REASONS, EpisodeResult, run_episode
+    from bizsim.runs.llm_run import LLMRunResult, resume_llm, run_llm, run_llm_episodes
+    from bizsim.runs.pipeline import execute
+    from bizsim.runs.rundir import read_command_log, write_run_dir
+    from bizsim.runs.runspec import RunSpec
+    from bizsim.runs.store import Results, compact, load
+    from bizsim.runs.sweep import SweepSummary, grid, sweep
+
+__all__ = [
+    "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
+    "run_episode", "run_llm", "run_llm_episodes", "write_run_dir",
+    "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
+]
+
+# The function shadows the module of the same name, as an eager import does; a lazy one would not.
+from bizsim.runs.sweep import sweep  # noqa: E402
+
+_WHERE = {
+    "TERMINAL_REASONS": "episode", "EpisodeResult": "episode", "run_episode": "episode",
+    "execute": "pipeline", "LLMRunResult": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
+    "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
+    "Results": "store", "compact": "store", "load": "store",
+    "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bizsim.runs' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"bizsim.runs.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

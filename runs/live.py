@@ -1,0 +1,600 @@
+"""A live episode: a registered world played from outside, one call at a time, recorded as it goes.
+
+Every surface that lets an outside agent play (the MCP server, ``bizsim serve``/``do``/the ``yc-bench`` shim,
+Inspect tasks) sits on :class:`LiveEpisode`. It opens a world of the registry (third-party ones too) on a preset,
+seed and config overrides, answers one command line (:meth:`LiveEpisode.call_line`, :meth:`~LiveEpisode.call_argv`)
+or one tool call (:meth:`~LiveEpisode.call_tool`) at a time through the kernel's
+:class:`~bizsim.simcore.driver.Driver`, and records each call into an ordinary run directory before answering it:
+
+- ``config.toml`` is written when the episode opens;
+- the new records of ``trajectory.jsonl`` and ``commands.jsonl`` are appended after each call;
+- ``result.json`` is then replaced whole (:class:`~bizsim.simcore.files.SwappedFile`: the next version is written
+  beside it and renamed over it), compact while the episode is open, indented once it is closed.
+
+So after every answered call, after the client went away and after the process was killed between two calls,
+the directory holds the run up to the last answered call and ``bizsim verify DIR`` passes on it. (A kill that
+lands inside the writes of one call, some microseconds, can leave that call's log lines without the
+``result.json`` that counts them: the call was never answered; ``verify`` then reports the difference.)
+``result.json`` is a baseline run's (``agent`` is the surface's name) plus ``live``: the surface, the clients
+that reported themselves, counters, budgets, usage, overrides, metadata, and ``open``.
+
+A call's :class:`CallOutcome` carries its exit status as YC-Bench's command line exits: 0 it ran, 1 the world
+refused it, 2 nothing ran (not a command, bad arguments, too long, a hidden command, the episode is over).
+
+Budgets and refusals are the LLM harness's: a turn is one call here (the client's model calls are not seen);
+``max_turns`` (default: the world config's ``max_turns`` when it has one), ``max_tokens_total`` and
+``max_cost_usd`` for what the client reports with :meth:`LiveEpisode.report_usage`; a budget reached ends the
+episode (status ``error``, ``terminal_detail`` names it) as it ends an LLM run. Hidden commands, a world's daily
+action budget and the end of the episode are the world's own refusals. Agent text is hostile: a call longer than
+:data:`~bizsim.simcore.limits.MAX_CALL_CHARS` is refused before it reaches the world; client names are cut to
+:data:`~bizsim.simcore.limits.MAX_CLIENT_NAME_CHARS`.
+
+Calls are serialised (a lock): any number of threads may call one episode.
+
+>>> import tempfile
+>>> with LiveEpisode("startup", "default", 1, out=tempfile.mkdtemp(), surface="doc") as ep:
+...     ep.call_line("company status").status, ep.call_line("task accept --task-id nope").status
+(0, 1)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Self
+
+import attrs
+from bizsim.simcore.config import config_to_dict, dump_toml
+from bizsim.simcore.driver import Driver
+from bizsim.simcore.errors import CommandError, ConfigError
+from bizsim.simcore.files import SwappedFile, write_text_atomic
+from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTORY
+from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS
+from bizsim.simcore.registry import world_spec
+from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.world import Status, World, scalar_text
+
+from bizsim.runs.episode import TERMINAL_REASONS
+from bizsim.runs.record import RunRecord
+from bizsim.runs.rundir import _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
+from bizsim.runs.runspec import RunSpec, world_config
+
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "LiveEpisode"]
+
+#: A call that ran (exit status 0, as the reference's CLI exits).
+EXIT_OK = 0
+#: A command the world refused (``{"error", "hint"}``; exit status 1, as the reference's CLI prints an error).
+EXIT_REFUSED = 1
+#: A call that ran nothing: not a command, bad arguments, too long, or the episode is over (exit status 2, usage).
+EXIT_USAGE = 2
+#: Distinct clients recorded in ``result.json`` (a shell session may see many); later ones are counted only.
+_MAX_CLIENTS = 16
+#: Distinct clients past those counted in ``other_clients``; past this many the count stays (memory is bounded).
+_MAX_OTHER_CLIENTS = 10_000
+
+
+@attrs.frozen
+class Budgets:
+    """What an outside agent may spend in one episode; ``None`` is no limit.
+
+    Args:
+        max_turns: calls answered (a turn is one call on these surfaces). ``None`` takes the world config's
+            ``max_turns`` when it has one.
+        max_tokens_total: prompt plus completion tokens the client reported (:meth:`LiveEpisode.report_usage`).
+        max_cost_usd: dollars the client reported.
+        max_call_chars: the longest command line, or tool arguments as JSON text, passed to the world.
+    """
+
+    max_turns: int | None = None
+    max_tokens_total: int | None = None
+    max_cost_usd: float | None = None
+    max_call_chars: int = MAX_CALL_CHARS
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("max_turns", "max_tokens_total"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{name}(={value!r}) must be an integer >= 1 (or unset)")
+        cost = self.max_cost_usd
+        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0):
+            raise ConfigError(f"max_cost_usd(={self.max_cost_usd!r}) must be a number >= 0 (or unset)")
+        if isinstance(self.max_call_chars, bool) or not isinstance(self.max_call_chars, int) or not (
+                16 <= self.max_call_chars <= MAX_CALL_CHARS):
+            raise ConfigError(f"max_call_chars(={self.max_call_chars!r}) must lie in [16, {MAX_CALL_CHARS:,}]")
+
+
+@attrs.frozen
+class CallOutcome:
+    """One answered call.
+
+    Attributes:
+        result: the JSON object answered: the command's result, the advance command's report, a help text as
+            ``{"help": ...}``, or ``{"error", "hint"?}``; the same objects every other surface answers.
+        status: :data:`EXIT_OK` (it ran), :data:`EXIT_REFUSED` (the world refused it) or :data:`EXIT_USAGE`
+            (nothing ran), as the reference's command line exits.
+        command: the command's name (``task accept``) when the line or tool named one, else ``None``.
+        advanced: the call was the advance command and moved the clock.
+        done: the episode has ended (after this call).
+    """
+
+    result: dict[str, Any]
+    status: int
+    command: str | None
+    advanced: bool
+    done: bool
+
+    @property
+    def ok(self) -> bool:
+        """True when the call ran (status 0)."""
+        return self.status == EXIT_OK
+
+    def text(self) -> str:
+        """The result as compact JSON text, as the LLM harness puts it in a tool message."""
+        return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+class LiveEpisode:
+    """One recorded episode of a registered world, driven from outside one call at a time.
+
+    Args:
+        world: a registered world name or versioned id (``startup``, ``startup-v1``, a third-party world).
+        preset: a preset name of that world, or a ``.toml`` config file.
+        seed: the world seed.
+        out: the run directory to record into (created; must not hold a run unless ``overwrite``).
+        overrides: config values laid over the preset (``{"initial_funds_cents": 10_000_000}``).
+        surface: who drives the episode (``mcp``, ``shell``, ``inspect``), recorded in ``result.json``.
+        agent: the ``agent`` column of the run (default: the surface's name).
+        budgets: the episode's :class:`Budgets`.
+        overwrite: replace a finished run already in ``out`` (an LLM run, or a live episode still open, never).
+        fsync: also ``fsync`` the logs after every call (survives power loss, not just a kill; slower).
+        metadata: JSON-able facts about the run kept in ``result.json`` under ``live.metadata`` (an Inspect
+            sample's id, the harness's log); :meth:`add_metadata` adds more later.
+
+    Raises:
+        ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
+            episode), or one that cannot be written.
+    """
+
+    def __init__(
+        self,
+        world: str,
+        preset: str = "default",
+        seed: int = 1,
+        *,
+        out: str | Path,
+        overrides: Mapping[str, Any] | None = None,
+        surface: str = "python",
+        agent: str | None = None,
+        budgets: Budgets | None = None,
+        overwrite: bool = False,
+        fsync: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.spec = RunSpec(world, preset, agent or surface, seed, overrides=dict(overrides or {}))
+        self.surface = str(surface)
+        self.root = make_output_dir(out)
+        self._lock = threading.RLock()
+        self._started = time.perf_counter()
+        self._lockfile = _hold(self.root / LIVE_LOCK)
+        try:
+            check_run_dir_free(self.root, overwrite=overwrite)
+            self.world: World = world_spec(self.spec.world).make(world_config(self.spec), self.spec.seed)
+            self.driver = Driver(self.world)
+            self.budgets = budgets or Budgets()
+            self.max_turns = self.budgets.max_turns if self.budgets.max_turns is not None else getattr(
+                self.world.config, "max_turns", None)
+            self.fsync = fsync
+            self.calls = self.refused = self.not_run = self.advances = 0
+            self.prompt_tokens = self.completion_tokens = 0
+            self.cost_usd: float | None = None
+            self.clients: list[dict[str, str | None]] = []
+            self._others: set[tuple[str | None, str | None]] = set()
+            self.metadata: dict[str, Any] = {}
+            self.add_metadata(**dict(metadata or {}))
+            self.stopped: str | None = None  # why the surface ended the episode (a budget, the client leaving)
+            self.closed = False
+            self._written = 0  # trajectory records already in trajectory.jsonl
+            self._command_count = 0  # command records among them
+            write_text_atomic(self.root / CONFIG, dump_toml(config_to_dict(self.world.config)))
+            _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
+            self._trajectory = (self.root / TRAJECTORY).open("w", encoding="utf-8")
+            self._commands = (self.root / COMMANDS).open("w", encoding="utf-8")
+            self._result = SwappedFile(self.root / RESULT)
+            self._record()
+        except BaseException:
+            self._lockfile.close()
+            raise
+
+    # -- what the agent reads ---------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True once the episode has ended (the world's end, a budget, or :meth:`close`)."""
+        return self.world.done or self.stopped is not None or self.closed
+
+    @property
+    def advance_command(self) -> str:
+        """The command that moves the clock (``sim resume``, ``task_done``...)."""
+        return self.world.advance_command
+
+    def tools(self) -> list[dict[str, Any]]:
+        """OpenAI-style function declarations of the world's visible commands, the advance command included.
+
+        Each is ``{"type": "function", "function": {"name", "description", "parameters"}}``; the name is the
+        command's tool name (``task_accept``), the parameters the JSON schema derived from its declaration.
+        """
+        return self.world.commands.tool_schemas()
+
+    def command_help(self, name: str) -> str:
+        """A command's usage and one line per argument (``name`` as a command or tool name)."""
+        spec = self.world.commands.by_name.get(name) or self.world.commands.by_tool_name(name)
+        return spec.help_text()
+
+    def system_prompt(self) -> str:
+        """The world's system prompt (else its role line and command list), as the text drivers show it."""
+        from bizsim.runs.observation import prompt_text
+
+        return prompt_text(self.world)
+
+    def rules(self) -> str:
+        """The episode's rules as Markdown: the world, its budgets, the advance command and every command's help."""
+        lines = [
+            f"# {self.world.benchmark_id}, preset {self.preset_label}, seed {self.spec.seed}", "",
+            f"Time moves only with `{self.advance_command}`; every other command takes no simulated time.",
+            "A refused command changes nothing and answers {\"error\", \"hint\"}.",
+            f"Budgets: {self._budget_text()}.", "", "## Commands", "",
+        ]
+        for spec in self.world.commands.visible():
+            lines += ["```text", spec.help_text(), "```", ""]
+        return "\n".join(lines)
+
+    def observation(self) -> dict[str, Any]:
+        """What the agent sees at a decision point without issuing a command."""
+        with self._lock:
+            return self.world.observation()
+
+    @property
+    def preset_label(self) -> str:
+        """The preset as ``result.json`` names it: its name, or ``custom`` with overrides."""
+        return self.spec.preset if not self.spec.overrides else "custom"
+
+    # -- who plays -----------------------------------------------------------
+    def set_client(self, name: Any, version: Any = None) -> None:
+        """Record who plays, as the client reports itself (MCP ``clientInfo``, ``BIZSIM_CLIENT``); text is cut."""
+        entry = {"name": _clip(name), "version": None if version is None else _clip(version)}
+        with self._lock:
+            if entry in self.clients:
+                return
+            if len(self.clients) >= _MAX_CLIENTS:
+                if len(self._others) < _MAX_OTHER_CLIENTS:
+                    self._others.add((entry["name"], entry["version"]))
+            else:
+                self.clients.append(entry)
+            if not self.closed:
+                self._write_result()
+
+    def add_metadata(self, **facts: Any) -> None:
+        """Keep JSON-able facts in ``result.json`` (``live.metadata``), e.g. ``add_metadata(sample_id="s1")``.
+
+        Raises:
+            ConfigError: a value is not JSON data.
+        """
+        try:
+            facts = json.loads(json.dumps(facts, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"metadata must be JSON data: {exc}") from None
+        with self._lock:
+            self.metadata.update(facts)
+            if getattr(self, "_result", None) is not None and not self.closed:
+                self._write_result()
+
+    def report_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None) -> None:
+        """Add what the client's model spent (when the client reports it); a budget reached ends the episode.
+
+        Raises:
+            ConfigError: a token count that is not an integer from 0 to ``MAX_REPORTED_TOKENS``, or a cost that is
+                not a finite number of dollars from 0 to ``MAX_REPORTED_COST_USD`` (nothing is added then).
+        """
+        for label, n in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens)):
+            if type(n) is not int or not 0 <= n <= MAX_REPORTED_TOKENS:
+                raise ConfigError(f"{label} must be an integer from 0 to {MAX_REPORTED_TOKENS:,}, got {_clip(n)}")
+        if cost_usd is not None and (isinstance(cost_usd, bool) or not isinstance(cost_usd, (int, float))
+                                     or not 0.0 <= cost_usd <= MAX_REPORTED_COST_USD):  # NaN fails the range too
+            raise ConfigError(f"cost_usd must be a number of dollars from 0 to {MAX_REPORTED_COST_USD:,.0f}, "
+                              f"got {_clip(cost_usd)}")
+        with self._lock:
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
+            if cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + float(cost_usd)
+            if not self.closed:
+                self._settle_budgets(ran=False)
+
+    # -- calls -------------------------------------------------------------
+    def call_line(self, line: Any) -> CallOutcome:
+        """Run one command line (``market browse --limit 5``; a leading ``yc-bench`` is dropped).
+
+        ``... --help`` answers the help text without running anything, as a command-line program does.
+        """
+        line = _clean(line)
+        with self._lock:
+            refused = self._precheck(line if isinstance(line, str) else None, "A command line must be text.")
+            if refused is not None:
+                return refused
+            help_text = self.world.commands.help_for(line)
+            if help_text is not None:
+                return self._answer({"help": help_text}, EXIT_OK, None, advanced=False, ran=False)
+            try:
+                spec, _ = self.world.commands.parse(line)
+            except CommandError:
+                spec = None  # the world refuses it too, and records the refusal: a replay refuses it again
+            if spec is not None and spec.hidden:
+                # A built-in agent's command: refused here, since a replay (which may issue them) would run it.
+                return self._not_run(f"Unknown command '{spec.name}'.", self.world.commands.suggest(spec.name))
+            usage = spec is None
+            before = self.world.now_us
+            result = self.driver.send(line)
+            return self._settle(result, None if usage or spec is None else spec, usage, before)
+
+    def call_argv(self, argv: Sequence[str]) -> CallOutcome:
+        """Run one command given as words (``["task", "accept", "--task-id", "Task-42"]``), as a program gets its
+        argv: each word is one argument, whatever quotes or spaces it holds (no shell ever reads it)."""
+        if isinstance(argv, str) or not all(isinstance(w, str) for w in argv):
+            return self.call_line(None)
+        return self.call_line(shlex.join(list(argv)))
+
+    def call_tool(self, name: Any, arguments: Mapping[str, Any] | str | None = None) -> CallOutcome:
+        """Run one tool call: a tool name from :meth:`tools` and its arguments (a JSON object, or its text)."""
+        name, arguments = _clean(name), _clean(arguments)
+        with self._lock:
+            if isinstance(arguments, str):
+                text = arguments
+            else:
+                try:
+                    text = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+                except (TypeError, ValueError, RecursionError):
+                    text = None
+            refused = self._precheck(text, "Tool arguments must be one JSON object.")
+            if refused is not None:
+                return refused
+            if isinstance(arguments, str):
+                try:
+                    arguments = _clean(loads_untrusted(arguments)) if arguments.strip() else {}
+                except (ValueError, RecursionError) as exc:
+                    return self._not_run(f"The tool arguments are not valid JSON: {exc}.", "Send one JSON object.")
+            if arguments is not None and not isinstance(arguments, Mapping):
+                return self._not_run(f"Tool arguments must be a JSON object, got {type(arguments).__name__}.",
+                                     "Send one JSON object.")
+            try:
+                spec = self.world.commands.by_tool_name(name) if isinstance(name, str) else None
+            except CommandError:
+                spec = None
+            if spec is not None and spec.hidden:
+                return self._not_run(f"Unknown tool '{name}'.", self.world.commands.suggest(spec.name))
+            before = self.world.now_us
+            result = self.driver.send_tool(name if isinstance(name, str) else repr(name), dict(arguments or {}))
+            usage = spec is None or (isinstance(result, dict) and "error" in result and
+                                                     self._bind_fails(spec, arguments))
+            return self._settle(result, None if usage else spec, usage, before)
+
+    # -- the end -------------------------------------------------------------
+    def close(self, detail: str | None = None) -> dict[str, Any]:
+        """End the episode for this surface (the client went away, the server stops) and write it a last time.
+
+        A world still running keeps its state (``terminal_reason`` ``agent_stopped``; ``detail`` says why). Safe
+        to call twice. Returns what ``result.json`` holds.
+        """
+        with self._lock:
+            if not self.closed:
+                if self.stopped is None and not self.world.done and detail:
+                    self.stopped = _clip(detail)
+                self.closed = True
+                self._result.close(self._result_text())
+                self._trajectory.close()
+                self._commands.close()
+                self._lockfile.close()
+            return self.result()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close("closed")
+
+    def result(self) -> dict[str, Any]:
+        """What ``result.json`` holds now: the run's figures (as a baseline run's), plus ``live``."""
+        with self._lock:
+            return self.record().to_dict()
+
+    # -- inside --------------------------------------------------------------
+    def _precheck(self, text: str | None, wrong_type: str) -> CallOutcome | None:
+        if self.closed:
+            return self._not_run("The episode is closed.", "Start a new episode.", record=False)
+        if self.done:
+            detail = self.world.terminal_detail or self.stopped
+            status = self.world.status.value + (f": {detail}" if detail else "")
+            # Not counted either: the episode's figures stay those of its end.
+            return self._not_run(f"The episode has ended ({status}).", "Start a new episode.", record=False)
+        if text is None:
+            return self._not_run(wrong_type, "Try 'help'.")
+        if len(text) > self.budgets.max_call_chars:
+            return self._not_run(f"The call is {len(text):,} characters long; the limit is "
+                                 f"{self.budgets.max_call_chars:,}.", "Send shorter arguments.")
+        return None
+
+    @staticmethod
+    def _bind_fails(spec: Any, arguments: Any) -> bool:
+        try:
+            spec.bind_json(arguments)
+        except CommandError:
+            return True
+        return False
+
+    def _not_run(self, message: str, hint: str, *, record: bool = True) -> CallOutcome:
+        """A call refused before the world saw it: nothing changed, nothing to replay; only counted."""
+        if record:
+            self.calls += 1
+            self.not_run += 1
+            self._settle_budgets(ran=False)
+        return CallOutcome({"error": message, "hint": hint}, EXIT_USAGE, None, False, self.done)
+
+    def _settle(self, result: dict[str, Any], spec: Any, usage: bool, before: int) -> CallOutcome:
+        failed = isinstance(result, dict) and "error" in result
+        status = EXIT_USAGE if usage else EXIT_REFUSED if failed else EXIT_OK
+        advanced = spec is not None and spec.advances and not failed
+        return self._answer(result, status, None if spec is None else spec.name, advanced=advanced, ran=True,
+                            moved=self.world.now_us != before)
+
+    def _answer(self, result: dict[str, Any], status: int, command: str | None, *, advanced: bool, ran: bool,
+                moved: bool = False) -> CallOutcome:
+        self.calls += 1
+        if status == EXIT_REFUSED:
+            self.refused += 1
+        elif status == EXIT_USAGE:
+            self.not_run += 1
+        if advanced or moved:
+            self.advances += 1
+        self._settle_budgets(ran=ran)
+        return CallOutcome(result, status, command, advanced, self.done)
+
+    def _settle_budgets(self, *, ran: bool) -> None:
+        """Check the budgets and write what changed: the world's new records when it ran or a budget ended it."""
+        if self._check_budgets() or ran:
+            self._record()
+        else:
+            self._write_result()
+
+    def _check_budgets(self) -> bool:
+        """End the episode as the LLM harness ends a run: the world is aborted with the budget's name.
+
+        Returns:
+            whether a budget ended it now (its ``episode_end`` record is then still to be written).
+        """
+        if self.world.done or self.stopped is not None:
+            return False
+        reason = None
+        if self.max_turns is not None and self.calls >= self.max_turns:
+            reason = f"the episode reached max_turns={self.max_turns}", "max_turns"
+        elif self.budgets.max_tokens_total is not None and (
+                self.prompt_tokens + self.completion_tokens >= self.budgets.max_tokens_total):
+            reason = f"used {self.prompt_tokens + self.completion_tokens} tokens", "max_tokens_total"
+        elif self.budgets.max_cost_usd is not None and self.cost_usd is not None and (
+                self.cost_usd >= self.budgets.max_cost_usd):
+            reason = f"spent ${self.cost_usd:.4f}", "max_cost_usd"
+        if reason is None:
+            return False
+        self.stopped = reason[1]
+        self.world.abort(reason[1])
+        return True
+
+    def _record(self) -> None:
+        """Append the new trajectory records and commands, then rewrite ``result.json``."""
+        traj = self.world.trajectory
+        new = traj.to_jsonl(self._written)
+        if new:
+            log = self.world.command_log(self._written)
+            lines = command_log_jsonl(log)
+            self._written = len(traj)
+            self._command_count += len(log)
+            _append(self._trajectory, new, self.fsync)
+            if lines:
+                _append(self._commands, lines, self.fsync)
+        self._write_result()
+
+    def _write_result(self) -> None:
+        self._result.write(self._result_text())
+
+    def _result_text(self) -> str:
+        # Indented once closed, as every run's; compact while open (the indenting encoder is pure Python: ~1 ms).
+        return self.record().to_json(indent=2 if self.closed else None)
+
+    def record(self) -> RunRecord:
+        """The typed record ``result.json`` holds now: a baseline run's, plus ``live``."""
+        w = self.world
+        return RunRecord(
+            world=w.name, benchmark_id=w.benchmark_id, preset=self.preset_label, seed=self.spec.seed,
+            agent=self.spec.agent, agent_options={}, terminal_reason=TERMINAL_REASONS[w.status],
+            bankrupt=w.status is Status.BANKRUPT, turns=self.calls, commands=self._command_count, summary=w.summary(),
+            terminal_detail=w.terminal_detail if w.done else self.stopped,
+            live={
+                "surface": self.surface, "clients": list(self.clients), "other_clients": len(self._others),
+                "calls": self.calls, "refused_calls": self.refused, "calls_not_run": self.not_run,
+                "advances": self.advances, "open": not self.closed,
+                "budgets": {"max_turns": self.max_turns, "max_tokens_total": self.budgets.max_tokens_total,
+                            "max_cost_usd": self.budgets.max_cost_usd, "max_call_chars": self.budgets.max_call_chars},
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                          "cost_usd": self.cost_usd},
+                "overrides": self.spec.overrides, "metadata": self.metadata,
+            },
+            wall_s=round(time.perf_counter() - self._started, 6),
+        )
+
+    def _budget_text(self) -> str:
+        parts = [f"{self.max_turns} calls" if self.max_turns is not None else "no call limit"]
+        if self.budgets.max_tokens_total is not None:
+            parts.append(f"{self.budgets.max_tokens_total} tokens")
+        if self.budgets.max_cost_usd is not None:
+            parts.append(f"${self.budgets.max_cost_usd}")
+        parts.append(f"calls up to {self.budgets.max_call_chars:,} characters")
+        return ", ".join(parts)
+
+
+def _clean(value: Any) -> Any:
+    """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as U+FFFD,
+    in text, keys and nested values, as the world cleans a command line."""
+    if isinstance(value, str):
+        return scalar_text(value)
+    if isinstance(value, Mapping):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _clip(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:MAX_CLIENT_NAME_CHARS]
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _append(fh: IO[str], text: str, fsync: bool) -> None:
+    fh.write(text)
+    fh.flush()
+    if fsync:
+        os.fsync(fh.fileno())
+
+
+class _Held:
+    """An exclusive lock on a file, held while the object lives (released by :meth:`close` or by the process's end,
+    a kill included: the kernel drops it)."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self.fh = fh
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.fh.close()
+
+
+def _hold(path: Path) -> _Held:
+    """Take ``path``'s lock, or refuse: another live episode records into this directory."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
+    fh = os.fdopen(fd, "r+", encoding="utf-8")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = fh.read(32).strip()
+        fh.close()
+        raise ConfigError(f"{str(path.parent)!r} is recording a live episode already (process {holder or '?'} holds "
+                          f"{LIVE_LOCK}); choose another directory") from None
+    fh.truncate(0)
+    fh.write(f"{os.getpid()}\n")  # who holds it, for the message above and for whoever must stop it
+    fh.flush()
+    return _Held(fh)

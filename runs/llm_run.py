@@ -1,0 +1,468 @@
+"""LLM runs: a run directory that loses nothing, resuming, and many runs at once.
+
+A run directory holds ``run.json`` (the full spec, no secrets), then, as the
+run goes, ``llm_calls.jsonl`` (every model call) and ``agent_commands.jsonl``
+(every command), and at the end the usual ``config.toml``,
+``commands.jsonl``, ``trajectory.jsonl`` and ``result.json``. Resuming
+rebuilds the world from the spec, replays the recorded answers without
+calling the model, and goes on live: the result equals an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
+from bizsim.agents.llm.client import ModelClient
+from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
+from bizsim.models import world_class
+from bizsim.simcore.config import config_to_dict
+from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
+from bizsim.simcore.registry import world_spec
+from bizsim.simcore.summation import plain_sum
+from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.watch import watch
+from bizsim.simcore.world import World
+
+from bizsim.runs.episode import EpisodeResult, run_episode
+from bizsim.runs.record import RunRecord
+from bizsim.runs.rundir import check_run_dir_free, make_output_dir, write_run_dir
+from bizsim.runs.runspec import RunSpec, world_config
+
+__all__ = [
+    "RUN_OPTIONS", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
+    "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes", "split_sweep_options",
+]
+
+#: 2: ``spec`` is a :class:`RunSpec` (1: the former LLM-only spec, still read).
+_SPEC_VERSION = 2
+#: Who prices, judges and pays freelance work: the offline rule, or the agent's model.
+AUDITORS = ("deterministic", "llm")
+
+
+def llm_settings(spec: RunSpec) -> tuple[LLMAgentConfig, str, int]:
+    """An LLM run's agent config, its world's auditor and its episode cap, read from the spec (checked).
+
+    The agent options hold the agent's settings and, as sweep grids give them, the run's own
+    (:data:`RUN_OPTIONS`): ``auditor`` and ``max_episodes``.
+    """
+    if spec.agent != "llm":
+        raise ConfigError(f"agent {spec.agent!r} is not the llm agent")
+    options, settings = split_sweep_options(spec.agent_options)
+    episodes = int(settings.get("max_episodes", spec.max_episodes))
+    if spec.max_episodes != 1 and episodes != spec.max_episodes:
+        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {episodes}); give it once")
+    if episodes < 1:
+        raise ConfigError(f"max_episodes(={episodes}) must be >= 1")
+    auditor = settings.get("auditor", "deterministic")
+    if auditor not in AUDITORS:
+        raise ConfigError(f"auditor(={auditor!r}) must be one of {', '.join(AUDITORS)}")
+    if auditor != "deterministic" and "auditor" not in world_spec(spec.world).roles:
+        raise ConfigError(f"auditor(={auditor!r}) sets a world's auditor role; world {spec.world!r} has none")
+    return LLMAgentConfig.from_options(options), auditor, episodes
+
+
+@attrs.frozen
+class LLMRunResult:
+    """An LLM run's outcome: the episode result plus the harness's counters."""
+
+    episode: EpisodeResult
+    terminal_detail: str | None
+    llm: dict
+    run_dir: Path | None
+    replayed_calls: int
+    live_calls: int
+
+    @property
+    def terminal_reason(self) -> str:
+        """``horizon_end``, ``bankruptcy``, ``error``, ..."""
+        return self.episode.terminal_reason
+
+    @property
+    def final_world(self) -> World:
+        """The world of the last episode."""
+        return self.episode.final_world
+
+    def record(self) -> RunRecord:
+        """The typed record ``result.json`` holds: the episode's, with the harness's counters. Its one wall-clock
+        value, ``wall_s``, is the finishing session's (a resumed run's replay included); all else matches between
+        a resumed and an uninterrupted run."""
+        return attrs.evolve(self.episode.record(), terminal_detail=self.terminal_detail, llm=self.llm["total"],
+                            llm_episodes=self.llm["episodes"], llm_roles=self.llm.get("roles") or None)
+
+    def to_dict(self) -> dict:
+        """The JSON object written to ``result.json``."""
+        return self.record().to_dict()
+
+
+def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, Any]] | None) -> dict:
+    """The ``runs`` table's LLM columns from a run's counters: the agent's, and its world's roles' (the auditor's)."""
+    roles = roles or {}
+    costs = [r.get("cost_usd") for r in roles.values()]
+    priced = [c for c in costs if c is not None]
+    return {
+        "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
+        "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
+        "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
+        "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
+    }
+
+
+#: Options of an LLM run in a sweep that set the run, not the agent (run settings, not the agent's).
+RUN_OPTIONS = ("auditor", "max_episodes")
+
+
+def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, dict]:
+    """An LLM run's agent options in a sweep: the agent's own, and the run's settings (:data:`RUN_OPTIONS`).
+
+    ``auditor=llm`` lets the agent's model play the freelance auditor;
+    ``max_episodes`` restarts the run after a bankruptcy (YC-Bench's multi-episode protocol).
+    """
+    own = dict(options)
+    return own, {k: own.pop(k) for k in RUN_OPTIONS if k in own}
+
+
+def _world_options(spec: RunSpec, agent: LLMAgent) -> dict:
+    """World constructor arguments: an LLM auditor plays its roles through the agent's gateway."""
+    config, auditor, _ = llm_settings(spec)
+    if auditor != "llm":
+        return {}
+    return {"auditor": _llm_auditor(spec.world, config, agent.role_client("auditor"))}
+
+
+def _llm_auditor(world: str, config: LLMAgentConfig, client: Any) -> Any:
+    """The world's ``auditor`` role (its registration's ``roles``) played by ``client``."""
+    from bizsim.simcore.registry import load_object
+
+    role = load_object(world_spec(world).roles["auditor"])
+    temperature = config.temperature
+    return role(client, params={} if temperature is None else {"temperature": temperature})
+
+
+def recorded_world_options(path: str | Path, episode: int | None = None) -> dict:
+    """World constructor arguments that rebuild an episode (default: the last) of the LLM run in ``path``.
+
+    A world's own LLM role shaped the run (the freelance auditor priced,
+    judged and paid), so it answers again from the run's ``llm_calls.jsonl``
+    (that episode's calls); no model is called. Check with
+    :func:`check_replayed` once the episode's log is replayed.
+    """
+    from bizsim.agents.llm.recorded import RecordedRoleClient
+
+    spec, _ = load_run_spec(path)
+    config, auditor, _ = llm_settings(spec)
+    if auditor != "llm":
+        return {}
+    if episode is None:
+        episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
+        episode = int(episodes[-1]["episode"])
+    client = RecordedRoleClient.from_run_dir(path, config.model, "auditor", episode)
+    return {"auditor": _llm_auditor(spec.world, config, client)}
+
+
+def check_replayed(world_options: dict) -> None:
+    """Raise :class:`ReplayError` if a rebuilt run left recorded role calls unasked (it went another way)."""
+    client = getattr(world_options.get("auditor"), "client", None)
+    left = getattr(client, "remaining", 0)
+    if left:
+        served = getattr(client, "served", 0)  # a RecordedClient, the only client that has calls remaining
+        raise ReplayError(f"the rebuilt run made {served} auditor calls but the recorded run made "
+                          f"{served + left}: the log does not belong to this run or bizsim's version changed")
+
+
+def _preset(spec: RunSpec) -> Any:
+    """What a world is built from: the preset's name, or its config with the overrides laid over it."""
+    return world_config(spec) if spec.overrides else spec.preset
+
+
+def _world_config(spec: RunSpec) -> dict:
+    world = world_class(spec.world)(_preset(spec), spec.seed)
+    return json.loads(json.dumps(config_to_dict(world.config), default=str))
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for dist in ("bizsim", "litellm", "simpy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def _spec_of(data: Mapping[str, Any]) -> RunSpec:
+    """The run spec a ``run.json`` records: version 2 holds a :class:`RunSpec`, version 1 the older LLM-only spec."""
+    version = data.get("spec_version")
+    spec = data.get("spec")
+    if not isinstance(spec, Mapping) or version not in (1, _SPEC_VERSION):
+        raise ConfigError(f"{RUN_SPEC} has spec_version {version!r} and spec {type(spec).__name__}; "
+                          f"this bizsim reads versions 1 and {_SPEC_VERSION}")
+    if version == _SPEC_VERSION:
+        return RunSpec.from_dict(spec, recorded=True)
+    options = dict(spec.get("agent") or {})
+    if spec.get("auditor", "deterministic") != "deterministic":
+        options["auditor"] = spec["auditor"]
+    return RunSpec(spec["world"], spec["preset"], "llm", spec["seed"], agent_options=options,
+                   max_episodes=spec.get("max_episodes", 1))
+
+
+def load_run_spec(path: str | Path) -> tuple[RunSpec, dict]:
+    """The spec of an LLM run directory, and the whole ``run.json``."""
+    p = Path(path, RUN_SPEC)
+    if not p.exists() and not p.is_symlink():
+        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}")
+    try:
+        data = loads_untrusted(read_text_file(p, RUN_SPEC, MAX_CONFIG_FILE_BYTES))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{str(p)!r} is not JSON ({exc.msg}, line {exc.lineno}); the run directory was damaged") from None
+    if not isinstance(data, dict) or data.get("kind") != "llm":
+        kind = data.get("kind") if isinstance(data, dict) else None
+        raise ConfigError(f"{str(p)!r} does not describe an LLM run (kind {kind!r}); only LLM runs resume")
+    if not isinstance(data.get("resumes", []), list):
+        raise ConfigError(f"{str(p)!r} has resumes of type {type(data['resumes']).__name__}, not a list")
+    try:
+        return _spec_of(data), data
+    except ConfigError as exc:
+        raise ConfigError(f"{str(p)!r}: {exc}") from None
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise ConfigError(f"{str(p)!r} is not a run spec bizsim wrote: {type(exc).__name__}: {exc}") from None
+
+
+def run_llm(
+    spec: RunSpec,
+    *,
+    out: str | Path | None = None,
+    client: ModelClient | None = None,
+    api_key: str | None = None,
+    resume: bool = False,
+    preflight: bool = False,
+    limiter: EndpointLimiter | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    on_stop: Callable[[Any], None] | None = None,
+    probe: Callable[[Any], None] | None = None,
+    on_agent: Callable[[LLMAgent], None] | None = None,
+) -> LLMRunResult:
+    """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
+
+    Args:
+        spec: world, preset (and overrides), seed and episodes; agent ``llm`` with the agent's settings
+            (:class:`~bizsim.agents.llm.LLMAgentConfig` fields) as agent options.
+        out: the run directory (``run.json`` and the call log are written as the run goes).
+        client: a model client (default: litellm, from the spec).
+        api_key: a key held in memory only (prefer the ``api_key_env`` option).
+        resume: continue the run recorded in ``out``.
+        preflight: make one cheap live call first and fail fast if it fails.
+        limiter: per-endpoint concurrency limit shared with other runs.
+        sleep: how to wait between retries.
+        on_stop: called with the world at every decision point.
+        probe: called with the world each time the agent hands time back (a sweep's extraction watches the run
+            as it happens, so its record needs no replay).
+        on_agent: called with the agent once it is built (the viewer reads its memory at each model call).
+
+    Raises:
+        PreflightError: the pre-flight call failed.
+        ReplayError: the recorded answers do not fit this run any more.
+    """
+    config, _, episodes = llm_settings(spec)
+    out = Path(out) if out is not None else None
+    if resume and out is None:
+        raise ConfigError("resuming needs the run directory (out=...)")
+    world_config = _world_config(spec)
+    if out is not None:
+        spec_file = out / RUN_SPEC
+        if resume:
+            before, recorded = load_run_spec(out)
+            if (before.world, before.seed, llm_settings(before)) != (spec.world, spec.seed, llm_settings(spec)):
+                raise ConfigError(f"{str(out)!r} holds another run ({before.world}, seed {before.seed}, agent settings "
+                                  f"{before.agent_options}); it cannot be resumed as this one")
+            if recorded.get("world_config") != world_config:
+                raise ConfigError(
+                    f"preset {spec.preset_label!r} no longer gives the world config recorded in {str(spec_file)!r}; "
+                    "the run cannot be resumed"
+                )
+            recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(read_jsonl(out / LLM_CALLS))})
+            write_json_atomic(spec_file, recorded)
+        else:
+            if spec_file.exists():
+                raise ConfigError(f"{str(out)!r} already holds a run; resume it with --resume or choose another --out")
+            check_run_dir_free(out)  # nor a baseline's run
+            created = not out.exists()
+            make_output_dir(out)
+    try:
+        agent = LLMAgent(config, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter,
+                         sleep=sleep)
+    except BaseException:
+        if out is not None and not resume:
+            _unstarted(out, created)
+        raise
+    if on_agent is not None:
+        on_agent(agent)
+    try:
+        if out is not None and not resume:
+            fresh = world_class(spec.world)(_preset(spec), spec.seed)
+            write_json_atomic(out / RUN_SPEC, {
+                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "agent": config.to_dict(),
+                "benchmark_id": fresh.benchmark_id, "protocol": agent.settings(fresh), "world_config": world_config,
+                "versions": _versions(), "started_at": _now(), "resumes": [],
+            })
+        if preflight:
+            try:
+                agent.preflight()
+            except BaseException:
+                if out is not None and not resume:
+                    agent.close()
+                    _unstarted(out, created)
+                raise
+        played = agent if probe is None else watch(agent, before=probe, name="llm")
+        if spec.start is not None:  # a fork: one episode on the world its snapshot restores
+            if _world_options(spec, agent):
+                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
+            episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
+                                  fork=spec.origin)
+        else:
+            episode = run_episode(
+                spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
+                world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
+            )
+    finally:
+        agent.close()
+    result = LLMRunResult(
+        # A turn of an LLM run is a model call (YC-Bench's turns_completed), not a decision point.
+        episode=attrs.evolve(episode, agent="llm", agent_options=config.to_dict(), turns=agent.total.turns),
+        terminal_detail=agent.episodes[-1]["terminal_detail"] if agent.episodes else episode.final_world.terminal_detail,
+        llm=agent.stats_dict(),
+        run_dir=out,
+        replayed_calls=agent.gateway.replayed,
+        live_calls=agent.gateway.live,
+    )
+    if out is not None:
+        write_run_dir(out, result.episode, result.record())
+    return result
+
+
+def _unstarted(out: Path, created: bool) -> None:
+    """Take back what a run that never started wrote (its spec and empty logs), so no half run directory stays."""
+    for name in (RUN_SPEC, LLM_CALLS, AGENT_COMMANDS):
+        (out / name).unlink(missing_ok=True)
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()  # only when empty: a preflight record or the user's files keep it
+
+
+def resume_llm(
+    path: str | Path, *, confirm_endpoint: tuple[str | None, str | None] | None = None, **kwargs: Any
+) -> LLMRunResult:
+    """Continue the run in ``path``: replay its recorded answers, then go on live.
+
+    The final result equals the uninterrupted run's; the model is called only
+    for turns that were not recorded. A run that names its own endpoint or key
+    variable is resumed with the default client only when ``confirm_endpoint``
+    repeats both, ``(api_base, api_key_env)``: ``run.json`` alone is not trusted.
+    """
+    spec, _ = load_run_spec(path)
+    if kwargs.get("client") is None:
+        _check_endpoint(path, spec, confirm_endpoint)
+    return run_llm(spec, out=path, resume=True, **kwargs)
+
+
+def _check_endpoint(path: str | Path, spec: RunSpec, confirmed: tuple[str | None, str | None] | None) -> None:
+    """Refuse to send a key to an endpoint that only ``run.json`` names, unless the caller names the same.
+
+    A run directory can be edited by anyone who can write it: an edited endpoint and key variable would send
+    the value of another environment variable to another host.
+    """
+    config = llm_settings(spec)[0]
+    recorded = (config.api_base, config.api_key_env)
+    if recorded == (None, None) or confirmed == recorded:
+        return
+    named = [(flag, _shown(v)) for flag, v in zip(("--api-base", "--api-key-env"), recorded) if v is not None]
+    says = " and ".join(f"{flag} {value}" for flag, value in named)
+    raise ConfigError(
+        f"{str(Path(path, RUN_SPEC))!r} names {says}; a run directory can be edited, so resume only after "
+        f"confirming: give {says} again (Python: confirm_endpoint=(api_base, api_key_env))"
+    )
+
+
+def _shown(value: str | None) -> str:
+    """A value read from a file, quoted for an error message and cut to a readable length."""
+    if value is None:
+        return "(none)"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "...'"
+
+
+def run_llm_episodes(
+    specs: Sequence[RunSpec],
+    *,
+    outs: Sequence[str | Path | None] | None = None,
+    max_concurrency_per_endpoint: int = 4,
+    max_workers: int | None = None,
+    clients: Sequence[ModelClient] | None = None,
+    limiter: EndpointLimiter | None = None,
+    **kwargs: Any,
+) -> list[LLMRunResult]:
+    """Run many LLM episodes at once on threads, at most N requests in flight per endpoint.
+
+    The simulation work per turn is tiny; the time goes into waiting for the
+    model, so threads suffice. The per-endpoint limit (keyed by API base or
+    provider) is separate from any CPU worker pool.
+
+    Args:
+        specs: one spec per run (agent ``llm``).
+        outs: one run directory per spec (``None`` for none); they must differ.
+        max_concurrency_per_endpoint: requests in flight per endpoint.
+        max_workers: threads (default: one per spec).
+        clients: one model client per spec (default: litellm from each spec).
+        limiter: a limiter to share (default: a new one with ``max_concurrency_per_endpoint``).
+        kwargs: passed to :func:`run_llm`.
+
+    Returns:
+        results in the order of ``specs``.
+
+    Raises:
+        ExceptionGroup: some runs raised (the others finished; their directories are complete).
+    """
+    dirs = list(outs) if outs is not None else [None] * len(specs)
+    if len(dirs) != len(specs):
+        raise ConfigError(f"outs has {len(dirs)} entries for {len(specs)} specs")
+    named = [str(Path(o)) for o in dirs if o is not None]
+    dup = sorted({o for o in named if named.count(o) > 1})
+    if dup:
+        raise ConfigError(f"runs share output directories {dup}; give every run its own")
+    if clients is not None and len(clients) != len(specs):
+        raise ConfigError(f"clients has {len(clients)} entries for {len(specs)} specs")
+    for spec in specs:
+        llm_settings(spec)  # every spec checked before any run starts
+    limiter = limiter or EndpointLimiter(max_concurrency_per_endpoint)
+    with ThreadPoolExecutor(max_workers=max_workers or max(1, len(specs)), thread_name_prefix="bizsim-llm") as pool:
+        futures = [
+            pool.submit(run_llm, s, out=dirs[i], client=clients[i] if clients is not None else None, limiter=limiter,
+                        **kwargs)
+            for i, s in enumerate(specs)
+        ]
+        results, errors = [], []
+        for f in futures:
+            try:
+                results.append(f.result())
+            except Exception as exc:  # noqa: BLE001 - gathered and raised together below
+                errors.append(exc)
+    if errors:
+        raise ExceptionGroup(f"{len(errors)} of {len(specs)} LLM runs failed", errors)
+    return results
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+

@@ -1,0 +1,264 @@
+"""Sweeps: many runs (worlds x presets x agents x seeds), streamed to disk, resumable, on any backend.
+
+>>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
+>>> # tables = summary.load(); tables.runs.groupby("agent").metric_value.mean()
+
+A sweep directory holds ``results.jsonl`` (one line per finished run, appended
+and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
+order), the Parquet tables (:mod:`bizsim.runs.store`) and, when asked or
+for LLM runs, ``runs/<run_id>/`` run directories. Running the same sweep again
+skips every run id already in ``results.jsonl``, so an interrupted sweep
+resumes where it stopped and a grown grid runs only its new runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.files import write_text_atomic
+from bizsim.simcore.layout import RESULT, RESULTS, RUNS
+
+from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_heads
+from bizsim.runs._worker import execute_encoded
+from bizsim.runs.backends import Backend, make_backend
+from bizsim.runs.rundir import make_output_dir
+from bizsim.runs.runspec import RunSpec, grid, parse_seeds
+
+__all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
+
+_MANIFEST = "sweep.json"
+
+
+@attrs.frozen
+class SweepSummary:
+    """What a sweep did: runs asked for, skipped as already done, run now, and failed now."""
+
+    out: Path
+    total: int
+    skipped: int
+    ran: int
+    failed: int
+    elapsed_s: float
+    compacted: bool
+    #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
+    relabelled: int = 0
+
+    def load(self) -> Any:
+        """The result tables (:func:`bizsim.analysis.load`)."""
+        from bizsim.runs.store import load
+
+        return load(self.out)
+
+    def __str__(self) -> str:
+        note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
+                "(a label is not part of the run id)") if self.relabelled else ""
+        return (
+            f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
+            f"{self.elapsed_s:.1f} s; results in {self.out}{note}"
+        )
+
+
+class _Progress:
+    """tqdm (a widget in notebooks when ipywidgets is there, text otherwise), else rich."""
+
+    def __init__(self, total: int, done: int) -> None:
+        self._failed = 0
+        self._bar: Any = None
+        self._rich: Any = None
+        if importlib.util.find_spec("tqdm") is not None:
+            if importlib.util.find_spec("ipywidgets") is not None:
+                from tqdm.auto import tqdm
+            else:
+                from tqdm import tqdm
+            self._bar = tqdm(total=total, initial=done, unit="run", desc="sweep", dynamic_ncols=True)
+        else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._rich = Progress(
+                TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[note]}"),
+                TimeRemainingColumn(),
+            )
+            self._task = self._rich.add_task("sweep", total=total, completed=done, note="")
+            self._rich.start()
+
+    def update(self, record: dict) -> None:
+        if record.get("status") != "ok":
+            self._failed += 1
+        note = f"{self._failed} failed" if self._failed else ""
+        if self._bar is not None:
+            if self._failed:
+                self._bar.set_postfix_str(note, refresh=False)
+            self._bar.update(1)
+        else:
+            self._rich.update(self._task, advance=1, note=note)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._rich.stop()
+
+
+def _as_spec(s: RunSpec | Mapping) -> RunSpec:
+    if isinstance(s, RunSpec):
+        return s
+    if isinstance(s, Mapping):
+        return RunSpec.from_dict(s)
+    raise ConfigError(f"a sweep takes RunSpec objects or tables, not {type(s).__name__}")
+
+
+def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
+    path = root / _MANIFEST
+    known: list[dict] = []
+    if path.exists():
+        try:
+            known = json.loads(path.read_text(encoding="utf-8")).get("specs", [])
+        except (json.JSONDecodeError, AttributeError):
+            known = []
+    seen = {RunSpec.from_dict(d, recorded=True).run_id for d in known}
+    known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
+    write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
+
+
+def _preflight(specs: Iterable[RunSpec]) -> None:
+    """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
+    seen: set[tuple] = set()
+    for spec in specs:
+        if spec.agent != "llm":
+            continue
+        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
+        from bizsim.agents.llm.errors import PreflightError
+
+        from bizsim.runs.llm_run import split_sweep_options
+
+        options, _ = split_sweep_options(spec.agent_options)
+        endpoint = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
+        if endpoint in seen:
+            continue
+        seen.add(endpoint)
+        agent = LLMAgent(LLMAgentConfig.from_options(options))
+        try:
+            agent.preflight()
+        except PreflightError as exc:
+            raise PreflightError(f"{exc} (the sweep did not start: fix the model settings, or skip this check with "
+                                 "preflight=False, --no-preflight)") from None
+        finally:
+            agent.close()
+
+
+def sweep(
+    specs: Iterable[RunSpec | Mapping],
+    out: str | Path,
+    backend: str | Backend = "process",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    progress: bool = True,
+    *,
+    events: bool = True,
+    run_dirs: bool = False,
+    retry_failed: bool = False,
+    compact: bool | None = None,
+    on_result: Callable[[dict], None] | None = None,
+    preflight: bool = True,
+) -> SweepSummary:
+    """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
+
+    Args:
+        specs: run specs (:func:`grid` builds products); duplicates run once.
+        out: the sweep directory (created if missing; reused to resume).
+        backend: ``"process"`` (a local process pool), ``"serial"`` (this
+            process), ``"ray"`` (optional extra), or a :class:`Backend` object.
+            Records are identical whichever runs them.
+        workers: processes (or local Ray CPUs); default: the CPUs available.
+        ray_address: an existing Ray cluster (``ray://host:10001``, ``auto``);
+            default: a local Ray instance.
+        progress: show a progress bar (terminal or notebook).
+        events: keep every command and world event in the ``events`` table
+            (startup task rows are kept either way).
+        run_dirs: also write each run's directory (config, command log,
+            trajectory, result) under ``out/runs/<run_id>``; LLM runs always get one.
+        retry_failed: run again the runs recorded as failed.
+        compact: write the Parquet tables at the end (default: when pyarrow is installed).
+        on_result: called with each record after it is written.
+        preflight: before anything runs, make one tiny call to every model
+            endpoint the LLM runs still to do will use (a wrong key or address fails
+            the sweep at once instead of every run after its retries).
+
+    Returns:
+        counts of what ran; ``.load()`` gives the tables.
+
+    Raises:
+        ConfigError: a spec names an unknown world, preset, override, agent or option
+            (checked before anything runs).
+        PreflightError: an LLM endpoint does not answer (nothing ran).
+    """
+    root = Path(out).resolve()
+    unique: dict[str, RunSpec] = {}
+    for s in map(_as_spec, specs):
+        unique.setdefault(s.run_id, s)
+    todo_all = list(unique.values())
+    checked: set[str] = set()
+    for s in todo_all:
+        key = json.dumps([s.world, s.preset, s.overrides, s.agent, s.agent_options], sort_keys=True)
+        if key not in checked:
+            s.check()
+            checked.add(key)
+    runner = make_backend(backend, workers=workers, ray_address=ray_address)
+    if (root / RESULT).exists() and not (root / RESULTS).exists():
+        raise ConfigError(f"{str(root)!r} holds a single run's directory; give the sweep a directory of its own")
+    make_output_dir(root)
+    if compact is None:
+        compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
+    start = time.perf_counter()
+    with ResultsWriter(root / RESULTS) as writer:
+        _write_manifest(root, unique)
+        done = finished_ids(root / RESULTS, include_errors=not retry_failed)
+        todo = [s for rid, s in unique.items() if rid not in done]
+        relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
+        if preflight:
+            _preflight(todo)
+        job = functools.partial(execute_encoded, events=events, run_dirs=str(root / RUNS), keep_run_dirs=run_dirs)
+        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
+        ran = failed = 0
+        records = runner.run([s.to_dict() for s in todo], job)
+        try:
+            for item in records:
+                # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
+                line = item["line"] if "line" in item else encode(item)
+                writer.write_line(line)
+                ran += 1
+                failed += item.get("status") != "ok"
+                if bar is not None:
+                    bar.update(item)
+                if on_result is not None:
+                    on_result(json.loads(line) if "line" in item else item)
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
+            if bar is not None:
+                bar.close()
+    if compact:
+        from bizsim.runs.store import compact as write_tables
+
+        write_tables(root)
+    return SweepSummary(
+        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
+        elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled,
+    )
+
+
+def _relabelled(results: Path, done: Mapping[str, RunSpec]) -> int:
+    """How many runs already done were recorded under another preset label than their spec now gives."""
+    if not done:
+        return 0
+    recorded = {rec["run_id"]: rec.get("preset_label") for _, rec in iter_heads(results) if rec["run_id"] in done}
+    return sum(1 for rid, spec in done.items() if rid in recorded and recorded[rid] != spec.preset_label)

@@ -1,0 +1,302 @@
+"""``bizsim mcp``: one recorded episode served over the Model Context Protocol, with the official ``mcp`` SDK.
+
+The server offers, for any registered world:
+
+- tools: the world's visible commands, the advance command among them, named and described as their
+  declarations say (``task_accept``; the input schema is the command's JSON schema, the description its usage
+  and arguments). A call answers the same JSON object as every other surface, as text and as structured
+  content; a refused or unknown call is an error result (``isError``) carrying ``{"error", "hint"}``;
+- the prompt ``system_prompt``: the world's system prompt;
+- the resources ``bizsim://rules`` (the episode's rules and every command's help, Markdown) and
+  ``bizsim://result`` (the run's ``result.json`` as it stands).
+
+Every call goes through :class:`~bizsim.runs.live.LiveEpisode`, which records it before it is answered;
+the client's ``clientInfo`` is recorded as who played. Transports: stdio (the default), or streamable HTTP on
+127.0.0.1 unless another host is named, where one MCP session plays the episode and its end ends it
+(:mod:`~bizsim.surfaces.mcp_session_gate`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+from typing import TYPE_CHECKING, Any
+
+from bizsim.simcore.errors import ConfigError
+
+from bizsim.runs.live import LiveEpisode
+from bizsim.surfaces.mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "serve"]
+
+PROMPT_NAME = "system_prompt"
+RULES_URI = "bizsim://rules"
+RESULT_URI = "bizsim://result"
+
+
+def build_server(episode: LiveEpisode) -> Server[Any]:
+    """An MCP server (the SDK's low-level ``Server``) whose tools, prompt and resources play ``episode``."""
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    world = episode.world
+    tools = [
+        types.Tool(
+            name=decl["function"]["name"], description=episode.command_help(decl["function"]["name"]),
+            input_schema=decl["function"]["parameters"],
+        )
+        for decl in episode.tools()
+    ]
+    last: list[tuple[Any, Any]] = []  # the client last recorded: each request checks it, one comparison
+
+    def note_client(ctx: Any) -> None:
+        # Not one check per connection: on the 2026-07-28 path every request carries its own client info.
+        params = getattr(ctx.session, "client_params", None)
+        info = getattr(params, "client_info", None)
+        if info is None:
+            return
+        key = (info.name, info.version)
+        if last and last[0] == key:
+            return
+        last[:] = [key]
+        episode.set_client(*key)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        note_client(ctx)
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        note_client(ctx)
+        outcome = episode.call_tool(params.name, params.arguments or {})
+        return types.CallToolResult(content=[types.TextContent(text=outcome.text())],
+                                    structured_content=outcome.result, is_error=not outcome.ok)
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        note_client(ctx)
+        return types.ListPromptsResult(prompts=[types.Prompt(
+            name=PROMPT_NAME, description=f"The system prompt of {world.benchmark_id}: who you are and how to play.")])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        note_client(ctx)
+        if params.name != PROMPT_NAME:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {params.name[:80]!r}; the prompt is {PROMPT_NAME!r}")
+        return types.GetPromptResult(
+            description=f"{world.benchmark_id} system prompt",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.system_prompt()))])
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        note_client(ctx)
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=RULES_URI, name="rules", mime_type="text/markdown",
+                           description="The episode's rules, budgets and every command's help."),
+            types.Resource(uri=RESULT_URI, name="result", mime_type="application/json",
+                           description="The run's result.json as it stands: the figures so far."),
+        ])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        note_client(ctx)
+        uri = str(params.uri)
+        if uri == RULES_URI:
+            text, mime = episode.rules(), "text/markdown"
+        elif uri == RESULT_URI:
+            text, mime = json.dumps(episode.result(), indent=2, default=str), "application/json"
+        else:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {uri[:80]!r}; see resources/list")
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+    return Server(
+        "bizsim", version=_version(), title=f"bizsim {world.benchmark_id}",
+        instructions=(f"One episode of {world.benchmark_id} (preset {episode.preset_label}, seed {episode.spec.seed}). "
+                      f"Read the prompt {PROMPT_NAME!r} first; each tool is one command; time moves only with "
+                      f"{world.advance_command.replace(' ', '_')!r}. Every call is recorded."),
+        on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
+        on_list_resources=list_resources, on_read_resource=read_resource,
+    )
+
+
+def bind_http(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` for :func:`serve`, taken before the episode is opened, so a port in use
+    is an error that leaves the run directory untouched.
+
+    Raises:
+        ConfigError: the address cannot be listened on (in use, not this machine's, no permission).
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "127.0.0.1",
+          idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, http_socket: socket.socket | None = None) -> None:
+    """Serve ``episode`` until the client leaves or the server is stopped (Ctrl-C, SIGTERM).
+
+    Over HTTP (``http_port``, or a socket from :func:`bind_http`) the address is taken before anything is served.
+
+    Over stdio the client leaves when it closes standard input; over HTTP when it closes its MCP session, or when
+    the session has had no request in flight for ``idle_timeout`` seconds
+    (:mod:`~bizsim.surfaces.mcp_session_gate`). The episode is closed on the way out, whatever ends the server; a
+    kill leaves it recorded up to the last answered call.
+    """
+    previous = signal.signal(signal.SIGTERM, _exit)
+    detail = "server error"  # what an unexpected exception leaves; the episode is closed all the same
+    try:
+        if http_port is None and http_socket is None:
+            _serve_stdio(episode)
+            detail = "client disconnected"
+        else:
+            _serve_http(episode, http_socket or bind_http(host, http_port or 0), idle_timeout)
+            detail = "server stopped"
+    except (KeyboardInterrupt, SystemExit):
+        detail = "server stopped"
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        episode.close(detail)
+
+
+def _serve_stdio(episode: LiveEpisode) -> None:
+    import asyncio
+
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(episode)
+
+    async def main() -> None:
+        # The SDK reads and writes the standard streams through a worker thread, three hand-offs a call; the
+        # pipes are read by the event loop itself and written directly instead (a call costs half the time).
+        try:
+            stdin = await _StdinLines.open()
+        except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, another platform): the SDK's way
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            return
+        stdout = _StdoutLines()
+        try:
+            async with stdio_server(stdin, stdout) as (read, write):  # type: ignore[arg-type]
+                await server.run(read, write, server.create_initialization_options())
+        finally:
+            stdout.close()
+            with contextlib.suppress(OSError):
+                os.set_blocking(0, True)  # the event loop made it non-blocking; a terminal shares it with the shell
+
+    asyncio.run(main())
+
+
+#: The longest message read from standard input: one call is at most MAX_CALL_CHARS characters, as JSON (escaped)
+#: a few times that; longer lines are dropped.
+_MAX_LINE_BYTES = 16 * 2**20
+
+
+class _StdinLines:
+    """The lines of standard input, read by the asyncio event loop (an async iterator of text)."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+
+    @classmethod
+    async def open(cls) -> _StdinLines:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=_MAX_LINE_BYTES)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
+        return cls(reader)
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            line = await self.reader.readline()
+        except ValueError:  # a line past the limit: dropped (its rest reads as more bad lines), answered as bad JSON
+            return "\n"
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", "replace")
+
+
+class _StdoutLines:
+    """Standard output, written at once (the client reads its answers as they come).
+
+    The messages go to a private copy of file descriptor 1, which points at stderr meanwhile (as the SDK's own
+    transport does it), so a stray ``print`` cannot break the protocol.
+    """
+
+    def __init__(self) -> None:
+        sys.stdout.flush()
+        self.fd = os.dup(1)
+        self._saved = os.dup(1)
+        os.dup2(2, 1)
+
+    async def write(self, text: str) -> None:
+        import select
+
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            try:
+                data = data[os.write(self.fd, data):]
+            except BlockingIOError:  # standard input and output share one non-blocking file (a terminal)
+                select.select([], [self.fd], [])
+
+    async def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        os.close(self.fd)
+
+
+def _serve_http(episode: LiveEpisode, sock: socket.socket, idle_timeout: float) -> None:
+    import uvicorn
+
+    from bizsim.surfaces.mcp_session_gate import SessionGate
+
+    # The gate keeps the session's idle time (it ends the episode with it); the SDK's own timeout is turned off.
+    host, port = sock.getsockname()[:2]
+    sdk_app = build_server(episode).streamable_http_app(host=host, session_idle_timeout=None)
+    server: uvicorn.Server | None = None
+
+    def stop() -> None:
+        if server is not None:
+            server.should_exit = True
+
+    app = SessionGate(sdk_app, episode, stop, idle_timeout=idle_timeout)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"bizsim mcp: serving {episode.world.benchmark_id} at http://{shown}:{port}/mcp; recording into "
+          f"{episode.root}", file=sys.stderr, flush=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def _exit(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bizsim")
+    except PackageNotFoundError:
+        return "unknown"

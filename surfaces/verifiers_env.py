@@ -1,0 +1,226 @@
+"""A verifiers environment for every registered world: seeded windows of a world, played with its tools.
+
+:func:`load_environment` follows the verifiers convention (``vf.load_environment`` imports a module's
+``load_environment`` function), so ``load_environment(world="operation", window={"days": 7})`` is a
+``vf.MultiTurnEnv`` whose rows are episodes: each row names a seed; its rollout starts where the
+:class:`~bizsim.agents.start.StartState` says on that seed, offers the model one tool per command of the world
+(:meth:`~bizsim.simcore.commands.CommandSet.tool_schemas`), runs every tool call as that command, and ends when
+the window is over, the world ends, the model answers without a tool call, or ``max_turns`` model calls were
+made. The rubric's reward is the change in the world's metric over the rollout (the sum of the per-step rewards
+the Gymnasium driver defines), times ``reward_scale``.
+
+Train and eval rows use separate seed sets (``seeds={"train": "1-100", "eval": "1001-1020"}``); overlapping
+sets are refused, so an agent is never scored on a world it trained on.
+
+Needs the ``rl`` extra (``pip install 'bizsim[rl]'``; verifiers 0.1.14, its classic in-process API).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+try:
+    import verifiers as vf
+    from datasets import Dataset
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("bizsim.surfaces.verifiers_env needs verifiers: pip install 'bizsim[rl]'") from exc
+
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.registry import world_spec
+
+from bizsim.agents.start import StartState, Window, start_of
+from bizsim.surfaces.textenv import TextEnv, prompt_text
+
+__all__ = ["DEFAULT_SEEDS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
+
+#: Train and eval seeds when none are given: disjoint, as every split must be.
+DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}
+
+
+def split_seeds(seeds: Any = None, eval_seeds: Any = None) -> tuple[list[int], list[int]]:
+    """Train and eval seed lists from ``{"train": ..., "eval": ...}`` or two seed specs (``"1-100"``, lists).
+
+    >>> split_seeds({"train": "1-3", "eval": [10, 11]})
+    ([1, 2, 3], [10, 11])
+
+    Raises:
+        ConfigError: a set is empty, or the two share a seed.
+    """
+    from bizsim.simcore.seeds import parse_seeds
+
+    if isinstance(seeds, Mapping):
+        unknown = sorted(set(seeds) - {"train", "eval"})
+        if unknown or eval_seeds is not None:
+            raise ConfigError("seeds is a table {'train': ..., 'eval': ...}, or train seeds with eval_seeds=...")
+        seeds, eval_seeds = seeds.get("train"), seeds.get("eval")
+    train = parse_seeds(DEFAULT_SEEDS["train"] if seeds is None else seeds)
+    held = parse_seeds(DEFAULT_SEEDS["eval"] if eval_seeds is None else eval_seeds)
+    if not train or not held:
+        raise ConfigError("train and eval seed sets must each hold at least one seed")
+    shared = sorted(set(train) & set(held))
+    if shared:
+        raise ConfigError(f"train and eval seeds must be disjoint; both hold {shared[:5]}")
+    return train, held
+
+
+class BizSimVerifiersEnv(vf.MultiTurnEnv):
+    """A bizsim world as a verifiers multi-turn tool environment (see the module's description).
+
+    The live world of each rollout sits on a :class:`~bizsim.surfaces.textenv.TextEnv`, kept by the environment
+    under the rollout's trajectory id and freed when the rollout is cleaned up.
+    """
+
+    def __init__(self, *, world: str, preset: str, start: StartState | None, window: Window | None,
+                 reward_scale: float = 1.0, **kwargs: Any) -> None:
+        self.world_name, self.preset, self.start, self.window = world, preset, start, window
+        self.reward_scale = float(reward_scale)
+        self.commands = world_spec(world).world_class().commands
+        tools = [vf.Tool(name=t["function"]["name"], description=t["function"]["description"],
+                         parameters=t["function"]["parameters"]) for t in self.commands.tool_schemas()]
+        self.live: dict[str, TextEnv] = {}
+        super().__init__(tool_defs=tools, **kwargs)
+
+    def text_env(self, seed: int) -> TextEnv:
+        """A stepping env on ``seed``, reset to where the start state says; its first observation is the prompt."""
+        env = TextEnv(self.world_name, self.preset, seed, start=self.start, window=self.window)
+        env.reset()
+        return env
+
+    async def setup_state(self, state: vf.State) -> None:
+        """Build the rollout's world and put its prompt and first observation in the conversation."""
+        seed = int(state["info"]["seed"])
+        env = self.text_env(seed)
+        self.live[state["trajectory_id"]] = env
+        world = env.world
+        state["prompt"] = [
+            vf.SystemMessage(role="system", content=prompt_text(world)),
+            vf.UserMessage(role="user", content=_opening(world, env)),
+        ]
+        state["bizsim"] = {"seed": seed, "start_metric": env.start_metric, "metric": env.metric, "rewards": [],
+                           "turns": 0, "commands": 0}
+
+    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
+        """Run the last answer's tool calls as commands; each result is a tool message (JSON text)."""
+        env = self.live[state["trajectory_id"]]
+        calls = getattr(messages[-1], "tool_calls", None) or []
+        out: list[Any] = []
+        gained = 0.0
+        for call in calls:
+            if env.done or env.truncated:
+                text = json.dumps({"error": "The window is over.", "hint": "Stop calling tools."})
+            else:
+                text, reward, _done, _info = env.step_tool(call.name, _arguments(call.arguments))
+                gained += reward
+                state["bizsim"]["commands"] += 1
+            out.append(vf.ToolMessage(role="tool", content=text, tool_call_id=call.id))
+        record = state["bizsim"]
+        record["rewards"].append(gained)
+        record["metric"], record["turns"] = env.metric, env.turns
+        if env.done or env.truncated:
+            state["final_env_response"] = out  # the rollout ends on these results, without another model call
+        return out
+
+    @vf.stop
+    async def episode_over(self, state: vf.State) -> bool:
+        """The world ended or the window is over."""
+        env = self.live.get(state["trajectory_id"])
+        return env is not None and (env.done or env.truncated)
+
+    @vf.stop
+    async def answered_without_tools(self, state: vf.State) -> bool:
+        """The model answered with text only: it has nothing more to do."""
+        trajectory = state["trajectory"]
+        if not trajectory:
+            return False
+        last = trajectory[-1]["completion"]
+        return bool(last) and not getattr(last[-1], "tool_calls", None)
+
+    @vf.cleanup
+    async def free_world(self, state: vf.State) -> None:
+        """Free the rollout's world (its figures are in ``state["bizsim"]``)."""
+        env = self.live.pop(state["trajectory_id"], None)
+        if env is not None:
+            state["bizsim"]["done"], state["bizsim"]["truncated"] = env.done, env.truncated
+            env.close()
+
+
+def _arguments(raw: Any) -> dict[str, Any] | None:
+    """A tool call's arguments as a dict; text that is not a JSON object becomes an empty call the command
+    refuses with its own error (the model sees why)."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except ValueError:
+        return {"__invalid_json__": str(raw)[:200]}
+    return value if isinstance(value, dict) else {"__invalid_json__": str(raw)[:200]}
+
+
+def _opening(world: Any, env: TextEnv) -> str:
+    window = env.window
+    span = ("until the episode ends" if window is None else
+            f"for {window.turns} turns" if window.turns is not None else f"for {window.days:g} days")
+    return (f"It is {world.now_iso}. You play from here {span}; your score is the change in "
+            f"{world.summary()['metric']}. Call the tools to act; the {world.advance_command} tool moves time on.\n"
+            f"Current state: {json.dumps(world.observation(), sort_keys=True, default=str)}")
+
+
+def _rows(world: str, seeds: list[int]) -> Any:
+    return Dataset.from_list([
+        {"prompt": [{"role": "user", "content": f"{world} episode on seed {s}"}], "answer": "",
+         "info": {"seed": s}} for s in seeds
+    ])
+
+
+def load_environment(
+    world: str = "startup",
+    preset: str = "default",
+    start: Any = None,
+    window: Any = None,
+    seeds: Any = None,
+    eval_seeds: Any = None,
+    max_turns: int = 200,
+    reward_scale: float = 1.0,
+    **kwargs: Any,
+) -> BizSimVerifiersEnv:
+    """A verifiers environment for a registered world.
+
+    Args:
+        world: a registered world name.
+        preset: its preset (for fresh and policy start states).
+        start: where rollouts start: a :class:`~bizsim.agents.start.StartState`, a snapshot, or ``None`` (a
+            fresh world on the row's seed).
+        window: how long a rollout lasts: a :class:`~bizsim.agents.start.Window`, ``N`` agent turns or
+            ``{"days": D}`` (default: until the world ends or ``max_turns``).
+        seeds: train seeds (``"1-100"``, a list) or ``{"train": ..., "eval": ...}``; default
+            :data:`DEFAULT_SEEDS`.
+        eval_seeds: eval seeds when ``seeds`` gives only the train ones.
+        max_turns: at most this many model calls a rollout.
+        reward_scale: the reward is the metric change times this (startup's metric is in cents).
+        kwargs: passed to ``vf.MultiTurnEnv`` (``system_prompt`` is not: the world writes its own).
+
+    Raises:
+        ConfigError: an unknown world, overlapping seed sets, a start state of another world.
+    """
+    name = world_spec(world).name
+    state = start_of(start)
+    if state is not None and state.world_name != name:
+        raise ConfigError(f"start is a start state of {state.world_name}, not {name}")
+    if state is None:
+        state = StartState(name, preset=preset)
+    train, held = split_seeds(seeds, eval_seeds)
+    scale = float(reward_scale)
+
+    async def metric_change(state: vf.State) -> float:
+        """The world's metric at the end of the rollout minus at its start (the per-step rewards' sum)."""
+        record = state.get("bizsim") or {}
+        return scale * float(record.get("metric", 0.0) - record.get("start_metric", 0.0))
+
+    rubric = vf.Rubric(funcs=[metric_change], weights=[1.0])
+    return BizSimVerifiersEnv(
+        world=name, preset=preset, start=state, window=Window.of(window), reward_scale=scale,
+        dataset=_rows(name, train), eval_dataset=_rows(name, held), rubric=rubric, max_turns=max_turns,
+        env_id=f"bizsim-{world_spec(name).benchmark_id}", **kwargs,
+    )

@@ -1,0 +1,67 @@
+"""The layers of ARCHITECTURE.md: every import of a bizsim module points down (or sideways), never up."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Lowest first: a module may import its own layer and any below it.
+LAYERS = ("simcore", "models", "agents", "runs", "surfaces", "analysis", "view", "cli")
+WORLDS = ("startup", "vending", "freelance", "operation")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every absolute ``bizsim.*`` module a file imports, at module level or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return [(line, name) for line, name in found if name.startswith("bizsim.")]
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted((ROOT / layer).rglob("*.py"))
+
+
+def test_no_relative_import_crosses_a_layer():
+    """Relative imports stay inside their folder: an import's layer is read from its absolute name."""
+    for layer in LAYERS:
+        for path in _modules(layer):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    depth = len(path.relative_to(ROOT).parts) - 1
+                    assert node.level <= depth, f"{path.relative_to(ROOT)}:{node.lineno} reaches out of {layer}/"
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_imports_point_down(layer):
+    """A module imports only its own layer and the layers below (cli -> view -> analysis -> ... -> simcore)."""
+    allowed = set(LAYERS[: LAYERS.index(layer) + 1])
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+           for path in _modules(layer) for line, name in _imports(path) if name.split(".")[1] not in allowed]
+    assert [] == bad
+
+
+@pytest.mark.parametrize("folder", ["models", "agents"])
+def test_a_world_never_imports_another(folder):
+    """A world's package (and its agents) never import another world's."""
+    bad = []
+    for world in WORLDS:
+        for path in sorted((ROOT / folder / world).rglob("*.py")):
+            for line, name in _imports(path):
+                parts = name.split(".")
+                if len(parts) > 2 and parts[1] in ("models", "agents") and parts[2] in WORLDS and parts[2] != world:
+                    bad.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert [] == bad
+
+
+def test_the_layer_test_sees_an_upward_import(tmp_path):
+    """The check is live: a runs/ module importing the viewer would be reported."""
+    sample = tmp_path / "x.py"
+    sample.write_text("def f():\n    from bizsim.view.server import serve\n", encoding="utf-8")
+    assert [(2, "bizsim.view.server")] == _imports(sample)

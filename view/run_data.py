@@ -1,0 +1,317 @@
+"""A run directory as the viewer's data: the metric over simulated time, the world's events, and the turns.
+
+A turn of a baseline agent is what it did between two decision points (its commands, then the advance); a turn
+of an LLM run is one model call: what the model was sent (rebuilt, see :mod:`.llm_requests`), what it answered,
+the commands it ran and their results.
+"""
+
+from __future__ import annotations
+
+import bisect
+from pathlib import Path
+from typing import Any
+
+from bizsim.simcore import layout
+
+from bizsim.analysis.labels import is_money, words
+from bizsim.view._records import clip, read_json, read_records
+
+__all__ = ["assign_markers", "is_run_dir", "run_data"]
+
+#: World events too frequent to mark (every simulated day has one).
+_UNMARKED = frozenset({"day_end"})
+#: Events by which a world marks its own end, which the generic ``episode_end`` then repeats.
+_WORLD_ENDS = frozenset({"horizon_end"})
+_DAY_US = 86_400_000_000
+
+
+def is_run_dir(path: Path) -> bool:
+    """Whether ``path`` holds a run (finished or still being written)."""
+    return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
+
+
+def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None, frozenset[str]]:
+    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config) and
+    the commands its timeline marks; nothing for a world this install lacks."""
+    if not world:
+        return None, None, None, frozenset()
+    try:
+        from bizsim.simcore.registry import world_spec
+
+        spec = world_spec(world)
+        hooks = spec.hooks()
+        made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
+        marked = frozenset(c.name for c in made.commands.visible() if c.marked)
+        return made.calendar.start.isoformat(), hooks, made.summary(), marked
+    except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
+        return None, None, None, frozenset()
+
+
+def _config_of(run_dir: Path) -> Any:
+    """The run's world config: its ``config.toml``, or while an LLM run is written, its ``run.json``'s spec."""
+    config = run_dir / layout.CONFIG
+    if config.exists():
+        return str(config)
+    recorded = read_json(run_dir / layout.RUN_SPEC, []) if (run_dir / layout.RUN_SPEC).exists() else None
+    spec = (recorded or {}).get("spec")
+    if isinstance(spec, dict):
+        from bizsim.runs.runspec import RunSpec, world_config
+
+        return world_config(RunSpec.from_dict(spec, recorded=True))
+    return "default"
+
+
+def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str, list[list[float]]]:
+    """The summary series that tracks the metric (``net_worth_cents`` -> ``daily_net_worth_cents``)."""
+    stem = metric
+    for prefix in ("final_", "mean_", "horizon_", "total_"):
+        if stem.startswith(prefix):
+            stem = stem[len(prefix):]
+    candidates = [k for k, v in result.items() if isinstance(v, (list, dict)) and k.endswith(stem) and v]
+    if not candidates:
+        return metric, []
+    name = sorted(candidates, key=len)[0]
+    values = result[name]
+    if isinstance(values, list):
+        return name, [[(i + 1) * _DAY_US, float(v)] for i, v in enumerate(values) if isinstance(v, (int, float))]
+    points = []
+    if start is not None:
+        from datetime import datetime
+
+        t0 = datetime.fromisoformat(start)
+        for key, v in values.items():
+            try:
+                y, m = (int(p) for p in str(key).split("-"))
+                nxt = datetime(y + (m == 12), m % 12 + 1, 1)
+            except ValueError:
+                return name, []
+            if isinstance(v, (int, float)):
+                points.append([max(0, int((nxt - t0).total_seconds() * 1e6) - 1), float(v)])
+    return name, sorted(points)
+
+
+def _action_facts(record: dict) -> dict:
+    """What a marked command's label names: its task or product, and whether the world accepted the attempt."""
+    args: dict = record["args"] if isinstance(record.get("args"), dict) else {}
+    result: dict = record["result"] if isinstance(record.get("result"), dict) else {}
+    facts = {k: v for k, v in args.items() if k in ("task_id", "product_name")}
+    items = (result.get("order") or {}).get("items") if isinstance(result.get("order"), dict) else None
+    if isinstance(items, list) and items and isinstance(items[0], dict):
+        facts["product"] = items[0].get("name")
+    if isinstance(result.get("is_success"), bool):
+        facts["success"] = result["is_success"]
+    return facts
+
+
+def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
+    label = name.replace("_", " ")
+    if isinstance(data, dict):
+        for key in ("task_title", "task_id", "product", "product_name", "title"):
+            if isinstance(data.get(key), str):
+                label += f" {data[key]}"
+                break
+        if name == "episode_end" and isinstance(data.get("status"), str):  # how it ended: bankrupt, max_turns...
+            label += f" ({data['status']}" + (f": {data['detail']}" if isinstance(data.get("detail"), str) else "") + ")"
+        if data.get("success") is False or data.get("ok") is False:
+            label += " (failed)"
+            name += " (failed)"  # its own kind, colour and legend entry: failures are what a reader looks for
+        elif data.get("success") is True:
+            label += " (succeeded)"
+    return {"t": t_us, "kind": kind, "name": name, "label": label[:200], "turn": 0}
+
+
+def _without_echoed_ends(markers: list[dict]) -> list[dict]:
+    """A world that marks its own end (``horizon_end``) ends the episode at that instant too: one mark. Any other
+    end (bankruptcy, a budget, the agent stopping) is the ``episode_end`` mark alone, and kept."""
+    ends = {m["t"] for m in markers if m["name"] in _WORLD_ENDS}
+    return [m for m in markers if m["name"] != "episode_end" or m["t"] not in ends]
+
+
+def _baseline_turns(rows: list[dict], lines: list[str],
+                    marked: frozenset[str] = frozenset()) -> tuple[list[dict], list[dict]]:
+    turns: list[dict] = []
+    markers: list[dict] = []
+    current: dict | None = None
+    n_cmd = 0
+    for r in rows:
+        kind, name, t = r.get("kind"), str(r.get("name", "")), int(r.get("t_us") or 0)
+        data = r.get("data")
+        if current is None:
+            current = {"t": t, "commands": [], "stop": None}
+        if kind == "cmd":
+            d = data if isinstance(data, dict) else {}
+            line = lines[n_cmd] if n_cmd < len(lines) else name
+            n_cmd += 1
+            cmd = {"line": line, "name": name, "t": t}
+            if "error" in d:
+                cmd["error"] = clip(d.get("error"))
+                cmd["result"] = clip({k: v for k, v in d.items() if k not in ("args",)})
+            else:
+                cmd["result"] = clip(d.get("result"))
+                if name in marked:  # an agent's decision, on the timeline with the world's events
+                    markers.append(_marker(t, "action", name, _action_facts(d)))
+            current["commands"].append(cmd)
+        elif kind == "stop":
+            current["stop"] = clip(data)
+            current["t_end"] = t
+            turns.append(current)
+            if isinstance(data, dict) and isinstance(data.get("events"), dict):
+                for key, v in data["events"].items():
+                    if isinstance(v, list) and v and key != "errors":
+                        markers.append(_marker(t, "event", key, {}) | {"label": f"{key.replace('_', ' ')} ({len(v)})"})
+            current = None
+        elif kind == "event" and name not in _UNMARKED:
+            markers.append(_marker(t, "event", name, data) | {"data": clip(data, 2000)})
+    if current is not None and (current["commands"] or not turns):
+        turns.append(current)
+    return turns, _without_echoed_ends(markers)
+
+
+def _llm_turns(calls: list[dict], agent_cmds: list[dict], requests: Any) -> list[dict]:
+    by_turn: dict[tuple[int, int], list[dict]] = {}
+    for c in agent_cmds:
+        key = (int(c.get("episode") or 1), int(c.get("turn") or 0))
+        by_turn.setdefault(key, []).append({
+            "line": clip(str(c.get("line", ""))), "source": c.get("source"), "t": c.get("t_us"),
+            "result": clip(c.get("result")), "error": _error_of(c.get("result")),
+        })
+    turns = []
+    rebuilt = requests.calls if requests is not None else []
+    chats = [r for r in calls if r.get("kind") == "chat" and not r.get("role")]
+    last_t = 0
+    last_notes: str | None = None
+    for i, rec in enumerate(chats):
+        key = (int(rec.get("episode") or 1), int(rec.get("turn") or 0))
+        cmds = by_turn.get(key, [])
+        req = rebuilt[i] if i < len(rebuilt) else None
+        t = req.get("t_us") if req and req.get("t_us") is not None else (cmds[0]["t"] if cmds and cmds[0]["t"] is not None else last_t)
+        last_t = int(t)
+        resp = rec.get("response") or {}
+        turn = {
+            "t": last_t, "episode": key[0], "turn": key[1], "ok": bool(rec.get("ok", True)),
+            "errors": clip(rec.get("errors") or []), "failed_attempts": rec.get("failed_attempts", 0),
+            "commands": cmds,
+            "response": clip({k: resp.get(k) for k in ("content", "tool_calls", "usage", "cost_usd", "latency_s",
+                                                        "model", "finish_reason", "echo") if k in resp}),
+        }
+        if req is not None:
+            turn["request"] = {"messages": req["messages"], "tools": req["tools"], "params": req["params"],
+                               "verified": req["verified"]}
+            if req.get("scratchpad") is not None:
+                turn["scratchpad"] = req["scratchpad"]
+            memory = req.get("memory")
+            if memory is not None:
+                # Notes of up to 20,000 characters repeated on every turn of a long run would make the page huge.
+                if memory.get("notes") is not None and memory["notes"] == last_notes:
+                    memory = {k: v for k, v in memory.items() if k != "notes"} | {"notes_unchanged": True}
+                else:
+                    last_notes = memory.get("notes")
+                turn["memory"] = memory
+        turns.append(turn)
+    # Commands the harness ran outside any model call (an automatic advance) join the turn they follow.
+    return turns
+
+
+def _fork_point(fork: Any) -> dict | None:
+    """Where a fork left its parent: the turn (the fork's first own turn is this index) and the simulated time."""
+    if not isinstance(fork, dict) or not isinstance(fork.get("turn"), int):
+        return None
+    return {"turn": fork["turn"], "t": fork.get("t_us"), "mode": fork.get("mode"),
+            "parent": clip(fork.get("parent"), 300)}
+
+
+def _model_of(spec: dict) -> str | None:
+    """The model an LLM run's ``run.json`` names (its spec's agent options; older files: its agent settings)."""
+    options = spec.get("agent_options") if isinstance(spec.get("agent_options"), dict) else spec.get("agent")
+    model = options.get("model") if isinstance(options, dict) else None
+    return str(model) if model is not None else None
+
+
+def _error_of(result: Any) -> str | None:
+    if isinstance(result, dict) and "error" in result:
+        return str(result.get("error"))[:500]
+    return None
+
+
+def assign_markers(markers: list[dict], turns: list[dict]) -> None:
+    """Each marker's turn: for a world's event, the last turn that began strictly before it (the turn whose advance
+    it happened in); for the agent's action, the first turn that began at its instant, else the one it fell in
+    (the turn that issued it; of several model turns at one instant, the first)."""
+    times = [int(t.get("t") or 0) for t in turns]
+    for m in markers:
+        at = bisect.bisect_left(times, m["t"])
+        here = m.get("kind") == "action" and at < len(times) and times[at] == m["t"]
+        m["turn"] = (at if here else max(0, at - 1)) if times else 0
+
+
+def run_data(path: Path, *, requests: bool = True) -> dict:
+    """The viewer's data for one run directory (see the module docstring); never fails on a partial run."""
+    problems: list[str] = []
+    result = read_json(path / layout.RESULT, problems) if (path / layout.RESULT).exists() else None
+    run_spec = read_json(path / layout.RUN_SPEC, problems) if (path / layout.RUN_SPEC).exists() else None
+    rows = read_records(path / layout.TRAJECTORY, problems)
+    llm = run_spec is not None and run_spec.get("kind") == "llm"
+    spec = (run_spec or {}).get("spec") or {}
+    meta: dict[str, Any] = {
+        "world": (result or {}).get("world") or spec.get("world"),
+        "preset": (result or {}).get("preset") or spec.get("preset"),
+        "seed": (result or {}).get("seed", spec.get("seed")),
+        "agent": (result or {}).get("agent") or ("llm" if llm else None),
+        "model": _model_of(spec) if llm else None,
+        "benchmark_id": (result or {}).get("benchmark_id") or (run_spec or {}).get("benchmark_id"),
+        "status": (result or {}).get("terminal_reason") or "running",
+        "detail": (result or {}).get("terminal_detail"),
+        "finished": result is not None,
+        "path": str(path),
+        "fork": _fork_point((result or {}).get("fork")),
+    }
+    metric = str((result or {}).get("metric") or "")
+    start, hooks, at_start, marked = _world_facts(meta["world"], meta["seed"], path)
+    timeline_name, timeline = metric, []
+    hook = getattr(hooks, "timeline", None)
+    if hook is not None and rows:
+        try:
+            timeline_name, timeline = hook(rows, result, at_start)
+        except Exception:  # noqa: BLE001 -- a world's hook failing must not hide the run
+            problems.append("the world's timeline hook failed; the summary series is shown instead")
+    if not timeline and result:
+        timeline_name, timeline = _generic_timeline(result, metric, start)
+    cost = ((result or {}).get("llm") or {}).get("cost_usd")
+    meta.update({
+        "metric": metric, "metric_label": words(metric) if metric else "", "metric_money": is_money(metric),
+        "metric_value": (result or {}).get("metric_value"), "start": start,
+        "timeline_name": timeline_name, "timeline_label": words(timeline_name) if timeline_name else "",
+        "timeline_money": is_money(timeline_name), "cost_usd": cost,
+        "end_t": max((int(r.get("t_us") or 0) for r in rows), default=0),
+    })
+    figures: dict[str, Any] = {}
+    if result:
+        for k, v in result.items():
+            if isinstance(v, (int, float, str, bool)) and k not in meta and k not in ("benchmark_id",):
+                figures[k] = v
+    lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
+    turns, markers = _baseline_turns(rows, lines, marked)
+    kind = "baseline"
+    if llm:
+        calls = read_records(path / layout.LLM_CALLS, problems)
+        agent_cmds = read_records(path / layout.AGENT_COMMANDS, problems)
+        rebuilt = None
+        if requests and calls and run_spec is not None:
+            from bizsim.view.llm_requests import rebuild_requests
+
+            rebuilt = rebuild_requests(path, calls)
+            if rebuilt.problem:
+                problems.append(rebuilt.problem)
+        turns = _llm_turns(calls, agent_cmds, rebuilt)
+        kind = "llm"
+        meta["messages"] = rebuilt.messages if rebuilt is not None else {}
+        meta["tools"] = rebuilt.tools if rebuilt is not None else []
+        meta["tokens"] = sum(int(((t["response"].get("usage") or {}).get("total_tokens")) or 0) for t in turns)
+        if cost is None:
+            meta["cost_usd"] = sum(float(t["response"].get("cost_usd") or 0) for t in turns) or None
+    assign_markers(markers, turns)
+    for i, t in enumerate(turns):
+        t["i"] = i
+        t["error"] = any(c.get("error") for c in t["commands"]) or not t.get("ok", True)
+    return {"kind": "run", "agent_kind": kind, "meta": meta, "figures": figures, "timeline": timeline,
+            "markers": markers, "turns": turns, "problems": problems}

@@ -1,0 +1,134 @@
+"""What the viewer can open, as a list of sources tried in order; other kinds plug in with :func:`register_source`.
+
+A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
+:mod:`.run_data`), ``{"kind": "sweep", ...}`` (:mod:`.sweep_data`), ``{"kind": "family", ...}``
+(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`). Other kinds are added the same
+way, each with its own ``detect`` and ``load``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from bizsim.simcore.errors import ConfigError
+
+__all__ = ["Source", "load_view", "page_data", "register_source", "unregister_source", "view_sources"]
+
+
+@attrs.frozen
+class Source:
+    """One kind of thing the viewer opens: ``detect(path) -> bool`` and ``load(path, **options) -> data``."""
+
+    name: str
+    detect: Callable[[Path], bool]
+    load: Callable[..., dict]
+
+
+def _run(path: Path, **options: Any) -> dict:
+    from bizsim.view.run_data import run_data
+
+    return run_data(path, requests=options.get("requests", True))
+
+
+def _sweep(path: Path, **options: Any) -> dict:
+    from bizsim.view.sweep_data import sweep_data
+
+    return sweep_data(path)
+
+
+def _family(path: Path, **options: Any) -> dict:
+    from bizsim.view.family_data import family_data
+
+    return family_data(path)
+
+
+def _is_family(path: Path) -> bool:
+    from bizsim.view.family_data import is_family_dir
+
+    return is_family_dir(path)
+
+
+def _inspect(path: Path, **options: Any) -> dict:
+    from bizsim.view.inspect_data import inspect_log_data
+
+    return inspect_log_data(path)
+
+
+def _is_inspect(path: Path) -> bool:
+    from bizsim.view.inspect_data import is_inspect_log
+
+    return is_inspect_log(path)
+
+
+def _is_run(path: Path) -> bool:
+    from bizsim.view.run_data import is_run_dir
+
+    return is_run_dir(path)
+
+
+def _is_sweep(path: Path) -> bool:
+    from bizsim.view.sweep_data import is_sweep_dir
+
+    return is_sweep_dir(path)
+
+
+_SOURCES: list[Source] = [
+    Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family),
+    Source("Inspect log", _is_inspect, _inspect), Source("run", _is_run, _run),
+]
+
+
+def register_source(source: Source, *, first: bool = True) -> None:
+    """Add a kind of thing to open (tried before the built-in ones unless ``first`` is false); replaces one of
+    the same name."""
+    _SOURCES[:] = [s for s in _SOURCES if s.name != source.name]
+    _SOURCES.insert(0 if first else len(_SOURCES), source)
+
+
+def unregister_source(name: str) -> None:
+    """Remove the source named ``name`` (nothing happens when there is none)."""
+    _SOURCES[:] = [s for s in _SOURCES if s.name != name]
+
+
+def view_sources() -> list[Source]:
+    """The sources, in the order they are tried."""
+    return list(_SOURCES)
+
+
+def load_view(path: str | Path, **options: Any) -> dict:
+    """The page data for ``path``: the first source that recognises it loads it.
+
+    Raises:
+        ConfigError: nothing recognises the path (it names which kinds were tried).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{str(p)!r} does not exist; give a run directory, a sweep directory, a folder of forks or "
+                          "an Inspect log")
+    for s in _SOURCES:
+        if s.detect(p):
+            return s.load(p, **options)
+    logs = sorted(p.glob("*.eval"))[:3] if p.is_dir() else []
+    if logs:  # `bizsim report` and load() take a folder of logs; a page shows one log
+        raise ConfigError(f"{str(p)!r} is a folder of Inspect logs; the viewer shows one log at a time: name it, e.g. "
+                          f"bizsim view {shlex.quote(str(logs[-1]))}")
+    raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
+                      "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family "
+                      "run directories of which one is forked from another, an Inspect log ends in .eval")
+
+
+def page_data(root: Path, spec: Any, **options: Any) -> dict:
+    """The data of a page a view links to: ``spec`` is what its ``pages`` entry holds (run directories relative to
+    ``root``, or ``{"inspect_sample": i}`` for a sample of the Inspect log ``root``)."""
+    if isinstance(spec, dict) and isinstance(spec.get("inspect_sample"), int):
+        from bizsim.view.inspect_data import inspect_sample_data
+
+        return inspect_sample_data(root, spec["inspect_sample"], **options)
+    if isinstance(spec, list) and 1 <= len(spec) <= 2 and all(isinstance(d, str) for d in spec):
+        loaded = [load_view(root / d, **options) for d in spec]
+        return loaded[0] if len(loaded) == 1 else {"kind": "compare", "runs": loaded}
+    raise ConfigError(f"not a page this view links to: {str(spec)[:200]}")

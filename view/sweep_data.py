@@ -1,0 +1,102 @@
+"""A sweep directory as the viewer's data: one compact row a run, and the summary of each group of seeds."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from bizsim.simcore import layout
+from bizsim.simcore.jsonl import lines_of
+
+from bizsim.analysis.labels import is_money, words
+from bizsim.analysis.metrics import mean_ci
+from bizsim.view._records import MAX_VIEW_FILE_BYTES
+
+__all__ = ["is_sweep_dir", "sweep_data"]
+
+#: Row columns, in the table's order.
+COLUMNS = ("world", "preset", "agent", "model", "seed", "metric", "value", "status", "cost_usd", "turns", "run_id")
+
+
+def is_sweep_dir(path: Path) -> bool:
+    """Whether ``path`` is a sweep directory (it has ``results.jsonl``)."""
+    return path.is_dir() and (path / layout.RESULTS).is_file()
+
+
+def _row(rec: dict) -> list[Any]:
+    spec: dict = rec["spec"] if isinstance(rec.get("spec"), dict) else {}
+    run: dict = rec["run"] if isinstance(rec.get("run"), dict) else {}
+    options: dict = spec["agent_options"] if isinstance(spec.get("agent_options"), dict) else {}
+    status = rec.get("status", "ok")
+    if status == "ok":
+        status = "bankrupt" if run.get("bankrupt") else ("collapsed" if run.get("collapsed") else
+                                                         str(run.get("terminal_reason") or "ok"))
+    value = run.get("metric_value")
+    return [
+        _short(spec.get("world")), _short(rec.get("preset_label") or spec.get("preset")), _short(spec.get("agent")),
+        _short(options.get("model")), spec.get("seed") if isinstance(spec.get("seed"), int) else None,
+        _short(run.get("metric")), value if isinstance(value, (int, float)) and not isinstance(value, bool) else None,
+        _short(status), run.get("llm_cost_usd") if isinstance(run.get("llm_cost_usd"), (int, float)) else None,
+        run.get("turns") if isinstance(run.get("turns"), int) else None, _short(rec.get("run_id")),
+    ]
+
+
+def _short(v: Any, limit: int = 200) -> str | None:
+    return None if v is None else str(v)[:limit]
+
+
+def _groups(rows: list[list[Any]]) -> list[dict]:
+    """Per (world, preset, agent, model): runs, mean metric and its 95 % interval, bankruptcies, cost."""
+    found: dict[tuple, list[list[Any]]] = {}
+    for r in rows:
+        found.setdefault((r[0], r[1], r[2], r[3], r[5]), []).append(r)
+    out = []
+    for key, rs in sorted(found.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+        values = [float(r[6]) for r in rs if r[6] is not None]
+        mean, low, high, n = mean_ci(values)
+        costs = [float(r[8]) for r in rs if r[8] is not None]
+        metric = key[4] or ""
+        out.append({
+            "world": key[0], "preset": key[1], "agent": key[2], "model": key[3], "metric": metric,
+            "metric_label": words(metric) if metric else "", "money": is_money(metric), "runs": len(rs), "n": n,
+            "mean": None if n == 0 else mean, "ci_low": None if math.isnan(low) else low,
+            "ci_high": None if math.isnan(high) else high,
+            "bankrupt": sum(1 for r in rs if r[7] == "bankrupt"), "failed": sum(1 for r in rs if r[7] == "error"),
+            "cost_usd": sum(costs) if costs else None, "values": values[:: max(1, n // 400)][:400],
+        })
+    return out
+
+
+def sweep_data(path: Path) -> dict:
+    """The viewer's data for a sweep directory: the runs table (the last record of each run) and group summaries."""
+    problems: list[str] = []
+    file = path / layout.RESULTS
+    size = file.stat().st_size
+    if size > MAX_VIEW_FILE_BYTES:
+        problems.append(f"{layout.RESULTS} is {size:,} bytes, over the viewer's limit; not shown")
+        text = ""
+    else:
+        text = file.read_bytes().decode("utf-8", errors="replace")
+    latest: dict[str, list[Any]] = {}
+    bad = 0
+    for line in lines_of(text):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(rec, dict) and rec.get("run_id") is not None:
+            latest[str(rec["run_id"])] = _row(rec)
+    if bad:
+        problems.append(f"{layout.RESULTS}: {bad} line(s) are not JSON; skipped")
+    rows = sorted(latest.values(), key=lambda r: tuple((v is None, str(v) if not isinstance(v, int) else f"{v:020d}")
+                                                       for v in (r[0], r[1], r[2], r[3], r[4])))
+    runs_dir = path / layout.RUNS
+    with_dirs = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+    money = sorted({r[5] for r in rows if r[5] and is_money(r[5])})
+    return {"kind": "sweep", "meta": {"path": str(path), "runs": len(rows)}, "columns": list(COLUMNS), "rows": rows,
+            "groups": _groups(rows), "run_dirs": with_dirs, "money_metrics": money, "problems": problems}
