@@ -11,9 +11,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
@@ -49,13 +47,12 @@ def metric_path(run: Any) -> list[tuple[int, float]]:
 
 
 def _info(run: Any) -> dict[str, Any]:
-    from bizsim.simcore.layout import RESULT
-
     from bizsim.runs.episode import EpisodeResult
+    from bizsim.runs.rundir import read_record
 
     if isinstance(run, EpisodeResult):
         return run.to_dict()
-    return read_json(Path(run, RESULT))
+    return read_record(run).to_dict()
 
 
 def fork_series(parent: Any, forks: Sequence[Any]) -> Any:
@@ -114,10 +111,3 @@ def compare_forks(parent: Any, forks: Sequence[Any]) -> Any:
     table["vs_parent"] = table["final_metric"] - final_parent
     return table
 
-
-def read_json(path: str | Path) -> dict[str, Any]:
-    """A JSON file as a dict (a run directory's ``result.json``)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ConfigError(f"{str(path)!r} does not hold a JSON table")
-    return data

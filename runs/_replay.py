@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.config import config_to_dict
-from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import CONFIG, RESULT
+from bizsim.simcore.layout import CONFIG
 from bizsim.simcore.replay import replay
 from bizsim.simcore.world import World
 
@@ -98,13 +97,10 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     from bizsim.runs._extract import extract, extractor_for
     from bizsim.runs._worker import record_version
     from bizsim.runs.llm_run import llm_run_columns, recorded_world_options
-    from bizsim.runs.rundir import read_episode_logs
+    from bizsim.runs.rundir import read_episode_logs, read_record
 
     root = Path(path)
-    try:
-        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
+    result = read_record(root).to_dict()
     spec, config = _spec_of(root, result)
     extractor = extractor_for(spec.world)
     logs = read_episode_logs(root)

@@ -115,17 +115,20 @@ def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop:
 
 def _play(
     cls: type[World], preset: Any, make: Callable, seed: int, *, on_stop: Callable[[World], None] | None = None,
-    start: Snapshot | None = None, **world_options: Any,
+    start: Snapshot | None = None, first: World | None = None, **world_options: Any,
 ) -> tuple[World, int, str]:
-    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``, or on the world
-    ``start`` restores (its turns are not counted here).
+    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``, on the world
+    ``start`` restores (its turns are not counted here), or on ``first``, one of these already built.
 
     The core of :func:`run_episode` without the summaries it builds (a sweep extracts its own record).
 
     Returns:
         the finished world, the agent's turns, and the terminal reason.
     """
-    w = cls(preset, seed, **world_options) if start is None else restore(start)
+    if first is not None:
+        w = first
+    else:
+        w = cls(preset, seed, **world_options) if start is None else restore(start)
     counter, stalled = [0], [False]
     w.run(_counting(make, counter, stalled, on_stop))
     return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
@@ -146,6 +149,7 @@ def run_episode(
     probe: Callable[[World], None] | None = None,
     start: Snapshot | None = None,
     fork: dict | None = None,
+    first: World | None = None,
 ) -> EpisodeResult:
     """Run ``agent`` on a fresh world (or from ``start``) until the episode ends.
 
@@ -169,6 +173,8 @@ def run_episode(
             starts afresh on the world it restores (a fork; one episode). ``world``, ``preset`` and ``seed``
             must name the snapshot's world and seed; its turns count in ``turns``.
         fork: what the result records of a fork's parent and fork point (``result.json``'s ``fork``).
+        first: the first episode's world, already built by the caller (fresh from ``world``, ``preset``, ``seed``
+            and ``world_options``, or restored from ``start``) for its own bookkeeping: a run builds one world.
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
@@ -198,10 +204,12 @@ def run_episode(
     started = time.perf_counter()
     episodes, turns_total, scratchpad, w, worlds = [], 0, "", None, []
     for episode in range(1, max_episodes + 1):
-        kwargs = dict((world_options() if callable(world_options) else world_options) or {})
+        given = first if episode == 1 else None
+        kwargs = {} if given is not None else dict(
+            (world_options() if callable(world_options) else world_options) or {})
         if scratchpad:
             kwargs["scratchpad"] = scratchpad
-        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, start=start, **kwargs)
+        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, start=start, first=given, **kwargs)
         turns += prefix_turns
         worlds.append(w)
         turns_total += turns

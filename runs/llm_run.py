@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.client import ModelClient
-from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RESULT, RUN_SPEC, read_jsonl, write_json_atomic
+from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
@@ -31,6 +31,7 @@ from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
 from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.snapshot import restore
 from bizsim.simcore.watch import watch
 from bizsim.simcore.world import World
 
@@ -164,7 +165,9 @@ def recorded_world_options(path: str | Path, episode: int | None = None) -> dict
     if auditor != "llm":
         return {}
     if episode is None:
-        episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
+        from bizsim.runs.rundir import read_record
+
+        episodes = list(read_record(path).episodes) or [{"episode": 1}]
         episode = int(episodes[-1]["episode"])
     client = RecordedRoleClient.from_run_dir(path, config.model, "auditor", episode)
     return {"auditor": _llm_auditor(spec.world, config, client)}
@@ -186,8 +189,8 @@ def _preset(spec: RunSpec) -> Any:
 
 
 def _world_config(spec: RunSpec) -> dict:
-    world = world_class(spec.world)(_preset(spec), spec.seed)
-    return json.loads(json.dumps(config_to_dict(world.config), default=str))
+    """The world config a spec runs on, as ``run.json`` records it (computed without building a world)."""
+    return json.loads(json.dumps(config_to_dict(world_config(spec)), default=str))
 
 
 def _versions() -> dict:
@@ -310,8 +313,13 @@ def run_llm(
     if on_agent is not None:
         on_agent(agent)
     try:
+        # The one world of the run: its first episode's (a fork's restored one), read here for what run.json records.
+        if spec.start is not None:
+            first = restore(spec.start)
+        else:
+            first = world_class(spec.world)(_preset(spec), spec.seed, **_world_options(spec, agent))
         if out is not None and not resume:
-            fresh = world_class(spec.world)(_preset(spec), spec.seed)
+            fresh = first
             write_json_atomic(out / RUN_SPEC, {
                 "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "agent": config.to_dict(),
                 "benchmark_id": fresh.benchmark_id, "protocol": agent.settings(fresh), "world_config": world_config,
@@ -330,11 +338,12 @@ def run_llm(
             if _world_options(spec, agent):
                 raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
             episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
-                                  fork=spec.origin)
+                                  fork=spec.origin, first=first)
         else:
             episode = run_episode(
                 spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
                 world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
+                first=first,
             )
     finally:
         agent.close()

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bizsim.runs.record import RunRecord
 
 __all__ = ["EPISODES", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
-           "read_episode_logs", "read_record", "write_record"]
+           "read_episode_logs", "read_record", "read_record_noted", "write_record"]
 
 
 
@@ -118,6 +118,18 @@ def read_record(path: str | Path) -> RunRecord:
         return RunRecord.from_json(text)
     except ConfigError as exc:
         raise ConfigError(f"{str(root)!r}: {exc}") from None
+
+
+def read_record_noted(path: str | Path, problems: list[str]) -> RunRecord | None:
+    """For a reader that shows what it can (the viewer): the record, or ``None`` when the run has none yet; a
+    damaged one is noted in ``problems`` (``result.json: ...``), never raised."""
+    if not (Path(path) / RESULT).exists():
+        return None
+    try:
+        return read_record(path)
+    except ConfigError as exc:
+        problems.append(f"{RESULT}: {str(exc).split(': ', 1)[-1]}; not shown")
+        return None
 
 
 def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:

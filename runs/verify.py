@@ -62,14 +62,9 @@ def _verify(root: Path) -> Verification:
 
     from bizsim.runs._replay import _spec_of, replay_episodes
     from bizsim.runs.llm_run import recorded_world_options
-    from bizsim.runs.rundir import episode_folders, read_command_log
+    from bizsim.runs.rundir import episode_folders, read_command_log, read_record
 
-    try:
-        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
-    if not isinstance(result, dict):
-        raise ConfigError(f"{str(root)!r}: result.json does not hold a run's result")
+    result = read_record(root).to_dict()
     spec, config = _spec_of(root, result)
     folders = episode_folders(root)
     logs = [read_command_log(folder) for folder in folders]

@@ -25,6 +25,20 @@ def test_a_baseline_run_loads_no_llm_data_plot_or_ray_module(tmp_path):
     assert "bizsim.agents.startup.baselines" in loaded  # the agent that ran, and it did run
 
 
+def test_a_run_imports_one_world(tmp_path):
+    """`bizsim run startup` reads every world's registry entry (its package and spec) and imports no other world's
+    model modules or agents."""
+    loaded = _modules_after(
+        "import contextlib, io\nfrom bizsim.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    main(['run', 'startup', '--agent', 'greedy', '--out', {str(tmp_path / 'r')!r}])"
+    )
+    others = ("vending", "freelance", "operation")
+    entries = {f"bizsim.models.{w}{part}" for w in others for part in ("", ".spec")}
+    assert [] == [m for m in loaded if m.startswith(tuple(f"bizsim.{k}.{w}" for k in ("models", "agents") for w in others))
+                  and m not in entries]
+    assert "bizsim.models.startup.world" in loaded
+
+
 def test_help_loads_no_world_and_no_simulation_library():
     """`bizsim --help` imports neither a world nor SimPy/NumPy, so it answers at once."""
     loaded = _modules_after(

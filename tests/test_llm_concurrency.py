@@ -22,7 +22,7 @@ def test_concurrent_runs_respect_the_endpoint_limit_and_match_sequential_runs(tm
     results = run_llm_episodes(specs, outs=[tmp_path / f"run{seed}" for seed in range(1, 7)], clients=clients,
                                limiter=limiter)
     alone = [run_llm(_spec(seed), client=ScriptedClient(greedy_policy)) for seed in range(1, 7)]
-    assert [r.to_dict() for r in alone] == [r.to_dict() for r in results]
+    assert [r.record() for r in alone] == [r.record() for r in results]
     assert [1, 2, 3, 4, 5, 6] == [r.episode.seed for r in results]
     assert 1 <= limiter.peak["shared"] <= 2
     assert all((tmp_path / f"run{seed}" / "result.json").exists() for seed in range(1, 7))

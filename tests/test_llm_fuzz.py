@@ -58,7 +58,7 @@ def _without_failure_counts(data):
     # Injected faults follow the call index, so a resumed client meets other ones: only these counts may differ.
     if isinstance(data, dict):
         return {k: _without_failure_counts(v) for k, v in data.items()
-                if k not in ("api_errors", "failed_attempts", "run_dir", "replayed_calls", "live_calls")}
+                if k not in ("api_errors", "failed_attempts", "run_dir", "replayed_calls", "live_calls", "wall_s")}
     if isinstance(data, list):
         return [_without_failure_counts(v) for v in data]
     return data

@@ -13,7 +13,8 @@ from typing import Any
 
 from bizsim.simcore import layout
 
-from bizsim.view._records import clip, read_json, read_records
+from bizsim.runs.rundir import read_record_noted
+from bizsim.view._records import clip, read_records
 from bizsim.view.run_data import is_run_dir, run_data
 
 __all__ = ["MAX_FAMILY_MEMBERS", "family_data", "is_family_dir"]
@@ -41,10 +42,8 @@ _SHORT = 200
 
 
 def _fork_of(run: Path) -> dict | None:
-    result = run / layout.RESULT
-    data = read_json(result, []) if result.is_file() else None
-    fork = (data or {}).get("fork")
-    return fork if isinstance(fork, dict) else None
+    record = read_record_noted(run, [])
+    return record.fork if record is not None and isinstance(record.fork, dict) else None
 
 
 def is_family_dir(path: Path) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from bizsim.simcore import layout
 
 from bizsim.analysis.labels import is_money, words
+from bizsim.runs.rundir import read_record_noted
 from bizsim.view._records import clip, read_json, read_records
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
@@ -244,10 +245,15 @@ def assign_markers(markers: list[dict], turns: list[dict]) -> None:
         m["turn"] = (at if here else max(0, at - 1)) if times else 0
 
 
+#: Keys of a run's record that are not figures of the run (the page shows them elsewhere, or not at all).
+_NOT_FIGURES = ("benchmark_id", "schema_version", "wall_s")
+
+
 def run_data(path: Path, *, requests: bool = True) -> dict:
     """The viewer's data for one run directory (see the module docstring); never fails on a partial run."""
     problems: list[str] = []
-    result = read_json(path / layout.RESULT, problems) if (path / layout.RESULT).exists() else None
+    record = read_record_noted(path, problems)
+    result = record.to_dict() if record is not None else None
     run_spec = read_json(path / layout.RUN_SPEC, problems) if (path / layout.RUN_SPEC).exists() else None
     rows = read_records(path / layout.TRAJECTORY, problems)
     llm = run_spec is not None and run_spec.get("kind") == "llm"
@@ -287,7 +293,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
     figures: dict[str, Any] = {}
     if result:
         for k, v in result.items():
-            if isinstance(v, (int, float, str, bool)) and k not in meta and k not in ("benchmark_id",):
+            if isinstance(v, (int, float, str, bool)) and k not in meta and k not in _NOT_FIGURES:
                 figures[k] = v
     lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
     turns, markers = _baseline_turns(rows, lines, marked)

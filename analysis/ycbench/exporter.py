@@ -26,6 +26,7 @@ from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.analysis.ycbench.importer import REFERENCE_CONFIG, _last_turn_texts
 from bizsim.analysis.ycbench.replay_client import _tool_texts
 from bizsim.analysis.ycbench.rollout import RESULT_CHARS
+from bizsim.runs.rundir import read_record
 
 __all__ = ["export_rollout", "rollout_file_name"]
 
@@ -82,10 +83,9 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     model = llm_settings(spec)[0].model
     if spec.world != "startup":
         raise ConfigError(f"{str(root)!r} is a run of world {spec.world!r}; only startup runs have the YC-Bench format")
-    try:
-        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first") from None
+    if not (root / RESULT).exists():
+        raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first")
+    result = read_record(root).to_dict()
     rows = [r for r in read_jsonl(root / LLM_CALLS) if r.get("kind") == "chat" and r.get("ok", True)
             and r.get("role") in (None, "agent")]
     target = Path(out) if out is not None else Path.cwd()

@@ -11,7 +11,6 @@ nothing behind.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -20,7 +19,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import AGENT_COMMANDS, IMPORTED, RESULT, RUN_SPEC
+from bizsim.simcore.layout import AGENT_COMMANDS, IMPORTED
 
 from bizsim.analysis.ycbench.fidelity import _header, fidelity_report, recorded_outcome
 from bizsim.analysis.ycbench.rollout import MAX_TURN_TEXT, Rollout, RolloutError, read_rollout
@@ -181,9 +180,8 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
     try:
         spec = RunSpec("startup", "reference", "llm", int(rollout.seed or 0), agent_options=agent,
                        max_episodes=len(rollout.episodes))
-        run_llm(spec, out=run_dir, client=client)
+        result = run_llm(spec, out=run_dir, client=client).to_dict()
         client.finish()
-        result = json.loads((run_dir / RESULT).read_text(encoding="utf-8"))
         served = served_turns(client)
         if served and served[-1][3] is None:
             served[-1] = (*served[-1][:3], _last_turn_texts(run_dir, served[-1][0], served[-1][1],
