@@ -23,7 +23,16 @@ from .options import check_agent_options
 if TYPE_CHECKING:
     from bizsim.simcore import World
 
-__all__ = ["AgentDef", "agent"]
+__all__ = ["CAPABILITIES", "HAS_ROLES", "RECORDS_CALLS", "RUN_OPTIONS", "AgentDef", "agent"]
+
+#: The agent calls a model: its run needs a run directory for the call log (so it resumes), a pre-flight call, and
+#: its errors are scrubbed of keys before a sweep's record keeps them.
+RECORDS_CALLS = "records_calls"
+#: The agent can play a world's roles too (the freelance auditor), through its own model.
+HAS_ROLES = "has_roles"
+#: Among its options a sweep grid may give the run's own settings (``auditor``, ``max_episodes``).
+RUN_OPTIONS = "run_options"
+CAPABILITIES = frozenset({RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS})
 
 #: An agent process: a generator of SimPy events (the agent's turns).
 Process = Generator[Any, Any, Any]
@@ -41,11 +50,17 @@ class AgentDef:
         make: for agents that keep state across the episodes of one run (the LLM agent): ``make(**options)``
             returns the ``world -> process`` callable that serves every episode.
         options: with ``make``, the option names it accepts (its types are its own to check).
+        capabilities: what the run pipeline must do for this agent (:data:`RECORDS_CALLS`, :data:`HAS_ROLES`,
+            :data:`RUN_OPTIONS`), declared instead of being special-cased by name.
     """
 
     def __init__(self, fn: Callable[..., Process], *, name: str | None = None,
                  check: Callable[..., str | None] | None = None, make: Callable[..., Callable[[World], Process]] | None = None,
-                 options: tuple[str, ...] | None = None) -> None:
+                 options: tuple[str, ...] | None = None, capabilities: frozenset[str] | set[str] = frozenset()) -> None:
+        unknown = sorted(set(capabilities) - CAPABILITIES)
+        if unknown:
+            raise ConfigError(f"unknown agent capabilities {', '.join(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")
+        self.capabilities = frozenset(capabilities)
         self.fn = fn
         self.name = name or fn.__name__.replace("_", "-")
         self.check = check
@@ -98,8 +113,8 @@ class AgentDef:
 
 def agent(fn: Callable[..., Process] | None = None, *, name: str | None = None,
           check: Callable[..., str | None] | None = None, make: Callable[..., Any] | None = None,
-          options: tuple[str, ...] | None = None) -> Any:
+          options: tuple[str, ...] | None = None, capabilities: frozenset[str] | set[str] = frozenset()) -> Any:
     """Declare an agent (see :class:`AgentDef`); usable bare (``@agent``) or with arguments."""
     if fn is not None:
-        return AgentDef(fn, name=name, check=check, make=make, options=options)
-    return lambda f: AgentDef(f, name=name, check=check, make=make, options=options)
+        return AgentDef(fn, name=name, check=check, make=make, options=options, capabilities=capabilities)
+    return lambda f: AgentDef(f, name=name, check=check, make=make, options=options, capabilities=capabilities)

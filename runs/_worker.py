@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bizsim.runs.runspec import RunSpec
+from bizsim.runs.runspec import RunSpec, records_calls
 
 if TYPE_CHECKING:
     from bizsim.simcore.world import World
@@ -40,7 +40,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
 
     watcher = _LastEpisode(spec.world)
     llm: LLMRunResult | None = None
-    if spec.agent == "llm":
+    if records_calls(spec):
         if run_dir is None:
             raise ConfigError("LLM runs in a sweep need a run directory for their call log")
         result = execute(spec, out=run_dir, probe=watcher)
@@ -107,13 +107,14 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
         "v": record_version, "run_id": rs.run_id, "status": "ok", "error": None, "benchmark_id": rs.benchmark_id,
         "spec": rs.to_dict(), "preset_label": rs.preset_label,
     }
-    run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or rs.agent == "llm") else None
+    calls_model = records_calls(rs)
+    run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or calls_model) else None
     try:
         record.update(run_spec(rs, events=events, run_dir=run_dir))
     except Exception as exc:  # noqa: BLE001 - a failing run is a result, not the sweep's end
         record["status"] = "error"
         message, trace = str(exc), traceback.format_exc()
-        if rs.agent == "llm":  # a provider's error text may quote the key: the record is shared, the key is not
+        if calls_model:  # a provider's error text may quote the key: the record is shared, the key is not
             from bizsim.agents.llm.errors import run_secrets, scrub
 
             named = rs.agent_options.get("api_key_env")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from bizsim.agents.declare import RECORDS_CALLS
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.points import FORK_POINTS, cut, fork_point
@@ -39,7 +40,7 @@ from bizsim.simcore.snapshot import Snapshot, restore
 from bizsim.runs.episode import EpisodeResult
 from bizsim.runs.pipeline import execute
 from bizsim.runs.rundir import command_log_jsonl
-from bizsim.runs.runspec import RunSpec
+from bizsim.runs.runspec import RunSpec, agent_capabilities
 
 __all__ = ["FORK_POINTS", "Parent", "cut", "fork", "fork_point", "load_parent", "prefix_digest"]
 
@@ -182,7 +183,8 @@ def fork(
     prefix = parent.snapshot.prefix(k)
     options = json.loads(json.dumps(dict(agent_options or {})))
     base = parent.spec or _spec_for_snapshot(parent.snapshot)
-    continued = (not fresh and parent.spec is not None and agent == parent.spec.agent != "llm"
+    calls_model = RECORDS_CALLS in agent_capabilities(base.world, agent)
+    continued = (not fresh and parent.spec is not None and agent == parent.spec.agent and not calls_model
                  and options == parent.spec.agent_options)
     origin = {
         "parent": parent.source, "parent_run_id": parent.run_id, "parent_agent": base.agent,
@@ -190,7 +192,7 @@ def fork(
         "prefix_sha256": prefix_digest(prefix.log), "mode": "continued" if continued else "handover",
     }
     fields = {"agent": agent, "agent_options": options, "origin": origin}
-    if agent == "llm":
+    if calls_model:
         spec = attrs.evolve(base, max_episodes=1, start=prefix, **fields)
         return execute(spec, out=out, **llm_options)
     if llm_options:

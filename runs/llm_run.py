@@ -38,7 +38,7 @@ from bizsim.simcore.world import World
 from bizsim.runs.episode import EpisodeResult, run_episode
 from bizsim.runs.record import RunRecord
 from bizsim.runs.rundir import check_run_dir_free, make_output_dir, write_run_dir
-from bizsim.runs.runspec import RunSpec, world_config
+from bizsim.runs.runspec import RunSpec, records_calls, world_config
 
 __all__ = [
     "RUN_OPTIONS", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
@@ -57,8 +57,8 @@ def llm_settings(spec: RunSpec) -> tuple[LLMAgentConfig, str, int]:
     The agent options hold the agent's settings and, as sweep grids give them, the run's own
     (:data:`RUN_OPTIONS`): ``auditor`` and ``max_episodes``.
     """
-    if spec.agent != "llm":
-        raise ConfigError(f"agent {spec.agent!r} is not the llm agent")
+    if not records_calls(spec):
+        raise ConfigError(f"agent {spec.agent!r} calls no model; it has no LLM settings")
     options, settings = split_sweep_options(spec.agent_options)
     episodes = int(settings.get("max_episodes", spec.max_episodes))
     if spec.max_episodes != 1 and episodes != spec.max_episodes:

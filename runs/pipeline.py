@@ -13,7 +13,7 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 
-from bizsim.runs.runspec import RunSpec, world_config
+from bizsim.runs.runspec import RunSpec, records_calls, world_config
 
 __all__ = ["execute"]
 
@@ -43,7 +43,7 @@ def execute(
         an :class:`~bizsim.runs.episode.EpisodeResult`, or for the LLM agent an
         :class:`~bizsim.runs.llm_run.LLMRunResult` (its ``episode`` is the former).
     """
-    if spec.agent == "llm":
+    if records_calls(spec):
         from bizsim.runs.llm_run import RUN_SPEC, run_llm
 
         if resume is None:

@@ -15,7 +15,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_INT, show
 from bizsim.simcore.seeds import parse_seeds
 
-__all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
+__all__ = ["RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls", "world_config"]
 
 
 def _canonical(value: Any, what: str) -> Any:
@@ -189,8 +189,10 @@ class RunSpec:
 
     def check(self) -> None:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
+        from bizsim.agents.declare import RUN_OPTIONS
+
         world_config(self)
-        if self.agent == "llm":
+        if RUN_OPTIONS in agent_capabilities(self.world, self.agent):
             from bizsim.runs.llm_run import llm_settings, split_sweep_options
 
             llm_settings(self)  # the run's own settings (auditor, max_episodes) too
@@ -223,6 +225,24 @@ def world_config(spec: RunSpec) -> Any:
     if not spec.overrides:
         return base
     return config_from_dict(type(base), deep_merge(config_to_dict(base), spec.overrides))
+
+
+def agent_capabilities(world: str, agent: str) -> frozenset[str]:
+    """What the agent ``agent`` of ``world`` declares it needs of a run (see :mod:`bizsim.agents.declare`); an agent
+    that cannot be found declares nothing (the run's own check names the problem)."""
+    from bizsim.agents import resolve_agent
+
+    try:
+        return resolve_agent(world, agent).capabilities
+    except ConfigError:
+        return frozenset()
+
+
+def records_calls(spec: RunSpec) -> bool:
+    """The spec's agent calls a model: its run keeps a call log in a run directory and resumes from it."""
+    from bizsim.agents.declare import RECORDS_CALLS
+
+    return RECORDS_CALLS in agent_capabilities(spec.world, spec.agent)
 
 
 def agent_factory(spec: RunSpec) -> Callable:

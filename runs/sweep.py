@@ -30,7 +30,7 @@ from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_
 from bizsim.runs._worker import execute_encoded
 from bizsim.runs.backends import Backend, make_backend
 from bizsim.runs.rundir import make_output_dir
-from bizsim.runs.runspec import RunSpec, grid, parse_seeds
+from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
 
@@ -132,7 +132,7 @@ def _preflight(specs: Iterable[RunSpec]) -> None:
     """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
     seen: set[tuple] = set()
     for spec in specs:
-        if spec.agent != "llm":
+        if not records_calls(spec):
             continue
         from bizsim.agents.llm import LLMAgent, LLMAgentConfig
         from bizsim.agents.llm.errors import PreflightError
