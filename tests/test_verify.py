@@ -148,10 +148,14 @@ def test_damaged_files_are_differences_or_a_clear_error_never_a_crash(restarted)
     problems = verify_run_dir(path).problems
     assert any(p.startswith("episode 1: trajectory.jsonl line 1 differs") for p in problems)
     assert any(p.startswith("episode 2: trajectory.jsonl cannot be read") for p in problems)
-    (path / "result.json").write_text(json.dumps({"world": "startup", "seed": 1, "preset": "default", "episodes": [3]}))
+    whole = json.loads((path / "result.json").read_text())
+    (path / "result.json").write_text(json.dumps({**whole, "episodes": [3]}))
     assert "episode 1: result.json holds no summary of this episode" in verify_run_dir(path).problems
+    (path / "result.json").write_text(json.dumps({"world": "startup", "seed": 1, "preset": "default"}))
+    with pytest.raises(ConfigError, match="result.json is missing benchmark_id, agent, terminal_reason, turns"):
+        verify_run_dir(path)
     (path / "result.json").write_text("[]")
-    with pytest.raises(ConfigError, match="does not hold a run's result"):
+    with pytest.raises(ConfigError, match="result.json does not hold a JSON object"):
         verify_run_dir(path)
 
 
