@@ -149,7 +149,7 @@ def test_damaged_files_are_differences_or_a_clear_error_never_a_crash(restarted)
     assert any(p.startswith("episode 1: trajectory.jsonl line 1 differs") for p in problems)
     assert any(p.startswith("episode 2: trajectory.jsonl cannot be read") for p in problems)
     whole = json.loads((path / "result.json").read_text())
-    (path / "result.json").write_text(json.dumps({**whole, "episodes": [3]}))
+    (path / "result.json").write_text(json.dumps({**whole, "episodes": [3, 4, 5]}))
     assert "episode 1: result.json holds no summary of this episode" in verify_run_dir(path).problems
     (path / "result.json").write_text(json.dumps({"world": "startup", "seed": 1, "preset": "default"}))
     with pytest.raises(ConfigError, match="result.json is missing benchmark_id, agent, terminal_reason, turns"):
