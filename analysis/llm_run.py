@@ -274,6 +274,13 @@ def run_llm(
         ReplayError: the recorded answers do not fit this run any more.
     """
     config, _, episodes = llm_settings(spec)
+    if client is None:
+        from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+
+        # Set-up errors first, before a run directory is made and before litellm's slow import.
+        check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env, api_key=api_key)
+        if preflight:
+            check_endpoint(config.api_base)
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise ConfigError("resuming needs the run directory (out=...)")

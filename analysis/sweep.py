@@ -144,6 +144,9 @@ def _preflight(specs: Iterable[RunSpec]) -> None:
         if endpoint in seen:
             continue
         seen.add(endpoint)
+        from bizsim.agents.llm.setup_check import check_endpoint
+
+        check_endpoint(options.get("api_base"))
         agent = LLMAgent(LLMAgentConfig.from_options(options))
         try:
             agent.preflight()

@@ -86,11 +86,15 @@ class LLMAgent:
                     "(client=ScriptedClient(...) or your own ModelClient)"
                 )
             from .litellm_client import LiteLLMClient
+            from .setup_check import check_setup
 
+            # Before litellm's import (seconds): a missing key or extra is named at once, in our words.
+            check_setup(cfg.model, api_base=cfg.api_base, api_key_env=cfg.api_key_env, api_key=api_key)
             client = LiteLLMClient(
                 cfg.model, api_base=cfg.api_base, api_key=api_key, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
                 keep_raw=cfg.log_raw,
             )
+            client.check_model()
             # A resumed run was accepted when it started; its recorded requests must stay as they were.
             dropped = [] if resume else client.dropped_params(self.request_params(cfg))
             if dropped:

@@ -132,6 +132,20 @@ class LiteLLMClient:
             self._provider_known = True
         return self._provider
 
+    def check_model(self) -> None:
+        """Raise :class:`ConfigError` when litellm cannot tell which provider serves this model."""
+        litellm = import_litellm()
+        try:
+            litellm.get_llm_provider(self.model, api_base=self.api_base)
+        except Exception:  # noqa: BLE001 - litellm says so with a BadRequestError and a banner
+            from bizsim.simcore.errors import ConfigError
+
+            name = self.model.rsplit("/", 1)[-1]
+            raise ConfigError(
+                f"model(={self.model!r}) names no provider litellm knows: write PROVIDER/MODEL, e.g. openai/{name} "
+                f"or anthropic/{name}, or hosted_vllm/{name} with --api-base for a local vLLM or llama.cpp server"
+            ) from None
+
     def dropped_params(self, params: dict[str, Any]) -> list[str]:
         """The request fields among ``params`` that litellm would silently drop for this model.
 
