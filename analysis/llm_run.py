@@ -111,6 +111,9 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     return {
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
         "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
+        # A run recorded before the token classes were counted says nothing (None), not zero.
+        "llm_cache_read_tokens": total.get("cache_read_tokens"), "llm_cache_write_tokens": total.get("cache_write_tokens"),
+        "llm_reasoning_tokens": total.get("reasoning_tokens"),
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
         "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
     }

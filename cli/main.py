@@ -290,7 +290,9 @@ def _default_out(args: argparse.Namespace, model: str) -> str:
 def _print_llm(result: Any) -> None:
     s = result.llm["total"]
     cost = "unknown" if s["cost_usd"] is None else f"${s['cost_usd']:.4f}"
-    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, cost {cost}")
+    cached = f" ({s['cache_read_tokens'] / s['prompt_tokens']:.0%} of prompt tokens cached)" if s.get("cache_read_tokens") else ""
+    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt{cached} + {s['completion_tokens']} completion tokens, "
+          f"cost {cost}")
     faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
     if faults:
         print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))

@@ -72,6 +72,9 @@ class LLMAgentConfig:
             (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
             ``{"top_p": 0.9}``); recorded with the run, so keep secrets out.
         timeout_s: per-call timeout.
+        prompt_caching: ask providers that cache prompts only on request (Claude on Anthropic, Bedrock,
+            Vertex AI) to cache the stable prefix (tools, system prompt, the conversation so far); the text the
+            model reads is the same. ``False`` sends requests unmarked.
     Protocol:
         protocol: ``yc-bench`` or ``ecogym``; ``None`` = the one registered for the world.
         history_rounds: YC-Bench rounds kept (``None`` = world's ``history_keep_rounds``, 20).
@@ -105,6 +108,7 @@ class LLMAgentConfig:
     max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
     model_params: dict | None = attrs.field(default=None, converter=_model_params)
     timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
+    prompt_caching: bool = True
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
     history_messages: int = attrs.field(default=128, validator=in_range(2))

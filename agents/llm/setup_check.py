@@ -39,8 +39,11 @@ _CONNECT_TIMEOUT_S = 2.0
 
 
 def check_setup(model: str, *, api_base: str | None = None, api_key_env: str | None = None,
-                api_key: str | None = None) -> None:
+                api_key: str | None = None, provider_key: bool = True) -> None:
     """Raise :class:`ConfigError` naming what is missing to call ``model``, without importing litellm.
+
+    ``provider_key=False`` leaves out the provider's usual variable (an agent built now may be run once it is
+    set); a variable named with ``api_key_env`` must be set either way.
 
     >>> try:
     ...     check_setup("openai/gpt-4o-mini", api_key_env="BIZSIM_UNSET_VAR")
@@ -57,7 +60,7 @@ def check_setup(model: str, *, api_base: str | None = None, api_key_env: str | N
             )
     if importlib.util.find_spec("litellm") is None:
         raise ConfigError("the LLM agent needs litellm, which is not installed: pip install 'bizsim[llm]'")
-    if api_key or api_key_env is not None:
+    if api_key or api_key_env is not None or not provider_key:
         return
     provider, _, name = model.partition("/")
     variables = KEY_VARIABLES.get(provider) if name else None
