@@ -78,6 +78,10 @@ class LLMAgentConfig:
     Protocol:
         protocol: ``yc-bench`` or ``ecogym``; ``None`` = the one registered for the world.
         history_rounds: YC-Bench rounds kept (``None`` = world's ``history_keep_rounds``, 20).
+        history_block_rounds: YC-Bench only, not on preset ``reference``: drop old rounds B at a time instead of
+            one a turn, so the window holds K to K+B-1 rounds and its prefix (what a prompt cache serves) stays
+            the same for B turns. It changes what the model sees (up to B-1 more rounds); ``None`` = YC-Bench's
+            window.
         history_messages: EcoGym messages kept (128).
         auto_advance: YC-Bench idle turns before an automatic ``sim resume``
             (``None`` = world's ``auto_advance_after_turns``; 0 = never).
@@ -111,6 +115,7 @@ class LLMAgentConfig:
     prompt_caching: bool = True
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
+    history_block_rounds: int | None = attrs.field(default=None, validator=in_range(1))
     history_messages: int = attrs.field(default=128, validator=in_range(2))
     auto_advance: int | None = attrs.field(default=None, validator=in_range(0))
     max_turns: int | None = attrs.field(default=None, validator=in_range(1))
