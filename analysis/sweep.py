@@ -136,6 +136,24 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
+def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
+    """Name a missing key variable or extra of any LLM run to do, before anything runs (no network, no litellm)."""
+    seen: set[tuple] = set()
+    for spec in specs:
+        if spec.agent != "llm":
+            continue
+        from bizsim.agents.llm.setup_check import check_setup
+
+        from .llm_run import split_sweep_options
+
+        options, _ = split_sweep_options(spec.agent_options)
+        key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
+        if key not in seen:
+            seen.add(key)
+            check_setup(str(options.get("model")), api_base=options.get("api_base"),
+                        api_key_env=options.get("api_key_env"))
+
+
 def _preflight(specs: Iterable[RunSpec]) -> None:
     """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
     seen: set[tuple] = set()
@@ -239,6 +257,7 @@ def sweep(
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
         relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
+        _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
         job = functools.partial(execute_encoded, events=events, run_dirs=str(root / RUNS), keep_run_dirs=run_dirs)
@@ -294,8 +313,12 @@ def sweep(
 def _cost_of(record: Mapping) -> float:
     """A finished run's model dollars: the agent's and its world's roles' (a failed run's partial cost is not
     in its record, so it counts 0)."""
-    run = record.get("run") if isinstance(record.get("run"), Mapping) else record
-    return sum(float(run.get(k) or 0.0) for k in ("llm_cost_usd", "llm_role_cost_usd"))
+    run = record.get("run")
+    fields: Mapping = run if isinstance(run, Mapping) else record
+    total = 0.0
+    for key in ("llm_cost_usd", "llm_role_cost_usd"):
+        total += float(fields.get(key) or 0.0)
+    return total
 
 
 def _spent_usd(results: Path) -> float:

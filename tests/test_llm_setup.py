@@ -87,3 +87,26 @@ def test_hosted_vllm_needs_no_key(tmp_path, monkeypatch):
     result = json.loads((tmp_path / "run" / "result.json").read_text())
     assert ("max_turns", 2) == (result["terminal_detail"], result["llm"]["turns"])
     assert all(h in ("", "Bearer fake-api-key") for h in server.auth_headers)
+
+
+def test_a_sweep_names_an_unset_key_variable_before_any_run(tmp_path, monkeypatch):
+    """A sweep whose LLM runs name an unset variable fails at once, in one line, with nothing run."""
+    from bizsim.analysis import RunSpec, sweep
+
+    monkeypatch.delenv("BIZSIM_TEST_UNSET_VAR", raising=False)
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={
+        "model": "openai/gpt-4o-mini", "api_key_env": "BIZSIM_TEST_UNSET_VAR"})
+    with pytest.raises(ConfigError, match="BIZSIM_TEST_UNSET_VAR is not set"):
+        sweep([spec], tmp_path, backend="serial", progress=False, preflight=False)
+    results = tmp_path / "results.jsonl"
+    assert not results.exists() or "" == results.read_text()
+
+
+def test_a_missing_llm_extra_is_named_with_its_install_line(monkeypatch):
+    """Without litellm installed, the run says which extra to install (checked without importing anything)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "litellm" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"needs litellm, which is not installed: pip install 'bizsim\[llm\]'"):
+        check_setup("hosted_vllm/qwen", api_base="http://127.0.0.1:8000/v1")

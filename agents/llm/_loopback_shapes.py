@@ -143,9 +143,9 @@ def _from_gemini(body: dict) -> tuple[list[dict], list[dict] | None]:
         if entry.get("role") == "model":
             message: dict = {"role": "assistant", "content": _text(parts) or None}
             found = [f for f in (p.get("function_call") or p.get("functionCall") for p in parts) if f]
-            calls = [{"id": f"gemini_{n}_{i}", "type": "function", "function": {"name": f.get("name"), "arguments":
-                      json.dumps(f.get("args") or {})}} for i, f in enumerate(found)]
-            pending = [c["id"] for c in calls]
+            pending = [f"gemini_{n}_{i}" for i in range(len(found))]
+            calls = [{"id": call_id, "type": "function", "function": {"name": f.get("name"), "arguments":
+                      json.dumps(f.get("args") or {})}} for call_id, f in zip(pending, found)]
             if calls:
                 message["tool_calls"] = calls
             out.append(message)
