@@ -388,8 +388,13 @@ def _cached_share(runs: Any) -> float:
     """Prompt tokens read from a prompt cache over all prompt tokens of ``runs`` (NaN when they do not say)."""
     if "llm_cache_read_tokens" not in runs or "llm_prompt_tokens" not in runs:
         return math.nan
+    import pandas as pd
+
+    # Nullable integer columns sum to pd.NA when no run says: unknown, not zero.
     read, prompt = runs["llm_cache_read_tokens"].sum(min_count=1), runs["llm_prompt_tokens"].sum(min_count=1)
-    return float(read) / float(prompt) if prompt == prompt and read == read and prompt > 0 else math.nan
+    if pd.isna(read) or pd.isna(prompt) or float(prompt) <= 0:
+        return math.nan
+    return float(read) / float(prompt)
 
 
 def drop_months_after_end(series: Any, runs: Any) -> Any:
