@@ -144,11 +144,11 @@ class LiteLLMClient:
         the text the model reads is the same, and the run log's request hashes are taken before.
         """
         messages = list(messages)
+        if not self.prompt_caching or not self._claude():
+            return messages, list(tools) if tools else None
         digests = [json.dumps(m, sort_keys=True, default=str) for m in messages]
         grows = bool(self._last_sent) and digests[:len(self._last_sent)] == self._last_sent
         self._last_sent = digests
-        if not self.prompt_caching or not self._claude():
-            return messages, list(tools) if tools else None
         mark = {"type": "ephemeral"}
         if tools:
             tools = [*tools[:-1], {**tools[-1], "cache_control": mark}]
