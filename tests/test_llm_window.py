@@ -36,6 +36,7 @@ def test_blocks_keep_k_to_k_plus_b_rounds_and_the_prefix_stable_between_drops():
     block = _requests(history_rounds=3, history_block_rounds=4)
     shown = [_rounds(m) - 1 for m in block]
     assert [0, 1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3] == shown[:12]
+    assert "the last 3 to 6 turns are kept" in block[7][1]["content"]  # the marker says what the window keeps
     extends = [block[i][1:len(block[i - 1])] == block[i - 1][1:] for i in range(1, len(block))]
     drops = [i for i in range(1, len(block)) if shown[i] < shown[i - 1]]
     assert all(ok for i, ok in enumerate(extends, 1) if i not in drops) and drops == list(range(7, len(block), 4))

@@ -94,7 +94,7 @@ class YCBenchProtocol:
         self.max_reply = config.max_reply_chars
         self.advance_command = world.advance_command
         self._system = prompt.system_prompt(self.keep)
-        self._marker = prompt.history_marker(self.keep)
+        self._marker = prompt.history_marker(self.keep, self.block)
         settings = {
             "protocol": self.name, "tools": ["run_command"], "history_rounds": self.keep, "auto_advance": self.auto,
             "max_turns": self._max_turns, "reference_prompt_quirks": self.faithful, "stale_scratchpad": self.stale,
