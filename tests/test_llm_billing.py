@@ -99,3 +99,32 @@ def test_claude_prompts_are_marked_for_the_cache_and_off_means_unmarked(tmp_path
     assert 0 == off.llm["total"]["cache_read_tokens"] + off.llm["total"]["cache_write_tokens"]
     assert on.llm["total"]["cache_read_tokens"] > 0.5 * on.llm["total"]["prompt_tokens"]
     assert on.llm["total"]["cost_usd"] < off.llm["total"]["cost_usd"]
+
+
+@pytest.mark.parametrize("model, marked", [
+    ("anthropic/claude-sonnet-4-5", True), ("bedrock/anthropic.claude-3-5-sonnet-20240620-v1:0", True),
+    ("vertex_ai/claude-sonnet-4-5", True), ("openai/gpt-4.1", False), ("gemini/gemini-2.5-flash", False),
+])
+def test_cache_marks_go_to_claude_only_and_never_on_a_slid_window(model, marked):
+    """Claude on Anthropic, Bedrock and Vertex gets marks on the last tool, the system prompt and, while the
+    conversation grows, its end; a request whose history slid gets no end mark; other providers get none; the
+    texts are unchanged."""
+    client = LiteLLMClient(model, api_key=KEY)
+    tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in ("a", "b")]
+    first = [{"role": "system", "content": "rules"}, {"role": "user", "content": "turn 1"}]
+    grown = [*first, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "turn 2"}]
+    slid = [first[0], {"role": "user", "content": "[earlier turns removed]"}, {"role": "user", "content": "turn 3"}]
+    client.cache_marked(first, tools)
+    sent, sent_tools = client.cache_marked(grown, tools)
+    again, _ = client.cache_marked(slid, tools)
+
+    def marks(messages):
+        return [isinstance(m["content"], list) and "cache_control" in m["content"][-1] for m in messages]
+
+    if marked:
+        assert [True, False, False, True] == marks(sent) and [True, False, False] == marks(again)
+        assert [False, True] == ["cache_control" in t for t in sent_tools]
+        assert ["rules", "turn 1", "ok", "turn 2"] == [m["content"] if isinstance(m["content"], str)
+                                                      else m["content"][0]["text"] for m in sent]
+    else:
+        assert (grown, tools) == (sent, sent_tools)
