@@ -350,7 +350,9 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
 
     Returns:
         ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
-        (ratio of the sums; NaN when nothing was earned), ``mean_score`` (mean metric_value).
+        (ratio of the sums; NaN when nothing was earned), ``mean_score`` (mean metric_value),
+        ``cached_share`` (prompt tokens read from a provider's prompt cache over all prompt tokens; NaN when
+        the runs do not say).
     """
     import pandas as pd
 
@@ -372,14 +374,27 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
             earned = earned.fillna(pd.to_numeric(r[col], errors="coerce").astype("float64"))
     r["earned_usd"] = earned / 100
     r = r[r["cost_usd"].notna()]
-    out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score"]
+    out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score", "cached_share"]
     rows = []
     for key, g in r.groupby(cols, sort=True, dropna=False):
         c, e = float(g["cost_usd"].sum()), float(g["earned_usd"].fillna(0).sum())
         rows.append({**dict(zip(cols, key if isinstance(key, tuple) else (key,))), "runs": len(g), "cost_usd": c,
                      "earned_usd": e, "cost_per_dollar": c / e if e > 0 else math.nan,
-                     "mean_score": float(g["metric_value"].mean())})
+                     "mean_score": float(g["metric_value"].mean()), "cached_share": _cached_share(g)})
     return pd.DataFrame(rows, columns=out_cols)
+
+
+def _cached_share(runs: Any) -> float:
+    """Prompt tokens read from a prompt cache over all prompt tokens of ``runs`` (NaN when they do not say)."""
+    if "llm_cache_read_tokens" not in runs or "llm_prompt_tokens" not in runs:
+        return math.nan
+    import pandas as pd
+
+    # Nullable integer columns sum to pd.NA when no run says: unknown, not zero.
+    read, prompt = runs["llm_cache_read_tokens"].sum(min_count=1), runs["llm_prompt_tokens"].sum(min_count=1)
+    if pd.isna(read) or pd.isna(prompt) or float(prompt) <= 0:
+        return math.nan
+    return float(read) / float(prompt)
 
 
 def drop_months_after_end(series: Any, runs: Any) -> Any:

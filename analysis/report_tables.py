@@ -12,7 +12,7 @@ __all__ = ["COLUMN_WORDS", "per_seed", "present", "rates_table", "to_html"]
 #: Column names the report shows differently (the rest: underscores become spaces).
 COLUMN_WORDS = {
     "preset_label": "preset", "n": "seeds", "std": "standard deviation", "ci_low": "95 % CI low",
-    "ci_high": "95 % CI high", "metric_value": "metric", "llm_cost_usd": "model cost (dollars)", "run_id": "run id",
+    "ci_high": "95 % CI high", "metric_value": "metric", "llm_cost_usd": "model cost (dollars)", "cached_share": "share of prompt tokens cached", "run_id": "run id",
     "cost_usd": "model cost (dollars)", "earned_usd": "earned (dollars)", "mean_score": "mean score",
     "failed_tasks": "failed tasks", "primary_share": "share as the primary cause",
     "adversarial_accepted": "adversarial accepted", "acceptance_rate": "acceptance rate",

@@ -75,6 +75,8 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="freelance: who prices, judges and pays; llm = the agent's model (default deterministic)")
     llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
+    llm.add_argument("--estimate", action="store_true",
+                     help="print the run's expected calls, tokens and dollars (with a range) and run nothing")
 
     shell = sub.add_parser("shell", help="play a world by typing its commands")
     shell.add_argument("world", help="world name, e.g. startup")
@@ -163,6 +165,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.resume or args.agent == "llm":
         return _run_llm(args)
+    if args.estimate:
+        raise BizSimError(f"--estimate goes with --agent llm: agent {args.agent or 'the default'} calls no model")
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
     spec = world_spec(args.world)
@@ -240,6 +244,9 @@ def _run_llm(args: argparse.Namespace) -> int:
     preflight = not args.no_preflight
     run: Callable[[Any], Any]
     out: str | None = None
+    if args.resume and args.estimate:
+        raise BizSimError("--estimate is for a run not started yet; drop --resume (the run's llm_calls.jsonl holds "
+                          "what it used so far)")
     if args.resume:
         confirming = ("api_base", "api_key_env")
         extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if f not in confirming and getattr(args, f) is not None]
@@ -266,6 +273,12 @@ def _run_llm(args: argparse.Namespace) -> int:
             options["auditor"] = args.auditor
         spec = RunSpec(args.world, args.preset, "llm", args.seed, agent_options=options, max_episodes=args.max_episodes)
         spec.check()
+        if args.estimate:
+            from bizsim.analysis.llm_estimate import estimate_run, format_estimates
+
+            estimate = estimate_run(spec)
+            print(json.dumps(_attrs_dict(estimate)) if args.json else format_estimates([estimate]))
+            return 0
         out = args.out or _default_out(args, str(options["model"]))
 
         def run(on_stop: Any) -> Any:
@@ -280,6 +293,13 @@ def _run_llm(args: argparse.Namespace) -> int:
     return 1 if result.terminal_reason == "error" else 0
 
 
+def _attrs_dict(value: Any) -> dict:
+    """An attrs value as a JSON-able dict (for ``--json``)."""
+    import attrs
+
+    return attrs.asdict(value)
+
+
 def _default_out(args: argparse.Namespace, model: str) -> str:
     from datetime import datetime
 
@@ -290,7 +310,9 @@ def _default_out(args: argparse.Namespace, model: str) -> str:
 def _print_llm(result: Any) -> None:
     s = result.llm["total"]
     cost = "unknown" if s["cost_usd"] is None else f"${s['cost_usd']:.4f}"
-    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt + {s['completion_tokens']} completion tokens, cost {cost}")
+    cached = f" ({s['cache_read_tokens'] / s['prompt_tokens']:.0%} of prompt tokens cached)" if s.get("cache_read_tokens") else ""
+    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt{cached} + {s['completion_tokens']} completion tokens, "
+          f"cost {cost}")
     faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
     if faults:
         print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))

@@ -42,6 +42,11 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--retry-failed", action="store_true", help="run again the runs recorded as failed")
     sw.add_argument("--no-preflight", action="store_true", help="skip the one-call check of every LLM endpoint")
     sw.add_argument("--report", action="store_true", help="write DIR/report/report.html when done")
+    sw.add_argument("--estimate", action="store_true",
+                    help="print the expected calls, tokens and dollars of the LLM runs still to do, and run nothing")
+    sw.add_argument("--max-cost-usd", type=float, metavar="X",
+                    help="cap the whole sweep's model dollars: no run starts once the finished runs have cost X "
+                    "(the runs under way finish); run the same command with a higher cap to go on")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a sweep directory",
                         description="Write REPORT/report.html (tables, figures embedded) and REPORT/figures/*.png.")
@@ -83,6 +88,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
             specs = [s for w in args.world for s in grid(
                 w, args.preset or ["default"], [{"name": world_spec(w).default_agent, "options": options}], seeds)]
+    if args.estimate:
+        return _estimate(specs, args.out)
     backend = args.backend or settings.get("backend", "process")
     workers = args.workers if args.workers is not None else settings.get("workers")
     if workers is not None and workers < 1:
@@ -98,6 +105,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             run_dirs=args.run_dirs or settings.get("run_dirs", False),
             retry_failed=args.retry_failed or settings.get("retry_failed", False),
             preflight=not args.no_preflight and settings.get("preflight", True),
+            max_cost_usd=args.max_cost_usd,
         )
     except ImportError as exc:
         raise _needs("ray" if backend == "ray" else "data", exc) from None
@@ -109,6 +117,26 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.report:
         print(f"report: {_report(str(summary.out), None, None)}")
     return 1 if summary.failed else 0
+
+
+def _estimate(specs: Any, out: str) -> int:
+    """Print the estimate of the LLM runs not yet finished in ``out``."""
+    from pathlib import Path
+
+    from bizsim.analysis._results_file import finished_ids
+    from bizsim.analysis.llm_estimate import estimate_runs, format_estimates
+    from bizsim.simcore.layout import RESULTS
+
+    done = finished_ids(Path(out, RESULTS), include_errors=False) if Path(out, RESULTS).exists() else set()
+    todo = [s for s in specs if s.run_id not in done]
+    for s in todo:
+        s.check()
+    estimates = estimate_runs(todo)
+    if not estimates:
+        print(f"no LLM run left to do ({len(specs) - len(todo)} finished in {out})")
+        return 0
+    print(format_estimates(estimates))
+    return 0
 
 
 def _report(path: str, out: str | None, title: str | None) -> Any:

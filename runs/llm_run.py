@@ -114,6 +114,9 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     return {
         "llm_turns": total.get("turns"), "llm_prompt_tokens": total.get("prompt_tokens"),
         "llm_completion_tokens": total.get("completion_tokens"), "llm_cost_usd": total.get("cost_usd"),
+        # A run recorded before the token classes were counted says nothing (None), not zero.
+        "llm_cache_read_tokens": total.get("cache_read_tokens"), "llm_cache_write_tokens": total.get("cache_write_tokens"),
+        "llm_reasoning_tokens": total.get("reasoning_tokens"),
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
         "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
     }
@@ -279,6 +282,13 @@ def run_llm(
         ReplayError: the recorded answers do not fit this run any more.
     """
     config, _, episodes = llm_settings(spec)
+    if client is None:
+        from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+
+        # Set-up errors first, before a run directory is made and before litellm's slow import.
+        check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env, api_key=api_key)
+        if preflight:
+            check_endpoint(config.api_base)
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise ConfigError("resuming needs the run directory (out=...)")

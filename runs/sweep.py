@@ -50,6 +50,11 @@ class SweepSummary:
     compacted: bool
     #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
     relabelled: int = 0
+    #: Runs not started because the sweep's model dollars reached ``max_cost_usd``.
+    held: int = 0
+    #: Model dollars of every finished run of the sweep (``None`` without a ``max_cost_usd``).
+    spent_usd: float | None = None
+    max_cost_usd: float | None = None
 
     def load(self) -> Any:
         """The result tables (:func:`bizsim.analysis.load`)."""
@@ -60,6 +65,9 @@ class SweepSummary:
     def __str__(self) -> str:
         note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
                 "(a label is not part of the run id)") if self.relabelled else ""
+        if self.held:
+            note += (f"; {self.held} runs held back: the sweep's runs have cost ${self.spent_usd:.2f} of "
+                     f"max_cost_usd={self.max_cost_usd} (raise it and run the same sweep again to go on)")
         return (
             f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
             f"{self.elapsed_s:.1f} s; results in {self.out}{note}"
@@ -128,6 +136,24 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
+def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
+    """Name a missing key variable or extra of any LLM run to do, before anything runs (no network, no litellm)."""
+    seen: set[tuple] = set()
+    for spec in specs:
+        if spec.agent != "llm":
+            continue
+        from bizsim.agents.llm.setup_check import check_setup
+
+        from .llm_run import split_sweep_options
+
+        options, _ = split_sweep_options(spec.agent_options)
+        key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
+        if key not in seen:
+            seen.add(key)
+            check_setup(str(options.get("model")), api_base=options.get("api_base"),
+                        api_key_env=options.get("api_key_env"))
+
+
 def _preflight(specs: Iterable[RunSpec]) -> None:
     """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
     seen: set[tuple] = set()
@@ -144,6 +170,9 @@ def _preflight(specs: Iterable[RunSpec]) -> None:
         if endpoint in seen:
             continue
         seen.add(endpoint)
+        from bizsim.agents.llm.setup_check import check_endpoint
+
+        check_endpoint(options.get("api_base"))
         agent = LLMAgent(LLMAgentConfig.from_options(options))
         try:
             agent.preflight()
@@ -168,6 +197,7 @@ def sweep(
     compact: bool | None = None,
     on_result: Callable[[dict], None] | None = None,
     preflight: bool = True,
+    max_cost_usd: float | None = None,
 ) -> SweepSummary:
     """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
 
@@ -191,6 +221,10 @@ def sweep(
         preflight: before anything runs, make one tiny call to every model
             endpoint the LLM runs still to do will use (a wrong key or address fails
             the sweep at once instead of every run after its retries).
+        max_cost_usd: cap on the model dollars of the whole sweep (its runs finished before included): no
+            run starts once they reach it; the runs under way finish, and the runs not started stay to do, so
+            the same sweep with a higher cap goes on. Runs start in groups of ``workers`` so the cap is checked
+            between them; every LLM run's model must be priced.
 
     Returns:
         counts of what ran; ``.load()`` gives the tables.
@@ -223,27 +257,46 @@ def sweep(
         done = finished_ids(root / RESULTS, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
         relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
+        _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
         job = functools.partial(execute_encoded, events=events, run_dirs=str(root / RUNS), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0
-        records = runner.run([s.to_dict() for s in todo], job)
+        spent = None
+        if max_cost_usd is not None:
+            _check_priced(todo, max_cost_usd)
+            spent = _spent_usd(root / RESULTS)
+            groups = [todo[i:i + max(1, workers or getattr(runner, "workers", 1) or 1)]
+                      for i in range(0, len(todo), max(1, workers or getattr(runner, "workers", 1) or 1))]
+        else:
+            groups = [todo]
+        held = 0
         try:
-            for item in records:
-                # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
-                line = item["line"] if "line" in item else encode(item)
-                writer.write_line(line)
-                ran += 1
-                failed += item.get("status") != "ok"
-                if bar is not None:
-                    bar.update(item)
-                if on_result is not None:
-                    on_result(json.loads(line) if "line" in item else item)
+            for n, group in enumerate(groups):
+                if spent is not None and max_cost_usd is not None and spent >= max_cost_usd:
+                    held = sum(len(g) for g in groups[n:])
+                    break
+                records = runner.run([s.to_dict() for s in group], job)
+                try:
+                    for item in records:
+                        # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
+                        line = item["line"] if "line" in item else encode(item)
+                        writer.write_line(line)
+                        ran += 1
+                        failed += item.get("status") != "ok"
+                        if bar is not None:
+                            bar.update(item)
+                        record = json.loads(line) if "line" in item else item
+                        if spent is not None:
+                            spent += _cost_of(record)
+                        if on_result is not None:
+                            on_result(record)
+                finally:
+                    close = getattr(records, "close", None)
+                    if close is not None:
+                        close()
         finally:
-            close = getattr(records, "close", None)
-            if close is not None:
-                close()
             if bar is not None:
                 bar.close()
     if compact:
@@ -252,8 +305,57 @@ def sweep(
         write_tables(root)
     return SweepSummary(
         out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
-        elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled,
+        elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled, held=held,
+        spent_usd=spent, max_cost_usd=max_cost_usd,
     )
+
+
+def _cost_of(record: Mapping) -> float:
+    """A finished run's model dollars: the agent's and its world's roles' (a failed run's partial cost is not
+    in its record, so it counts 0)."""
+    run = record.get("run")
+    fields: Mapping = run if isinstance(run, Mapping) else record
+    total = 0.0
+    for key in ("llm_cost_usd", "llm_role_cost_usd"):
+        total += float(fields.get(key) or 0.0)
+    return total
+
+
+def _spent_usd(results: Path) -> float:
+    """The model dollars of every run already recorded in ``results``."""
+    if not results.exists():
+        return 0.0
+    total = 0.0
+    with results.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                total += _cost_of(json.loads(line))
+            except (ValueError, AttributeError, TypeError):
+                continue  # a torn last line: the writer cuts it off
+    return total
+
+
+def _check_priced(todo: Iterable[RunSpec], cap: float) -> None:
+    """Refuse a sweep cap over LLM runs whose model has no price: their dollars could not be counted."""
+    if cap < 0:
+        raise ConfigError(f"max_cost_usd(={cap}) must be >= 0")
+    from .llm_estimate import model_prices
+    from .llm_run import llm_settings
+
+    seen: set[str] = set()
+    for spec in todo:
+        if spec.agent != "llm":
+            continue
+        config = llm_settings(spec)[0]
+        if config.model in seen:
+            continue
+        seen.add(config.model)
+        if model_prices(config.model, config.prices)[0] is None:
+            raise ConfigError(
+                f"max_cost_usd(={cap}) needs a price for model {config.model!r}, which neither litellm's price map "
+                "nor the run's prices= knows; give prices={model: [input $/M tokens, output $/M tokens]} as an "
+                "agent option, or drop the cap"
+            )
 
 
 def _relabelled(results: Path, done: Mapping[str, RunSpec]) -> int:

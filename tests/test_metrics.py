@@ -252,3 +252,13 @@ def test_leaderboard_funds_count_a_bankruptcy_as_zero():
     assert bankrupt["bankrupt"] and bankrupt["final_funds_cents"] < 0 == bankrupt["leaderboard_funds_cents"]
     kept = execute(grid("startup", "default", "greedy", 1)[0].to_dict())["run"]
     assert kept["final_funds_cents"] == kept["leaderboard_funds_cents"] > 0
+
+
+def test_cost_per_dollar_shows_the_cached_share_of_prompt_tokens():
+    """The share of prompt tokens served from a prompt cache, per group; NaN when the runs do not say."""
+    runs = make_runs(llm_cost_usd=[1.0, 2.0, 0.5, 0.5], income_cents=[100_000, 0, 50_000, 0],
+                     llm_prompt_tokens=pd.array([1000, 3000, 500, 100], dtype="Int64"),
+                     llm_cache_read_tokens=pd.array([900, 1100, 0, None], dtype="Int64"))
+    c = m.cost_per_dollar(runs, by="agent").set_index("agent")
+    assert pytest.approx(2000 / 4500) == c.loc["A", "cached_share"]
+    assert math.isnan(m.cost_per_dollar(runs.drop(columns=["llm_cache_read_tokens"]), by="agent")["cached_share"][0])

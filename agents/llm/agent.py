@@ -86,11 +86,16 @@ class LLMAgent:
                     "(client=ScriptedClient(...) or your own ModelClient)"
                 )
             from .litellm_client import LiteLLMClient
+            from .setup_check import check_setup
 
+            # Before litellm's import (seconds): a missing key or extra is named at once, in our words.
+            check_setup(cfg.model, api_base=cfg.api_base, api_key_env=cfg.api_key_env, api_key=api_key,
+                        provider_key=False)
             client = LiteLLMClient(
                 cfg.model, api_base=cfg.api_base, api_key=api_key, api_key_env=cfg.api_key_env, timeout_s=cfg.timeout_s,
-                keep_raw=cfg.log_raw,
+                keep_raw=cfg.log_raw, prompt_caching=cfg.prompt_caching,
             )
+            client.check_model()
             # A resumed run was accepted when it started; its recorded requests must stay as they were.
             dropped = [] if resume else client.dropped_params(self.request_params(cfg))
             if dropped:
@@ -225,7 +230,7 @@ class LLMAgent:
                 session.turn += 1
                 usage = response.usage
                 for s in (stats, self.total):
-                    s.add_call(usage.prompt_tokens, usage.completion_tokens, response.cost_usd, failed)
+                    s.add_call(usage, response.cost_usd, failed)
                 yield from protocol.after_call(session, response)
                 session.flush_memory()
         except RunAborted as exc:
@@ -262,7 +267,7 @@ class LLMAgent:
                 f"pre-flight call to model {self.config.model!r} at {where} failed: {scrub(str(exc), self.secrets)}"
             ) from None
         out = {
-            "kind": "preflight", "ok": True, "usage": response.usage.to_dict(), "cost_usd": self.pricing.cost(response.usage),
+            "kind": "preflight", "ok": True, "usage": response.usage.to_dict(), "cost_usd": self.pricing.cost(response.usage, response.cost_usd),
             "latency_s": round(time.perf_counter() - start, 6), "wall_time": time.time(),
         }
         if self.gateway.log is not None:

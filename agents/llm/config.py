@@ -72,9 +72,16 @@ class LLMAgentConfig:
             (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
             ``{"top_p": 0.9}``); recorded with the run, so keep secrets out.
         timeout_s: per-call timeout.
+        prompt_caching: ask providers that cache prompts only on request (Claude on Anthropic, Bedrock,
+            Vertex AI) to cache the stable prefix (tools, system prompt, the conversation so far); the text the
+            model reads is the same. ``False`` sends requests unmarked.
     Protocol:
         protocol: ``yc-bench`` or ``ecogym``; ``None`` = the one registered for the world.
         history_rounds: YC-Bench rounds kept (``None`` = world's ``history_keep_rounds``, 20).
+        history_block_rounds: YC-Bench only, not on preset ``reference``: drop old rounds B at a time instead of
+            one a turn, so the window holds K to K+B-1 rounds and its prefix (what a prompt cache serves) stays
+            the same for B turns. It changes what the model sees (up to B-1 more rounds); ``None`` = YC-Bench's
+            window.
         history_messages: EcoGym messages kept (128).
         auto_advance: YC-Bench idle turns before an automatic ``sim resume``
             (``None`` = world's ``auto_advance_after_turns``; 0 = never).
@@ -105,8 +112,10 @@ class LLMAgentConfig:
     max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
     model_params: dict | None = attrs.field(default=None, converter=_model_params)
     timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
+    prompt_caching: bool = True
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
+    history_block_rounds: int | None = attrs.field(default=None, validator=in_range(1))
     history_messages: int = attrs.field(default=128, validator=in_range(2))
     auto_advance: int | None = attrs.field(default=None, validator=in_range(0))
     max_turns: int | None = attrs.field(default=None, validator=in_range(1))

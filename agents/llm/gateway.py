@@ -183,7 +183,8 @@ class ModelGateway:
         self.consecutive_failures = 0
         latency = response.latency_s or (time.perf_counter() - start)
         # Cleaned before anything else sees it: a lone surrogate would make every later request unsendable.
-        priced = attrs.evolve(response.cleaned(), cost_usd=self.pricing.cost(response.usage), latency_s=latency)
+        priced = attrs.evolve(response.cleaned(), cost_usd=self.pricing.cost(response.usage, response.cost_usd),
+                               latency_s=latency)
         self.calls += 1
         self.live += 1
         if self.log is not None:

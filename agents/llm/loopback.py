@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+from ._loopback_shapes import DIALECTS, PrefixCache, prompt_units, render, to_openai
 __all__ = ["FAULTS", "LoopbackLLMServer", "Reply", "usage_for"]
 
 #: A policy's answer: ``{"content": str | None, "tool_calls": [{"name": str, "arguments": str | dict}]}``.
@@ -57,6 +58,12 @@ class LoopbackLLMServer:
         timeout_sleep_s: how long a ``timeout`` fault stalls before answering.
         max_requests: answer at most this many requests, then stop.
         lifetime_s: stop after this many seconds whatever happens.
+        dialect: the provider shape spoken: ``openai`` (chat completions), ``anthropic`` (``/v1/messages``) or
+            ``gemini`` (``/models/MODEL:generateContent``); a policy reads every shape as OpenAI's.
+        cache: bill prompts like a provider's prompt cache: ``auto`` (every repeated prefix, as OpenAI, DeepSeek
+            and Gemini do), ``explicit`` (only prefixes ending at a ``cache_control`` mark, as Anthropic does), or
+            ``None`` (no cache).
+        reasoning_tokens: hidden reasoning tokens reported in every answer (counted in its completion tokens).
     """
 
     #: The paths answered (anything else is a 404).
@@ -71,7 +78,17 @@ class LoopbackLLMServer:
         timeout_sleep_s: float = 3.0,
         max_requests: int = 20_000,
         lifetime_s: float = 300.0,
+        dialect: str = "openai",
+        cache: str | None = None,
+        reasoning_tokens: int = 0,
     ) -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"dialect(={dialect!r}) must be one of {', '.join(DIALECTS)}")
+        if cache not in (None, "auto", "explicit"):
+            raise ValueError(f"cache(={cache!r}) must be 'auto', 'explicit' or None")
+        self.dialect = dialect
+        self.cache = None if cache is None else PrefixCache(explicit=cache == "explicit")
+        self.reasoning_tokens = reasoning_tokens
         self.policy = policy or (lambda messages, tools: {"content": "ok", "tool_calls": []})
         self.delay_s = delay_s
         self._faults = faults or {}
@@ -124,6 +141,13 @@ class LoopbackLLMServer:
         self.stop()
 
     # answering ---------------------------------------------------------------
+    def accepts(self, path: str) -> bool:
+        """True when ``path`` is a chat route of this server's dialect."""
+        path = path.split("?", 1)[0].rstrip("/")
+        if self.dialect == "gemini":
+            return path.endswith(":generateContent")
+        return path in (("/v1/messages",) if self.dialect == "anthropic" else self.routes)
+
     def fault_for(self, index: int) -> str | None:
         """The fault injected on request ``index``, if any."""
         if callable(self._faults):
@@ -147,7 +171,8 @@ class LoopbackLLMServer:
             self.auth_headers.append(auth)
             if index >= self.max_requests:
                 return 503, _error("the test server's request budget is spent"), None
-            preflight = body.get("max_tokens") == 1 and not body.get("tools")
+            limit = body.get("max_tokens", (body.get("generationConfig") or {}).get("max_output_tokens"))
+            preflight = limit == 1 and not body.get("tools")
             if preflight:
                 self.preflights += 1
         if self.delay_s:
@@ -176,17 +201,39 @@ class LoopbackLLMServer:
                     self.policy_errors.append(repr(exc))
                 return 500, _error(f"the test policy raised {exc!r}"), fault
         reply = _apply_fault(fault, reply)
-        usage = usage_for(body, reply)
+        if self.dialect == "openai" and self.cache is None and not self.reasoning_tokens:
+            usage = usage_for(body, reply)
+        else:
+            usage = self._billed_usage(body, reply)
         if fault == "negative_usage":
             usage = {**usage, "prompt_tokens": -5, "total_tokens": usage["completion_tokens"] - 5}
         with self.lock:
             self.usages.append(usage)
-        return 200, json.dumps(_completion(body, reply, usage)).encode(), fault
+        if self.dialect != "openai":
+            seed = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:10]
+            return 200, json.dumps(render(self.dialect, body, reply, usage, seed)).encode(), fault
+        wire = {k: v for k, v in usage.items() if k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+        if usage.get("cache_read_tokens"):
+            wire["prompt_tokens_details"] = {"cached_tokens": usage["cache_read_tokens"]}
+        if usage.get("reasoning_tokens"):
+            wire["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning_tokens"]}
+        return 200, json.dumps(_completion(body, reply, wire)).encode(), fault
+
+    def _billed_usage(self, body: dict, reply: Reply) -> dict:
+        """Usage of every class: the prompt in cache units, read and written as the configured cache would."""
+        units = prompt_units(self.dialect, body)
+        prompt = sum(n for _, n, _ in units)
+        with self.lock:
+            read, write = self.cache.bill(units) if self.cache is not None else (0, 0)
+        completion = usage_for({}, reply)["completion_tokens"] + self.reasoning_tokens
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                "cache_read_tokens": read, "cache_write_tokens": write, "reasoning_tokens": self.reasoning_tokens}
 
     def _policy_reply(self, body: dict) -> Reply:
         with self.lock:
             self.policy_calls += 1
-        return self.policy(body.get("messages") or [], body.get("tools"))
+        messages, tools = to_openai(self.dialect, body)
+        return self.policy(messages, tools)
 
 
 def _apply_fault(fault: str | None, reply: Reply) -> Reply:
@@ -240,7 +287,7 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
-            if self.path.rstrip("/") not in server.routes:
+            if not server.accepts(self.path):
                 self._send(404, _error(f"no route {self.path}"))
                 return
             length = int(self.headers.get("Content-Length") or 0)

@@ -53,13 +53,22 @@ class Pricing:
             return "user"
         return "client" if self.known() else "unknown"
 
-    def cost(self, usage: Usage) -> float | None:
-        """Dollars for ``usage``, or ``None`` when the price is unknown."""
+    def cost(self, usage: Usage, billed: float | None = None) -> float | None:
+        """Dollars for one call, or ``None`` when the price is unknown.
+
+        Args:
+            usage: the call's tokens.
+            billed: the client's price of the actual answer (litellm's ``response_cost``, cache discounts
+                included); used when the model is priced by the client's map, so the run's cost is the bill.
+        """
         pair = self.prices.get(self.model)
         if pair is not None:
+            # User prices are one input price: cached prompt tokens are counted at it too.
             return (usage.prompt_tokens * pair[0] + usage.completion_tokens * pair[1]) / 1_000_000
-        if self._client_cost is None or self._known is False:
+        if self._client_cost is None or not self.known():
             return None
+        if billed is not None:
+            return billed
         out = self._client_cost(self.model, usage)
         self._known = out is not None
         return out

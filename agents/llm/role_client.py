@@ -41,5 +41,5 @@ class RoleClient:
         meta = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1}
         response, failed = self.agent.gateway.chat(list(messages), tools, params, request, meta)
         usage = response.usage
-        self.stats.add_call(usage.prompt_tokens, usage.completion_tokens, response.cost_usd, failed)
+        self.stats.add_call(usage, response.cost_usd, failed)
         return response

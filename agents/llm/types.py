@@ -61,10 +61,20 @@ def _token_count(instance: Any, attribute: Any, value: Any) -> None:
 
 @attrs.frozen
 class Usage:
-    """Tokens of one call, as the provider reported them (0 when it reported none)."""
+    """Tokens of one call, by the classes a provider bills (0 when it reported none).
+
+    ``prompt_tokens`` counts every input token, the cached ones included
+    (``cache_read_tokens``, billed at a discount, and ``cache_write_tokens``,
+    billed at a premium by Anthropic); ``completion_tokens`` counts every
+    output token, ``reasoning_tokens`` (hidden thinking) included. These are
+    the totals litellm reports for every provider.
+    """
 
     prompt_tokens: int = attrs.field(default=0, validator=_token_count)
     completion_tokens: int = attrs.field(default=0, validator=_token_count)
+    cache_read_tokens: int = attrs.field(default=0, validator=_token_count, kw_only=True)
+    cache_write_tokens: int = attrs.field(default=0, validator=_token_count, kw_only=True)
+    reasoning_tokens: int = attrs.field(default=0, validator=_token_count, kw_only=True)
 
     @property
     def total_tokens(self) -> int:
@@ -77,7 +87,16 @@ class Usage:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Usage:
+        """Rebuild usage from :meth:`to_dict` output (a call log written before the token classes reads as 0)."""
+        return cls(*(int(data.get(k) or 0) for k in ("prompt_tokens", "completion_tokens")),
+                   **{k: int(data.get(k) or 0) for k in ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")})
 
 
 @attrs.frozen
@@ -136,7 +155,7 @@ class ModelResponse:
         return cls(
             content=data.get("content"),
             tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
-            usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+            usage=Usage.from_dict(usage),
             cost_usd=data.get("cost_usd"),
             latency_s=float(data.get("latency_s") or 0.0),
             model=data.get("model"),

@@ -112,12 +112,11 @@ def scratchpad_section(notes: str) -> str:
     return "\n\n## Your Scratchpad Notes\n" + notes
 
 
-def history_marker(keep_rounds: int) -> str:
-    """The user message standing in for dropped turns."""
-    return (
-        f"[Earlier turns were removed; only the last {keep_rounds} turns are kept. "
-        "Your scratchpad in the system prompt still holds your notes.]"
-    )
+def history_marker(keep_rounds: int, block_rounds: int | None = None) -> str:
+    """The user message standing in for dropped turns (with ``block_rounds``, a window that drops them in blocks)."""
+    kept = f"only the last {keep_rounds}" if block_rounds is None else \
+        f"the last {keep_rounds} to {keep_rounds + block_rounds - 1}"
+    return f"[Earlier turns were removed; {kept} turns are kept. Your scratchpad in the system prompt still holds your notes.]"
 
 
 def _status_lines(obs: Mapping[str, Any]) -> list[str]:

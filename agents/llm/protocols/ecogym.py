@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from bizsim.simcore.errors import CommandError
+from bizsim.simcore.errors import CommandError, ConfigError
 
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from ..runlog import digest
@@ -93,6 +93,9 @@ class EcoGymProtocol:
     def configure(self, world: World, config: LLMAgentConfig) -> dict:
         """Resolve the window, the step limit, the role line and the tools for this world."""
         wc = world.config
+        if config.history_block_rounds is not None:
+            raise ConfigError(f"history_block_rounds(={config.history_block_rounds}) sets YC-Bench's window (world "
+                              f"startup); world {world.name!r} is played with EcoGym's, which keeps history_messages")
         self.keep = config.history_messages
         self._max_turns = config.max_turns if config.max_turns is not None else getattr(wc, "max_steps", None)
         self.world_tools = world.commands.tool_schemas()

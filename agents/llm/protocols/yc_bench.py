@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import simpy
 from bizsim.models.startup import prompt
-from bizsim.simcore.errors import CommandError
+from bizsim.simcore.errors import CommandError, ConfigError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from ..conversation import Msg, flatten, msg, rounds_window, sent_calls, to_content, tool_result
@@ -79,20 +79,29 @@ class YCBenchProtocol:
         """Resolve K, auto-advance and max turns from the agent config over the world config."""
         wc = world.config
         self.keep = config.history_rounds if config.history_rounds is not None else wc.history_keep_rounds
+        self.block = config.history_block_rounds
         self.auto = config.auto_advance if config.auto_advance is not None else wc.auto_advance_after_turns
         self._max_turns = config.max_turns if config.max_turns is not None else wc.max_turns
         self.faithful = bool(getattr(wc, "reference_outputs", False))
+        if self.block is not None and self.faithful:
+            raise ConfigError(
+                f"history_block_rounds(={self.block}) changes what the model sees, and preset reference reproduces "
+                "YC-Bench's own window; use it on another preset, or drop it"
+            )
         self.stale = bool(getattr(wc, "stale_scratchpad", False))
         self.max_calls = config.max_tool_calls_per_turn
         self.max_chars = config.max_command_chars
         self.max_reply = config.max_reply_chars
         self.advance_command = world.advance_command
         self._system = prompt.system_prompt(self.keep)
-        self._marker = prompt.history_marker(self.keep)
-        return {
+        self._marker = prompt.history_marker(self.keep, self.block)
+        settings = {
             "protocol": self.name, "tools": ["run_command"], "history_rounds": self.keep, "auto_advance": self.auto,
             "max_turns": self._max_turns, "reference_prompt_quirks": self.faithful, "stale_scratchpad": self.stale,
         }
+        if self.block is not None:  # only when set: the settings recorded by every other run stay as they were
+            settings["history_block_rounds"] = self.block
+        return settings
 
     def max_turns(self) -> int | None:
         """Model calls allowed per episode."""
@@ -143,16 +152,23 @@ class YCBenchProtocol:
         notes = self.snapshot if self.stale else world.scratchpad
         self.rounds.append([msg("user", text)])
         self.rounds_seen += 1
-        if len(self.rounds) > self.keep + 2:
+        if len(self.rounds) > self.keep + (self.block or 1) + 1:
             del self.rounds[0]  # keeps the marker decision (len > keep + 1) while bounding memory
         session.remember(text, "user")
         system = self._system + prompt.scratchpad_section(notes) + session.memory.section(text[-200:], session.now_h)
-        window, _ = rounds_window(self.rounds, self.keep, self._marker)
+        window, _ = rounds_window(self.rounds, self._shown(), self._marker)
         messages, digests = flatten([msg("system", system), *window])
         if self._tools is None:
             self._tools = [wire.REFERENCE_RUN_COMMAND_TOOL if self.faithful else RUN_COMMAND_TOOL, *session.memory.tools()]
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
+
+    def _shown(self) -> int:
+        """Earlier rounds in this turn's window: K, or with blocks of B, K to K+B-1 (B are dropped at once)."""
+        earlier = self.rounds_seen - 1
+        if self.block is None or earlier <= self.keep:
+            return self.keep
+        return self.keep + (earlier - self.keep) % self.block
 
     def after_call(self, session: Session, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
         """Run every tool call in order; auto-advance after K idle turns."""

@@ -1,0 +1,112 @@
+"""Set-up errors of an LLM run: one line of ours, before litellm is imported."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+from bizsim.cli.main import main
+from bizsim.simcore.errors import ConfigError
+
+from .llm_server import LoopbackLLMServer, require_litellm
+
+
+def _cli_in_fresh_process(*args: str, env: dict | None = None) -> tuple[int, str, bool]:
+    """Exit code, stderr and whether litellm got imported, for ``bizsim ARGS`` in a fresh interpreter."""
+    code = (
+        "import sys; from bizsim.cli.main import main; rc = main(sys.argv[1:]); "
+        "print('LITELLM_IMPORTED' if 'litellm' in sys.modules else 'NO_LITELLM'); sys.exit(rc)"
+    )
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env)
+    return done.returncode, done.stderr, "LITELLM_IMPORTED" in done.stdout
+
+
+def test_an_unset_key_variable_is_named_before_litellm_is_imported(tmp_path, monkeypatch):
+    """`--api-key-env UNSET_VAR` fails with "UNSET_VAR is not set" in one line, exit 2, litellm never imported,
+    and no run directory is left behind."""
+    monkeypatch.delenv("BIZSIM_TEST_UNSET_VAR", raising=False)
+    rc, err, imported = _cli_in_fresh_process(
+        "run", "startup", "--agent", "llm", "--model", "openai/gpt-4o-mini", "--api-key-env", "BIZSIM_TEST_UNSET_VAR",
+        "--out", str(tmp_path / "run"),
+    )
+    assert (2, False) == (rc, imported)
+    assert err.startswith("bizsim: error: BIZSIM_TEST_UNSET_VAR is not set") and 1 == len(err.strip().splitlines())
+    assert not (tmp_path / "run").exists()
+
+
+def test_openai_prefix_without_a_key_at_a_local_server_points_to_hosted_vllm(monkeypatch):
+    """An openai/ model at a local address with no key says that openai/ needs one and hosted_vllm/ does not."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match=r"needs an API key even at a local server.*--model hosted_vllm/qwen"):
+        check_setup("openai/qwen", api_base="http://127.0.0.1:8000/v1")
+
+
+def test_a_provider_key_that_is_missing_is_named(monkeypatch):
+    """A hosted provider's model with its usual variable unset names that variable and --api-key-env."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match=r"ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=.*--api-key-env"):
+        check_setup("anthropic/claude-sonnet-4-5")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    check_setup("anthropic/claude-sonnet-4-5")
+    check_setup("hosted_vllm/qwen", api_base="http://127.0.0.1:8000/v1")  # no key needed
+
+
+def test_an_endpoint_that_refuses_is_named():
+    """A port where nothing listens is named as refusing connections, with the flag to fix."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed when the block ends: nothing listens there
+    with pytest.raises(ConfigError, match=rf"nothing accepts connections at http://127.0.0.1:{port}/v1 .*--api-base"):
+        check_endpoint(f"http://127.0.0.1:{port}/v1")
+    with pytest.raises(ConfigError, match="must be an http"):
+        check_endpoint("file:///etc/passwd")
+
+
+def test_a_model_litellm_cannot_place_is_named(monkeypatch):
+    """A model name without a provider litellm knows fails before the run with the PROVIDER/MODEL fix."""
+    require_litellm()
+    from bizsim.agents.llm import LLMAgent
+
+    with pytest.raises(ConfigError, match=r"names no provider litellm knows.*hosted_vllm/qwen"):
+        LLMAgent(model="qwen", api_base="http://127.0.0.1:8000/v1")
+
+
+def test_hosted_vllm_needs_no_key(tmp_path, monkeypatch):
+    """hosted_vllm/MODEL at a key-less local server plays through the CLI with no key anywhere."""
+    require_litellm()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with LoopbackLLMServer(lambda m, t: {"content": None, "tool_calls": [
+            {"name": "run_command", "arguments": {"command": "yc-bench company status"}}]}) as server:
+        rc = main(["run", "startup", "--agent", "llm", "--model", "hosted_vllm/qwen", "--api-base", server.url,
+                   "--max-turns", "2", "--out", str(tmp_path / "run"), "--json", "--no-progress"])
+    assert 1 == rc  # the turn cap ends the run with status error, as any cap does
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert ("max_turns", 2) == (result["terminal_detail"], result["llm"]["turns"])
+    assert all(h in ("", "Bearer fake-api-key") for h in server.auth_headers)
+
+
+def test_a_sweep_names_an_unset_key_variable_before_any_run(tmp_path, monkeypatch):
+    """A sweep whose LLM runs name an unset variable fails at once, in one line, with nothing run."""
+    from bizsim.analysis import RunSpec, sweep
+
+    monkeypatch.delenv("BIZSIM_TEST_UNSET_VAR", raising=False)
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={
+        "model": "openai/gpt-4o-mini", "api_key_env": "BIZSIM_TEST_UNSET_VAR"})
+    with pytest.raises(ConfigError, match="BIZSIM_TEST_UNSET_VAR is not set"):
+        sweep([spec], tmp_path, backend="serial", progress=False, preflight=False)
+    results = tmp_path / "results.jsonl"
+    assert not results.exists() or "" == results.read_text()
+
+
+def test_a_missing_llm_extra_is_named_with_its_install_line(monkeypatch):
+    """Without litellm installed, the run says which extra to install (checked without importing anything)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "litellm" else real(name, *a))
+    with pytest.raises(ConfigError, match=r"needs litellm, which is not installed: pip install 'bizsim\[llm\]'"):
+        check_setup("hosted_vllm/qwen", api_base="http://127.0.0.1:8000/v1")
