@@ -274,7 +274,7 @@ def _run_llm(args: argparse.Namespace) -> int:
         spec = RunSpec(args.world, args.preset, "llm", args.seed, agent_options=options, max_episodes=args.max_episodes)
         spec.check()
         if args.estimate:
-            from bizsim.analysis.llm_estimate import estimate_run, format_estimates
+            from bizsim.runs.llm_estimate import estimate_run, format_estimates
 
             estimate = estimate_run(spec)
             print(json.dumps(_attrs_dict(estimate)) if args.json else format_estimates([estimate]))

@@ -123,8 +123,8 @@ def _estimate(specs: Any, out: str) -> int:
     """Print the estimate of the LLM runs not yet finished in ``out``."""
     from pathlib import Path
 
-    from bizsim.analysis._results_file import finished_ids
-    from bizsim.analysis.llm_estimate import estimate_runs, format_estimates
+    from bizsim.runs._results_file import finished_ids
+    from bizsim.runs.llm_estimate import estimate_runs, format_estimates
     from bizsim.simcore.layout import RESULTS
 
     done = finished_ids(Path(out, RESULTS), include_errors=False) if Path(out, RESULTS).exists() else set()

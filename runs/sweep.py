@@ -144,7 +144,7 @@ def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
             continue
         from bizsim.agents.llm.setup_check import check_setup
 
-        from .llm_run import split_sweep_options
+        from bizsim.runs.llm_run import split_sweep_options
 
         options, _ = split_sweep_options(spec.agent_options)
         key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
@@ -339,8 +339,8 @@ def _check_priced(todo: Iterable[RunSpec], cap: float) -> None:
     """Refuse a sweep cap over LLM runs whose model has no price: their dollars could not be counted."""
     if cap < 0:
         raise ConfigError(f"max_cost_usd(={cap}) must be >= 0")
-    from .llm_estimate import model_prices
-    from .llm_run import llm_settings
+    from bizsim.runs.llm_estimate import model_prices
+    from bizsim.runs.llm_run import llm_settings
 
     seen: set[str] = set()
     for spec in todo:

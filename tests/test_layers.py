@@ -65,3 +65,20 @@ def test_the_layer_test_sees_an_upward_import(tmp_path):
     sample = tmp_path / "x.py"
     sample.write_text("def f():\n    from bizsim.view.server import serve\n", encoding="utf-8")
     assert [(2, "bizsim.view.server")] == _imports(sample)
+
+
+def test_every_bizsim_import_names_a_module_that_exists():
+    """An import of a bizsim module that was moved away fails here, not at the first call that reaches it."""
+    import importlib.util
+
+    missing = []
+    for layer in LAYERS:
+        for path in _modules(layer):
+            for line, name in _imports(path):
+                try:
+                    found = importlib.util.find_spec(name) is not None
+                except ModuleNotFoundError:
+                    found = False
+                if not found:
+                    missing.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert [] == missing

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.xdist_group("llm_estimate")
 require_litellm()
 
 from bizsim.analysis import RunSpec, run_llm, sweep
-from bizsim.analysis.llm_estimate import estimate_run
+from bizsim.runs.llm_estimate import estimate_run
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError
 

@@ -22,8 +22,8 @@ from bizsim.agents.llm import LLMAgent, ModelResponse, ToolCall, Usage
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
-from .llm_run import llm_settings
-from .runspec import RunSpec, world_config
+from bizsim.runs.llm_run import llm_settings
+from bizsim.runs.runspec import RunSpec, world_config
 
 __all__ = ["Estimate", "estimate_run", "estimate_runs", "format_estimates", "model_prices"]
 
