@@ -23,7 +23,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.llm_run import llm_settings
-from bizsim.runs.runspec import RunSpec, world_config
+from bizsim.runs.runspec import RunSpec, records_calls, world_config
 
 __all__ = ["Estimate", "estimate_run", "estimate_runs", "format_estimates", "model_prices"]
 
@@ -163,7 +163,7 @@ def estimate_run(spec: RunSpec, _cache: dict | None = None) -> Estimate:
     Raises:
         ConfigError: ``spec`` is not an LLM run.
     """
-    if spec.agent != "llm":
+    if not records_calls(spec):
         raise ConfigError(f"agent {spec.agent!r} calls no model; --estimate is for --agent llm runs")
     config, _, episodes = llm_settings(spec)
     key = json.dumps([spec.world, spec.preset, spec.overrides, spec.seed, config.to_dict()], sort_keys=True, default=str)
@@ -208,7 +208,7 @@ def estimate_run(spec: RunSpec, _cache: dict | None = None) -> Estimate:
 def estimate_runs(specs: Iterable[RunSpec]) -> list[Estimate]:
     """:func:`estimate_run` for every LLM run of ``specs`` (one profile per distinct run; other agents skipped)."""
     cache: dict = {}
-    return [estimate_run(s, cache) for s in specs if s.agent == "llm"]
+    return [estimate_run(s, cache) for s in specs if records_calls(s)]
 
 
 def _money(value: float | None) -> str:

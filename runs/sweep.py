@@ -140,7 +140,7 @@ def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
     """Name a missing key variable or extra of any LLM run to do, before anything runs (no network, no litellm)."""
     seen: set[tuple] = set()
     for spec in specs:
-        if spec.agent != "llm":
+        if not records_calls(spec):
             continue
         from bizsim.agents.llm.setup_check import check_setup
 
@@ -344,7 +344,7 @@ def _check_priced(todo: Iterable[RunSpec], cap: float) -> None:
 
     seen: set[str] = set()
     for spec in todo:
-        if spec.agent != "llm":
+        if not records_calls(spec):
             continue
         config = llm_settings(spec)[0]
         if config.model in seen:

@@ -81,6 +81,7 @@ def test_a_sweep_cap_holds_back_new_runs_and_a_raised_cap_goes_on(tmp_path, monk
 
 def test_a_sweep_cap_needs_priced_models(tmp_path, monkeypatch):
     """A cap over a model no price map knows is refused before anything runs."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the key check comes first; the price is what this test is about
     spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "openai/loopback-unpriced"})
     with pytest.raises(ConfigError, match=r"max_cost_usd\(=5.0\) needs a price for model 'openai/loopback-unpriced'"):
         sweep([spec], tmp_path, backend="serial", progress=False, preflight=False, max_cost_usd=5.0)

@@ -229,7 +229,7 @@ def test_a_pool_worker_freezes_its_imports_and_collects_less_often_but_the_sweep
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    from bizsim.analysis import backends
+    from bizsim.runs import backends
     from bizsim.runs._worker import execute_encoded
 
     before = gc.get_threshold(), gc.get_freeze_count()
