@@ -12,19 +12,22 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import MAX_INT, show
+from bizsim.simcore.limits import MAX_INT, MAX_SWEEP_RUNS, show
 from bizsim.simcore.seeds import parse_seeds
+from bizsim.simcore.untrusted_json import MAX_DEPTH, nested_deeper
 
 __all__ = ["RunSpec", "agent_factory", "grid", "parse_seeds", "world_config"]
 
 
 def _canonical(value: Any, what: str) -> Any:
     """JSON-able data with sorted keys (tuples become lists), or a ConfigError naming ``what``."""
+    if nested_deeper(value):  # json.dumps recurses once a level: a deep value was a RecursionError
+        raise ConfigError(f"{what} nests lists and tables deeper than {MAX_DEPTH} levels; flatten it")
     try:
         return json.loads(json.dumps(value, sort_keys=True, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ConfigError(
-            f"{what}(={value!r}) must be JSON-able data (numbers, strings, lists, tables): {exc}"
+            f"{what}(={show(value)}) must be JSON-able data (numbers, strings, lists, tables): {exc}"
         ) from None
 
 
@@ -255,6 +258,11 @@ def grid(
     seed_list = parse_seeds(seeds)
     if not worlds or not preset_list or not agent_list or not seed_list:
         raise ConfigError("a grid needs at least one world, preset, agent and seed")
+    runs = len(worlds) * len(preset_list) * len(agent_list) * len(seed_list)
+    if runs > MAX_SWEEP_RUNS:  # counted before any spec is built
+        raise ConfigError(f"the grid of {len(worlds):,} worlds x {len(preset_list):,} presets x {len(agent_list):,} "
+                          f"agents x {len(seed_list):,} seeds makes {runs:,} runs, past the limit of "
+                          f"{MAX_SWEEP_RUNS:,}; split it into several sweeps")
     out: list[RunSpec] = []
     used: set[str] = set()
     for world, p, a in itertools.product(worlds, preset_list, agent_list):

@@ -117,4 +117,11 @@ MAX_ROLLOUT_BYTES = 256 * 2**20
 #: The most turns (model calls) an imported rollout may hold, over all its episodes.
 MAX_ROLLOUT_TURNS = 100_000
 
-__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS"]
+#: The most seeds one seed set may name (``--seeds``, a grid file, an RL or Inspect environment), counted before
+#: any is listed.
+MAX_SEEDS = 100_000
+#: The most runs one sweep may hold (worlds x presets x agents x seeds, and a grid file's runs), counted before
+#: any run spec is built.
+MAX_SWEEP_RUNS = 1_000_000
+
+__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS", "MAX_SEEDS", "MAX_SWEEP_RUNS"]
