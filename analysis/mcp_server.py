@@ -18,9 +18,7 @@ the client's ``clientInfo`` is recorded as who played. Transports: stdio (the de
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import socket
 import sys
@@ -171,96 +169,10 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
 
 
 def _serve_stdio(episode: LiveEpisode) -> None:
-    import asyncio
+    # bizsim's own stdio transport: the SDK's leaves a line it cannot validate unanswered (mcp_stdio says why).
+    from .mcp_stdio import serve_stdio
 
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(episode)
-
-    async def main() -> None:
-        # The SDK reads and writes the standard streams through a worker thread, three hand-offs a call; the
-        # pipes are read by the event loop itself and written directly instead (a call costs half the time).
-        try:
-            stdin = await _StdinLines.open()
-        except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, another platform): the SDK's way
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-            return
-        stdout = _StdoutLines()
-        try:
-            async with stdio_server(stdin, stdout) as (read, write):  # type: ignore[arg-type]
-                await server.run(read, write, server.create_initialization_options())
-        finally:
-            stdout.close()
-            with contextlib.suppress(OSError):
-                os.set_blocking(0, True)  # the event loop made it non-blocking; a terminal shares it with the shell
-
-    asyncio.run(main())
-
-
-#: The longest message read from standard input: one call is at most MAX_CALL_CHARS characters, as JSON (escaped)
-#: a few times that; longer lines are dropped.
-_MAX_LINE_BYTES = 16 * 2**20
-
-
-class _StdinLines:
-    """The lines of standard input, read by the asyncio event loop (an async iterator of text)."""
-
-    def __init__(self, reader: Any) -> None:
-        self.reader = reader
-
-    @classmethod
-    async def open(cls) -> _StdinLines:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=_MAX_LINE_BYTES)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-        return cls(reader)
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        try:
-            line = await self.reader.readline()
-        except ValueError:  # a line past the limit: dropped (its rest reads as more bad lines), answered as bad JSON
-            return "\n"
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
-
-
-class _StdoutLines:
-    """Standard output, written at once (the client reads its answers as they come).
-
-    The messages go to a private copy of file descriptor 1, which points at stderr meanwhile (as the SDK's own
-    transport does it), so a stray ``print`` cannot break the protocol.
-    """
-
-    def __init__(self) -> None:
-        sys.stdout.flush()
-        self.fd = os.dup(1)
-        self._saved = os.dup(1)
-        os.dup2(2, 1)
-
-    async def write(self, text: str) -> None:
-        import select
-
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                data = data[os.write(self.fd, data):]
-            except BlockingIOError:  # standard input and output share one non-blocking file (a terminal)
-                select.select([], [self.fd], [])
-
-    async def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        os.dup2(self._saved, 1)
-        os.close(self._saved)
-        os.close(self.fd)
+    serve_stdio(build_server(episode))
 
 
 def _serve_http(episode: LiveEpisode, sock: socket.socket, idle_timeout: float) -> None:
