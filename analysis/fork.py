@@ -101,19 +101,12 @@ def load_parent(run: Any) -> Parent:
 
 
 def _parent_from_dir(root: Path) -> Parent:
-    from bizsim.simcore.layout import RESULT, RUN_SPEC
+    from bizsim.simcore.layout import RUN_SPEC
 
     from ._replay import _spec_of
-    from .rundir import episode_folders, read_command_log
+    from .rundir import episode_folders, read_command_log, read_result
 
-    try:
-        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json") from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{str(root)!r}: result.json cannot be read: {exc}") from None
-    if not isinstance(result, dict):
-        raise ConfigError(f"{str(root)!r}: result.json does not hold a run's result")
+    result = read_result(root)
     if len(episode_folders(root)) > 1 or len(result.get("episodes") or [1]) > 1:
         raise ConfigError(f"{str(root)!r} restarted after a bankruptcy (several episodes); fork a one-episode run")
     if (root / RUN_SPEC).exists():

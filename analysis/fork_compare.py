@@ -11,13 +11,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.replay import replay
+from bizsim.simcore.untrusted_json import read_json_file
 from bizsim.simcore.world import World
 
 __all__ = ["compare_forks", "fork_series", "metric_path"]
@@ -117,7 +117,9 @@ def compare_forks(parent: Any, forks: Sequence[Any]) -> Any:
 
 def read_json(path: str | Path) -> dict[str, Any]:
     """A JSON file as a dict (a run directory's ``result.json``)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    from .rundir import MAX_RESULT_BYTES
+
+    data = read_json_file(path, Path(path).name, MAX_RESULT_BYTES)
     if not isinstance(data, dict):
         raise ConfigError(f"{str(path)!r} does not hold a JSON table")
     return data

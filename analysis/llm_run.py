@@ -162,7 +162,9 @@ def recorded_world_options(path: str | Path, episode: int | None = None) -> dict
     if auditor != "llm":
         return {}
     if episode is None:
-        episodes = json.loads(Path(path, RESULT).read_text(encoding="utf-8")).get("episodes") or [{"episode": 1}]
+        from .rundir import read_result
+
+        episodes = read_result(path).get("episodes") or [{"episode": 1}]
         episode = int(episodes[-1]["episode"])
     client = RecordedRoleClient.from_run_dir(path, config.model, "auditor", episode)
     return {"auditor": _llm_auditor(spec.world, config, client)}

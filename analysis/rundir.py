@@ -13,12 +13,13 @@ import contextlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.jsonl import lines_of
+from bizsim.simcore.limits import MAX_DATA_FILE_BYTES, MAX_INT, MAX_RUN_LOG_BYTES, show
+from bizsim.simcore.untrusted_json import read_json_file, read_json_lines
 from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
 if TYPE_CHECKING:
@@ -27,7 +28,10 @@ if TYPE_CHECKING:
     from .episode import EpisodeResult
 
 __all__ = ["EPISODES", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
-           "read_episode_logs"]
+           "read_episode_logs", "read_result", "MAX_RESULT_BYTES"]
+
+#: The largest ``result.json`` read back (verify, fork, load): its summary and every episode's, with room to spare.
+MAX_RESULT_BYTES = MAX_DATA_FILE_BYTES
 
 
 
@@ -114,9 +118,38 @@ def command_log_jsonl(log: Iterable[tuple[int, str]]) -> str:
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
-    """The ``(t_us, line)`` log of a run directory (its last episode)."""
-    rows = lines_of(Path(path, COMMANDS).read_text(encoding="utf-8"))
-    return [(d["t_us"], d["line"]) for d in map(json.loads, rows) if d]
+    """The ``(t_us, line)`` log of a run directory (its last episode).
+
+    The file is read as every file from outside is (bounded, UTF-8, depth-checked: a run directory may have been
+    edited by anyone who could write it).
+
+    Raises:
+        ConfigError: the file is missing, unreadable, past :data:`MAX_RUN_LOG_BYTES`, or a line is not a
+            ``{"t_us": ..., "line": ...}`` record (the line named).
+    """
+    file = Path(path, COMMANDS)
+    out = []
+    for i, (_, d) in enumerate(read_json_lines(file, COMMANDS, MAX_RUN_LOG_BYTES), 1):
+        t_us = d.get("t_us") if isinstance(d, dict) else None
+        if not (type(t_us) is int and 0 <= t_us <= MAX_INT and isinstance(d.get("line"), str)):
+            raise ConfigError(f"{str(file)!r} line {i:,} is not a command record {{t_us, line}}: {show(d)}")
+        out.append((t_us, d["line"]))
+    return out
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """A run directory's ``result.json``, read as every file from outside is (bounded, UTF-8, depth-checked).
+
+    Raises:
+        ConfigError: there is none (not a finished run), or it cannot be read, or it is not a JSON object.
+    """
+    root = Path(path)
+    if not (root / RESULT).exists():
+        raise ConfigError(f"{str(root)!r} is not a finished run directory: it has no result.json")
+    result = read_json_file(root / RESULT, RESULT, MAX_RESULT_BYTES)
+    if not isinstance(result, dict):
+        raise ConfigError(f"{str(root)!r}: result.json does not hold a run's result (it is not a JSON object)")
+    return result
 
 
 def episode_folders(path: str | Path) -> list[Path]:

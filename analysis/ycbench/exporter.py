@@ -82,10 +82,11 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     model = llm_settings(spec)[0].model
     if spec.world != "startup":
         raise ConfigError(f"{str(root)!r} is a run of world {spec.world!r}; only startup runs have the YC-Bench format")
-    try:
-        result = json.loads((root / RESULT).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first") from None
+    if not (root / RESULT).exists():
+        raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first")
+    from ..rundir import read_result
+
+    result = read_result(root)
     rows = [r for r in read_jsonl(root / LLM_CALLS) if r.get("kind") == "chat" and r.get("ok", True)
             and r.get("role") in (None, "agent")]
     target = Path(out) if out is not None else Path.cwd()
