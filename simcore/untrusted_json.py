@@ -10,10 +10,11 @@ read then needs at most that many frames, which any caller has to spare.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 __all__ = ["MAX_DEPTH", "MAX_RECORD_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper",
-           "read_json_file", "read_json_lines"]
+           "non_finite_at", "read_json_file", "read_json_lines"]
 
 #: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
 MAX_DEPTH = 64
@@ -108,6 +109,28 @@ def _too_deep_at(text: str, start: int, max_depth: int) -> int | None:
                 return pos
         elif (ch == "]" or ch == "}") and depth:
             depth -= 1
+    return None
+
+
+def non_finite_at(value: Any) -> str | None:
+    """Where the first NaN or infinity in ``value`` (JSON read from text, or a Python caller's) sits, as a path
+    like ``[0]["price"]``, else ``None``.
+
+    Python's JSON reader takes ``NaN`` and ``Infinity``; nothing holding one can be recorded as strict JSON, so a
+    command refuses such a value before it changes the world. Walks without recursion.
+
+    >>> non_finite_at([{"name": "x", "note": {"n": float("nan")}}]), non_finite_at({"a": [1, 2.5]})
+    ('[0]["note"]["n"]', None)
+    """
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return path
+        if isinstance(item, dict):
+            stack.extend((v, f"{path}[{json.dumps(k)[:40]}]") for k, v in reversed(item.items()))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
     return None
 
 

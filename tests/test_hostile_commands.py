@@ -167,3 +167,26 @@ def test_deep_items_from_a_python_caller_are_refused(depth):
     world = make_fresh_world("vending")
     out = _answered_without_change(world, lambda: world.execute_tool("order_place", {"items": _nested(depth)}, driven=True))
     assert "error" in out
+
+
+@pytest.mark.parametrize("preset", ["small", "reference"])
+@pytest.mark.parametrize("extra", ["NaN", "Infinity", "-Infinity", '{"deep": [1, NaN]}'])
+def test_a_non_finite_number_nested_in_order_items_is_refused_before_the_order(preset, extra):
+    """A NaN in an extra key of an order_place item was accepted and the order charged; the trajectory then could
+    not be written (and a live episode raised after the world changed). It is refused, nothing changes."""
+    world = VendingWorld(preset, seed=1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    items = '[{"name": %s, "quantity": 1, "note": %s}]' % (json.dumps(name), extra)
+    for run in (lambda: world.execute_tool("order_place", {"items": items}, driven=True),
+                lambda: world.execute(f"order_place --items {shlex.quote(items)}", driven=True)):
+        out = _answered_without_change(world, run)
+        assert "invalid_number" == out["error_type"] and '[0]["note"]' in out["error"]
+
+
+def test_a_nan_quantity_keeps_the_references_refusal():
+    """The reference refuses a NaN quantity as invalid_quantity; the finiteness check comes after its checks."""
+    world = VendingWorld("reference", seed=1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    out = world.execute_tool("order_place", {"items": '[{"name": %s, "quantity": NaN}]' % json.dumps(name)},
+                             driven=True)
+    assert "invalid_quantity" == out["error_type"]

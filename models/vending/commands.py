@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
-from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.untrusted_json import loads_untrusted, non_finite_at
 
 if TYPE_CHECKING:
     from .world import VendingWorld
@@ -127,6 +127,12 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
         raise OrderError("missing_prices", "Product names must match EXACTLY (case-sensitive) names returned by "
                          "products_research.", "Research the product first, then copy its name.",
                          missing_products=missing, available_products_sample=known[:5], total_available=len(known))
+    where = non_finite_at(items)
+    if where is not None:
+        # Checked after every refusal the reference makes, so only what it would accept is refused here: a NaN in
+        # an extra key of the line, which the order's record (strict JSON) could not hold.
+        raise OrderError("invalid_number", f"items{where} is not a finite number (NaN or Infinity cannot be "
+                         "recorded).", f"Give only finite numbers. Example: {example}")
     (item,) = items
     index = world.known_index(item["name"])
     assert index is not None
