@@ -39,7 +39,7 @@ from bizsim.simcore.snapshot import Snapshot, restore
 from .episode import EpisodeResult
 from .pipeline import execute
 from .rundir import command_log_jsonl
-from .runspec import RunSpec
+from .runspec import RunSpec, _canonical
 
 __all__ = ["FORK_POINTS", "Parent", "cut", "fork", "fork_point", "load_parent", "prefix_digest"]
 
@@ -180,7 +180,7 @@ def fork(
     parent = load_parent(run)
     k, turn = cut(parent.snapshot, at)
     prefix = parent.snapshot.prefix(k)
-    options = json.loads(json.dumps(dict(agent_options or {})))
+    options = _canonical(dict(agent_options or {}), "agent_options")
     base = parent.spec or _spec_for_snapshot(parent.snapshot)
     continued = (not fresh and parent.spec is not None and agent == parent.spec.agent != "llm"
                  and options == parent.spec.agent_options)

@@ -128,16 +128,20 @@ def bind_http(host: str, port: int) -> socket.socket:
     is an error that leaves the run directory untouched.
 
     Raises:
-        ConfigError: the address cannot be listened on (in use, not this machine's, no permission).
+        ConfigError: the port is not from 0 to 65535, or the address cannot be listened on (in use, not this
+            machine's, no permission).
     """
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError(f"port(={port!r:.40}) must be an integer from 0 to 65535 (0: any free port)")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(128)
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:  # a host name too long for IDNA is a UnicodeError
         sock.close()
-        raise ConfigError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot serve MCP on {host[:200]}:{port}: {exc.strerror if isinstance(exc, OSError) else exc}"
+                          ) from None
     return sock
 
 
@@ -152,6 +156,8 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
     (:mod:`~bizsim.analysis.mcp_session_gate`). The episode is closed on the way out, whatever ends the server; a
     kill leaves it recorded up to the last answered call.
     """
+    if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or not 0 < idle_timeout < 1e9:
+        raise ConfigError(f"idle_timeout(={idle_timeout!r:.40}) must be a finite number of seconds above 0")
     previous = signal.signal(signal.SIGTERM, _exit)
     detail = "server error"  # what an unexpected exception leaves; the episode is closed all the same
     try:

@@ -74,3 +74,80 @@ def test_the_message_screen_finds_an_id_only_at_the_top_level():
     assert "req-1" == screen_line(text)[1]["id"]
     assert screen_line(b'{"params": {"id": 9}, "method": "x", ' + b"[" * 200)[1]["id"] is None
     assert screen_line(b"   \n")  == (None, None)
+
+
+# --- Numbers and KEY=VALUE options on the command line: a one-line refusal naming the rule, never a traceback.
+
+def _cli(argv: list[str], capsys) -> tuple[int, str]:
+    from bizsim.cli.main import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    return code, err
+
+
+@pytest.fixture(scope="module")
+def parent_run(tmp_path_factory):
+    from bizsim.cli.main import main
+
+    out = tmp_path_factory.mktemp("parent") / "run"
+    assert 0 == main(["run", "startup", "--agent", "greedy", "--seed", "1", "--no-progress", "--out", str(out)])
+    return out
+
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("argv", "rule"), [
+    (["fork", "{run}", "--at-day", "inf", "--agent", "greedy", "--out", "{out}"], "not a finite number"),
+    (["fork", "{run}", "--at-day", "nan", "--agent", "greedy", "--out", "{out}"], "not a finite number"),
+    (["fork", "{run}", "--at-day", "1e308", "--agent", "greedy", "--out", "{out}"], "from 0 to 106,751,991"),
+    (["fork", "{run}", "--at-hour", "1e308", "--agent", "greedy", "--out", "{out}"], "from 0 to 2,562,047,788"),
+    (["fork", "{run}", "--at-turn", "99999999999999999999999", "--agent", "greedy", "--out", "{out}"],
+     "is not from 0 to"),
+    (["mcp", "startup", "--out", "{out}", "--http", "70000"], "70000 is not from 0 to 65,535"),
+    (["mcp", "startup", "--out", "{out}", "--http", "-1"], "-1 is not from 0 to 65,535"),
+    (["mcp", "startup", "--out", "{out}", "--http", "0", "--idle-timeout", "inf"], "not a finite number above 0"),
+    (["run", "startup", "--agent", "greedy", "--seed", "-1", "--out", "{out}"], "-1 is not from 0"),
+    (["run", "startup", "--agent", "greedy", "--agent-opt", "x=" + _DEEP, "--out", "{out}"], "deeper than 64 levels"),
+    (["run", "startup", "--agent", "greedy", "--agent-opt", "x=NaN", "--out", "{out}"], "not a finite number"),
+    (["sweep", "--world", "startup", "--agent", "greedy", "--agent-opt", "x=" + _DEEP, "--out", "{out}"],
+     "deeper than 64 levels"),
+    (["fork", "{run}", "--at-turn", "3", "--agent", "greedy", "--agent-opt", "x=" + _DEEP, "--out", "{out}"],
+     "deeper than 64 levels"),
+    (["mcp", "startup", "--out", "{out}", "--set", "x=" + _DEEP], "deeper than 64 levels"),
+    (["serve", "startup", "--out", "{out}", "--set", "x=" + _DEEP], "deeper than 64 levels"),
+], ids=lambda v: " ".join(v)[:60] if isinstance(v, list) else None)
+def test_out_of_range_numbers_and_deep_options_are_one_line(tmp_path, parent_run, capsys, argv, rule):
+    """`fork --at-day inf` or 1e308, `mcp --http 70000`, a 100,000-deep --agent-opt or --set value raised
+    tracebacks (OverflowError, RecursionError); each is refused in one line, before anything is written."""
+    out = tmp_path / "out"
+    code, err = _cli([a.format(run=parent_run, out=out) for a in argv], capsys)
+    assert 2 == code
+    assert rule in err and "Traceback" not in err and 1 == len(err.strip().splitlines()), err[-500:]
+    assert len(err) < 600
+    assert not out.exists()
+
+
+def test_the_python_api_checks_the_same_ranges(parent_run, tmp_path):
+    """fork points, MCP ports and option values given from Python are refused as ConfigErrors too."""
+    from bizsim.analysis.fork import fork
+    from bizsim.simcore.errors import ConfigError
+
+    for at in ({"day": float("inf")}, {"hours": 1e308}, {"turn": 10**30}):
+        with pytest.raises(ConfigError, match="must be a finite number from 0"):
+            fork(parent_run, at, "greedy", out=tmp_path / "f")
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ConfigError, match="deeper than 64 levels"):
+        fork(parent_run, 3, "greedy", agent_options={"x": deep}, out=tmp_path / "f")
+    pytest.importorskip("mcp")
+    from bizsim.analysis.mcp_server import bind_http
+
+    for port in (70000, -1, True):
+        with pytest.raises(ConfigError, match="from 0 to 65535"):
+            bind_http("127.0.0.1", port)
