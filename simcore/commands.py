@@ -19,7 +19,7 @@ import attrs
 
 from ._cmdline import split_line
 from .errors import CommandError
-from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, show
+from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, clip, show
 from .untrusted_json import loads_untrusted
 
 __all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "split_line"]
@@ -487,7 +487,7 @@ class CommandSet:
         try:
             return self._specs[name]
         except KeyError:
-            raise CommandError(f"Unknown command '{name}'.", self.suggest(name)) from None
+            raise CommandError(f"Unknown command '{clip(name)}'.", self.suggest(name)) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs
@@ -511,7 +511,7 @@ class CommandSet:
         found = index.get(tool) if isinstance(tool, str) else None
         if found is not None:
             return found
-        raise CommandError(f"Unknown tool '{tool}'.", self.suggest(str(tool).replace("_", " ")))
+        raise CommandError(f"Unknown tool '{clip(tool)}'.", self.suggest(str(tool).replace("_", " ")))
 
     def parse(self, line: str) -> tuple[CommandSpec, dict[str, Any]]:
         """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
@@ -533,7 +533,7 @@ class CommandSet:
             spec = self._specs.get(name)
             if spec is not None and len(tokens) >= n:
                 return spec, spec.bind_tokens(tokens[n:], self.last_option_wins)
-        raise CommandError(f"Unknown command '{' '.join(tokens[:2])}'.", self.suggest(" ".join(tokens[:2])))
+        raise CommandError(f"Unknown command '{clip(' '.join(tokens[:2]))}'.", self.suggest(" ".join(tokens[:2])))
 
     def suggest(self, name: str) -> str:
         """A hint listing the commands that share a first word with ``name``."""
@@ -547,7 +547,7 @@ class CommandSet:
         if name:
             spec = self[name]
             if spec.hidden:
-                raise CommandError(f"Unknown command '{name}'.", self.suggest(name))
+                raise CommandError(f"Unknown command '{clip(name)}'.", self.suggest(name))
             return spec.help_text()
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())

@@ -11,7 +11,7 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show",
+           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "clip", "show",
            "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
@@ -61,6 +61,21 @@ def show(value: Any) -> str:
         return repr(value)
     # Containers (a Python caller's, or JSON read before the depth limit): quoted without walking all of them.
     return _repr.repr(value)
+
+
+def clip(text: Any) -> str:
+    """``str(text)`` for quoting inside a message as it is written (no quotes added), cut to about 200 characters.
+
+    Messages that follow a reference's wording (``Task 'X' not found.``) quote the agent's text bare; a short one
+    reads as the reference writes it, a long one is cut with its length named.
+
+    >>> clip("Task-42"), clip("x" * 1000)[-30:]
+    ('Task-42', 'xxxxxxxxxx... (1,000 characters)')
+    """
+    text = text if isinstance(text, str) else show(text)
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    return f"{text[:_SHOWN_CHARS]}... ({len(text):,} characters)"
 
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.

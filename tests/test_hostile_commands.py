@@ -36,9 +36,16 @@ def _answered_without_change(world, run) -> object:
     assert isinstance(out, (dict, simpy.Event))
     if isinstance(out, dict) and "error" in out:
         assert before == json.dumps(world.state(), sort_keys=True)
+        # A refusal quotes about 200 characters of what it refuses, whatever the agent sent.
+        assert len(json.dumps(out)) < _MAX_REFUSAL_CHARS, json.dumps(out)[:300]
     for line in world.trajectory.to_jsonl().split("\n")[:-1]:  # to_jsonl raises on NaN and 4,300-digit integers
         json.loads(line, parse_constant=_no_constant)
     return out
+
+
+#: The longest refusal (error, hint and details as JSON) any input may draw: a few quotes of about 200 characters,
+#: and a hint listing commands or products.
+_MAX_REFUSAL_CHARS = 5_000
 
 
 def _no_constant(name: str) -> None:
@@ -190,3 +197,30 @@ def test_a_nan_quantity_keeps_the_references_refusal():
     out = world.execute_tool("order_place", {"items": '[{"name": %s, "quantity": NaN}]' % json.dumps(name)},
                              driven=True)
     assert "invalid_quantity" == out["error_type"]
+
+
+def _string_params():
+    from bizsim.simcore.registry import world_spec
+
+    for name in WORLD_NAMES:
+        for spec in world_spec(name).world_class().commands.visible():
+            for p in spec.params:
+                if p.type is str:
+                    yield name, spec.name, p.name
+
+
+@pytest.mark.parametrize(("world_name", "command", "param"), list(_string_params()))
+def test_a_refusal_quotes_at_most_about_200_characters_of_a_huge_argument(world_name, command, param):
+    """`task inspect --task-id` with 199,000 characters answered (and recorded) 200,094 characters; every text
+    argument of every world, at its own limit, now draws a refusal that quotes about 200 of them."""
+    world = make_fresh_world(world_name)
+    spec = world.commands[command]
+    args = {p.name: "x" for p in spec.params if p.required and p.type is str}
+    args.update({p.name: 1 for p in spec.params if p.required and p.type in (int, float)})
+    target = next(p for p in spec.params if p.name == param)
+    args[param] = "Z" * min(199_000, target.max_length or 199_000)
+    out = _answered_without_change(world, lambda: world.execute_tool(spec.tool_name, args, driven=True))
+    if isinstance(out, dict) and "error" in out:
+        assert json.dumps(out).count("Z") <= 400
+        # The trajectory records the argument once (the call), not again in its refusal.
+        assert len(world.trajectory.to_jsonl()) < len(args[param]) + _MAX_REFUSAL_CHARS

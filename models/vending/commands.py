@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
+from bizsim.simcore.limits import show
 from bizsim.simcore.untrusted_json import loads_untrusted, non_finite_at
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ def price_set(
     if index is None and world.config.price_unresearched:
         index = world.catalog_index(product_name)  # None: a name the catalog lacks, priced all the same
     elif index is None:
-        raise CommandError(f"Unknown product {product_name!r}: only products returned by products_research can be "
+        raise CommandError(f"Unknown product {show(product_name)}: only products returned by products_research can be "
                            "priced.",
                            f"Researched products: {_names(world.researched_names())}.")
     if price <= 0:
@@ -202,7 +203,7 @@ def price_query(
     cents = world.price_of(product_name)
     if cents is None:
         raise CommandError(
-            f"Product {product_name!r} has no price set. Products with prices: {_names(world.priced_names())}.",
+            f"Product {show(product_name)} has no price set. Products with prices: {_names(world.priced_names())}.",
             "Workflow: products_research, order_place, price_set (prices may be set before the stock arrives), "
             "task_done; products sell only once they have both stock and a price.",
         )
