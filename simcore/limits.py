@@ -70,7 +70,7 @@ def clip(text: Any) -> str:
     reads as the reference writes it, a long one is cut with its length named.
 
     >>> clip("Task-42"), clip("x" * 1000)[-30:]
-    ('Task-42', 'xxxxxxxxxx... (1,000 characters)')
+    ('Task-42', 'xxxxxxxx... (1,000 characters)')
     """
     text = text if isinstance(text, str) else show(text)
     if len(text) <= _SHOWN_CHARS:
