@@ -151,3 +151,25 @@ def test_the_python_api_checks_the_same_ranges(parent_run, tmp_path):
     for port in (70000, -1, True):
         with pytest.raises(ConfigError, match="from 0 to 65535"):
             bind_http("127.0.0.1", port)
+
+
+# --- Inspect tasks: the documented -T forms are read by the one seed parser; a refusal is Inspect's one message.
+
+def test_an_inspect_task_reads_the_list_form_and_refuses_in_one_message(tmp_path):
+    """`-T seeds=1,3` reaches the task as ['1', '3'] (it was refused), seeds=10**30 was accepted, and every refusal
+    was shown inside Inspect's full traceback."""
+    pytest.importorskip("inspect_ai")
+    from bizsim.analysis.inspect_eval.task import world_task
+    from bizsim.simcore.errors import ConfigError
+
+    task = world_task("startup", seeds=["1", "3"], runs_dir=str(tmp_path / "runs"))
+    assert ["seed-1", "seed-3"] == [s.id for s in task.dataset]
+    for seeds, rule in ((10**30, "past the largest seed"), ("1-1000000000000", "past the limit of 100,000"),
+                        (["1", "1"], "names a seed twice")):
+        with pytest.raises(ConfigError, match=rule):
+            world_task("startup", seeds=seeds, runs_dir=str(tmp_path / "runs"))
+    done = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", "bizsim/startup", "-T",
+                           "seeds=1-1000000000000", "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs")],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    shown = done.stdout + done.stderr
+    assert "past the limit of 100,000" in shown and "Traceback" not in shown, shown[-3000:]

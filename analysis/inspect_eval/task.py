@@ -28,6 +28,11 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+try:  # how Inspect marks an error it shows as a message; kept out of the way if a later Inspect moves it
+    from inspect_ai._util.error import PrerequisiteError
+except ImportError:  # pragma: no cover
+    PrerequisiteError = Exception  # type: ignore[misc,assignment]
+
 from .harness import bizsim_harness
 from .sample import begin_sample, close_unscored, live_episode
 from .scorer import world_metric
@@ -148,6 +153,15 @@ def world_task(
     )
 
 
+class TaskOptionError(ConfigError, PrerequisiteError):
+    """A refused ``-T`` option of an Inspect task: a ConfigError that Inspect shows as its one line (as it shows
+    its own prerequisite errors), not inside a traceback."""
+
+    def __init__(self, message: str) -> None:
+        ConfigError.__init__(self, message)
+        self.message = message
+
+
 def _seeds(seeds: Any, parse: Any) -> list[int]:
     # Counted before any is built; Inspect hands `-T seeds=1,3` as ['1', '3'], which the parser reads too.
     listed: list[int] = parse(seeds, MAX_SAMPLES)
@@ -190,8 +204,11 @@ def _task_function(world: str) -> Any:
         token_limit: int | None = None, time_limit: int | None = None, cost_limit: float | None = None,
         **harness: Any,
     ) -> Task:
-        return world_task(world, preset=preset, seeds=seeds, runs_dir=runs_dir, message_limit=message_limit,
-                          token_limit=token_limit, time_limit=time_limit, cost_limit=cost_limit, **harness)
+        try:
+            return world_task(world, preset=preset, seeds=seeds, runs_dir=runs_dir, message_limit=message_limit,
+                              token_limit=token_limit, time_limit=time_limit, cost_limit=cost_limit, **harness)
+        except ConfigError as exc:
+            raise TaskOptionError(f"bizsim/{world}: {exc}") from None
 
     world_eval.__name__ = world
     world_eval.__qualname__ = world
