@@ -32,11 +32,27 @@ from .mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "serve"]
+__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "require_sdk", "serve"]
 
 PROMPT_NAME = "system_prompt"
 RULES_URI = "bizsim://rules"
 RESULT_URI = "bizsim://result"
+
+
+def require_sdk() -> None:
+    """Check that the ``mcp`` SDK can be imported (it is imported only where it is used).
+
+    Raises:
+        ConfigError: it cannot, naming the extra and how to install it from the checkout.
+    """
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+        import mcp_types  # noqa: F401
+    except ImportError as exc:
+        from bizsim.simcore.extras import install_hint
+
+        raise ConfigError(f"bizsim mcp needs the mcp SDK ({exc.name or exc} is not installed): "
+                          f"{install_hint('mcp')}") from None
 
 
 def build_server(episode: LiveEpisode) -> Server[Any]:

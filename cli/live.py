@@ -39,7 +39,8 @@ def add_parsers(sub: Any) -> None:
                          description="Serve one episode of WORLD to an MCP client: the world's commands are tools, "
                                      "its system prompt an MCP prompt, its rules a resource. Every call is recorded "
                                      "into --out as it happens; `bizsim verify DIR` checks it. The client's leaving ends the episode and "
-                                     "the server (over HTTP: the end of its MCP session). Needs bizsim[mcp].")
+                                     "the server (over HTTP: the end of its MCP session). Needs the mcp extra "
+                                     '(pip install -e ".[mcp]" in the bizsim checkout).')
     _episode_flags(mcp)
     mcp.add_argument("--http", type=bounded_int(0, 65535), metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
                      "of stdio")
@@ -89,10 +90,9 @@ def run_live(args: argparse.Namespace) -> int:
     if args.cmd == "mcp" and not 0 < args.idle_timeout < float("inf"):
         raise BizSimError(f"--idle-timeout(={args.idle_timeout}) must be a number of seconds > 0")
     if args.cmd == "mcp":
-        try:
-            from bizsim.analysis.mcp_server import bind_http, serve as serve_mcp
-        except ImportError as exc:
-            raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
+        from bizsim.analysis.mcp_server import bind_http, require_sdk, serve as serve_mcp
+
+        require_sdk()  # before the address or the run directory is touched
         # The address first: a port in use is refused before the run directory is touched.
         sock = None if args.http is None else bind_http(args.host, args.http)
         try:

@@ -53,7 +53,9 @@ def add_parsers(sub: Any) -> None:
 
 
 def _needs(extra: str, exc: ImportError) -> BizSimError:
-    return BizSimError(f"this needs {exc.name or 'an optional package'}: pip install 'bizsim[{extra}]'")
+    from bizsim.simcore.extras import install_hint
+
+    return BizSimError(f"this needs {exc.name or 'an optional package'}: {install_hint(extra)}")
 
 
 def run_sweep(args: argparse.Namespace) -> int:

@@ -173,3 +173,30 @@ def test_an_inspect_task_reads_the_list_form_and_refuses_in_one_message(tmp_path
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     shown = done.stdout + done.stderr
     assert "past the limit of 100,000" in shown and "Traceback" not in shown, shown[-3000:]
+
+
+def test_bizsim_mcp_without_the_sdk_names_the_extra_as_the_checkout_installs_it(tmp_path):
+    """Without the mcp extra `bizsim mcp` printed a raw ModuleNotFoundError traceback; it says, in one line, how
+    to install the extra from the checkout (never `pip install "bizsim[mcp]"`, which asks an index for any
+    package of that name), and touches no run directory."""
+    code = ("import sys; sys.modules['mcp'] = None; sys.modules['mcp_types'] = None\n"
+            "from bizsim.cli.main import main\n"
+            f"sys.exit(main(['mcp', 'startup', '--out', {str(tmp_path / 'run')!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert 2 == done.returncode
+    assert 'pip install -e ".[mcp]"' in done.stderr and "bizsim[" not in done.stderr
+    assert "Traceback" not in done.stderr and 1 == len(done.stderr.strip().splitlines())
+    assert not (tmp_path / "run").exists()
+
+
+def test_no_install_hint_names_the_package_on_an_index():
+    """Every hint in the code and the docs installs an extra from the checkout."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = [*root.glob("*.md"), *root.glob("docs/**/*.md"), *(p for d in ("simcore", "models", "agents", "analysis",
+                                                                            "cli") for p in root.glob(f"{d}/**/*.py"))]
+    offenders = [str(p.relative_to(root)) for p in files if p.name not in ("extras.py", "CHANGELOG.md")
+                 and ("install 'bizsim[" in p.read_text(encoding="utf-8")
+                      or 'install "bizsim[' in p.read_text(encoding="utf-8"))]
+    assert [] == offenders
