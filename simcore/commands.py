@@ -22,7 +22,7 @@ from .errors import CommandError
 from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, clip, show
 from .untrusted_json import loads_untrusted
 
-__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "split_line"]
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "HiddenCommandError", "split_line"]
 
 _MISSING = attrs.NOTHING
 #: A command function, kept with its own signature by the decorators.
@@ -41,6 +41,10 @@ class Arg:
     max_length: int | None = None
     #: Text is trimmed and lower-cased before the choices are checked (``"Low "`` is ``low``).
     fold_case: bool = False
+
+
+class HiddenCommandError(CommandError):
+    """A hidden command (a built-in agent's own) named where only visible ones are taken: refused as unknown."""
 
 
 @attrs.frozen
@@ -513,8 +517,12 @@ class CommandSet:
             return found
         raise CommandError(f"Unknown tool '{clip(tool)}'.", self.suggest(str(tool).replace("_", " ")))
 
-    def parse(self, line: str) -> tuple[CommandSpec, dict[str, Any]]:
-        """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
+    def parse(self, line: str, *, allow_hidden: bool = True) -> tuple[CommandSpec, dict[str, Any]]:
+        """Parse a command line (``yc-bench task accept --task-id Task-42``).
+
+        Without ``allow_hidden`` a hidden command is refused as unknown (:class:`HiddenCommandError`) before its
+        arguments are read, so no answer (a missing option's usage) tells an agent it exists.
+        """
         if not isinstance(line, str):
             raise CommandError(f"A command must be text, got {type(line).__name__}.")
         if len(line) > MAX_LINE_CHARS:
@@ -532,6 +540,8 @@ class CommandSet:
             name = " ".join(tokens[:n])
             spec = self._specs.get(name)
             if spec is not None and len(tokens) >= n:
+                if spec.hidden and not allow_hidden:
+                    raise HiddenCommandError(f"Unknown command '{spec.name}'.", self.suggest(spec.name))
                 return spec, spec.bind_tokens(tokens[n:], self.last_option_wins)
         raise CommandError(f"Unknown command '{clip(' '.join(tokens[:2]))}'.", self.suggest(" ".join(tokens[:2])))
 

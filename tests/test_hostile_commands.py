@@ -224,3 +224,26 @@ def test_a_refusal_quotes_at_most_about_200_characters_of_a_huge_argument(world_
         assert json.dumps(out).count("Z") <= 400
         # The trajectory records the argument once (the call), not again in its refusal.
         assert len(world.trajectory.to_jsonl()) < len(args[param]) + _MAX_REFUSAL_CHARS
+
+
+@pytest.mark.parametrize("line", ["bot take", "yc-bench bot take", "bot take --task-id X", "bot take --bogus 1",
+                                  "bot wait --now"])
+def test_a_hidden_command_is_unknown_whatever_its_options(line, tmp_path):
+    """`bot take` with no options answered its usage (`Missing option --task-id`), telling an agent the hidden
+    command exists, while `bot take --task-id X` was "Unknown command"; both are unknown now, on the kernel and on
+    the live surfaces, and the run still verifies."""
+    from bizsim.analysis.live import LiveEpisode
+    from bizsim.analysis.verify import verify_run_dir
+    from bizsim.models.startup import StartupWorld
+
+    name = " ".join(line.removeprefix("yc-bench ").split()[:2])
+    world = StartupWorld("reference", 1)
+    out = _answered_without_change(world, lambda: world.execute(line, driven=True))
+    assert {"error": f"Unknown command '{name}'."} == {"error": out["error"]}
+    episode = LiveEpisode("startup", "reference", 1, out=tmp_path / "run", surface="shell")
+    try:
+        outcome = episode.call_line(line)
+        assert f"Unknown command '{name}'." == outcome.result["error"] and "--task-id" not in outcome.text()
+    finally:
+        episode.close("done")
+    assert verify_run_dir(tmp_path / "run").ok
