@@ -11,7 +11,8 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "clip", "show",
+           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "MAX_SOCKET_CONNECTIONS",
+           "SOCKET_REQUEST_SECONDS", "clip", "show",
            "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
@@ -34,6 +35,11 @@ MAX_REPORTED_TOKENS = 10**12
 MAX_REPORTED_COST_USD = 1e9
 #: The largest request a ``bizsim serve`` socket reads (one command line, or argv, as JSON).
 MAX_SOCKET_MESSAGE_BYTES = 4 * 2**20
+#: Connections a ``bizsim serve`` socket answers at once (one thread and at most one request's bytes each); one
+#: more is told the server is busy and closed. So a served episode holds at most 32 threads and 128 MiB of requests.
+MAX_SOCKET_CONNECTIONS = 32
+#: Seconds a ``bizsim serve`` client has to send its whole request (not each piece of it) before it is dropped.
+SOCKET_REQUEST_SECONDS = 30.0
 
 _SHOWN_CHARS = 200
 _repr = reprlib.Repr()

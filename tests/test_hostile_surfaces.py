@@ -200,3 +200,61 @@ def test_no_install_hint_names_the_package_on_an_index():
                  and ("install 'bizsim[" in p.read_text(encoding="utf-8")
                       or 'install "bizsim[' in p.read_text(encoding="utf-8"))]
     assert [] == offenders
+
+
+# --- `bizsim serve`: connections, threads and buffered bytes are bounded.
+
+def _threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        return int(next(line for line in fh if line.startswith("Threads:")).split()[1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
+def test_bizsim_serve_bounds_its_connections_and_threads(tmp_path):
+    """2,000 silent connections held 2,002 threads (and 300 holding 4 MiB each, 1.25 GB); past
+    MAX_SOCKET_CONNECTIONS a connection is told the server is busy and closed, and the served episode still
+    answers once the silent ones go."""
+    import signal
+    import socket
+    import time
+
+    from bizsim.cli.shell_client import request
+    from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS
+
+    from .test_shell_session import BIZSIM, _wait_for_socket
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([*BIZSIM, "serve", "startup", "--seed", "1", "--out", str(out)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    silent = []
+    try:
+        _wait_for_socket(out / "episode.sock", proc)
+        idle = _threads(proc.pid)
+        for _ in range(3 * MAX_SOCKET_CONNECTIONS):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(str(out / "episode.sock"))
+            s.sendall(b'{"line": "company status"')  # never finished: it holds its connection
+            silent.append(s)
+        time.sleep(1.0)
+        assert _threads(proc.pid) <= idle + MAX_SOCKET_CONNECTIONS
+        busy = []
+        for s in silent:
+            s.settimeout(0.05)
+            try:
+                busy.append(json.loads(s.recv(4096).decode()))
+            except (TimeoutError, OSError, ValueError):
+                pass
+        assert len(busy) >= MAX_SOCKET_CONNECTIONS and all("its limit; nothing ran" in b["result"]["error"]
+                                                            for b in busy)
+        for s in silent:
+            s.close()
+        silent = []
+        time.sleep(0.5)
+        answer = request(str(out / "episode.sock"), {"line": "company status"}, 2**20)
+        assert 0 == answer["status"] and "funds_cents" in json.dumps(answer["result"])
+    finally:
+        for s in silent:
+            s.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)

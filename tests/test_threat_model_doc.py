@@ -19,7 +19,7 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_TEXT_CHARS", limits.MAX_TEXT_CHARS), ("MAX_DATA_FILE_BYTES", limits.MAX_DATA_FILE_BYTES),
     ("MAX_CONFIG_FILE_BYTES", limits.MAX_CONFIG_FILE_BYTES), ("MAX_REPLY_CHARS", untrusted_json.MAX_REPLY_CHARS),
     ("MAX_SEEDS", limits.MAX_SEEDS), ("MAX_SWEEP_RUNS", limits.MAX_SWEEP_RUNS),
-    ("MAX_ROLLOUT_TURNS", limits.MAX_ROLLOUT_TURNS),
+    ("MAX_ROLLOUT_TURNS", limits.MAX_ROLLOUT_TURNS), ("MAX_SOCKET_CONNECTIONS", limits.MAX_SOCKET_CONNECTIONS),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""
