@@ -478,6 +478,8 @@ _MDY = _strict_date("%m/%d/%Y", "date", "MM/DD/YYYY")
 _YM = _strict_date("%Y-%m", "month", "YYYY-MM")
 
 _REFERENCE = COMMANDS.variant(drop=("help",))
+#: The reference's refusal of ``sim init`` once its database holds a simulation, word for word.
+SIM_EXISTS = "A simulation already exists. Only one simulation per database is supported."
 
 
 @_REFERENCE.command("sim init", "Start a simulation (there is one already: refused).")
@@ -490,8 +492,9 @@ def sim_init(
     employee_count: Annotated[int | None, Arg("Number of employees")] = None,
     market_task_count: Annotated[int | None, Arg("Number of market tasks")] = None,
 ) -> dict:
-    raise CommandError("A simulation already exists: a run has exactly one, started with the episode.",
-                       "Go on with `yc-bench sim resume` and the other commands.")
+    # The reference's own words (the spec promises its messages); the hint is bizsim's, as on every refusal.
+    raise CommandError(SIM_EXISTS, "A run has exactly one simulation, started with the episode: go on with "
+                       "`yc-bench sim resume` and the other commands.")
 
 
 #: The commands as the reference's command line takes them: an option given twice takes its last value,
