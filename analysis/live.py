@@ -332,7 +332,7 @@ class LiveEpisode:
             except HiddenCommandError as exc:
                 # A built-in agent's command, with or without its options: refused here as unknown, since a replay
                 # (which may issue them) would run it.
-                return self._not_run(exc.message, exc.hint)
+                return self._not_run(exc.message, exc.hint or self.world.commands.suggest(""))
             except CommandError:
                 spec = None  # the world refuses it too, and records the refusal: a replay refuses it again
             usage = spec is None

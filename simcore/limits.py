@@ -78,10 +78,10 @@ def clip(text: Any) -> str:
     >>> clip("Task-42"), clip("x" * 1000)[-30:]
     ('Task-42', 'xxxxxxxx... (1,000 characters)')
     """
-    text = text if isinstance(text, str) else show(text)
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return f"{text[:_SHOWN_CHARS]}... ({len(text):,} characters)"
+    written: str = text if isinstance(text, str) else show(text)
+    if len(written) <= _SHOWN_CHARS:
+        return written
+    return f"{written[:_SHOWN_CHARS]}... ({len(written):,} characters)"
 
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.
