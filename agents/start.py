@@ -115,10 +115,23 @@ class StartState:
         return found
 
     def world(self, seed: int) -> World:
-        """A live world to start an episode on ``seed`` (a recorded start ignores the seed: it has its own)."""
+        """A live world to start an episode on ``seed`` (a recorded start ignores the seed: it has its own).
+
+        Raises:
+            ConfigError: the start is where the world has already ended (a policy that plays to the horizon, or
+                goes bankrupt, before its point; a snapshot of a finished run): no episode can start there.
+        """
         if self.snapshot is None and self.agent is None:
             return world_spec(self.world_name).make(self.preset, int(seed))
-        return restore(self.snapshot_for(seed))
+        world = restore(self.snapshot_for(seed))
+        if world.done:
+            # An episode started here would look live and refuse its first step: refused where it is made instead.
+            where = (f"the policy {self.agent!r} reaches the world's end ({world.status.value}) before "
+                     f"{self.point_for(seed)}" if self.agent is not None else
+                     f"the snapshot is of a run that ended ({world.status.value})")
+            raise ConfigError(f"no episode of {self.world_name} can start on seed {int(seed)}: {where}, with no "
+                              "turn left to play; choose an earlier point (or another seed)")
+        return world
 
     def _play(self, seed: int) -> World:
         from . import make_agent

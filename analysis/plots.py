@@ -5,7 +5,7 @@ and an optional matplotlib ``ax``, draws, and returns the axis. Without an
 ``ax`` a new figure is made: through pyplot when pyplot is already in use (so
 notebooks show it), otherwise as a bare ``matplotlib.figure.Figure`` that
 touches no backend and no global state (save it with ``ax.figure.savefig``).
-matplotlib is imported only when a function is called (extra ``bizsim[plot]``).
+matplotlib is imported only when a function is called (the ``plot`` extra).
 """
 
 from __future__ import annotations

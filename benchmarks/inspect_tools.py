@@ -1,6 +1,6 @@
 """Own time per tool call of the Inspect surface: what a bizsim tool adds to an Inspect agent's step.
 
-Run: ``python benchmarks/inspect_tools.py [--repeats 3]`` (needs ``bizsim[inspect]``).
+Run: ``python benchmarks/inspect_tools.py [--repeats 3]`` (needs the ``inspect`` extra).
 
 A whole greedy startup year (preset default, seed 1: 277 commands) is played
 through ``inspect_ai.eval`` by Inspect's mockllm model, scripted with the native

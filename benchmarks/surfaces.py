@@ -1,6 +1,6 @@
 """What does a call cost on each surface an outside agent plays through? bizsim's own time per call.
 
-Run: ``python benchmarks/surfaces.py [--repeats 3] [--skip-shim]`` (needs ``bizsim[mcp]``; Linux, for /proc).
+Run: ``python benchmarks/surfaces.py [--repeats 3] [--skip-shim]`` (needs the ``mcp`` extra; Linux, for /proc).
 
 Every figure is a startup year (preset default, seed 1) played by the greedy policy as an outside client
 (``tests/_greedy_client.py``), 278 calls, each recorded into a run directory as it happens:

@@ -9,7 +9,7 @@ from typing import Any
 from bizsim.simcore.errors import BizSimError
 
 from .figures import metric_line
-from .options import agent_options
+from .options import agent_options, bounded_float, bounded_int
 
 __all__ = ["add_parser", "run_fork"]
 
@@ -24,9 +24,9 @@ def add_parser(sub: Any) -> None:
     )
     fk.add_argument("run_dir", metavar="RUN_DIR", help="the parent run directory (bizsim run --out)")
     where = fk.add_mutually_exclusive_group(required=True)
-    where.add_argument("--at-turn", type=int, metavar="N", help="after the parent's first N agent turns")
-    where.add_argument("--at-hour", type=float, metavar="H", help="at the first turn starting at or after hour H")
-    where.add_argument("--at-day", type=float, metavar="D", help="at the first turn starting at or after day D")
+    where.add_argument("--at-turn", type=bounded_int(0), metavar="N", help="after the parent's first N agent turns")
+    where.add_argument("--at-hour", type=bounded_float(0), metavar="H", help="at the first turn starting at or after hour H")
+    where.add_argument("--at-day", type=bounded_float(0), metavar="D", help="at the first turn starting at or after day D")
     fk.add_argument("--agent", required=True, help="agent that plays on (see `bizsim list`), or package.module:function")
     fk.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
     fk.add_argument("--fresh", action="store_true",

@@ -12,6 +12,8 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
+from .options import bounded_float, bounded_int
+
 __all__ = ["add_parsers", "run_live"]
 
 #: The environment variable naming the run directory ``bizsim do`` talks to (when ``--run`` is not given).
@@ -21,13 +23,13 @@ RUN_ENV = "BIZSIM_RUN"
 def _episode_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("world", help="a registered world, e.g. startup (see `bizsim list`)")
     p.add_argument("--preset", default="default", help="preset name or a .toml config file")
-    p.add_argument("--seed", type=int, default=1, help="world seed")
+    p.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                    help="a config value laid over the preset (repeatable; dotted keys reach nested tables; "
                         "the value is read as JSON when it is)")
     p.add_argument("--out", required=True, metavar="DIR", help="the run directory every call is recorded into")
     p.add_argument("--overwrite", action="store_true", help="replace a finished run already in --out")
-    p.add_argument("--max-turns", type=int, metavar="N", help="end the episode after N calls (default: the world "
+    p.add_argument("--max-turns", type=bounded_int(), metavar="N", help="end the episode after N calls (default: the world "
                    "config's max_turns, if any)")
 
 
@@ -37,12 +39,13 @@ def add_parsers(sub: Any) -> None:
                          description="Serve one episode of WORLD to an MCP client: the world's commands are tools, "
                                      "its system prompt an MCP prompt, its rules a resource. Every call is recorded "
                                      "into --out as it happens; `bizsim verify DIR` checks it. The client's leaving ends the episode and "
-                                     "the server (over HTTP: the end of its MCP session). Needs bizsim[mcp].")
+                                     "the server (over HTTP: the end of its MCP session). Needs the mcp extra "
+                                     '(pip install -e ".[mcp]" in the bizsim checkout).')
     _episode_flags(mcp)
-    mcp.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
+    mcp.add_argument("--http", type=bounded_int(0, 65535), metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
                      "of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default 127.0.0.1)")
-    mcp.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
+    mcp.add_argument("--idle-timeout", type=bounded_float(0, above=True), default=1800.0, metavar="SECONDS",
                      help="with --http: end the episode (and stop) once the client's session has had no request in "
                           "flight this long, as a client that went away without closing it (default 1800)")
 
@@ -87,10 +90,9 @@ def run_live(args: argparse.Namespace) -> int:
     if args.cmd == "mcp" and not 0 < args.idle_timeout < float("inf"):
         raise BizSimError(f"--idle-timeout(={args.idle_timeout}) must be a number of seconds > 0")
     if args.cmd == "mcp":
-        try:
-            from bizsim.surfaces.mcp_server import bind_http, serve as serve_mcp
-        except ImportError as exc:
-            raise BizSimError(f"bizsim mcp needs the mcp SDK: pip install 'bizsim[mcp]' ({exc})") from None
+        from bizsim.surfaces.mcp_server import bind_http, require_sdk, serve as serve_mcp
+
+        require_sdk()  # before the address or the run directory is touched
         # The address first: a port in use is refused before the run directory is touched.
         sock = None if args.http is None else bind_http(args.host, args.http)
         try:

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from bizsim.simcore.errors import BizSimError
 
 from .figures import metric_line, money
-from .options import agent_options
+from .options import agent_options, bounded_float, bounded_int
 
 __all__ = ["main"]
 
@@ -54,10 +54,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("world", nargs="?", help="world name, e.g. startup (not with --resume)")
     run.add_argument("--agent", help="agent name (see `bizsim list`; default: the world's own default agent), or "
                      "package.module:function for an agent of your own")
-    run.add_argument("--seed", type=int, default=1, help="world seed")
+    run.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
     run.add_argument("--preset", default="default", help="preset name or a .toml config file")
     run.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
-    run.add_argument("--max-episodes", type=int, default=1, help="restart after bankruptcy up to N episodes")
+    run.add_argument("--max-episodes", type=bounded_int(), default=1, help="restart after bankruptcy up to N episodes")
     run.add_argument("--out", help="write the run directory here")
     run.add_argument("--overwrite", action="store_true", help="replace the run already in --out (never an LLM run)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
@@ -66,10 +66,10 @@ def _build_parser() -> argparse.ArgumentParser:
     llm.add_argument("--model", help="litellm model PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
     llm.add_argument("--api-base", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (keys never go on the command line)")
-    llm.add_argument("--max-cost-usd", type=float, metavar="X", help="stop the run once it has cost X dollars")
-    llm.add_argument("--max-turns", type=int, metavar="N", help="at most N model calls per episode")
-    llm.add_argument("--max-tokens-total", type=int, metavar="N", help="stop the run after N tokens")
-    llm.add_argument("--temperature", type=float, help="sampling temperature (default: not sent)")
+    llm.add_argument("--max-cost-usd", type=bounded_float(0), metavar="X", help="stop the run once it has cost X dollars")
+    llm.add_argument("--max-turns", type=bounded_int(), metavar="N", help="at most N model calls per episode")
+    llm.add_argument("--max-tokens-total", type=bounded_int(), metavar="N", help="stop the run after N tokens")
+    llm.add_argument("--temperature", type=bounded_float(0), help="sampling temperature (default: not sent)")
     llm.add_argument("--memory", help="extra memory modules: window,scratchpad,state,episodic")
     llm.add_argument("--auditor", choices=("deterministic", "llm"),
                      help="freelance: who prices, judges and pays; llm = the agent's model (default deterministic)")
@@ -80,7 +80,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     shell = sub.add_parser("shell", help="play a world by typing its commands")
     shell.add_argument("world", help="world name, e.g. startup")
-    shell.add_argument("--seed", type=int, default=1, help="world seed")
+    shell.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
     shell.add_argument("--preset", default="default", help="preset name or a .toml config file")
     shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
     shell.add_argument("--out", metavar="DIR", help="record the session as a run directory (verify, load, view read it)")

@@ -8,6 +8,8 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
+from .options import bounded_int
+
 __all__ = ["add_parsers", "run_report", "run_sweep"]
 
 _PRODUCT_FLAGS = ("world", "preset", "agent", "seeds")
@@ -33,7 +35,7 @@ def add_parsers(sub: Any) -> None:
         "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
     )
     sw.add_argument("--backend", choices=("serial", "process", "ray"), help="where runs execute (default: process)")
-    sw.add_argument("--workers", type=int, metavar="N", help="worker processes or local Ray CPUs (default: all CPUs)")
+    sw.add_argument("--workers", type=bounded_int(), metavar="N", help="worker processes or local Ray CPUs (default: all CPUs)")
     sw.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (with --backend ray)")
     sw.add_argument("--out", required=True, metavar="DIR", help="the sweep directory (reuse it to resume)")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -56,7 +58,9 @@ def add_parsers(sub: Any) -> None:
 
 
 def _needs(extra: str, exc: ImportError) -> BizSimError:
-    return BizSimError(f"this needs {exc.name or 'an optional package'}: pip install 'bizsim[{extra}]'")
+    from bizsim.simcore.extras import install_hint
+
+    return BizSimError(f"this needs {exc.name or 'an optional package'}: {install_hint(extra)}")
 
 
 def run_sweep(args: argparse.Namespace) -> int:

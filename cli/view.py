@@ -8,6 +8,8 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
+from .options import bounded_int
+
 __all__ = ["add_parser", "run_view"]
 
 
@@ -23,7 +25,7 @@ def add_parser(sub: Any) -> None:
     v.add_argument("paths", nargs="+", metavar="PATH", help="a run, sweep or fork-family directory, or an Inspect log; two run directories compare")
     v.add_argument("--out", metavar="FILE", help="the page to write (default: NAME.html here, NAME the last PATH's)")
     v.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1 instead of writing it")
-    v.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
+    v.add_argument("--port", type=bounded_int(0, 65535), default=0, help="port for --serve (default: any free port)")
     v.add_argument("--follow", action="store_true", help="with --serve: redraw as a running run writes more")
     v.add_argument("--no-requests", action="store_true",
                    help="LLM runs: show the answers only (skip rebuilding what the model was sent)")

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from .options import bounded_int
+
 __all__ = ["add_parsers", "run_export", "run_import"]
 
 _FORMATS = ("yc-bench",)
@@ -22,7 +24,7 @@ def add_parsers(sub: Any) -> None:
     imp.add_argument("path", help="the rollout file")
     imp.add_argument("--out", help="the run directory to write (new or empty); without it, only the report")
     imp.add_argument("--config", help="the reference configuration the run used, if its file name does not tell")
-    imp.add_argument("--seed", type=int, help="the run's seed, if the file does not tell")
+    imp.add_argument("--seed", type=bounded_int(0), help="the run's seed, if the file does not tell")
     imp.add_argument("--model", help="the model name, if the file does not tell")
     imp.add_argument("--partial", action="store_true",
                      help="import a rollout that lost turns as an unverifiable record (imported.json only)")

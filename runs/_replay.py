@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.config import config_to_dict
+from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import CONFIG
+from bizsim.simcore.limits import show
 from bizsim.simcore.replay import replay
 from bizsim.simcore.world import World
 
@@ -75,9 +77,13 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
     world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
     presets = world_spec(world).preset_table()
     config = presets.from_toml(path / CONFIG)
-    seed = int(result["seed"])
+    seed = result.get("seed")
+    if type(seed) is not int:  # a float, text or NaN: result.json was edited
+        raise ConfigError(f"{str(path)!r}: result.json's seed(={show(seed)}) must be an integer")
     agent = str(result.get("agent") or "unknown")
     options = result.get("agent_options") or {}
+    if not isinstance(options, dict):
+        raise ConfigError(f"{str(path)!r}: result.json's agent_options(={show(options)}) must be a table")
     preset = result.get("preset")
     if isinstance(preset, str) and preset in presets and config_to_dict(presets[preset]) == config_to_dict(config):
         return RunSpec(world, preset, agent, seed, agent_options=options), config

@@ -180,7 +180,7 @@ class RayBackend:
         workers: CPUs of a local instance (default: the CPUs this process may use).
         in_flight: tasks submitted ahead per CPU.
 
-    Ray is the optional extra ``bizsim[ray]``; it is imported only here.
+    Ray is the optional extra ``ray``; it is imported only here.
     A local instance this backend started is shut down when the sweep ends.
     On a cluster every node needs bizsim (and the module of any agent given
     as ``module:function``); to pass a ``runtime_env`` or other settings,
@@ -200,7 +200,9 @@ class RayBackend:
         try:
             import ray
         except ImportError:
-            raise ConfigError("backend 'ray' needs Ray: pip install 'bizsim[ray]'") from None
+            from bizsim.simcore.extras import install_hint
+
+            raise ConfigError(f"backend 'ray' needs Ray: {install_hint('ray')}") from None
         started = False
         if not ray.is_initialized():
             if self.address:

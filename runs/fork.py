@@ -40,7 +40,7 @@ from bizsim.simcore.snapshot import Snapshot, restore
 from bizsim.runs.episode import EpisodeResult
 from bizsim.runs.pipeline import execute
 from bizsim.runs.rundir import command_log_jsonl
-from bizsim.runs.runspec import RunSpec, agent_capabilities
+from bizsim.runs.runspec import RunSpec, _canonical, agent_capabilities
 
 __all__ = ["FORK_POINTS", "Parent", "cut", "fork", "fork_point", "load_parent", "prefix_digest"]
 
@@ -181,7 +181,7 @@ def fork(
     parent = load_parent(run)
     k, turn = cut(parent.snapshot, at)
     prefix = parent.snapshot.prefix(k)
-    options = json.loads(json.dumps(dict(agent_options or {})))
+    options = _canonical(dict(agent_options or {}), "agent_options")
     base = parent.spec or _spec_for_snapshot(parent.snapshot)
     calls_model = RECORDS_CALLS in agent_capabilities(base.world, agent)
     continued = (not fresh and parent.spec is not None and agent == parent.spec.agent and not calls_model

@@ -36,6 +36,7 @@ from typing import Any
 
 from bizsim.simcore.config import load_toml
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_SWEEP_RUNS, show
 
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds
 
@@ -90,6 +91,13 @@ def _runs(path: Path, i: int, table: Mapping) -> list[RunSpec]:
     return [RunSpec(**base, seed=s) for s in seeds]
 
 
+def _check_total(path: Path, specs: list[RunSpec]) -> None:
+    # Each table is counted before it is built (grid, parse_seeds); this bounds their sum.
+    if len(specs) > MAX_SWEEP_RUNS:
+        raise ConfigError(f"{str(path)!r} defines {len(specs):,} runs or more, past the limit of {MAX_SWEEP_RUNS:,} "
+                          "for one sweep; split it into several grid files")
+
+
 def load_grid(path: str | Path) -> tuple[list[RunSpec], dict[str, Any]]:
     """The run specs of a grid file, and its ``[sweep]`` settings.
 
@@ -109,12 +117,14 @@ def load_grid(path: str | Path) -> tuple[list[RunSpec], dict[str, Any]]:
     for key, tables in (("grid", grids), ("runs", runs)):
         if not isinstance(tables, list) or not all(isinstance(t, Mapping) for t in tables):
             form = "[grid] or [[grid]]" if key == "grid" else "[[runs]]"
-            raise ConfigError(f"{str(p)!r}: {key} must be {form} table(s), got {tables!r}")
+            raise ConfigError(f"{str(p)!r}: {key} must be {form} table(s), got {show(tables)}")
     specs: list[RunSpec] = []
     for i, table in enumerate(grids):
         specs.extend(_product(p, i, table))
+        _check_total(p, specs)
     for i, table in enumerate(runs):
         specs.extend(_runs(p, i, table))
+        _check_total(p, specs)
     if not specs:
         raise ConfigError(f"{str(p)!r} defines no runs: add a [grid] table or [[runs]] tables")
     settings = dict(data.get("sweep", {}))

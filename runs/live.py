@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 import attrs
+from bizsim.simcore.commands import HiddenCommandError
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import CommandError, ConfigError
@@ -330,12 +331,13 @@ class LiveEpisode:
             if help_text is not None:
                 return self._answer({"help": help_text}, EXIT_OK, None, advanced=False, ran=False)
             try:
-                spec, _ = self.world.commands.parse(line)
+                spec, _ = self.world.commands.parse(line, allow_hidden=False)
+            except HiddenCommandError as exc:
+                # A built-in agent's command, with or without its options: refused here as unknown, since a replay
+                # (which may issue them) would run it.
+                return self._not_run(exc.message, exc.hint or self.world.commands.suggest(""))
             except CommandError:
                 spec = None  # the world refuses it too, and records the refusal: a replay refuses it again
-            if spec is not None and spec.hidden:
-                # A built-in agent's command: refused here, since a replay (which may issue them) would run it.
-                return self._not_run(f"Unknown command '{spec.name}'.", self.world.commands.suggest(spec.name))
             usage = spec is None
             before = self.world.now_us
             result = self.driver.send(line)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.jsonl import lines_of
-from bizsim.simcore.limits import read_text_file
+from bizsim.simcore.limits import MAX_INT, MAX_RUN_LOG_BYTES, read_text_file, show
+from bizsim.simcore.untrusted_json import read_json_lines
 from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
 if TYPE_CHECKING:
@@ -152,9 +152,23 @@ def command_log_jsonl(log: Iterable[tuple[int, str]]) -> str:
 
 
 def read_command_log(path: str | Path) -> list[tuple[int, str]]:
-    """The ``(t_us, line)`` log of a run directory (its last episode)."""
-    rows = lines_of(Path(path, COMMANDS).read_text(encoding="utf-8"))
-    return [(d["t_us"], d["line"]) for d in map(json.loads, rows) if d]
+    """The ``(t_us, line)`` log of a run directory (its last episode).
+
+    The file is read as every file from outside is (bounded, UTF-8, depth-checked: a run directory may have been
+    edited by anyone who could write it).
+
+    Raises:
+        ConfigError: the file is missing, unreadable, past :data:`MAX_RUN_LOG_BYTES`, or a line is not a
+            ``{"t_us": ..., "line": ...}`` record (the line named).
+    """
+    file = Path(path, COMMANDS)
+    out = []
+    for i, (_, d) in enumerate(read_json_lines(file, COMMANDS, MAX_RUN_LOG_BYTES), 1):
+        t_us = d.get("t_us") if isinstance(d, dict) else None
+        if not (type(t_us) is int and 0 <= t_us <= MAX_INT and isinstance(d.get("line"), str)):
+            raise ConfigError(f"{str(file)!r} line {i:,} is not a command record {{t_us, line}}: {show(d)}")
+        out.append((t_us, d["line"]))
+    return out
 
 
 def episode_folders(path: str | Path) -> list[Path]:

@@ -12,19 +12,22 @@ from typing import Any
 import attrs
 from bizsim.simcore.config import config_from_dict, config_to_dict, deep_merge, load_toml
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import MAX_INT, show
+from bizsim.simcore.limits import MAX_INT, MAX_SWEEP_RUNS, show
 from bizsim.simcore.seeds import parse_seeds
+from bizsim.simcore.untrusted_json import MAX_DEPTH, nested_deeper
 
 __all__ = ["RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls", "world_config"]
 
 
 def _canonical(value: Any, what: str) -> Any:
     """JSON-able data with sorted keys (tuples become lists), or a ConfigError naming ``what``."""
+    if nested_deeper(value):  # json.dumps recurses once a level: a deep value was a RecursionError
+        raise ConfigError(f"{what} nests lists and tables deeper than {MAX_DEPTH} levels; flatten it")
     try:
         return json.loads(json.dumps(value, sort_keys=True, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ConfigError(
-            f"{what}(={value!r}) must be JSON-able data (numbers, strings, lists, tables): {exc}"
+            f"{what}(={show(value)}) must be JSON-able data (numbers, strings, lists, tables): {exc}"
         ) from None
 
 
@@ -88,7 +91,7 @@ class RunSpec:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):
             raise ConfigError(
-                f"preset(={self.preset!r}) must be a preset name or a .toml path; put values in overrides"
+                f"preset(={show(self.preset)}) must be a preset name or a .toml path; put values in overrides"
             )
         if self.preset.endswith(".toml") or "/" in self.preset:
             data = load_toml(self.preset)
@@ -99,7 +102,7 @@ class RunSpec:
         object.__setattr__(self, "overrides", _canonical(self.overrides, "overrides"))
         object.__setattr__(self, "agent_options", _canonical(self.agent_options, "agent_options"))
         if not isinstance(self.agent, str) or not self.agent:
-            raise ConfigError(f"agent(={self.agent!r}) must be an agent name or 'package.module:function'")
+            raise ConfigError(f"agent(={show(self.agent)}) must be an agent name or 'package.module:function'")
         if self.start is not None:
             self._check_start()
         if self.origin is not None:
@@ -113,7 +116,7 @@ class RunSpec:
             start = Snapshot.from_dict(start)
             object.__setattr__(self, "start", start)
         if not isinstance(start, Snapshot):
-            raise ConfigError(f"start(={start!r}) must be a Snapshot (world.snapshot(), or its to_dict())")
+            raise ConfigError(f"start(={show(start)}) must be a Snapshot (world.snapshot(), or its to_dict())")
         if (start.world, start.seed) != (self.world, self.seed):
             raise ConfigError(f"start is a snapshot of {start.world} seed {start.seed}, but the run is {self.world} "
                               f"seed {self.seed}")
@@ -275,6 +278,11 @@ def grid(
     seed_list = parse_seeds(seeds)
     if not worlds or not preset_list or not agent_list or not seed_list:
         raise ConfigError("a grid needs at least one world, preset, agent and seed")
+    runs = len(worlds) * len(preset_list) * len(agent_list) * len(seed_list)
+    if runs > MAX_SWEEP_RUNS:  # counted before any spec is built
+        raise ConfigError(f"the grid of {len(worlds):,} worlds x {len(preset_list):,} presets x {len(agent_list):,} "
+                          f"agents x {len(seed_list):,} seeds makes {runs:,} runs, past the limit of "
+                          f"{MAX_SWEEP_RUNS:,}; split it into several sweeps")
     out: list[RunSpec] = []
     used: set[str] = set()
     for world, p, a in itertools.product(worlds, preset_list, agent_list):
@@ -287,7 +295,7 @@ def grid(
     missing = [_agent_entry(a)[0] for a in agent_list if _agent_entry(a)[0] not in used]
     if missing:
         raise ConfigError(
-            f"agent {missing[0]!r} is offered by none of the worlds {', '.join(worlds)} (see `bizsim list`)"
+            f"agent {show(missing[0])} is offered by none of the worlds {', '.join(worlds)} (see `bizsim list`)"
         )
     return out
 
@@ -296,7 +304,7 @@ def _preset_entry(p: str | Mapping) -> tuple[str, dict, str | None]:
     if isinstance(p, str):
         return p, {}, None
     if not isinstance(p, Mapping):
-        raise ConfigError(f"preset {p!r} must be a name or a table with name, overrides and label")
+        raise ConfigError(f"preset {show(p)} must be a name or a table with name, overrides and label")
     unknown = sorted(set(p) - {"name", "overrides", "label"})
     if unknown:
         raise ConfigError(f"preset table key(s) {', '.join(unknown)} unknown; use name, overrides, label")
@@ -307,10 +315,10 @@ def _agent_entry(a: str | Mapping) -> tuple[str, dict]:
     if isinstance(a, str):
         return a, {}
     if not isinstance(a, Mapping):
-        raise ConfigError(f"agent {a!r} must be a name or a table with name and options")
+        raise ConfigError(f"agent {show(a)} must be a name or a table with name and options")
     unknown = sorted(set(a) - {"name", "options"})
     if unknown:
         raise ConfigError(f"agent table key(s) {', '.join(unknown)} unknown; use name, options")
     if "name" not in a:
-        raise ConfigError(f"agent table {dict(a)!r} needs a name")
+        raise ConfigError(f"agent table {show(dict(a))} needs a name")
     return str(a["name"]), dict(a.get("options") or {})

@@ -10,6 +10,8 @@ import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
+from bizsim.simcore.limits import MAX_RUN_LOG_BYTES, read_text_file
+from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted
 from bizsim.simcore.world import Status, World
 
 __all__ = ["Verification", "verify_run_dir"]
@@ -132,13 +134,13 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
     """``(line number, line)`` of the records a replay must give back, and how many refused unknown inputs."""
     kept, unknown = [], 0
     for i, line in enumerate(lines, 1):
-        record = json.loads(line)
+        record = loads_untrusted(line, MAX_RECORD_DEPTH)
         if isinstance(record, dict) and record.get("kind") == "cmd" and record.get("name") == "?":
             unknown += 1
             continue
         kept.append((i, line))
     if drop_aborted_end and kept:
-        last = json.loads(kept[-1][1])
+        last = loads_untrusted(kept[-1][1], MAX_RECORD_DEPTH)
         data = last.get("data") if isinstance(last, dict) else None
         if isinstance(data, dict) and last.get("name") == "episode_end" and data.get("status") == "error":
             kept.pop()
@@ -146,11 +148,11 @@ def _comparable(lines: list[str], *, drop_aborted_end: bool) -> tuple[list[tuple
 
 
 def _compare_trajectory(file: Path, world: World) -> list[str]:
-    try:
-        recorded = lines_of(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not file.exists():
         return [f"{file.name} is missing"]
-    except (OSError, UnicodeDecodeError) as exc:
+    try:
+        recorded = lines_of(read_text_file(file, file.name, MAX_RUN_LOG_BYTES))
+    except ConfigError as exc:
         return [f"{file.name} cannot be read: {exc}"]
     try:
         want, want_unknown = _comparable(recorded, drop_aborted_end=not world.done)

@@ -19,10 +19,10 @@ import attrs
 
 from ._cmdline import split_line
 from .errors import CommandError
-from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, show
+from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, clip, show
 from .untrusted_json import loads_untrusted
 
-__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "split_line"]
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "HiddenCommandError", "split_line"]
 
 _MISSING = attrs.NOTHING
 #: A command function, kept with its own signature by the decorators.
@@ -41,6 +41,10 @@ class Arg:
     max_length: int | None = None
     #: Text is trimmed and lower-cased before the choices are checked (``"Low "`` is ``low``).
     fold_case: bool = False
+
+
+class HiddenCommandError(CommandError):
+    """A hidden command (a built-in agent's own) named where only visible ones are taken: refused as unknown."""
 
 
 @attrs.frozen
@@ -487,7 +491,7 @@ class CommandSet:
         try:
             return self._specs[name]
         except KeyError:
-            raise CommandError(f"Unknown command '{name}'.", self.suggest(name)) from None
+            raise CommandError(f"Unknown command '{clip(name)}'.", self.suggest(name)) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs
@@ -511,10 +515,14 @@ class CommandSet:
         found = index.get(tool) if isinstance(tool, str) else None
         if found is not None:
             return found
-        raise CommandError(f"Unknown tool '{tool}'.", self.suggest(str(tool).replace("_", " ")))
+        raise CommandError(f"Unknown tool '{clip(tool)}'.", self.suggest(str(tool).replace("_", " ")))
 
-    def parse(self, line: str) -> tuple[CommandSpec, dict[str, Any]]:
-        """Parse a command line (``yc-bench task accept --task-id Task-42``)."""
+    def parse(self, line: str, *, allow_hidden: bool = True) -> tuple[CommandSpec, dict[str, Any]]:
+        """Parse a command line (``yc-bench task accept --task-id Task-42``).
+
+        Without ``allow_hidden`` a hidden command is refused as unknown (:class:`HiddenCommandError`) before its
+        arguments are read, so no answer (a missing option's usage) tells an agent it exists.
+        """
         if not isinstance(line, str):
             raise CommandError(f"A command must be text, got {type(line).__name__}.")
         if len(line) > MAX_LINE_CHARS:
@@ -532,8 +540,10 @@ class CommandSet:
             name = " ".join(tokens[:n])
             spec = self._specs.get(name)
             if spec is not None and len(tokens) >= n:
+                if spec.hidden and not allow_hidden:
+                    raise HiddenCommandError(f"Unknown command '{spec.name}'.", self.suggest(spec.name))
                 return spec, spec.bind_tokens(tokens[n:], self.last_option_wins)
-        raise CommandError(f"Unknown command '{' '.join(tokens[:2])}'.", self.suggest(" ".join(tokens[:2])))
+        raise CommandError(f"Unknown command '{clip(' '.join(tokens[:2]))}'.", self.suggest(" ".join(tokens[:2])))
 
     def suggest(self, name: str) -> str:
         """A hint listing the commands that share a first word with ``name``."""
@@ -547,7 +557,7 @@ class CommandSet:
         if name:
             spec = self[name]
             if spec.hidden:
-                raise CommandError(f"Unknown command '{name}'.", self.suggest(name))
+                raise CommandError(f"Unknown command '{clip(name)}'.", self.suggest(name))
             return spec.help_text()
         width = max(len(s.name) for s in self.visible())
         return "\n".join(f"{s.name.ljust(width)}  {s.help}" for s in self.visible())

@@ -11,7 +11,8 @@ import reprlib
 from typing import Any
 
 __all__ = ["MAX_LINE_CHARS", "MAX_TEXT_CHARS", "MAX_ARGS_CHARS", "MAX_INT", "MAX_DATA_FILE_BYTES", "MAX_CONFIG_FILE_BYTES",
-           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "show",
+           "MAX_RUN_LOG_BYTES", "MAX_CALL_CHARS", "MAX_CLIENT_NAME_CHARS", "MAX_SOCKET_MESSAGE_BYTES", "MAX_SOCKET_CONNECTIONS",
+           "SOCKET_REQUEST_SECONDS", "clip", "show",
            "read_text_file"]
 
 #: The longest command line :meth:`CommandSet.parse` reads (a 1,000,000-character argument, quoted, fits).
@@ -34,6 +35,11 @@ MAX_REPORTED_TOKENS = 10**12
 MAX_REPORTED_COST_USD = 1e9
 #: The largest request a ``bizsim serve`` socket reads (one command line, or argv, as JSON).
 MAX_SOCKET_MESSAGE_BYTES = 4 * 2**20
+#: Connections a ``bizsim serve`` socket answers at once (one thread and at most one request's bytes each); one
+#: more is told the server is busy and closed. So a served episode holds at most 32 threads and 128 MiB of requests.
+MAX_SOCKET_CONNECTIONS = 32
+#: Seconds a ``bizsim serve`` client has to send its whole request (not each piece of it) before it is dropped.
+SOCKET_REQUEST_SECONDS = 30.0
 
 _SHOWN_CHARS = 200
 _repr = reprlib.Repr()
@@ -61,6 +67,21 @@ def show(value: Any) -> str:
         return repr(value)
     # Containers (a Python caller's, or JSON read before the depth limit): quoted without walking all of them.
     return _repr.repr(value)
+
+
+def clip(text: Any) -> str:
+    """``str(text)`` for quoting inside a message as it is written (no quotes added), cut to about 200 characters.
+
+    Messages that follow a reference's wording (``Task 'X' not found.``) quote the agent's text bare; a short one
+    reads as the reference writes it, a long one is cut with its length named.
+
+    >>> clip("Task-42"), clip("x" * 1000)[-30:]
+    ('Task-42', 'xxxxxxxx... (1,000 characters)')
+    """
+    written: str = text if isinstance(text, str) else show(text)
+    if len(written) <= _SHOWN_CHARS:
+        return written
+    return f"{written[:_SHOWN_CHARS]}... ({len(written):,} characters)"
 
 
 #: The largest data file (task bank, catalog, demand structure) a loader reads.
@@ -117,4 +138,11 @@ MAX_ROLLOUT_BYTES = 256 * 2**20
 #: The most turns (model calls) an imported rollout may hold, over all its episodes.
 MAX_ROLLOUT_TURNS = 100_000
 
-__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS"]
+#: The most seeds one seed set may name (``--seeds``, a grid file, an RL or Inspect environment), counted before
+#: any is listed.
+MAX_SEEDS = 100_000
+#: The most runs one sweep may hold (worlds x presets x agents x seeds, and a grid file's runs), counted before
+#: any run spec is built.
+MAX_SWEEP_RUNS = 1_000_000
+
+__all__ += ["MAX_ROLLOUT_BYTES", "MAX_ROLLOUT_TURNS", "MAX_SEEDS", "MAX_SWEEP_RUNS"]

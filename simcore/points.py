@@ -5,11 +5,11 @@ A fork starts at one, a start state plays a policy until one, a window ends at o
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from .errors import ConfigError
+from .limits import MAX_INT, show
 from .snapshot import Snapshot, turn_boundaries
 
 __all__ = ["FORK_POINTS", "US_PER_DAY", "US_PER_HOUR", "cut", "fork_point", "point_t_us"]
@@ -18,6 +18,8 @@ __all__ = ["FORK_POINTS", "US_PER_DAY", "US_PER_HOUR", "cut", "fork_point", "poi
 FORK_POINTS = ("turn", "hours", "day")
 US_PER_HOUR = 3_600_000_000
 US_PER_DAY = 24 * US_PER_HOUR
+#: The largest point of each kind: a turn count, and the hour and day whose instant 64-bit microseconds hold.
+_LATEST = {"turn": MAX_INT, "hours": MAX_INT // US_PER_HOUR, "day": MAX_INT // US_PER_DAY}
 
 
 def point_t_us(point: Mapping[str, Any]) -> int | None:
@@ -44,10 +46,12 @@ def fork_point(at: Any) -> dict[str, Any]:
     if not isinstance(at, Mapping) or len(at) != 1 or next(iter(at)) not in FORK_POINTS:
         raise ConfigError(f"at(={at!r}) must be a turn number or one of {{'turn': N}}, {{'hours': H}}, {{'day': D}}")
     kind, value = next(iter(at.items()))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
-        raise ConfigError(f"at {kind}(={value!r}) must be a number >= 0")
+    # The instant is counted in 64-bit microseconds: a later one (or inf, or 1e308) has no place in a run.
+    top = _LATEST[kind]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= top:
+        raise ConfigError(f"at {kind}(={show(value)}) must be a finite number from 0 to {top:,}")
     if kind == "turn" and not isinstance(value, int):
-        raise ConfigError(f"at turn(={value!r}) must be a whole number")
+        raise ConfigError(f"at turn(={show(value)}) must be a whole number")
     return {kind: value}
 
 

@@ -10,12 +10,17 @@ read then needs at most that many frames, which any caller has to spare.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper"]
+__all__ = ["MAX_DEPTH", "MAX_RECORD_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper",
+           "non_finite_at", "read_json_file", "read_json_lines"]
 
 #: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
 MAX_DEPTH = 64
+#: Deepest nesting of a record in a file bizsim wrote (a run's result and logs): a tool call's arguments (MAX_DEPTH)
+#: inside the record's own levels, with room to spare; a deeper line is damage (or tampering), refused.
+MAX_RECORD_DEPTH = 256
 #: The longest model reply :func:`first_object` reads; the rest is ignored (a world role asks for a short JSON object).
 MAX_REPLY_CHARS = 100_000
 _DECODER = json.JSONDecoder()
@@ -107,6 +112,28 @@ def _too_deep_at(text: str, start: int, max_depth: int) -> int | None:
     return None
 
 
+def non_finite_at(value: Any) -> str | None:
+    """Where the first NaN or infinity in ``value`` (JSON read from text, or a Python caller's) sits, as a path
+    like ``[0]["price"]``, else ``None``.
+
+    Python's JSON reader takes ``NaN`` and ``Infinity``; nothing holding one can be recorded as strict JSON, so a
+    command refuses such a value before it changes the world. Walks without recursion.
+
+    >>> non_finite_at([{"name": "x", "note": {"n": float("nan")}}]), non_finite_at({"a": [1, 2.5]})
+    ('[0]["note"]["n"]', None)
+    """
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return path
+        if isinstance(item, dict):
+            stack.extend((v, f"{path}[{json.dumps(k)[:40]}]") for k, v in reversed(item.items()))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
 def nested_deeper(value: Any, max_depth: int = MAX_DEPTH) -> bool:
     """Whether lists and dicts in ``value`` (a Python caller's, not read from text) nest deeper than ``max_depth``.
 
@@ -123,3 +150,41 @@ def nested_deeper(value: Any, max_depth: int = MAX_DEPTH) -> bool:
                 return True
             stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
     return False
+
+
+def read_json_file(path: Any, what: str, limit: int, max_depth: int = MAX_RECORD_DEPTH) -> Any:
+    """The JSON value of a file from outside, read as every such file is: no further than ``limit`` bytes, UTF-8,
+    nested no deeper than ``max_depth``. ``what`` names the file in errors.
+
+    Raises:
+        ConfigError: the file is missing or unreadable, past the limit, not UTF-8, not JSON or too deep
+            (one line naming the file and the rule).
+    """
+    from .errors import ConfigError
+    from .limits import read_text_file
+
+    text = read_text_file(path, what, limit)
+    try:
+        return loads_untrusted(text, max_depth)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{what}(={str(path)!r}) is not JSON bizsim reads: {exc.msg} (char {exc.pos:,})") from None
+
+
+def read_json_lines(path: Any, what: str, limit: int, max_depth: int = MAX_RECORD_DEPTH) -> list[tuple[str, Any]]:
+    """Each line of a JSON-lines file from outside with its value, read as :func:`read_json_file` reads.
+
+    Raises:
+        ConfigError: as :func:`read_json_file`, naming the line that is not JSON.
+    """
+    from .errors import ConfigError
+    from .jsonl import lines_of
+    from .limits import read_text_file
+
+    out = []
+    for i, line in enumerate(lines_of(read_text_file(path, what, limit)), 1):
+        try:
+            out.append((line, loads_untrusted(line, max_depth)))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{what}(={str(path)!r}) line {i:,} is not JSON bizsim reads: {exc.msg} "
+                              f"(char {exc.pos:,})") from None
+    return out

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import simpy
 
 from .calendar import Calendar
-from .commands import CommandSet, CommandSpec
+from .commands import CommandSet, CommandSpec, HiddenCommandError
 from .env import SimEnvironment
 from .errors import CommandError, NotInProcessError
 from .streams import RandomStreams
@@ -160,13 +160,10 @@ class World:
         """
         if type(line) is str and not line.isascii():
             line = scalar_text(line)
-        hidden = False
         try:
-            spec, kwargs = self.commands.parse(line)
-            if spec.hidden and not allow_hidden:
-                hidden = True
-                raise CommandError(f"Unknown command '{spec.name}'.", self.commands.suggest(spec.name))
+            spec, kwargs = self.commands.parse(line, allow_hidden=allow_hidden)
         except CommandError as exc:
+            hidden = isinstance(exc, HiddenCommandError)
             error = _clean(exc.to_dict())
             record: dict[str, Any] = {"line": _printable(line), "error": error}
             if hidden:  # the log must replay it as a refusal, though a replay may run hidden commands

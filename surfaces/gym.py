@@ -27,7 +27,7 @@ text observations only once, when the vector env is built, so it would hand
 back stale observations; bizsim's observation space refuses it with
 Gymnasium's own error instead. The sync vector env needs nothing.
 
-Needs the ``gym`` extra: ``pip install 'bizsim[gym]'``.
+Needs the ``gym`` extra: ``pip install -e ".[gym]"`` in the bizsim checkout.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ try:
     from gymnasium.error import CustomSpaceError
     from gymnasium.vector.utils import create_shared_memory
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("bizsim.surfaces.gym needs gymnasium: pip install 'bizsim[gym]'") from exc
+    from bizsim.simcore.extras import install_hint
+
+    raise ImportError(f"bizsim.surfaces.gym needs gymnasium: {install_hint('gym')}") from exc
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import load_object, world_names, world_spec

@@ -18,9 +18,7 @@ the client's ``clientInfo`` is recorded as who played. Transports: stdio (the de
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import socket
 import sys
@@ -34,11 +32,27 @@ from bizsim.surfaces.mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "serve"]
+__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "require_sdk", "serve"]
 
 PROMPT_NAME = "system_prompt"
 RULES_URI = "bizsim://rules"
 RESULT_URI = "bizsim://result"
+
+
+def require_sdk() -> None:
+    """Check that the ``mcp`` SDK can be imported (it is imported only where it is used).
+
+    Raises:
+        ConfigError: it cannot, naming the extra and how to install it from the checkout.
+    """
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+        import mcp_types  # noqa: F401
+    except ImportError as exc:
+        from bizsim.simcore.extras import install_hint
+
+        raise ConfigError(f"bizsim mcp needs the mcp SDK ({exc.name or exc} is not installed): "
+                          f"{install_hint('mcp')}") from None
 
 
 def build_server(episode: LiveEpisode) -> Server[Any]:
@@ -130,16 +144,20 @@ def bind_http(host: str, port: int) -> socket.socket:
     is an error that leaves the run directory untouched.
 
     Raises:
-        ConfigError: the address cannot be listened on (in use, not this machine's, no permission).
+        ConfigError: the port is not from 0 to 65535, or the address cannot be listened on (in use, not this
+            machine's, no permission).
     """
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError(f"port(={port!r:.40}) must be an integer from 0 to 65535 (0: any free port)")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(128)
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:  # a host name too long for IDNA is a UnicodeError
         sock.close()
-        raise ConfigError(f"cannot serve MCP on {host}:{port}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot serve MCP on {host[:200]}:{port}: {exc.strerror if isinstance(exc, OSError) else exc}"
+                          ) from None
     return sock
 
 
@@ -154,6 +172,8 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
     (:mod:`~bizsim.surfaces.mcp_session_gate`). The episode is closed on the way out, whatever ends the server; a
     kill leaves it recorded up to the last answered call.
     """
+    if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or not 0 < idle_timeout < 1e9:
+        raise ConfigError(f"idle_timeout(={idle_timeout!r:.40}) must be a finite number of seconds above 0")
     previous = signal.signal(signal.SIGTERM, _exit)
     detail = "server error"  # what an unexpected exception leaves; the episode is closed all the same
     try:
@@ -171,96 +191,10 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
 
 
 def _serve_stdio(episode: LiveEpisode) -> None:
-    import asyncio
+    # bizsim's own stdio transport: the SDK's leaves a line it cannot validate unanswered (mcp_stdio says why).
+    from .mcp_stdio import serve_stdio
 
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(episode)
-
-    async def main() -> None:
-        # The SDK reads and writes the standard streams through a worker thread, three hand-offs a call; the
-        # pipes are read by the event loop itself and written directly instead (a call costs half the time).
-        try:
-            stdin = await _StdinLines.open()
-        except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, another platform): the SDK's way
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-            return
-        stdout = _StdoutLines()
-        try:
-            async with stdio_server(stdin, stdout) as (read, write):  # type: ignore[arg-type]
-                await server.run(read, write, server.create_initialization_options())
-        finally:
-            stdout.close()
-            with contextlib.suppress(OSError):
-                os.set_blocking(0, True)  # the event loop made it non-blocking; a terminal shares it with the shell
-
-    asyncio.run(main())
-
-
-#: The longest message read from standard input: one call is at most MAX_CALL_CHARS characters, as JSON (escaped)
-#: a few times that; longer lines are dropped.
-_MAX_LINE_BYTES = 16 * 2**20
-
-
-class _StdinLines:
-    """The lines of standard input, read by the asyncio event loop (an async iterator of text)."""
-
-    def __init__(self, reader: Any) -> None:
-        self.reader = reader
-
-    @classmethod
-    async def open(cls) -> _StdinLines:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=_MAX_LINE_BYTES)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-        return cls(reader)
-
-    def __aiter__(self) -> _StdinLines:
-        return self
-
-    async def __anext__(self) -> str:
-        try:
-            line = await self.reader.readline()
-        except ValueError:  # a line past the limit: dropped (its rest reads as more bad lines), answered as bad JSON
-            return "\n"
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
-
-
-class _StdoutLines:
-    """Standard output, written at once (the client reads its answers as they come).
-
-    The messages go to a private copy of file descriptor 1, which points at stderr meanwhile (as the SDK's own
-    transport does it), so a stray ``print`` cannot break the protocol.
-    """
-
-    def __init__(self) -> None:
-        sys.stdout.flush()
-        self.fd = os.dup(1)
-        self._saved = os.dup(1)
-        os.dup2(2, 1)
-
-    async def write(self, text: str) -> None:
-        import select
-
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                data = data[os.write(self.fd, data):]
-            except BlockingIOError:  # standard input and output share one non-blocking file (a terminal)
-                select.select([], [self.fd], [])
-
-    async def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        os.dup2(self._saved, 1)
-        os.close(self._saved)
-        os.close(self.fd)
+    serve_stdio(build_server(episode))
 
 
 def _serve_http(episode: LiveEpisode, sock: socket.socket, idle_timeout: float) -> None:

@@ -17,11 +17,14 @@ import socket
 import socketserver
 import struct
 import sys
+import threading
+import time
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.layout import SOCKET
-from bizsim.simcore.limits import MAX_CLIENT_NAME_CHARS, MAX_SOCKET_MESSAGE_BYTES
+from bizsim.simcore.limits import (MAX_CLIENT_NAME_CHARS, MAX_SOCKET_CONNECTIONS, MAX_SOCKET_MESSAGE_BYTES,
+                                   SOCKET_REQUEST_SECONDS)
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from bizsim.runs.live import EXIT_USAGE, LiveEpisode
@@ -30,8 +33,6 @@ __all__ = ["MAX_SOCKET_PATH", "handle_request", "serve_socket"]
 
 #: The longest path a Unix socket can be bound at (``sun_path`` holds 108 bytes, with its terminating zero).
 MAX_SOCKET_PATH = 107
-#: How long a connected client may take to send its request before it is dropped (it holds no lock meanwhile).
-_READ_TIMEOUT_S = 30.0
 
 
 def handle_request(episode: LiveEpisode, data: bytes) -> dict[str, Any]:
@@ -68,10 +69,15 @@ class _Handler(socketserver.BaseRequestHandler):
         sock: socket.socket = self.request
         if not _same_user(sock):
             return
-        sock.settimeout(_READ_TIMEOUT_S)
+        # One deadline for the whole request: a client trickling a byte at a time cannot hold its thread longer.
+        deadline = time.monotonic() + SOCKET_REQUEST_SECONDS
         chunks, size = [], 0
         try:
             while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                sock.settimeout(left)
                 chunk = sock.recv(65536)
                 if not chunk:
                     break
@@ -99,7 +105,35 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: str, episode: LiveEpisode) -> None:
         self.episode = episode
+        self._slots = threading.BoundedSemaphore(MAX_SOCKET_CONNECTIONS)
         super().__init__(path, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # A thread per connection, but no more than MAX_SOCKET_CONNECTIONS of them: past that, the connection is
+        # told so at once (never waited on) and closed, so silent or slow clients cannot pile up threads or bytes.
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.setblocking(False)
+                request.send((json.dumps(_busy()) + "\n").encode("ascii"))
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _busy() -> dict[str, Any]:
+    return {"status": EXIT_USAGE, "result": {
+        "error": f"The episode's server is answering {MAX_SOCKET_CONNECTIONS} connections, its limit; nothing ran.",
+        "hint": "Send one request at a time, and try again."}}
 
 
 def _same_user(sock: socket.socket) -> bool:

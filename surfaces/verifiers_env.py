@@ -12,7 +12,7 @@ the Gymnasium driver defines), times ``reward_scale``.
 Train and eval rows use separate seed sets (``seeds={"train": "1-100", "eval": "1001-1020"}``); overlapping
 sets are refused, so an agent is never scored on a world it trained on.
 
-Needs the ``rl`` extra (``pip install 'bizsim[rl]'``; verifiers 0.1.14, its classic in-process API).
+Needs the ``rl`` extra (``pip install -e ".[rl]"`` in the bizsim checkout; verifiers 0.1.14, its classic in-process API).
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ try:
     import verifiers as vf
     from datasets import Dataset
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("bizsim.surfaces.verifiers_env needs verifiers: pip install 'bizsim[rl]'") from exc
+    from bizsim.simcore.extras import install_hint
+
+    raise ImportError(f"bizsim.surfaces.verifiers_env needs verifiers: {install_hint('rl')}") from exc
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec

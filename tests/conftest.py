@@ -35,6 +35,26 @@ settings.load_profile(_PROFILE)
 _hypothesis_home: str | None = None
 
 
+def _register_the_example_world() -> None:
+    """Register ``examples/lemonade`` (unless it is installed), so every registry-wide test of the suite also runs
+    over a third-party world: the test command does not install the example, and such a world must meet every
+    contract a built-in one does. Its installation through the entry point is tested by test_example_world.py."""
+    import sys
+    from pathlib import Path
+
+    from bizsim.simcore.registry import register, registered
+
+    if "lemonade" in registered():
+        return
+    sys.path.append(str(Path(__file__).resolve().parent.parent / "examples" / "lemonade"))
+    from bizsim_lemonade.spec import WORLD
+
+    register(WORLD)
+
+
+_register_the_example_world()
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Keep Hypothesis' cache files (written from collection on) in a temporary directory, not the repository.
 

@@ -36,9 +36,16 @@ def _answered_without_change(world, run) -> object:
     assert isinstance(out, (dict, simpy.Event))
     if isinstance(out, dict) and "error" in out:
         assert before == json.dumps(world.state(), sort_keys=True)
+        # A refusal quotes about 200 characters of what it refuses, whatever the agent sent.
+        assert len(json.dumps(out)) < _MAX_REFUSAL_CHARS, json.dumps(out)[:300]
     for line in world.trajectory.to_jsonl().split("\n")[:-1]:  # to_jsonl raises on NaN and 4,300-digit integers
         json.loads(line, parse_constant=_no_constant)
     return out
+
+
+#: The longest refusal (error, hint and details as JSON) any input may draw: a few quotes of about 200 characters,
+#: and a hint listing commands or products.
+_MAX_REFUSAL_CHARS = 5_000
 
 
 def _no_constant(name: str) -> None:
@@ -167,3 +174,76 @@ def test_deep_items_from_a_python_caller_are_refused(depth):
     world = make_fresh_world("vending")
     out = _answered_without_change(world, lambda: world.execute_tool("order_place", {"items": _nested(depth)}, driven=True))
     assert "error" in out
+
+
+@pytest.mark.parametrize("preset", ["small", "reference"])
+@pytest.mark.parametrize("extra", ["NaN", "Infinity", "-Infinity", '{"deep": [1, NaN]}'])
+def test_a_non_finite_number_nested_in_order_items_is_refused_before_the_order(preset, extra):
+    """A NaN in an extra key of an order_place item was accepted and the order charged; the trajectory then could
+    not be written (and a live episode raised after the world changed). It is refused, nothing changes."""
+    world = VendingWorld(preset, seed=1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    items = '[{"name": %s, "quantity": 1, "note": %s}]' % (json.dumps(name), extra)
+    for run in (lambda: world.execute_tool("order_place", {"items": items}, driven=True),
+                lambda: world.execute(f"order_place --items {shlex.quote(items)}", driven=True)):
+        out = _answered_without_change(world, run)
+        assert "invalid_number" == out["error_type"] and '[0]["note"]' in out["error"]
+
+
+def test_a_nan_quantity_keeps_the_references_refusal():
+    """The reference refuses a NaN quantity as invalid_quantity; the finiteness check comes after its checks."""
+    world = VendingWorld("reference", seed=1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    out = world.execute_tool("order_place", {"items": '[{"name": %s, "quantity": NaN}]' % json.dumps(name)},
+                             driven=True)
+    assert "invalid_quantity" == out["error_type"]
+
+
+def _string_params():
+    from bizsim.simcore.registry import world_spec
+
+    for name in WORLD_NAMES:
+        for spec in world_spec(name).world_class().commands.visible():
+            for p in spec.params:
+                if p.type is str:
+                    yield name, spec.name, p.name
+
+
+@pytest.mark.parametrize(("world_name", "command", "param"), list(_string_params()))
+def test_a_refusal_quotes_at_most_about_200_characters_of_a_huge_argument(world_name, command, param):
+    """`task inspect --task-id` with 199,000 characters answered (and recorded) 200,094 characters; every text
+    argument of every world, at its own limit, now draws a refusal that quotes about 200 of them."""
+    world = make_fresh_world(world_name)
+    spec = world.commands[command]
+    args = {p.name: "x" for p in spec.params if p.required and p.type is str}
+    args.update({p.name: 1 for p in spec.params if p.required and p.type in (int, float)})
+    target = next(p for p in spec.params if p.name == param)
+    args[param] = "Z" * min(199_000, target.max_length or 199_000)
+    out = _answered_without_change(world, lambda: world.execute_tool(spec.tool_name, args, driven=True))
+    if isinstance(out, dict) and "error" in out:
+        assert json.dumps(out).count("Z") <= 400
+        # The trajectory records the argument once (the call), not again in its refusal.
+        assert len(world.trajectory.to_jsonl()) < len(args[param]) + _MAX_REFUSAL_CHARS
+
+
+@pytest.mark.parametrize("line", ["bot take", "yc-bench bot take", "bot take --task-id X", "bot take --bogus 1",
+                                  "bot wait --now"])
+def test_a_hidden_command_is_unknown_whatever_its_options(line, tmp_path):
+    """`bot take` with no options answered its usage (`Missing option --task-id`), telling an agent the hidden
+    command exists, while `bot take --task-id X` was "Unknown command"; both are unknown now, on the kernel and on
+    the live surfaces, and the run still verifies."""
+    from bizsim.analysis.live import LiveEpisode
+    from bizsim.analysis.verify import verify_run_dir
+    from bizsim.models.startup import StartupWorld
+
+    name = " ".join(line.removeprefix("yc-bench ").split()[:2])
+    world = StartupWorld("reference", 1)
+    out = _answered_without_change(world, lambda: world.execute(line, driven=True))
+    assert {"error": f"Unknown command '{name}'."} == {"error": out["error"]}
+    episode = LiveEpisode("startup", "reference", 1, out=tmp_path / "run", surface="shell")
+    try:
+        outcome = episode.call_line(line)
+        assert f"Unknown command '{name}'." == outcome.result["error"] and "--task-id" not in outcome.text()
+    finally:
+        episode.close("done")
+    assert verify_run_dir(tmp_path / "run").ok

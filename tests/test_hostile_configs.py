@@ -132,3 +132,60 @@ def test_fuzzed_toml_files_are_refused_or_load(name, data, tmp_path_factory):
         presets.from_toml(path)
     except ConfigError:
         pass
+
+
+# --- Seed sets: one parser, which counts a set before it lists it (`--seeds`, grid files, the RL environment).
+
+_SEED_CASES = {
+    "sweep --seeds": ("import sys, tempfile\nfrom bizsim.cli.main import main\n"
+                      "code = main(['sweep', '--world', 'startup', '--seeds', SEEDS, '--out', tempfile.mkdtemp(),"
+                      " '--no-progress'])\nprint('EXIT', code)\n"),
+    "grid file": ("import tempfile, pathlib\nfrom bizsim.analysis.gridfile import load_grid\n"
+                  "from bizsim.simcore.errors import ConfigError\n"
+                  "p = pathlib.Path(tempfile.mkdtemp()) / 'grid.toml'\n"
+                  "p.write_text('[grid]\\nworlds = [\"startup\"]\\nseeds = \"%s\"\\n' % SEEDS)\n"
+                  "try:\n    load_grid(p)\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
+    "RL environment": ("from bizsim.agents.verifiers_env import split_seeds\n"
+                       "from bizsim.simcore.errors import ConfigError\n"
+                       "try:\n    split_seeds(SEEDS, '1')\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
+}
+
+
+@pytest.mark.parametrize("seeds", ["1-1000000000000", "1-10000000"])
+@pytest.mark.parametrize("caller", sorted(_SEED_CASES))
+def test_a_huge_seed_range_is_refused_before_it_is_built(caller, seeds):
+    """`--seeds 1-1000000000000` (and a grid file's, and the RL environment's) ended in a MemoryError or the
+    system's killer; every caller now refuses it against the seed limit, in a child capped at 3 GiB."""
+    if caller == "RL environment":
+        pytest.importorskip("verifiers")
+    from ._bounded import run_capped
+
+    done = run_capped(f"SEEDS = {seeds!r}\n" + _SEED_CASES[caller])
+    assert 0 == done.returncode, done.stderr[-2000:]
+    assert "past the limit of 100,000" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_seed_parser_reads_every_form_and_refuses_with_the_rule():
+    """Lists may hold seed text (Inspect hands `-T seeds=1,3` as ['1', '3']); seeds are 64-bit, ASCII digits."""
+    from bizsim.simcore.limits import MAX_SEEDS
+    from bizsim.simcore.seeds import parse_seeds
+
+    assert [1, 3] == parse_seeds(["1", "3"])
+    assert [1, 2, 3, 9] == parse_seeds(["1-3", 9])
+    assert MAX_SEEDS == len(parse_seeds(f"1-{MAX_SEEDS}"))
+    for bad, rule in ((f"0-{MAX_SEEDS}", "past the limit of 100,000"), ("1-2,3-1", "N <= M"),
+                      ("+1", "is not a seed N"), ("1_000", "is not a seed N"), ("\u0661", "is not a seed N"),
+                      ("9" * 5000, "is not a seed N"), (10**30, "past the largest seed"),
+                      (iter(range(10**18)), "past the limit")):
+        with no_hang(f"parse_seeds({bad!r:.40})"), pytest.raises(ConfigError, match=rule) as caught:
+            parse_seeds(bad)
+        assert len(str(caught.value)) < 400
+
+
+def test_a_grid_too_large_to_run_is_counted_before_it_is_built():
+    """worlds x presets x agents x seeds past the sweep limit is refused before a spec is made."""
+    from bizsim.analysis.runspec import grid
+
+    with no_hang("a 10^10-run grid"), pytest.raises(ConfigError, match="past the limit of 1,000,000"):
+        grid("startup", ["default"] * 100_000, "greedy", "1-100000")

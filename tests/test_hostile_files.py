@@ -239,3 +239,46 @@ def _markup_days(world):
 
 def _no_constant(name: str) -> None:
     raise AssertionError(f"the world recorded {name}")
+
+
+# --- Rollouts of another harness (`bizsim import yc-bench`): a declared count sizes nothing before it is checked.
+
+_ROLLOUT_NAME = "yc_bench_result_default_2_acme_greedy.json"
+
+
+def _rollout(turns_completed: int = 1, turn: int = 1) -> dict:
+    return {"model": "acme/greedy", "seed": 2, "turns_completed": turns_completed, "terminal_reason": "horizon_end",
+            "transcript": [{"turn": turn, "commands_executed": ["yc-bench sim resume"]}]}
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    (_rollout(turns_completed=1_000_000_000), "'turns_completed' (=1,000,000,000) is more than the limit of 100,000"),
+    (_rollout(turn=1_000_000_000), "'turn' must be a turn number from 1 to the limit of 100,000"),
+    ({**_rollout(), "transcript": None, "episodes": [
+        {"turns_completed": 90_000, "transcript": [{"turn": 1, "commands_executed": []}]}] * 3},
+     "its episodes hold 270,000 turns, more than the limit of 100,000"),
+])
+def test_a_rollout_declaring_a_billion_turns_is_refused_before_anything_is_built(tmp_path, data, expected):
+    """A 13 kB rollout whose turns_completed (or a turn's number) was 10^9 built a set of 10^9 numbers (24 GB);
+    it is refused against the turn limit, here in a child whose memory is capped at 3 GiB."""
+    from ._bounded import run_capped
+
+    file = tmp_path / _ROLLOUT_NAME
+    file.write_text(json.dumps(data))
+    done = run_capped(
+        "from bizsim.analysis.ycbench import RolloutError, read_rollout\n"
+        f"try:\n    read_rollout({str(file)!r}, allow_partial=True)\n"
+        "except RolloutError as exc:\n    print('REFUSED', exc)\n")
+    assert 0 == done.returncode, done.stderr[-2000:]
+    assert expected in done.stdout and "REFUSED" in done.stdout
+
+
+def test_a_rollout_missing_turns_names_the_gaps_without_listing_every_number(tmp_path):
+    """The gaps between kept turns are named as ranges (found from the kept turns, not from every number)."""
+    from bizsim.analysis.ycbench import read_rollout
+
+    data = _rollout(turns_completed=100_000)
+    data["transcript"] += [{"turn": 5, "commands_executed": []}, {"turn": 6, "commands_executed": []}]
+    file = tmp_path / _ROLLOUT_NAME
+    file.write_text(json.dumps(data))
+    assert "turns 2-4, 7-100000 of 100000 are missing" == read_rollout(file, allow_partial=True).missing

@@ -128,3 +128,50 @@ def test_a_tampered_call_log_is_one_clear_error_and_keeps_the_log(tmp_path, reco
     with pytest.raises(BizSimError):
         resume_llm(run, client=ScriptedClient(greedy_policy))
     assert before == (log.read_bytes() if log.is_file() else None)
+
+
+# --- verify and fork read a run directory's files as the viewer does: bounded, UTF-8, depth-checked.
+
+@pytest.fixture(scope="module")
+def greedy_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("greedy") / "run"
+    assert 0 == main(["run", "startup", "--agent", "greedy", "--seed", "1", "--no-progress", "--out", str(out)])
+    return out
+
+
+_RUN_FILES = {
+    "commands.jsonl, a line nested 100,000 deep": ("commands.jsonl", lambda t: t + _deep(100_000) + "\n",
+                                                   "Nesting deeper than 256 levels"),
+    "commands.jsonl, binary": ("commands.jsonl", lambda t: b"\xcb\x00\xff" * 100, "not UTF-8"),
+    "commands.jsonl, a record of the wrong shape": ("commands.jsonl", lambda t: t + '{"t_us": -1, "line": 5}\n',
+                                                    "is not a command record"),
+    "trajectory.jsonl, a line nested 100,000 deep": ("trajectory.jsonl", lambda t: t + _deep(100_000) + "\n",
+                                                     "Nesting deeper than 256 levels"),
+    "trajectory.jsonl, binary": ("trajectory.jsonl", lambda t: b"\xcb\x00\xff" * 100, "not UTF-8"),
+    "result.json nested 100,000 deep": ("result.json", lambda t: _deep(100_000), "Nesting deeper than 256 levels"),
+    "result.json, binary": ("result.json", lambda t: b"\xcb\x00\xff", "not UTF-8"),
+    "result.json, a float seed": ("result.json", lambda t: json.dumps({**json.loads(t), "seed": 1.5}),
+                                  "seed(=1.5) must be an integer"),
+}
+
+
+@pytest.mark.parametrize("command", ["verify", "fork"])
+@pytest.mark.parametrize("case", sorted(_RUN_FILES))
+def test_verify_and_fork_refuse_a_damaged_run_file_in_one_line(tmp_path, greedy_run, capsys, command, case):
+    """A deep line in commands.jsonl or trajectory.jsonl, a deep result.json or a binary commands.jsonl raised a
+    RecursionError or UnicodeDecodeError traceback out of verify and fork; each is one line (or, for the
+    trajectory verify compares, one problem) naming the file and the rule."""
+    name, damage, rule = _RUN_FILES[case]
+    run = tmp_path / "run"
+    shutil.copytree(greedy_run, run)
+    damaged = damage((run / name).read_text(encoding="utf-8"))
+    (run / name).write_bytes(damaged if isinstance(damaged, bytes) else damaged.encode())
+    argv = ["verify", str(run)] if command == "verify" else \
+        ["fork", str(run), "--at-day", "3", "--agent", "greedy", "--out", str(tmp_path / "fork")]
+    code = main(argv)
+    err = capsys.readouterr()
+    if name == "trajectory.jsonl" and command == "fork":
+        assert 0 == code  # a fork replays the command log; the trajectory is not read
+        return
+    assert (1 if name == "trajectory.jsonl" else 2) == code
+    assert rule in err.out + err.err and "Traceback" not in err.err

@@ -14,13 +14,21 @@ WORLDS = ("startup", "vending", "freelance", "operation")
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """Every absolute ``bizsim.*`` module a file imports, at module level or inside a function."""
+    """Every ``bizsim.*`` module a file imports, at module level or inside a function; a relative import is named
+    absolutely (from where the file sits under the repository's root)."""
+    try:
+        package = ["bizsim", *path.relative_to(ROOT).parts[:-1]]
+    except ValueError:  # a file outside the tree: only its absolute imports count
+        package = []
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
+        elif isinstance(node, ast.ImportFrom) and package:
+            base = package[: len(package) - (node.level - 1)]
+            found.append((node.lineno, ".".join(base + ([node.module] if node.module else []))))
     return [(line, name) for line, name in found if name.startswith("bizsim.")]
 
 

@@ -74,7 +74,8 @@ def test_the_harness_gives_a_malformed_date_exit_2_and_no_stdout():
 def test_sim_init_says_a_simulation_exists(ref):
     """A complete ``sim init`` is refused because the run has its simulation; an incomplete one is a usage error."""
     out = ref.execute("yc-bench sim init --seed 1 --start-date 01/01/2025 --company-name Acme", driven=True)
-    assert "already exists" in out["error"]
+    # The reference's words (yc_bench/cli/sim_commands.py), as the spec promises its messages.
+    assert "A simulation already exists. Only one simulation per database is supported." == out["error"]
     with pytest.raises(CommandError):
         ref.commands.parse("yc-bench sim init --seed 1 --start-date 2025-01-01 --company-name Acme")
     assert "Unknown command" in StartupWorld("default", 1).execute("sim init")["error"]
@@ -89,3 +90,18 @@ def test_help_is_no_command(ref):
 def test_the_scratchpad_keeps_bizsims_documented_limit(ref):
     """100,000 characters on every preset (the README lists it among the deliberate differences)."""
     assert "error" in ref.execute("scratchpad write --content " + "x" * 100_001, driven=True)
+
+
+def test_integer_options_past_64_bits_are_a_listed_difference(ref):
+    """`market browse --limit 99999999999999999999999`: the reference answers (exit 0), bizsim refuses it as a usage
+    error (exit 2); the startup page lists it and the differential script counts such calls apart."""
+    from pathlib import Path
+
+    from benchmarks.fidelity.startup import _PAST_64_BITS
+
+    line = "yc-bench market browse --limit 99999999999999999999999"
+    with pytest.raises(CommandError, match="must lie in"):
+        ref.commands.parse(line)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "worlds" / "startup.md").read_text(encoding="utf-8")
+    assert "`market browse --limit 99999999999999999999999`" in page and "past 64 bits" in page
+    assert _PAST_64_BITS.search(line) and _PAST_64_BITS.search("yc-bench market browse --reward-min-cents " + "9" * 20)

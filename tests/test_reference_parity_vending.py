@@ -178,3 +178,34 @@ def test_elsewhere_true_is_refused():
     name = _researched(w, 158)
     assert "invalid_quantity" == _order(w, name, True)["error_type"]
     assert "error" in w.execute_tool("price_set", {"product_name": name, "price": True}, driven=True)
+
+
+_VENDING_PAGE = (__import__("pathlib").Path(__file__).resolve().parents[1] / "docs" / "worlds" / "vending.md"
+                 ).read_text(encoding="utf-8")
+
+
+def test_a_price_above_the_limit_is_a_listed_difference():
+    """price_set above $1,000,000 is refused on preset reference (the reference sets it): the page lists it with
+    the config's limit, and the differential script counts such calls as a listed difference."""
+    from benchmarks.fidelity.vending import _deliberate
+
+    world = VendingWorld("reference", 1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    out = world.execute_tool("price_set", {"product_name": name, "price": 2_500_000.0}, driven=True)
+    assert "above the limit of $1,000,000.00" in out["error"]
+    assert f"`max_price_cents`, {world.config.max_price_cents:,}" in _VENDING_PAGE
+    assert _deliberate("price_set", {"product_name": name, "price": 2_500_000.0})
+
+
+def test_a_nan_in_items_is_read_and_refused_as_the_page_says():
+    """The page said a NaN literal in items is invalid JSON; it is read, and refused as the reference refuses a NaN
+    quantity (invalid_quantity), or, in an extra key, as bizsim's invalid_number."""
+    world = VendingWorld("reference", 1)
+    name = world.execute_tool("products_research", {"query": "water"}, driven=True)["products"][0]["name"]
+    as_quantity = world.execute_tool("order_place", {"items": '[{"name": %s, "quantity": NaN}]' % json.dumps(name)},
+                                     driven=True)
+    extra = world.execute_tool("order_place", {"items": '[{"name": %s, "quantity": 1, "x": NaN}]' % json.dumps(name)},
+                               driven=True)
+    assert ("invalid_quantity", "invalid_number") == (as_quantity["error_type"], extra["error_type"])
+    assert "is invalid JSON" not in _VENDING_PAGE
+    assert "refused as `invalid_quantity`, as the reference refuses it" in _VENDING_PAGE

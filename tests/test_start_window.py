@@ -8,6 +8,7 @@ from bizsim.surfaces.textenv import TextEnv, metric_of
 from bizsim.analysis import run_episode
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.points import cut
+from bizsim.simcore.snapshot import restore
 from bizsim.simcore.registry import world_names, world_spec
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,14 @@ def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, da
     start = data.draw(start_states(name), label="start")
     window = data.draw(windows(), label="window")
     env = TextEnv(name, start.preset, seed, start=start, window=window)
-    env.reset()
+    try:
+        env.reset()
+    except ConfigError as exc:
+        # Refused only where the policy's own run has ended by the point: no turn would be left to play.
+        assert "no turn left to play" in str(exc) and start.snapshot_for(seed).log is not None
+        assert restore(start.snapshot_for(seed)).done
+        return
+    assert not env.done  # an episode that resets is live: its first step is played, never "the episode has ended"
     first, total, done, info = env.metric, 0.0, env.done, {"turns": 0, "truncated": False}
     lines = script_lines(name, data.draw(world_scripts(name, max_turns=4), label="script"))
     # A startup world with no task refuses to advance, so a window in days may never end: the steps are capped.
@@ -91,3 +99,15 @@ def test_the_gymnasium_driver_takes_the_same_start_state_and_window():
         steps += 1
         assert not terminated
     assert 105 == env.world.day and total == pytest.approx(info["metric"] - metric_of(start.world(7)))
+
+
+def test_a_start_at_the_worlds_end_is_refused_where_it_is_made():
+    """A policy played to the horizon before its point reset into an episode that looked live and whose first step
+    raised "the episode has ended (horizon_reached)"; the start is refused in one line at reset instead."""
+    start = StartState("operation", agent="round-robin", until=[{"day": 10}, {"day": 100_000}])
+    env = TextEnv("operation", "default", 3, start=start, window=Window(turns=1))
+    with pytest.raises(ConfigError, match="reaches the world's end .horizon_reached. before .'day': 100000.*no turn "
+                                          "left to play"):
+        env.reset()
+    env.reset(seed=2)  # seed 2 starts at day 10: a live episode
+    assert not env.done and env.step(env.world.advance_command)[2] in (True, False)

@@ -167,7 +167,7 @@ def test_grid_is_the_product_with_seeds_fastest():
     assert [4] == parse_seeds(4)
     with pytest.raises(ConfigError, match="N-M"):
         parse_seeds("3-1")
-    for bad, message in ((["a"], "'a' is not an integer"), (1.5, "must be text"), (True, "must be text"),
+    for bad, message in ((["a"], "'a' is not a seed N"), ([1.5], "1.5 is not an integer"), (1.5, "must be text"), (True, "must be text"),
                          ([2, True], "True is not an integer"), (-1, "must be >= 0")):
         with pytest.raises(ConfigError, match=message):
             parse_seeds(bad)
@@ -600,7 +600,7 @@ def test_cli_report_of_an_empty_directory_exits_2(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text, message", [
-    ('[grid]\nworlds = ["startup"]\nseeds = ["a"]\n', "'a' is not an integer"),
+    ('[grid]\nworlds = ["startup"]\nseeds = ["a"]\n', "'a' is not a seed N"),
     ('[grid]\nworlds = ["startup"]\nseeds = 1.5\n', "must be text"),
     ('[grid]\nworlds = ["startup"]\nseeds = true\n', "must be text"),
     ('[grid]\nworlds = ["startup"]\nagents = [3]\n', "must be a name or a table"),

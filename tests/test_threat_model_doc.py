@@ -18,6 +18,8 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_LINE_CHARS", limits.MAX_LINE_CHARS), ("MAX_ARGS_CHARS", limits.MAX_ARGS_CHARS),
     ("MAX_TEXT_CHARS", limits.MAX_TEXT_CHARS), ("MAX_DATA_FILE_BYTES", limits.MAX_DATA_FILE_BYTES),
     ("MAX_CONFIG_FILE_BYTES", limits.MAX_CONFIG_FILE_BYTES), ("MAX_REPLY_CHARS", untrusted_json.MAX_REPLY_CHARS),
+    ("MAX_SEEDS", limits.MAX_SEEDS), ("MAX_SWEEP_RUNS", limits.MAX_SWEEP_RUNS),
+    ("MAX_ROLLOUT_TURNS", limits.MAX_ROLLOUT_TURNS), ("MAX_SOCKET_CONNECTIONS", limits.MAX_SOCKET_CONNECTIONS),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""
@@ -37,7 +39,7 @@ def test_each_declared_argument_limit_is_listed(world):
                 assert f"{p.max_length:,}" in row
 
 
-@pytest.mark.parametrize("module", ["bizsim.simcore.limits", "bizsim.simcore._cmdline", "bizsim.simcore.untrusted_json",
+@pytest.mark.parametrize("module", ["bizsim.simcore.limits", "bizsim.simcore._cmdline", "bizsim.simcore.untrusted_json", "bizsim.simcore.seeds",
                                     "bizsim.models.freelance._numscan"])
 def test_doctests(module):
     """The examples in the hostile-input modules' docstrings run."""

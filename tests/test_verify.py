@@ -98,7 +98,7 @@ def test_bad_directories_are_a_clear_error(tmp_path, restarted, capsys):
     assert 2 == main(["verify", str(tmp_path / "nothing")])
     assert "no result.json" in capsys.readouterr().err
     (path / "commands.jsonl").write_text("not json\n")
-    with pytest.raises(ConfigError, match="cannot be read as a run directory"):
+    with pytest.raises(ConfigError, match="commands.jsonl.* line 1 is not JSON"):
         verify_run_dir(path)
     assert 2 == main(["verify", str(path)])
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from bizsim.simcore.jsonl import lines_of
 from bizsim.simcore.limits import MAX_INT
-from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted
 
 __all__ = ["MAX_VIEW_FILE_BYTES", "MAX_VIEW_TEXT_CHARS", "clip", "read_json", "read_records", "read_text"]
 
@@ -17,7 +17,7 @@ MAX_VIEW_FILE_BYTES = 1024 * 2**20
 #: The longest string the page shows whole (a message, a tool result); longer ones are cut, with a note.
 MAX_VIEW_TEXT_CHARS = 200_000
 #: Deeper nesting in a record is a damaged (or hostile) line, skipped: Python's parser would overflow its stack.
-_MAX_DEPTH = 256
+_MAX_DEPTH = MAX_RECORD_DEPTH
 
 
 def read_text(path: Path, problems: list[str]) -> str | None:

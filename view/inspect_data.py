@@ -6,7 +6,7 @@ Inspect's model events is a turn (its input messages, tools and output), and the
 commands it ran. A sample played through bizsim's own harness (preset ``reference``) has a complete LLM run
 directory, shown exactly as ``bizsim view`` shows that directory.
 
-Reading a log needs Inspect (``pip install "bizsim[inspect]"``).
+Reading a log needs Inspect (``pip install -e ".[inspect]"`` in the bizsim checkout).
 """
 
 from __future__ import annotations
@@ -55,8 +55,10 @@ def _read_once(name: str, size: int, mtime_ns: int) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise ConfigError(f"{str(path)!r} is an Inspect log; reading it needs Inspect: "
-                          'pip install "bizsim[inspect]"') from None
+        from bizsim.simcore.extras import install_hint
+
+        raise ConfigError(f"{str(path)!r} is an Inspect log; reading it needs Inspect: {install_hint('inspect')}"
+                          ) from None
     try:
         return read_eval_log(str(path), resolve_attachments=True)
     except Exception as exc:  # noqa: BLE001 -- whatever Inspect raises for a file it cannot read

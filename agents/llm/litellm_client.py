@@ -41,7 +41,9 @@ def import_litellm() -> Any:
     except ImportError:  # pragma: no cover - depends on the environment
         from bizsim.simcore.errors import ConfigError
 
-        raise ConfigError("the LLM agent needs litellm: pip install 'bizsim[llm]'") from None
+        from bizsim.simcore.extras import install_hint
+
+        raise ConfigError(f"the LLM agent needs litellm: {install_hint('llm')}") from None
     # Its "Give Feedback / Get Help" banner on every failed call would print over progress bars; the harness
     # records each failure itself (llm_calls.jsonl, the run's terminal detail).
     litellm.suppress_debug_info = True

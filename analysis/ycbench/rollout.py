@@ -185,11 +185,15 @@ def _from_results(p: Path, text: str, config: str | None, seed: int | None, mode
             turns = _turns(p, ep.get("transcript"), where)
             episodes.append(Episode(n, turns, _reason(p, ep.get("terminal_reason"), where),
                                     _opt_text(p, ep.get("terminal_detail"), "terminal_detail", where)))
-        declared = [_int(p, ep.get("turns_completed"), "turns_completed", f" episode {n}") for n, ep in enumerate(raw_eps, 1)]
+        declared = [_declared(p, ep.get("turns_completed"), f" episode {n}") for n, ep in enumerate(raw_eps, 1)]
+        total = sum(max(d or 0, ep.turns[-1].number if ep.turns else 0) for d, ep in zip(declared, episodes))
+        if total > MAX_ROLLOUT_TURNS:
+            raise RolloutError(f"{p.name}: its episodes hold {total:,} turns, more than the limit of "
+                               f"{MAX_ROLLOUT_TURNS:,}")
     else:
         turns = _turns(p, data.get("transcript"), "")
         episodes = [Episode(1, turns, terminal_reason, terminal_detail)]
-        declared = [_int(p, data.get("turns_completed"), "turns_completed", "")]
+        declared = [_declared(p, data.get("turns_completed"), "")]
     missing = _missing(episodes, declared)
     return Rollout(p.name, "results", model or got_model, got_seed, config or name_config, horizon, tuple(episodes),
                    terminal_reason, terminal_detail, cost, not missing, missing, _recorded_config(p, data),
@@ -290,23 +294,27 @@ def _config_from_results_name(name: str, seed: int | None, model: str) -> str | 
 def _missing(episodes: list[Episode], declared: list[int | None]) -> str:
     gaps = []
     for ep, want in zip(episodes, declared):
-        have = [t.number for t in ep.turns]
+        have = [t.number for t in ep.turns]  # increasing: _turns refuses them out of order
         total = max([*have, want or 0])
-        absent = sorted(set(range(1, total + 1)) - set(have))
+        # The gaps are found between the turns kept, never by listing every number up to the declared total.
+        absent = [(a + 1, b - 1) for a, b in zip([0, *have], [*have, total + 1]) if b > a + 1]
         if absent:
             where = f"episode {ep.number}: " if len(episodes) > 1 else ""
             gaps.append(f"{where}turns {_ranges(absent)} of {total} are missing")
     return "; ".join(gaps)
 
 
-def _ranges(numbers: list[int]) -> str:
-    out: list[str] = []
-    start = numbers[0]
-    for a, b in zip(numbers, [*numbers[1:], numbers[-1] + 2]):
-        if b != a + 1:
-            out.append(str(start) if start == a else f"{start}-{a}")
-            start = b
-    return ", ".join(out)
+def _ranges(spans: list[tuple[int, int]]) -> str:
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _declared(p: Path, value: Any, where: str) -> int | None:
+    """A declared ``turns_completed``: a count of turns, so within the limit on turns."""
+    count = _int(p, value, "turns_completed", where)
+    if count is not None and count > MAX_ROLLOUT_TURNS:
+        raise RolloutError(f"{p.name}{where}: 'turns_completed' (={count:,}) is more than the limit of "
+                           f"{MAX_ROLLOUT_TURNS:,} turns")
+    return count
 
 
 def _turns(p: Path, raw: Any, where: str) -> tuple[Turn, ...]:
@@ -323,8 +331,9 @@ def _turns(p: Path, raw: Any, where: str) -> tuple[Turn, ...]:
         if not isinstance(entry, dict):
             raise RolloutError(f"{p.name}{at}: a turn must be an object, not {type(entry).__name__}")
         number = _int(p, entry.get("turn"), "turn", at)
-        if number is None or number < 1:
-            raise RolloutError(f"{p.name}{at}: 'turn' must be a turn number from 1, not {show(entry.get('turn'))}")
+        if number is None or not 1 <= number <= MAX_ROLLOUT_TURNS:
+            raise RolloutError(f"{p.name}{at}: 'turn' must be a turn number from 1 to the limit of "
+                               f"{MAX_ROLLOUT_TURNS:,}, not {show(entry.get('turn'))}")
         if number in seen or (turns and number < turns[-1].number):
             raise RolloutError(f"{p.name}{at}: turn {number} is out of order or repeated")
         seen.add(number)

@@ -59,6 +59,16 @@ def _reference(path: str) -> dict:
             "Timer": TimerTools, "products": products, "demand": demand, "initial": config["initial_state"]}
 
 
+def _deliberate(name: str, args: dict) -> str | None:
+    """Why a call is one of bizsim's listed deliberate differences, else ``None``."""
+    price = args.get("price")
+    if name == "price_set" and type(price) in (int, float) and price > 1_000_000:
+        return "price_set above $1,000,000 (bizsim refuses it)"
+    if name == "order_place" and '"note": NaN' in str(args.get("items")):
+        return "a NaN in an extra key of an order line (bizsim refuses it)"
+    return None
+
+
 def _action(rng: np.random.Generator, world: VendingWorld, catalog: list[str]) -> tuple[str, Any]:
     """One call of a mixed script: mostly sound, some wrong."""
     known = world.researched_names()
@@ -73,7 +83,7 @@ def _action(rng: np.random.Generator, world: VendingWorld, catalog: list[str]) -
     if pick < 55:
         name = known[rng.integers(len(known))] if rng.integers(8) else catalog[rng.integers(len(catalog))]
         q = QUANTITIES[rng.integers(len(QUANTITIES))] if rng.integers(4) == 0 else int(rng.integers(1, 60))
-        shape = rng.integers(12)
+        shape = rng.integers(14)
         if shape == 0:
             return "order_place", {"items": []}
         if shape == 1:
@@ -84,6 +94,10 @@ def _action(rng: np.random.Generator, world: VendingWorld, catalog: list[str]) -
             return "order_place", {"items": [name]}
         if shape == 4:
             return "order_place", {"items": json.dumps([{"name": name, "quantity": q}])}
+        if shape == 12:  # a NaN literal where the quantity goes: both read it, both refuse it (invalid_quantity)
+            return "order_place", {"items": '[{"name": %s, "quantity": NaN}]' % json.dumps(name)}
+        if shape == 13:  # a NaN in an extra key: a listed deliberate difference (bizsim refuses, invalid_number)
+            return "order_place", {"items": '[{"name": %s, "quantity": 1, "note": NaN}]' % json.dumps(name)}
         if shape == 5 and world.known_index(name) is not None:  # all the cash can buy: where float drift bites
             q = max(1, world.money_cents // world.catalog.products[world.known_index(name)].wholesale_cents)
         return "order_place", {"items": [{"name": name, "quantity": q}]}
@@ -91,8 +105,8 @@ def _action(rng: np.random.Generator, world: VendingWorld, catalog: list[str]) -
         where = rng.integers(10)
         name = known[rng.integers(len(known))] if where < 7 else (
             catalog[rng.integers(len(catalog))] if where < 9 else "No Such Product")
-        price = round(float(rng.uniform(0.3, 9.0)), 2) if rng.integers(10) else [0, -1.5, True, "2.50"][
-            rng.integers(4)]
+        price = round(float(rng.uniform(0.3, 9.0)), 2) if rng.integers(10) else [0, -1.5, True, "2.50", 2_500_000.0][
+            rng.integers(5)]
         return "price_set", {"product_name": name, "price": price}
     if pick < 92:
         name = known[rng.integers(len(known))] if rng.integers(3) else "No Such Product"
@@ -144,6 +158,10 @@ def run(path: str, runs: int, seed: int, noise: bool, days: int | None = None) -
                 if name == "help":  # bizsim's free help tool; the reference has none
                     tally.skip("help (bizsim's own tool)")
                     play(world, name, args)
+                    continue
+                why = _deliberate(name, args)
+                if why:  # a listed deliberate difference (docs/worlds/vending.md): sent to neither
+                    tally.skip(why)
                     continue
                 theirs = parse(call_reference(tools, state, name, args))
                 ours = play(world, name, args)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
+from bizsim.simcore.limits import clip
 
 from .state import DOMAINS, TASK_STATUSES, Task
 
@@ -29,7 +30,7 @@ _MAX_NOTE = 100_000
 def _task(world: StartupWorld, task_id: str, *, owned_first: bool = False) -> Task:
     task = world.find_task(task_id, owned_first=owned_first)
     if task is None:
-        raise CommandError(f"Task '{task_id}' not found.", "Use `market browse` or `task list` to see task ids.")
+        raise CommandError(f"Task '{clip(task_id)}' not found.", "Use `market browse` or `task list` to see task ids.")
     return task
 
 
@@ -171,7 +172,7 @@ def _market_row(task: Task) -> dict:
 # tasks -------------------------------------------------------------------------
 def _check_acceptable(world: StartupWorld, task: Task, task_id: str) -> None:
     if task.status != "market":
-        raise CommandError(f"Task {task_id} is not in market status (current: {task.status}).")
+        raise CommandError(f"Task {clip(task_id)} is not in market status (current: {task.status}).")
     for d in task.required:
         p = float(world.prestige[d])
         if task.required_prestige > p:
@@ -200,7 +201,7 @@ def task_accept(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> dict:
 
 def _owned(task: Task, task_id: str, allowed: tuple[str, ...], verb: str) -> None:
     if task.status not in allowed:
-        raise CommandError(f"Task {task_id} must be {' or '.join(allowed)} to {verb} (current: {task.status}).")
+        raise CommandError(f"Task {clip(task_id)} must be {' or '.join(allowed)} to {verb} (current: {task.status}).")
 
 
 @command("task assign", "Assign employees (comma-separated names) to a planned or active task.")
@@ -267,7 +268,7 @@ def task_list(
     status: Annotated[str | None, Arg("Filter by task status")] = None,
 ) -> dict:
     if status is not None and status not in TASK_STATUSES:
-        raise CommandError(f"Invalid status: {status}. Valid: {list(TASK_STATUSES)}")
+        raise CommandError(f"Invalid status: {clip(status)}. Valid: {list(TASK_STATUSES)}")
     owned = [t for t in world.tasks if t.accepted_at is not None and (status is None or t.status == status)]
     owned.sort(key=lambda t: -cast(int, t.accepted_at))  # owned tasks were accepted
     now = world.now_us
@@ -325,7 +326,7 @@ def task_cancel(
 ) -> dict:
     task = _task(world, task_id, owned_first=True)
     if task.status not in ("planned", "active"):
-        raise CommandError(f"Task {task_id} cannot be cancelled (current: {task.status}).")
+        raise CommandError(f"Task {clip(task_id)} cannot be cancelled (current: {task.status}).")
     if not world.config.cancel_enabled:
         raise CommandError(
             "task cancel is unavailable in the reference behaviour (the reference implementation fails on it); nothing changed.",
@@ -349,7 +350,7 @@ def _date(text: str, flag: str, fmt: str, hint: str) -> datetime:
     try:
         return datetime.strptime(text, fmt)
     except ValueError:
-        raise CommandError(f"Invalid date format: {text}. Use {hint}.", f"{flag} takes {hint}") from None
+        raise CommandError(f"Invalid date format: {clip(text)}. Use {hint}.", f"{flag} takes {hint}") from None
 
 
 def _entry_id(world: StartupWorld, i: int) -> str:
@@ -370,7 +371,7 @@ def finance_ledger(
     if to_date is not None:
         hi = world.calendar.to_us(_date(to_date, "--to", "%m/%d/%Y", "MM/DD/YYYY"))
     if category is not None and category not in LEDGER_CATEGORIES:
-        raise CommandError(f"Invalid category: {category}. Valid: {list(LEDGER_CATEGORIES)}")
+        raise CommandError(f"Invalid category: {clip(category)}. Valid: {list(LEDGER_CATEGORIES)}")
     rows = []
     for i, e in enumerate(world.ledger.entries):
         if (lo is not None and e.t_us < lo) or (hi is not None and e.t_us > hi):
@@ -444,11 +445,11 @@ def help_(world: StartupWorld, command: Annotated[str | None, Arg("A command nam
 def bot_take(world: StartupWorld, task_id: Annotated[str, Arg("Task uuid")]) -> dict:
     task = world._by_uid.get(task_id)
     if task is None or task.status != "market":
-        raise CommandError(f"Task {task_id} is not a market task.")
+        raise CommandError(f"Task {clip(task_id)} is not a market task.")
     if any(float(world.prestige[d]) < task.required_prestige for d in task.required):
-        raise CommandError(f"Task {task_id} needs more prestige.")
+        raise CommandError(f"Task {clip(task_id)} needs more prestige.")
     if task.required_trust > 0 and float(task.client.trust) < task.required_trust:
-        raise CommandError(f"Task {task_id} needs more trust.")
+        raise CommandError(f"Task {clip(task_id)} needs more trust.")
     fresh = world.accept(task, bot=True)
     world.assign(task, list(world.employees))
     world.dispatch(task)
@@ -477,6 +478,8 @@ _MDY = _strict_date("%m/%d/%Y", "date", "MM/DD/YYYY")
 _YM = _strict_date("%Y-%m", "month", "YYYY-MM")
 
 _REFERENCE = COMMANDS.variant(drop=("help",))
+#: The reference's refusal of ``sim init`` once its database holds a simulation, word for word.
+SIM_EXISTS = "A simulation already exists. Only one simulation per database is supported."
 
 
 @_REFERENCE.command("sim init", "Start a simulation (there is one already: refused).")
@@ -489,8 +492,9 @@ def sim_init(
     employee_count: Annotated[int | None, Arg("Number of employees")] = None,
     market_task_count: Annotated[int | None, Arg("Number of market tasks")] = None,
 ) -> dict:
-    raise CommandError("A simulation already exists: a run has exactly one, started with the episode.",
-                       "Go on with `yc-bench sim resume` and the other commands.")
+    # The reference's own words (the spec promises its messages); the hint is bizsim's, as on every refusal.
+    raise CommandError(SIM_EXISTS, "A run has exactly one simulation, started with the episode: go on with "
+                       "`yc-bench sim resume` and the other commands.")
 
 
 #: The commands as the reference's command line takes them: an option given twice takes its last value,

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
-from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.limits import show
+from bizsim.simcore.untrusted_json import loads_untrusted, non_finite_at
 
 if TYPE_CHECKING:
     from .world import VendingWorld
@@ -127,6 +128,12 @@ def _parse_items(world: VendingWorld, text: str) -> tuple[int, int, list[dict]]:
         raise OrderError("missing_prices", "Product names must match EXACTLY (case-sensitive) names returned by "
                          "products_research.", "Research the product first, then copy its name.",
                          missing_products=missing, available_products_sample=known[:5], total_available=len(known))
+    where = non_finite_at(items)
+    if where is not None:
+        # Checked after every refusal the reference makes, so only what it would accept is refused here: a NaN in
+        # an extra key of the line, which the order's record (strict JSON) could not hold.
+        raise OrderError("invalid_number", f"items{where} is not a finite number (NaN or Infinity cannot be "
+                         "recorded).", f"Give only finite numbers. Example: {example}")
     (item,) = items
     index = world.known_index(item["name"])
     assert index is not None
@@ -171,7 +178,7 @@ def price_set(
     if index is None and world.config.price_unresearched:
         index = world.catalog_index(product_name)  # None: a name the catalog lacks, priced all the same
     elif index is None:
-        raise CommandError(f"Unknown product {product_name!r}: only products returned by products_research can be "
+        raise CommandError(f"Unknown product {show(product_name)}: only products returned by products_research can be "
                            "priced.",
                            f"Researched products: {_names(world.researched_names())}.")
     if price <= 0:
@@ -196,7 +203,7 @@ def price_query(
     cents = world.price_of(product_name)
     if cents is None:
         raise CommandError(
-            f"Product {product_name!r} has no price set. Products with prices: {_names(world.priced_names())}.",
+            f"Product {show(product_name)} has no price set. Products with prices: {_names(world.priced_names())}.",
             "Workflow: products_research, order_place, price_set (prices may be set before the stock arrives), "
             "task_done; products sell only once they have both stock and a price.",
         )

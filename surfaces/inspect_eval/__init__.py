@@ -1,4 +1,4 @@
-"""Inspect AI tasks for every registered world (``pip install "bizsim[inspect]"``).
+"""Inspect AI tasks for every registered world (``pip install -e ".[inspect]"`` in the bizsim checkout).
 
 ``inspect eval bizsim/startup --model openai/gpt-4o-mini -T preset=default -T seeds=1-5`` runs one sample per
 seed; each sample writes a bizsim run directory (``bizsim verify``, ``bizsim load``). See docs/inspect.md.

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_SEEDS, show
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.world import World
 from inspect_ai import Task
@@ -26,6 +27,11 @@ from inspect_ai.agent import AgentState, react
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+try:  # how Inspect marks an error it shows as a message; kept out of the way if a later Inspect moves it
+    from inspect_ai._util.error import PrerequisiteError
+except ImportError:  # pragma: no cover
+    PrerequisiteError = Exception  # type: ignore[misc,assignment]
 
 from bizsim.surfaces.inspect_eval.harness import bizsim_harness
 from bizsim.surfaces.inspect_eval.sample import begin_sample, close_unscored, live_episode
@@ -35,7 +41,7 @@ from bizsim.surfaces.inspect_eval.tools import reference_protocol, tools_for
 __all__ = ["MAX_SAMPLES", "opening", "world_task"]
 
 #: Seeds one task may hold (one sample each): a typo like ``1-100000000`` is refused, not built.
-MAX_SAMPLES = 100_000
+MAX_SAMPLES = MAX_SEEDS
 #: An agent label or run-directory stem keeps these characters only.
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _TOOLS_NOTE = ("\n\nIn this session every command is a tool of its own, named by its words joined with "
@@ -147,20 +153,22 @@ def world_task(
     )
 
 
+class TaskOptionError(ConfigError, PrerequisiteError):
+    """A refused ``-T`` option of an Inspect task: a ConfigError that Inspect shows as its one line (as it shows
+    its own prerequisite errors), not inside a traceback."""
+
+    def __init__(self, message: str) -> None:
+        ConfigError.__init__(self, message)
+        self.message = message
+
+
 def _seeds(seeds: Any, parse: Any) -> list[int]:
-    if isinstance(seeds, str):
-        # Counted before parse_seeds builds the list: "1-10000000000" must not be materialised.
-        parts = [p.partition("-") for p in seeds.replace(" ", "").split(",")]
-        count = sum(int(hi) - int(lo) + 1 if dash and lo.isdigit() and hi.isdigit() else 1 for lo, dash, hi in parts)
-        if count > MAX_SAMPLES:
-            raise ConfigError(f"seeds {seeds[:80]!r} make {count:,} samples; the limit is {MAX_SAMPLES:,}")
-    listed: list[int] = parse(seeds)
+    # Counted before any is built; Inspect hands `-T seeds=1,3` as ['1', '3'], which the parser reads too.
+    listed: list[int] = parse(seeds, MAX_SAMPLES)
     if not listed:
         raise ConfigError("seeds names no seed; give e.g. 1-5")
-    if len(listed) > MAX_SAMPLES:
-        raise ConfigError(f"seeds make {len(listed):,} samples; the limit is {MAX_SAMPLES:,}")
     if len(set(listed)) != len(listed):
-        raise ConfigError(f"seeds {seeds!r} names a seed twice; Inspect's --epochs repeats samples")
+        raise ConfigError(f"seeds {show(seeds)} names a seed twice; Inspect's --epochs repeats samples")
     return listed
 
 
@@ -196,8 +204,11 @@ def _task_function(world: str) -> Any:
         token_limit: int | None = None, time_limit: int | None = None, cost_limit: float | None = None,
         **harness: Any,
     ) -> Task:
-        return world_task(world, preset=preset, seeds=seeds, runs_dir=runs_dir, message_limit=message_limit,
-                          token_limit=token_limit, time_limit=time_limit, cost_limit=cost_limit, **harness)
+        try:
+            return world_task(world, preset=preset, seeds=seeds, runs_dir=runs_dir, message_limit=message_limit,
+                              token_limit=token_limit, time_limit=time_limit, cost_limit=cost_limit, **harness)
+        except ConfigError as exc:
+            raise TaskOptionError(f"bizsim/{world}: {exc}") from None
 
     world_eval.__name__ = world
     world_eval.__qualname__ = world
