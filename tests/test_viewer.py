@@ -334,3 +334,20 @@ def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
     for run, how in (("bankrupt", "episode end (bankrupt"), ("budget", "episode end (error: max_turns)")):
         ends = [m for m in load_view(tmp_path / run)["markers"] if m["name"] == "episode_end"]
         assert 1 == len(ends) and ends[0]["label"].startswith(how), (run, ends)
+
+
+def test_every_built_in_kind_has_a_colour_of_its_own_within_its_world():
+    """Each built-in world's commands and events: a colour from the fixed table, no two alike in one world, none
+    a run's colour (runs are blue and red on the viewer's pages)."""
+    from bizsim.analysis.labels import KIND_COLORS, kind_color, kind_key
+    from bizsim.simcore.registry import world_spec
+
+    events = {"startup": ["task_completed", "task_half", "monthly_payroll"], "vending": ["deliveries", "sales"],
+              "freelance": [], "operation": []}
+    for world, extra in events.items():
+        names = [c.name for c in world_spec(world).make("default", 1).commands.visible()] + extra
+        names += ["horizon_end", "episode_end"]
+        assert all(kind_key(n) in KIND_COLORS for n in names), world
+        colours = [kind_color(n) for n in names]
+        assert len(set(colours)) == len(colours), world
+        assert not {"#2457c5", "#d1495b"} & set(colours)

@@ -18,7 +18,7 @@ from bizsim.analysis.view import load_view, write_view
 from bizsim.analysis.view.sources import page_data
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from ._browser import browser_fixture, open_page
+from ._browser import browser_fixture, legend_colours, open_page, rgb
 
 
 def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
@@ -92,6 +92,10 @@ def test_the_log_page_opens_a_samples_transcript(browser, log_file, tmp_path):
     page.click(".list .row[data-i='1']")
     detail = page.inner_text(".detail")
     assert "as Inspect logged it" in detail and "Task 'Task-99999' not found." in detail
+    # an accepted task is the colour it has on a run page and in the report
+    from bizsim.analysis.labels import kind_color
+
+    assert rgb(kind_color("task accept")) == legend_colours(page)["task accept"]
     page.screenshot(path=str(tmp_path / "inspect-sample.png"))
     assert [] == page.errors
 

@@ -92,26 +92,24 @@
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     return d.toLocaleDateString("en-US", {month: "short", day: "numeric", timeZone: "UTC"});
   }
-  // Marks never take a run's colour (A is PALETTE[0], B PALETTE[1]); a kind keeps its colour from page to page
-  // (a hash of its name picks it, the next free one on a clash), and every failure is drawn dark.
-  const MARK_PALETTE = ["#2a9d8f", "#e9a03b", "#7b4fb5", "#5c8001", "#c8553d", "#1b998b", "#8d6a9f", "#3d5a80", "#b08900", "#6d597a"];
-  const colorOf = (() => {
-    const m = new Map(), used = new Set();
-    return (name) => {
-      if (m.has(name)) return m.get(name);
-      let c = "#222";
-      if (!/\(failed\)$/.test(name)) {
-        let h = 0;
-        for (const ch of name) h = (h * 31 + ch.codePointAt(0)) >>> 0;
-        let k = h % MARK_PALETTE.length;
-        for (let n = 0; n < MARK_PALETTE.length && used.has(MARK_PALETTE[k]); n++) k = (k + 1) % MARK_PALETTE.length;
-        c = MARK_PALETTE[k];
-        used.add(c);
-      }
-      m.set(name, c);
-      return c;
-    };
-  })();
+  // One kind of event or command, one colour, on every page and in the report's figures: the table comes from
+  // bizsim.analysis.labels (KIND_COLORS); a kind it lacks gets a fallback colour picked by the same FNV-1a hash of
+  // its key that labels.kind_color computes, and every failure is drawn dark. Marks never take a run's colour.
+  const KINDS = (() => { try { return JSON.parse(document.getElementById("bizsim-kinds").textContent); } catch (e) { return {}; } })();
+  const KIND_TABLE = KINDS.colors || {}, KIND_FALLBACK = KINDS.fallback && KINDS.fallback.length ? KINDS.fallback : ["#2a9d8f"];
+  function kindKey(name) {
+    let k = String(name).replace(/_/g, " ").trim().toLowerCase();
+    if (k.endsWith(" (failed)")) k = k.slice(0, -9).trimEnd();
+    return k;
+  }
+  function colorOf(name) {
+    if (/\(failed\)\s*$/.test(String(name))) return KINDS.failed || "#222";
+    const key = kindKey(name);
+    if (Object.prototype.hasOwnProperty.call(KIND_TABLE, key)) return KIND_TABLE[key];
+    let h = 0x811c9dc5;
+    for (const ch of key) h = Math.imul(h ^ ch.codePointAt(0), 0x01000193) >>> 0;
+    return KIND_FALLBACK[h % KIND_FALLBACK.length];
+  }
   // Arrow keys move through the turns of the page's main list wherever the focus is (but in a text field).
   let keyTarget = null;
   document.addEventListener("keydown", (ev) => {
@@ -796,11 +794,6 @@
   let onResize = null;
   window.addEventListener("resize", () => { if (onResize) onResize(); });
   function show() {
-    // Colours are given to the kinds of mark in name order, before any is drawn: the same kinds, the same colours,
-    // whichever page (one run, or two side by side) draws them.
-    const kinds = new Set();
-    for (const r of [data, ...(Array.isArray(data.runs) ? data.runs : [])]) for (const m of (r && r.markers) || []) kinds.add(m.name);
-    [...kinds].sort().forEach(colorOf);
     root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
     onResize = null;
     if (data.kind === "run") view = viewRun(root, data, state);
