@@ -3,6 +3,8 @@ every page, marks and lists that say which run they belong to, search that moves
 
 from __future__ import annotations
 
+import re
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -59,4 +61,60 @@ def test_a_kind_the_table_lacks_keeps_the_colour_python_gives_it(browser, runs, 
     shown = legend_colours(page)
     assert {n.replace("_", " "): rgb(kind_color(n)) for n in names} == shown
     assert len({kind_color(n) for n in names[:3]}) > 1  # the fallback spreads kinds over its colours
+    assert [] == page.errors
+
+
+def _still_run(out: Path) -> Path:
+    """An LLM run whose model only ever reads the company's status: simulated time never moves."""
+    from bizsim.agents.llm import ScriptedClient, reply
+    from bizsim.analysis.llm_run import run_llm
+    from bizsim.analysis.runspec import RunSpec
+
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 5})
+    run_llm(spec, out=out, client=ScriptedClient([reply("yc-bench company status")] * 5))
+    return out
+
+
+def test_a_run_whose_time_never_moved_has_one_date_and_ends_in_its_last_turn(browser, tmp_path):
+    """One tick, no seven "Jan 1"; the axis says time never moved; the end mark opens the last turn."""
+    run = _still_run(tmp_path / "still")
+    data = run_data(run, requests=False)
+    assert 5 == len(data["turns"]) and {0} == {t["t"] for t in data["turns"]}
+    [end] = [m for m in data["markers"] if m["name"] == "episode_end"]
+    assert 4 == end["turn"]
+    page = open_page(browser, write_view([run], tmp_path / "still.html").as_uri())
+    ticks = page.locator("#chart .axis text").all_text_contents()
+    assert 1 == sum(1 for t in ticks if t.startswith("Jan 1")) and any("never moved" in t for t in ticks)
+    page.click("rect.mk")
+    assert page.inner_text("#turn-title").startswith("Turn 5 ·")
+    page.screenshot(path=str(tmp_path / "still.png"))
+    assert [] == page.errors
+
+
+def test_compare_marks_say_whose_they_are_and_lists_lead_with_decisions(browser, runs, tmp_path):
+    """The side-by-side page labels its lanes of marks A and B; a planner's turn names its decisions first."""
+    page = open_page(browser, write_view([runs["planner"], runs["greedy"]], tmp_path / "two.html").as_uri())
+    assert ["A marks", "B marks"] == [t.split("…")[0] for t in page.locator("#chart text.lane").evaluate_all("es => es.map(e => e.firstChild.textContent)")]
+    first = page.inner_text("#side-0 .list .row[data-i='0']")
+    assert re.search(r"Jan 1\s*task accept ×\d+, task cancel ×2, ", first), first
+    title = page.locator("#side-0 .list .row[data-i='0']").get_attribute("title")
+    assert "company status" in title and "task accept" in title  # the whole summary, on hover
+    page.screenshot(path=str(tmp_path / "two.png"))
+    assert [] == page.errors
+
+
+def test_search_finds_the_date_the_list_shows_and_the_detail_follows(browser, runs, tmp_path):
+    """"Jul 9" (as the list writes dates) finds the turns of that day; the detail moves to the first turn found."""
+    page = open_page(browser, write_view([runs["planner"]], tmp_path / "one.html").as_uri())
+    data = run_data(runs["planner"])
+    start = datetime.fromisoformat(data["meta"]["start"])
+    on_day = [i for i, t in enumerate(data["turns"]) if (start + timedelta(microseconds=t["t"])).date() == date(2025, 7, 9)]
+    assert on_day, "seed 1's planner has turns on Jul 9"
+    assert page.inner_text("#turn-title").startswith("Turn 1 ·")
+    page.fill("#search", "Jul 9")
+    page.wait_for_function(f"() => document.querySelector('.tools .count').textContent.startsWith('{len(on_day)} of')")
+    rows = page.locator(".list .row")
+    assert [str(i) for i in on_day] == [rows.nth(k).get_attribute("data-i") for k in range(rows.count())]
+    assert page.inner_text("#turn-title").startswith(f"Turn {on_day[0] + 1} · 2025-07-09")
+    assert page.locator(f".list .row.sel[data-i='{on_day[0]}']").count() == 1
     assert [] == page.errors

@@ -22,6 +22,8 @@ __all__ = ["assign_markers", "is_run_dir", "run_data"]
 _UNMARKED = frozenset({"day_end"})
 #: Events by which a world marks its own end, which the generic ``episode_end`` then repeats.
 _WORLD_ENDS = frozenset({"horizon_end"})
+#: The marks of a run's end: they belong to the last turn that began at or before them.
+_ENDS = _WORLD_ENDS | {"episode_end"}
 _DAY_US = 86_400_000_000
 
 
@@ -236,9 +238,13 @@ def _error_of(result: Any) -> str | None:
 def assign_markers(markers: list[dict], turns: list[dict]) -> None:
     """Each marker's turn: for a world's event, the last turn that began strictly before it (the turn whose advance
     it happened in); for the agent's action, the first turn that began at its instant, else the one it fell in
-    (the turn that issued it; of several model turns at one instant, the first)."""
+    (the turn that issued it; of several model turns at one instant, the first); the run's end, the last turn that
+    began at or before it (a run whose time never moved ends in its last turn, not its first)."""
     times = [int(t.get("t") or 0) for t in turns]
     for m in markers:
+        if m.get("name") in _ENDS:  # the run ended in its last turn, even one that began at the same instant
+            m["turn"] = max(0, bisect.bisect_right(times, m["t"]) - 1)
+            continue
         at = bisect.bisect_left(times, m["t"])
         here = m.get("kind") == "action" and at < len(times) and times[at] == m["t"]
         m["turn"] = (at if here else max(0, at - 1)) if times else 0

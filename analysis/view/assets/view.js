@@ -72,8 +72,9 @@
     return date + " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
   }
   // The time axis's ticks: the first of each month (every 2nd or 3rd on a long run) when the run has a calendar
-  // and spans two months or more, else six equal steps.
+  // and spans two months or more, else six equal steps; none past the first when simulated time never moved.
   function timeTicks(meta, t1) {
+    if (t1 <= 1) return [0];
     const start = meta && meta.start ? Date.parse(meta.start + "Z") : NaN;
     if (!isNaN(start) && t1 >= 60 * 86400e6) {
       const ticks = [], d0 = new Date(start);
@@ -86,6 +87,12 @@
       return ticks.filter((_, i) => i % every === 0);
     }
     return [0, 1, 2, 3, 4, 5, 6].map((i) => t1 * i / 6);
+  }
+  // A tick's words: the date, and the hour too on a run of a few days (else its ticks would repeat a date).
+  function tickDate(meta, t, t1) {
+    if (!meta.start || t1 >= 4 * 86400e6) return shortDate(meta, t);
+    const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
+    return shortDate(meta, t) + (/T00:00(:00)?$/.test(meta.start) && t1 >= 86400e6 ? "" : " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()));
   }
   function shortDate(meta, t) {
     if (!meta.start) return "day " + (Math.floor(t / 86400e6) + 1);
@@ -147,13 +154,18 @@
       const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
     }
     const xt = timeTicks(opts.meta, t1);
+    let lastTick = null;
     xt.forEach((t, i) => {
+      const words = tickDate(opts.meta, t, t1);
+      if (words === lastTick) return;  // a date once, however many ticks fall on it
+      lastTick = words;
       const tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 && t === 0 ? "start" : "middle"});
-      tx.textContent = shortDate(opts.meta, t); ax.appendChild(tx);
+      tx.textContent = words; ax.appendChild(tx);
     });
     const yl = svg("text", {x: 12, y: T + (H - T - B) / 2, transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle"});
     yl.textContent = opts.ylabel || ""; ax.appendChild(yl);
-    const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"}); xl.textContent = "simulated time"; ax.appendChild(xl);
+    const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"});
+    xl.textContent = t1 <= 1 ? "simulated time (it never moved in this run: every turn and event is at its start)" : "simulated time"; ax.appendChild(xl);
     s.appendChild(ax);
     if (v0 < 0) s.appendChild(svg("line", {x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#999", "stroke-width": 1}));
     for (const se of series) {
@@ -170,6 +182,13 @@
     const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
     const mkY = H - B + 4;
     for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + LANE * k - 1, width: W - L - R, height: LANE, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
+    // With two runs or more, each lane of marks says whose it is, in its run's colour.
+    if (opts.laneLabels && lanes > 1) opts.laneLabels.slice(0, lanes).forEach((name, k) => {
+      const tx = svg("text", {x: L - 6, y: mkY + LANE * k + LANE / 2 + 3, "text-anchor": "end", class: "lane", fill: series[k] ? series[k].color : "#5b6475", "font-size": 11, "font-weight": 600});
+      tx.textContent = String(name).length > 14 ? String(name).slice(0, 13) + "…" : String(name);
+      const ti = svg("title"); ti.textContent = String(name); tx.appendChild(ti);
+      s.appendChild(tx);
+    });
     for (const m of markers) {
       if (opts.hidden && opts.hidden.has(m.name)) continue;
       const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * LANE + (split && m.kind === "action" ? 11 : 0), width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
@@ -187,19 +206,31 @@
   }
 
   // ---- one run: turn list and turn detail ----------------------------------------------------------------
+  // What a turn did, in a list row: the agent's decisions first (the kinds the world marks), then the rest, a
+  // command run several times named once with its count; a planner's turn no longer reads "company status, ..."
+  // whatever it decided.
   function turnSummary(run, t) {
+    if (t._sum != null) return t._sum;
     const cmds = t.commands.map((c) => c.line.replace(/^yc-bench /, "").split(" --")[0]);
     if (run.agent_kind === "llm" && !cmds.length) {
       const r = t.response || {};
       if (!t.ok) return "model call failed";
       return r.content ? "says: " + String(r.content).slice(0, 80) : "(no tool call)";
     }
-    return cmds.join(", ") || (t.stop ? "advance" : "");
+    if (!cmds.length) return t.stop ? "advance" : "";
+    const counts = new Map();
+    for (const c of cmds) counts.set(c, (counts.get(c) || 0) + 1);
+    const decided = run._decisions || new Set();
+    const names = [...counts.keys()].map((c, k) => [decided.has(kindKey(cmdName({line: c}))) ? 0 : 1, k, c]);
+    names.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    t._sum = names.map(([, , c]) => c + (counts.get(c) > 1 ? " ×" + counts.get(c) : "")).join(", ");
+    return t._sum;
   }
 
   function searchText(run, t) {
     if (t._s != null) return t._s;
-    const parts = [turnSummary(run, t)];
+    // the date as the list shows it ("Jul 9") and as the detail does ("2025-07-09 14:00"), so either form finds it
+    const parts = [turnSummary(run, t), shortDate(run.meta, t.t || 0), simDate(run.meta, t.t || 0)];
     for (const c of t.commands) parts.push(c.line, JSON.stringify(c.result || ""), c.error || "");
     if (t.response) parts.push(String(t.response.content || ""), JSON.stringify(t.response.tool_calls || []), JSON.stringify(t.response.echo || ""));
     if (t.request) { const prev = run._prevIds(t.i); for (const id of t.request.messages) if (!prev.has(id)) parts.push(JSON.stringify((run.meta.messages || {})[id] || "")); }
@@ -218,6 +249,7 @@
       return new Set(p && p.request ? p.request.messages : []);
     };
     run.times = run.turns.map((t) => t.t || 0);
+    run._decisions = new Set(run.markers.filter((m) => m.kind === "action").map((m) => kindKey(m.name)));
     return run;
   }
 
@@ -361,21 +393,23 @@
   function runPane(host, run, opts) {
     const wrap = el("div", {cls: opts.compact ? "body" : "panes"});
     const list = el("div", {cls: "list", tabindex: "0"}), detail = el("div", {cls: "detail"});
+    const RH = opts.compact ? 46 : ROW_H;  // a side-by-side list is narrow: its rows take two lines (view.css)
     const spacer = el("div", {style: "position:relative"});
     list.appendChild(spacer);
     wrap.appendChild(list); wrap.appendChild(detail); host.appendChild(wrap);
     let shown = run.turns.map((t, i) => i), sel = -1, shownSet = new Set(shown);
     const none = el("div", {cls: "empty", text: "No turn matches the search and filters."});
     function paint() {
-      spacer.style.height = shown.length * ROW_H + "px";
+      spacer.style.height = shown.length * RH + "px";
       if (!shown.length) { spacer.textContent = ""; spacer.appendChild(none); return; }
       const top = list.scrollTop, h = list.clientHeight || 600;
-      const a = Math.max(0, Math.floor(top / ROW_H) - 10), b = Math.min(shown.length, Math.ceil((top + h) / ROW_H) + 10);
+      const a = Math.max(0, Math.floor(top / RH) - 10), b = Math.min(shown.length, Math.ceil((top + h) / RH) + 10);
       spacer.textContent = "";
       for (let k = a; k < b; k++) {
         const i = shown[k], t = run.turns[i];
-        const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * ROW_H}px`, "data-i": i},
-          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), turnSummary(run, t));
+        const what = turnSummary(run, t);
+        const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * RH}px`, "data-i": i, title: what},
+          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), el("span", {cls: "w", text: what}));
         row.addEventListener("click", () => api.select(i, true));
         spacer.appendChild(row);
       }
@@ -393,9 +427,9 @@
         sel = Math.max(0, Math.min(run.turns.length - 1, i));
         const k = shown.indexOf(sel);
         if (k >= 0) {
-          spacer.style.height = shown.length * ROW_H + "px";  // first, or the browser clamps the scroll to nothing
-          const top = k * ROW_H;
-          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_H) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
+          spacer.style.height = shown.length * RH + "px";  // first, or the browser clamps the scroll to nothing
+          const top = k * RH;
+          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - RH) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
         }
         paint(); renderDetail(detail, run, sel);
         detail.scrollTop = 0;
@@ -403,6 +437,7 @@
       },
       filter(pred) { shown = run.turns.map((t, i) => i).filter(pred); shownSet = new Set(shown); paint(); return shown.length; },
       isShown(i) { return shownSet.has(i); },
+      get first() { return shown.length ? shown[0] : -1; },
       get selected() { return sel; },
       paint,
     };
@@ -490,6 +525,8 @@
       });
       count.textContent = `${num(n)} of ${num(run.turns.length)} turns`;
       const filtered = text || cmd || ev || err;
+      // The detail follows the list: a turn the search leaves out is not shown beside the turns it keeps.
+      if (filtered && n && pane.selected >= 0 && !pane.isShown(pane.selected)) pane.select(pane.first, true);
       const before = state.matches;
       state.matches = filtered ? run.turns.filter((t, i) => pane.isShown(i)).map((t) => t.t || 0) : null;
       if (ch && (before || state.matches)) draw();
@@ -545,6 +582,7 @@
     const draw = () => {
       ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
         meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0), hidden: hidden,
+        laneLabels: ["A marks", "B marks"],
         onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
       });
     };
@@ -710,7 +748,7 @@
     const table = el("table", {cls: "grp", id: "family-table"});
     const rows = [];
     const pick = (k) => { rows.forEach((r, j) => r.classList.toggle("sel", j === k)); ch.setCursor(k, ms[k].fork && ms[k].fork.t != null ? ms[k].fork.t : 0); };
-    const ch = chart(chartHost, series, marks, {meta: meta, money: meta.timeline_money, ylabel: meta.timeline_label,
+    const ch = chart(chartHost, series, marks, {meta: meta, money: meta.timeline_money, ylabel: meta.timeline_label, laneLabels: ms.map((m) => m.id),
       endT: ms.map((m) => m.meta.end_t || 0), onPick: (k, t, turn) => { if (k >= 0) pick(k); }});
     const sec = el("div", {cls: "section"}, el("h2", {text: "Runs (a fork's row sits under its parent's)"}), table);
     root.appendChild(sec);
