@@ -118,3 +118,27 @@ def test_search_finds_the_date_the_list_shows_and_the_detail_follows(browser, ru
     assert page.inner_text("#turn-title").startswith(f"Turn {on_day[0] + 1} · 2025-07-09")
     assert page.locator(f".list .row.sel[data-i='{on_day[0]}']").count() == 1
     assert [] == page.errors
+
+
+def test_an_ecogym_turn_shows_its_days_report_and_counts_days_as_the_world_does(browser, tmp_path):
+    """The day's report is the advance command's result, its summary line on top and nothing folded; the first
+    turn is day 0, as the world's first report (current_day 1, when day 0 ends) counts."""
+    from bizsim.cli.main import main
+
+    run = tmp_path / "vending"
+    assert 0 == main(["run", "vending", "--agent", "planner", "--preset", "small", "--seed", "1", "--out", str(run),
+                      "--json", "--no-progress"])
+    data = run_data(run)
+    first = data["turns"][0]
+    advance = first["commands"][-1]
+    assert ("task_done", True, 1) == (advance["name"], advance["advance"], advance["result"]["current_day"])
+    page = open_page(browser, write_view([run], tmp_path / "vending.html").as_uri())
+    assert page.inner_text("#turn-title").startswith("Turn 1 · day 0 · ")
+    last = page.locator(".detail .cmd").last
+    assert "task_done" == last.locator(".line").first.inner_text()
+    assert advance["result"]["summary"] == last.locator(".line.report").inner_text()
+    assert '"current_day": 1' in last.locator("pre").inner_text()
+    assert "(no result)" not in page.inner_text(".detail") and 0 == page.locator(".detail details").count()
+    page.click(".list .row[data-i='3']")
+    assert page.inner_text("#turn-title").startswith("Turn 4 · day 3 · ")
+    assert [] == page.errors

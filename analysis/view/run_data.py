@@ -156,6 +156,12 @@ def _baseline_turns(rows: list[dict], lines: list[str],
         elif kind == "stop":
             current["stop"] = clip(data)
             current["t_end"] = t
+            last = current["commands"][-1] if current["commands"] else None
+            if last is not None and last["name"] == name and last.get("result") is None and "error" not in last:
+                # The advance's answer (the day's report, the events it woke for) is its command's result: the
+                # command is recorded when issued, its answer only when time has moved.
+                last["result"] = current["stop"]
+                last["advance"] = True
             turns.append(current)
             if isinstance(data, dict) and isinstance(data.get("events"), dict):
                 for key, v in data["events"].items():

@@ -63,8 +63,9 @@
   }
   function pre(text) { return el("pre", {text: text}); }
   const pad = (n) => String(n).padStart(2, "0");
+  // A world that counts days counts from day 0 (its first day's report says "current_day": 1 when day 0 ends).
   function simDate(meta, t) {
-    const day = Math.floor(t / 86400e6) + 1;
+    const day = Math.floor(t / 86400e6);
     if (!meta.start) return "day " + day;
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     const date = d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
@@ -95,7 +96,7 @@
     return shortDate(meta, t) + (/T00:00(:00)?$/.test(meta.start) && t1 >= 86400e6 ? "" : " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()));
   }
   function shortDate(meta, t) {
-    if (!meta.start) return "day " + (Math.floor(t / 86400e6) + 1);
+    if (!meta.start) return "day " + Math.floor(t / 86400e6);
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     return d.toLocaleDateString("en-US", {month: "short", day: "numeric", timeZone: "UTC"});
   }
@@ -305,7 +306,7 @@
     }
     if (t.memory) renderMemory(host, run, i, t.memory);
     if (run.agent_kind === "llm") renderLLM(host, run, i, t); else renderCommands(host, t.commands, "Commands and results");
-    if (t.stop) {
+    if (t.stop && !t.commands.some((c) => c.advance)) {
       const d = el("details", null, el("summary", {text: "What the advance returned"}), pre(pretty(t.stop)));
       host.appendChild(d);
     }
@@ -344,7 +345,9 @@
     for (const c of cmds) {
       const box = el("div", {cls: "cmd" + (c.error ? " err" : "")}, el("div", {cls: "line", text: (c.source && c.source !== "model" ? "[" + c.source + "] " : "") + c.line}));
       const body = pretty(c.error ? (c.result != null ? c.result : c.error) : c.result);
-      if (body.length > 1500) box.appendChild(el("details", null, el("summary", {text: `result (${body.length.toLocaleString()} characters)`}), pre(body)));
+      // The advance's answer is the day's (or the wake-up's) report: its summary line first, and never folded.
+      if (c.advance && c.result && typeof c.result.summary === "string") box.appendChild(el("div", {cls: "line report", text: c.result.summary}));
+      if (body.length > 1500 && !c.advance) box.appendChild(el("details", null, el("summary", {text: `result (${body.length.toLocaleString()} characters)`}), pre(body)));
       else box.appendChild(pre(body || "(no result)"));
       host.appendChild(box);
     }
