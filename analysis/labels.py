@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "dollars", "human_number", "is_money", "kind_color",
-           "kind_key", "words"]
+__all__ = ["FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "human_number", "is_money", "kind_color",
+           "kind_key", "kind_words", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
              "month_": "monthly "}
@@ -139,3 +139,24 @@ def kind_color(name: str) -> str:
         return FAILED_COLOR
     key = kind_key(name)
     return KIND_COLORS.get(key) or KIND_FALLBACK_COLORS[_fnv1a(key) % len(KIND_FALLBACK_COLORS)]
+
+
+#: Kinds whose recorded name does not say what happened, in words (keys as :func:`kind_key` writes them).
+KIND_WORDS: dict[str, str] = {
+    # the startup world's progress checkpoint: a task's work reached a milestone (YC-Bench's name for it)
+    "task half": "task milestone",
+}
+
+
+def kind_words(name: str) -> str:
+    """A kind of event or command in words, as the viewer's legends and marks name it.
+
+    >>> kind_words("task_half"), kind_words("task_completed (failed)")
+    ('task milestone', 'task completed (failed)')
+    """
+    text = str(name).replace("_", " ").strip()
+    failed = text.endswith("(failed)")
+    said = KIND_WORDS.get(kind_key(text))
+    if said is None:
+        return text
+    return said + (" (failed)" if failed else "")

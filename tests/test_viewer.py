@@ -351,3 +351,20 @@ def test_every_built_in_kind_has_a_colour_of_its_own_within_its_world():
         colours = [kind_color(n) for n in names]
         assert len(set(colours)) == len(colours), world
         assert not {"#2457c5", "#d1495b"} & set(colours)
+
+
+def test_a_tasks_milestone_names_the_task_as_the_agent_knows_it(tmp_path):
+    """The `hard` preset's milestone events carry a task's internal UUID: the page names it `Task-N` (replacement
+    tasks included, checked against the titles the completions record) under a name that says what it is."""
+    run = tmp_path / "hard"
+    assert 0 == main(["run", "startup", "--preset", "hard", "--agent", "planner", "--seed", "1", "--out", str(run),
+                      "--json", "--no-progress"])
+    rows = [json.loads(line) for line in (run / "trajectory.jsonl").read_text().splitlines()]
+    titles = {r["data"]["task_id"]: r["data"]["task_title"] for r in rows if r["name"] == "task_completed"}
+    milestones = [m for m in run_data(run)["markers"] if m["name"] == "task_half"]
+    assert milestones and not [m["label"] for m in milestones if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}", m["label"])]
+    checked = [m for m in milestones if m["data"]["task_id"] in titles]
+    assert any(int(m["data"]["task_id"][-12:], 16) > 200 for m in checked)  # a replacement task among them
+    for m in checked:
+        pct = m["data"]["milestone_pct"]
+        assert f"task milestone {titles[m['data']['task_id']]} ({pct}% done)" == m["label"]

@@ -8,7 +8,7 @@ import math
 from importlib import resources
 from typing import Any
 
-from ..labels import FAILED_COLOR, KIND_COLORS, KIND_FALLBACK_COLORS
+from ..labels import FAILED_COLOR, KIND_COLORS, KIND_FALLBACK_COLORS, KIND_WORDS
 
 __all__ = ["embed_json", "render"]
 
@@ -40,7 +40,7 @@ def embed_json(data: Any) -> str:
     return text.translate(_UNSAFE)
 
 
-_KINDS = {"colors": KIND_COLORS, "fallback": list(KIND_FALLBACK_COLORS), "failed": FAILED_COLOR}
+_KINDS = {"colors": KIND_COLORS, "fallback": list(KIND_FALLBACK_COLORS), "failed": FAILED_COLOR, "words": KIND_WORDS}
 
 
 def _asset(name: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from bizsim.simcore import layout
 
-from ..labels import is_money, words
+from ..labels import is_money, kind_words, words
 from ._records import clip, read_json, read_records
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
@@ -32,11 +32,13 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
 
 
-def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None, frozenset[str]]:
-    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config) and
-    the commands its timeline marks; nothing for a world this install lacks."""
+def _world_facts(
+    world: str | None, seed: Any, run_dir: Path,
+) -> tuple[str | None, Any, dict | None, frozenset[str], Any]:
+    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config),
+    the commands its timeline marks and the fresh world itself; nothing for a world this install lacks."""
     if not world:
-        return None, None, None, frozenset()
+        return None, None, None, frozenset(), None
     try:
         from bizsim.simcore.registry import world_spec
 
@@ -44,9 +46,9 @@ def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | Non
         hooks = spec.hooks()
         made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
         marked = frozenset(c.name for c in made.commands.visible() if c.marked)
-        return made.calendar.start.isoformat(), hooks, made.summary(), marked
+        return made.calendar.start.isoformat(), hooks, made.summary(), marked, made
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
-        return None, None, None, frozenset()
+        return None, None, None, frozenset(), None
 
 
 def _config_of(run_dir: Path) -> Any:
@@ -105,13 +107,15 @@ def _action_facts(record: dict) -> dict:
     return facts
 
 
-def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
-    label = name.replace("_", " ")
+def _marker(t_us: int, kind: str, name: str, data: Any, names: dict[str, str] | None = None) -> dict:
+    label = kind_words(name)
     if isinstance(data, dict):
         for key in ("task_title", "task_id", "product", "product_name", "title"):
             if isinstance(data.get(key), str):
-                label += f" {data[key]}"
+                label += f" {(names or {}).get(data[key], data[key])}"  # the name the agent knows it by
                 break
+        if isinstance(data.get("milestone_pct"), (int, float)):
+            label += f" ({data['milestone_pct']}% done)"
         if name == "episode_end" and isinstance(data.get("status"), str):  # how it ended: bankrupt, max_turns...
             label += f" ({data['status']}" + (f": {data['detail']}" if isinstance(data.get("detail"), str) else "") + ")"
         if data.get("success") is False or data.get("ok") is False:
@@ -129,8 +133,8 @@ def _without_echoed_ends(markers: list[dict]) -> list[dict]:
     return [m for m in markers if m["name"] != "episode_end" or m["t"] not in ends]
 
 
-def _baseline_turns(rows: list[dict], lines: list[str],
-                    marked: frozenset[str] = frozenset()) -> tuple[list[dict], list[dict]]:
+def _baseline_turns(rows: list[dict], lines: list[str], marked: frozenset[str] = frozenset(),
+                    names: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
     turns: list[dict] = []
     markers: list[dict] = []
     current: dict | None = None
@@ -169,7 +173,7 @@ def _baseline_turns(rows: list[dict], lines: list[str],
                         markers.append(_marker(t, "event", key, {}) | {"label": f"{key.replace('_', ' ')} ({len(v)})"})
             current = None
         elif kind == "event" and name not in _UNMARKED:
-            markers.append(_marker(t, "event", name, data) | {"data": clip(data, 2000)})
+            markers.append(_marker(t, "event", name, data, names) | {"data": clip(data, 2000)})
     if current is not None and (current["commands"] or not turns):
         turns.append(current)
     return turns, _without_echoed_ends(markers)
@@ -278,7 +282,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "fork": _fork_point((result or {}).get("fork")),
     }
     metric = str((result or {}).get("metric") or "")
-    start, hooks, at_start, marked = _world_facts(meta["world"], meta["seed"], path)
+    start, hooks, at_start, marked, fresh = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:
@@ -302,7 +306,13 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
             if isinstance(v, (int, float, str, bool)) and k not in meta and k not in ("benchmark_id",):
                 figures[k] = v
     lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
-    turns, markers = _baseline_turns(rows, lines, marked)
+    names: dict[str, str] = {}
+    if getattr(hooks, "names", None) is not None and fresh is not None:
+        try:
+            names = hooks.names(rows, fresh)
+        except Exception:  # noqa: BLE001 -- a world's hook failing must not hide the run; its ids are shown
+            problems.append("the world's names hook failed; events show the ids the world recorded")
+    turns, markers = _baseline_turns(rows, lines, marked, names)
     kind = "baseline"
     if llm:
         calls = read_records(path / layout.LLM_CALLS, problems)

@@ -110,6 +110,11 @@
     if (k.endsWith(" (failed)")) k = k.slice(0, -9).trimEnd();
     return k;
   }
+  // A kind in words: the table's words for a name that does not say what happened (task_half), else its name.
+  function kindWords(name) {
+    const text = String(name).replace(/_/g, " ").trim(), w = (KINDS.words || {})[kindKey(text)];
+    return w == null ? text : w + (/\(failed\)$/.test(text) ? " (failed)" : "");
+  }
   function colorOf(name) {
     if (/\(failed\)\s*$/.test(String(name))) return KINDS.failed || "#222";
     const key = kindKey(name);
@@ -480,7 +485,7 @@
     for (const n of names) {
       const cb = el("input", {type: "checkbox"}); cb.checked = !hidden.has(n);
       cb.addEventListener("change", () => { if (cb.checked) hidden.delete(n); else hidden.add(n); redraw(); });
-      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), n.replace(/_/g, " ") + " (" + markers.filter((m) => m.name === n).length + ")"));
+      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), kindWords(n) + " (" + markers.filter((m) => m.name === n).length + ")"));
     }
     return box;
   }
@@ -507,7 +512,7 @@
     const q = el("input", {type: "search", placeholder: "Search commands, results, messages…", id: "search"});
     const f = filtersFor(run);
     const cmdSel = el("select", {id: "filter-command"}, el("option", {value: "", text: "any command"}), ...f.commands.map((c) => el("option", {value: c, text: c})));
-    const evSel = el("select", {id: "filter-event"}, el("option", {value: "", text: "any event"}), ...f.events.map((c) => el("option", {value: c, text: c.replace(/_/g, " ")})));
+    const evSel = el("select", {id: "filter-event"}, el("option", {value: "", text: "any event"}), ...f.events.map((c) => el("option", {value: c, text: kindWords(c)})));
     const errCb = el("input", {type: "checkbox", id: "filter-errors"});
     const count = el("span", {cls: "count"});
     tools.append(q, cmdSel, evSel, el("label", null, errCb, " errors only"), count);
