@@ -14,7 +14,7 @@ from typing import Any
 from bizsim.simcore import layout
 
 from ..labels import is_money, kind_words, words
-from ._records import clip, read_json, read_records
+from ._records import clip, read_json, read_records, share_repeats
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
 
@@ -163,9 +163,8 @@ def _baseline_turns(rows: list[dict], lines: list[str], marked: frozenset[str] =
             last = current["commands"][-1] if current["commands"] else None
             if last is not None and last["name"] == name and last.get("result") is None and "error" not in last:
                 # The advance's answer (the day's report, the events it woke for) is its command's result: the
-                # command is recorded when issued, its answer only when time has moved.
-                last["result"] = current["stop"]
-                last["advance"] = True
+                # command is recorded when issued, its answer (the stop) only when time has moved.
+                last["advance"] = True  # the page shows the turn's stop as its result (not written twice)
             turns.append(current)
             if isinstance(data, dict) and isinstance(data.get("events"), dict):
                 for key, v in data["events"].items():
@@ -336,4 +335,4 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         t["i"] = i
         t["error"] = any(c.get("error") for c in t["commands"]) or not t.get("ok", True)
     return {"kind": "run", "agent_kind": kind, "meta": meta, "figures": figures, "timeline": timeline,
-            "markers": markers, "turns": turns, "problems": problems}
+            "markers": markers, "turns": turns, "shared": share_repeats(turns), "problems": problems}

@@ -256,6 +256,20 @@
     };
     run.times = run.turns.map((t) => t.t || 0);
     run._decisions = new Set(run.markers.filter((m) => m.kind === "action").map((m) => kindKey(m.name)));
+    // Objects many results list are written once in run.shared (run_data.share_repeats): put them back, and give
+    // the advance its answer, the turn's stop, written once too.
+    const shared = Array.isArray(run.shared) ? run.shared : [];
+    const back = (v) => {
+      if (Array.isArray(v)) return v.map((x) => x && typeof x === "object" && !Array.isArray(x) && Object.keys(x).length === 1
+        && Number.isInteger(x["$bizsim_shared"]) && x["$bizsim_shared"] < shared.length ? shared[x["$bizsim_shared"]] : back(x));
+      if (v && typeof v === "object") { const o = {}; for (const k in v) o[k] = back(v[k]); return o; }
+      return v;
+    };
+    for (const t of run.turns) for (const c of t.commands) {
+      if (shared.length && c.result && typeof c.result === "object") c.result = back(c.result);
+      if (c.advance && c.result == null) c.result = t.stop;
+    }
+    run.shared = null;
     return run;
   }
 
@@ -787,7 +801,9 @@
   function viewInspect(root, data) {
     root.textContent = "";
     const m = data.meta, rows = data.rows;
-    root.appendChild(el("header", {cls: "top"}, el("h1", {text: "Inspect log: " + m.task}),
+    const folder = m.logs != null;  // a folder of logs: every log's samples, each row naming its log
+    root.appendChild(el("header", {cls: "top"}, el("h1", {text: (folder ? "Inspect logs: " : "Inspect log: ") + m.task}),
+      folder ? el("div", {cls: "stat"}, el("b", {text: num(m.logs)}), el("span", {text: m.logs === 1 ? "log" : "logs"})) : null,
       el("div", {cls: "stat"}, el("b", {text: m.model}), el("span", {text: "model"})),
       el("div", {cls: "stat"}, el("b", {text: num(rows.length)}), el("span", {text: rows.length === 1 ? "sample" : "samples"})),
       el("div", {cls: "stat"}, el("b", {text: String(m.status)}), el("span", {text: "status"})),
@@ -795,11 +811,11 @@
     const pr = problems(data.problems); if (pr) root.appendChild(pr);
     const table = el("table", {cls: "grp", id: "samples-table"});
     root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Samples (one bizsim episode each; open one to read its transcript)"}), table));
-    table.appendChild(el("tr", null, ...["sample", "epoch", "world", "preset", "seed", "score", "ending", "tokens", "model cost", ""].map((h) => el("th", {text: h}))));
+    table.appendChild(el("tr", null, ...[folder ? "log" : null, "sample", "epoch", "world", "preset", "seed", "score", "ending", "tokens", "model cost", ""].filter((h) => h != null).map((h) => el("th", {text: h}))));
     for (const r of rows) {
       const href = data.page_links ? data.page_links.replace("{id}", encodeURIComponent(r.page)) : null;
       const open = el("td", null, href ? el("a", {href: href, text: "transcript", cls: "open-sample"}) : el("span", {cls: "muted", text: "write the page with --out, or --serve, to read it"}));
-      table.appendChild(el("tr", {"data-page": r.page}, el("td", {text: r.id}), el("td", {cls: "num", text: String(r.epoch)}), el("td", {text: r.world}), el("td", {text: r.preset}),
+      table.appendChild(el("tr", {"data-page": r.page}, folder ? el("td", {text: String(r.log || ""), title: String(r.log || ""), style: "max-width:300px;overflow:hidden;text-overflow:ellipsis"}) : null, el("td", {text: r.id}), el("td", {cls: "num", text: String(r.epoch)}), el("td", {text: r.world}), el("td", {text: r.preset}),
         el("td", {cls: "num", text: r.seed == null ? "" : String(r.seed)}),
         el("td", {cls: "num", text: r.value == null ? "" : (r.metric_label ? r.metric_label + ": " : "") + fmtValue(r.value, r.money)}),
         el("td", {text: String(r.status).replace(/_/g, " ")}), el("td", {cls: "num", text: num(r.tokens)}), el("td", {cls: "num", text: r.cost_usd == null ? "" : usd(r.cost_usd)}), open));
