@@ -67,7 +67,12 @@ class EpisodeResult:
         summary = object.__getattribute__(self, "summary")
         if name in summary:
             return summary[name]
-        raise AttributeError(name)
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}; the world's figures are "
+                             f"{', '.join(sorted(summary)) or 'none'}")
+
+    def __dir__(self) -> list[str]:
+        """The attributes and the world's figures (``final_funds_cents``...), so tab completion offers both."""
+        return sorted(set(super().__dir__()) | {k for k in self.summary if k.isidentifier()})
 
     def to_dict(self) -> dict:
         """JSON-able summary (world figures flattened in)."""
@@ -170,9 +175,11 @@ def run_episode(
     Args:
         world: a registered world name (``startup``).
         preset: a preset name, a ``.toml`` path, or a config object.
-        agent: a registered agent name, or a function ``world -> generator``.
+        agent: a registered agent name, ``package.module:function``, or an agent function (``world -> generator``,
+            declared with ``@agent`` or not).
         seed: the world seed.
-        agent_options: options bound to a registered agent.
+        agent_options: options bound to the agent: a function's keyword parameters, checked as a registered
+            agent's are.
         max_episodes: after a bankruptcy, start again on the same seed with
             the scratchpad carried over, up to this many episodes.
         out: a directory to write the run into (config, commands, trajectory, result).
@@ -206,9 +213,13 @@ def run_episode(
             raise ValueError(f"start is a snapshot of {start.world} seed {start.seed}, not {cls.name} seed {seed}")
         prefix_turns = len(turn_boundaries(start.world, start.log))
     if callable(agent):
-        agent_name, make = getattr(agent, "__name__", "custom"), agent
-        if agent_options:
-            raise ValueError("agent_options go with a registered agent name, not a function")
+        from bizsim.agents.declare import AgentDef
+
+        declared = isinstance(agent, AgentDef)
+        agent_name = agent.name if declared else getattr(agent, "__name__", "custom")
+        make = agent
+        if declared or agent_options:  # options checked and bound as for a registered agent (a typo is refused)
+            make = (agent if declared else AgentDef(agent, name=agent_name)).bind(agent_options, label=agent_name)
     else:
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
     if probe is not None:

@@ -147,3 +147,12 @@ def test_an_agent_that_never_gets_time_moving_is_stopped():
     r = run_episode("startup", "default", idle, seed=1)
     assert "agent_stalled" == r.terminal_reason
     assert 0 == r.final_world.now_us
+
+
+def test_the_worlds_figures_are_attributes_tab_completion_offers():
+    """`result.final_funds_cents` works and is in dir(result); a misspelt figure's error lists the real ones."""
+    result = run_episode("startup", agent="greedy", seed=1)
+    assert {"final_funds_cents", "tasks_succeeded", "to_dict", "terminal_reason"} <= set(dir(result))
+    assert result.summary["final_funds_cents"] == result.final_funds_cents
+    with pytest.raises(AttributeError, match="final_funds_cents"):
+        result.final_fund_cents  # noqa: B018
