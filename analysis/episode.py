@@ -215,11 +215,11 @@ def run_episode(
     if callable(agent):
         from bizsim.agents.declare import AgentDef
 
-        declared = isinstance(agent, AgentDef)
-        agent_name = agent.name if declared else getattr(agent, "__name__", "custom")
+        defined = agent if isinstance(agent, AgentDef) else None
+        agent_name = defined.name if defined is not None else getattr(agent, "__name__", "custom")
         make = agent
-        if declared or agent_options:  # options checked and bound as for a registered agent (a typo is refused)
-            make = (agent if declared else AgentDef(agent, name=agent_name)).bind(agent_options, label=agent_name)
+        if defined is not None or agent_options:  # checked and bound as a registered agent's (a typo is refused)
+            make = (defined or AgentDef(agent, name=agent_name)).bind(agent_options, label=agent_name)
     else:
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
     if probe is not None:
