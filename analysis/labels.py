@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "human_number", "is_money", "kind_color",
+__all__ = ["CAP_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
            "kind_key", "kind_words", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
@@ -160,3 +160,29 @@ def kind_words(name: str) -> str:
     if said is None:
         return text
     return said + (" (failed)" if failed else "")
+
+
+#: Stops by a limit the run was given: the run is complete up to it, and resuming replays it to the same stop.
+CAP_STOPS: dict[str, str] = {
+    "max_turns": "its turn cap (max_turns)",
+    "max_cost_usd": "its spending cap (max_cost_usd)",
+    "max_tokens_total": "its token cap (max_tokens_total)",
+    "stalled": "the stall guard: simulated time did not move for max_stalled_turns turns",
+}
+_OTHER_STOPS = {
+    "api_error": "the model's API failing",
+    "api_failures": "the model's API failing again and again",
+}
+
+
+def ending_words(reason: str | None, detail: str | None = None) -> str:
+    """How a run ended, in words a reader will not misread: a stop by a cap is not a failure.
+
+    >>> ending_words("horizon_end"), ending_words("error", "max_turns"), ending_words("error", "api_error")
+    ('horizon end', 'stopped by its turn cap (max_turns), as asked', "stopped by the model's API failing")
+    """
+    if reason == "error" and detail in CAP_STOPS:
+        return f"stopped by {CAP_STOPS[detail]}" + (", as asked" if detail != "stalled" else "")
+    if reason == "error" and detail:
+        return f"stopped by {_OTHER_STOPS.get(detail, str(detail).replace('_', ' '))}"
+    return str(reason or "").replace("_", " ")

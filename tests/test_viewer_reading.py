@@ -77,13 +77,15 @@ def _still_run(out: Path) -> Path:
 
 
 def test_a_run_whose_time_never_moved_has_one_date_and_ends_in_its_last_turn(browser, tmp_path):
-    """One tick, no seven "Jan 1"; the axis says time never moved; the end mark opens the last turn."""
+    """One tick, no seven "Jan 1"; the axis says time never moved; the end mark opens the last turn; the ending
+    names the cap that stopped it."""
     run = _still_run(tmp_path / "still")
     data = run_data(run, requests=False)
     assert 5 == len(data["turns"]) and {0} == {t["t"] for t in data["turns"]}
     [end] = [m for m in data["markers"] if m["name"] == "episode_end"]
     assert 4 == end["turn"]
     page = open_page(browser, write_view([run], tmp_path / "still.html").as_uri())
+    assert "stopped by its turn cap (max_turns), as asked" == page.inner_text("header .badge").lower()
     ticks = page.locator("#chart .axis text").all_text_contents()
     assert 1 == sum(1 for t in ticks if t.startswith("Jan 1")) and any("never moved" in t for t in ticks)
     page.click("rect.mk")

@@ -13,7 +13,7 @@ from typing import Any
 
 from bizsim.simcore import layout
 
-from ..labels import is_money, kind_words, words
+from ..labels import ending_words, is_money, kind_words, words
 from ._records import clip, read_json, read_records, share_repeats
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
@@ -280,6 +280,8 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "path": str(path),
         "fork": _fork_point((result or {}).get("fork")),
     }
+    if result is not None:  # a cap's stop in words, never a bare "error"
+        meta["ending"] = ending_words(str(meta["status"]), meta["detail"] if isinstance(meta["detail"], str) else None)
     metric = str((result or {}).get("metric") or "")
     start, hooks, at_start, marked, fresh = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []

@@ -475,7 +475,7 @@
     const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
     if (m.status != null) {  // a source of another kind may not say how its run ended
-      const status = m.status === "running" ? "still running"
+      const status = m.status === "running" ? "still running" : typeof m.ending === "string" ? m.ending
         : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
       h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
     }
