@@ -149,6 +149,8 @@ def _play(
         the finished world, the agent's turns, and the terminal reason.
     """
     w = cls(preset, seed, **world_options) if start is None else restore(start)
+    if on_stop is not None:  # the world as it starts: a live panel shows the date and funds before the first advance
+        on_stop(w)
     counter, stalled = [0], [False]
     w.run(_counting(make, counter, stalled, on_stop))
     return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
@@ -185,7 +187,7 @@ def run_episode(
         out: a directory to write the run into (config, commands, trajectory, result).
         overwrite: replace the run already in ``out``; without it such a directory is refused before the
             run starts. A directory holding an LLM run (``run.json``) is always refused.
-        on_stop: called with the world at every decision point (progress bars).
+        on_stop: called with the world as it starts and at every decision point (progress bars, the live panel).
         world_options: keyword arguments for the world's constructor, e.g.
             ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
             or a function returning them, called once per episode (a fresh auditor each time).
