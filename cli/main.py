@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from bizsim.simcore.errors import BizSimError
 
-from .figures import metric_line, money
+from .figures import context_lines, metric_line, money
 from .options import agent_options
 
 __all__ = ["main"]
@@ -370,6 +370,8 @@ def _print_summary(result: Any, out: str | None) -> None:
     line = metric_line(d)
     if line:
         print(f"  {line}")
+    for extra in context_lines(d):
+        print(f"  {extra}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
     months = d.get("month_end_funds_cents") or {}
