@@ -80,12 +80,12 @@ KIND_COLORS: dict[str, str] = {
     "horizon end": "#3d5a80", "episode end": "#6d597a", "help": "#c9c9c9",
     # startup: the world's events
     "task completed": "#5c8001", "task half": "#b08900", "monthly payroll": "#7b4fb5",
-    # startup: the agent's commands
-    "task accept": "#2a9d8f", "task cancel": "#c8553d", "sim resume": "#9aa5b1", "company status": "#8d6a9f",
-    "employee list": "#e9a03b", "client list": "#1b998b", "client history": "#577590", "market browse": "#f28f3b",
-    "task assign": "#4d908e", "task assign-all": "#90be6d", "task dispatch": "#43aa8b", "task list": "#bc4b51",
-    "task inspect": "#e0b100", "finance ledger": "#9c6644", "report monthly": "#277da1",
-    "scratchpad read": "#b5838d", "scratchpad write": "#6a4c93", "scratchpad append": "#ff7f51",
+    # startup: the agent's commands (hues far apart: the report stacks them in one figure)
+    "task accept": "#2a9d8f", "task cancel": "#c8553d", "sim resume": "#9aa5b1", "company status": "#8d99ae",
+    "employee list": "#a8dadc", "client list": "#b5838d", "client history": "#6a4c93", "market browse": "#9c6644",
+    "task assign": "#f4a261", "task assign-all": "#bc6c25", "task dispatch": "#264653", "task list": "#bc4b51",
+    "task inspect": "#e9c46a", "finance ledger": "#588157", "report monthly": "#277da1",
+    "scratchpad read": "#cdb4db", "scratchpad write": "#6d6875", "scratchpad append": "#ff7f51",
     "scratchpad clear": "#8a817c",
     # vending
     "order place": "#2a9d8f", "price set": "#e9a03b", "deliveries": "#5c8001", "sales": "#7b4fb5",
