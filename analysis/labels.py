@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["dollars", "human_number", "is_money", "words"]
+__all__ = ["CAP_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
+           "kind_key", "kind_words", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
              "month_": "monthly "}
@@ -68,3 +69,120 @@ def dollars(cents: float | int | None) -> str:
     v = float(cents) / 100
     sign = "-" if v < 0 else ""
     return f"{sign}${abs(v):,.2f}"
+
+
+#: One colour per kind of event or command, whichever page or figure draws it (the run viewer's marks and legends,
+#: the two-run and Inspect pages, the report's actions-over-time figures). Kinds are keyed as :func:`kind_key`
+#: writes them. The viewer's runs are drawn in blue (#2457c5) and red (#d1495b): no kind takes either. Within one
+#: world no two kinds share a colour; across worlds the same role (the main decision) may.
+KIND_COLORS: dict[str, str] = {
+    # the end of a run, any world
+    "horizon end": "#3d5a80", "episode end": "#6d597a", "help": "#c9c9c9",
+    # startup: the world's events
+    "task completed": "#5c8001", "task half": "#b08900", "monthly payroll": "#7b4fb5",
+    # startup: the agent's commands (hues far apart: the report stacks them in one figure)
+    "task accept": "#2a9d8f", "task cancel": "#c8553d", "sim resume": "#9aa5b1", "company status": "#8d99ae",
+    "employee list": "#a8dadc", "client list": "#b5838d", "client history": "#6a4c93", "market browse": "#9c6644",
+    "task assign": "#f4a261", "task assign-all": "#bc6c25", "task dispatch": "#264653", "task list": "#bc4b51",
+    "task inspect": "#e9c46a", "finance ledger": "#588157", "report monthly": "#277da1",
+    "scratchpad read": "#cdb4db", "scratchpad write": "#6d6875", "scratchpad append": "#ff7f51",
+    "scratchpad clear": "#8a817c",
+    # vending
+    "order place": "#2a9d8f", "price set": "#e9a03b", "deliveries": "#5c8001", "sales": "#7b4fb5",
+    "products research": "#577590", "price query": "#f28f3b", "task done": "#9aa5b1",
+    # freelance
+    "solution submit": "#2a9d8f", "energy restore": "#e9a03b", "tasks browse": "#577590", "tasks discover": "#8d6a9f",
+    # operation
+    "acquisition boost": "#2a9d8f", "engagement tune": "#e9a03b", "creator incentive": "#7b4fb5",
+    "moderation tighten": "#c8553d",
+}
+#: Every failed attempt is drawn dark, whatever its kind: failures are what a reader looks for.
+FAILED_COLOR = "#222222"
+#: A kind the table does not know (a third-party world's) takes one of these, picked by a hash of its key, so it
+#: too keeps its colour from page to page. The viewer's script computes the same hash (view.js, ``colorOf``).
+KIND_FALLBACK_COLORS: tuple[str, ...] = (
+    "#1b998b", "#8d6a9f", "#b08900", "#577590", "#c8553d", "#5c8001", "#6a4c93", "#f28f3b", "#4d908e", "#9c6644",
+    "#277da1", "#b5838d",
+)
+
+
+def kind_key(name: str) -> str:
+    """A kind of event or command as the colour table keys it: words, lower case, no failure suffix.
+
+    >>> kind_key("task_completed (failed)"), kind_key("Task accept")
+    ('task completed', 'task accept')
+    """
+    text = str(name).replace("_", " ").strip().lower()
+    if text.endswith(" (failed)"):
+        text = text[: -len(" (failed)")].rstrip()
+    return text
+
+
+def _fnv1a(text: str) -> int:
+    h = 0x811C9DC5
+    for ch in text:
+        h = ((h ^ ord(ch)) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def kind_color(name: str) -> str:
+    """The colour of a kind of event or command everywhere bizsim draws one (see :data:`KIND_COLORS`).
+
+    >>> kind_color("task accept") == kind_color("task_accept") == KIND_COLORS["task accept"]
+    True
+    >>> kind_color("task_completed (failed)")
+    '#222222'
+    >>> kind_color("my_world_event") == kind_color("my world event") in KIND_FALLBACK_COLORS
+    True
+    """
+    if str(name).rstrip().endswith("(failed)"):
+        return FAILED_COLOR
+    key = kind_key(name)
+    return KIND_COLORS.get(key) or KIND_FALLBACK_COLORS[_fnv1a(key) % len(KIND_FALLBACK_COLORS)]
+
+
+#: Kinds whose recorded name does not say what happened, in words (keys as :func:`kind_key` writes them).
+KIND_WORDS: dict[str, str] = {
+    # the startup world's progress checkpoint: a task's work reached a milestone (YC-Bench's name for it)
+    "task half": "task milestone",
+}
+
+
+def kind_words(name: str) -> str:
+    """A kind of event or command in words, as the viewer's legends and marks name it.
+
+    >>> kind_words("task_half"), kind_words("task_completed (failed)")
+    ('task milestone', 'task completed (failed)')
+    """
+    text = str(name).replace("_", " ").strip()
+    failed = text.endswith("(failed)")
+    said = KIND_WORDS.get(kind_key(text))
+    if said is None:
+        return text
+    return said + (" (failed)" if failed else "")
+
+
+#: Stops by a limit the run was given: the run is complete up to it, and resuming replays it to the same stop.
+CAP_STOPS: dict[str, str] = {
+    "max_turns": "its turn cap (max_turns)",
+    "max_cost_usd": "its spending cap (max_cost_usd)",
+    "max_tokens_total": "its token cap (max_tokens_total)",
+    "stalled": "the stall guard: simulated time did not move for max_stalled_turns turns",
+}
+_OTHER_STOPS = {
+    "api_error": "the model's API failing",
+    "api_failures": "the model's API failing again and again",
+}
+
+
+def ending_words(reason: str | None, detail: str | None = None) -> str:
+    """How a run ended, in words a reader will not misread: a stop by a cap is not a failure.
+
+    >>> ending_words("horizon_end"), ending_words("error", "max_turns"), ending_words("error", "api_error")
+    ('horizon end', 'stopped by its turn cap (max_turns), as asked', "stopped by the model's API failing")
+    """
+    if reason == "error" and detail in CAP_STOPS:
+        return f"stopped by {CAP_STOPS[detail]}" + (", as asked" if detail != "stalled" else "")
+    if reason == "error" and detail:
+        return f"stopped by {_OTHER_STOPS.get(detail, str(detail).replace('_', ' '))}"
+    return str(reason or "").replace("_", " ")

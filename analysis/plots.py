@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bizsim.analysis import metrics
-from bizsim.analysis.labels import words
+from bizsim.analysis.labels import kind_color, words
 
 __all__ = [
     "action_frequency",
@@ -212,7 +212,10 @@ def action_frequency(
         ax.text(0.5, 0.5, "no actions", ha="center", va="center", transform=ax.transAxes)
         return ax
     wide = table.pivot_table(index="day", columns="action", values="share", aggfunc="sum", fill_value=0.0).sort_index()
-    ax.stackplot(wide.index, *[wide[c] for c in wide.columns], labels=list(wide.columns), alpha=0.85)
+    # Each action in its colour everywhere (the viewer's too), not the next of a cycle: one agent's figure and the
+    # next, and the run pages, agree.
+    ax.stackplot(wide.index, *[wide[c] for c in wide.columns], labels=list(wide.columns), alpha=0.85,
+                 colors=[kind_color(str(c)) for c in wide.columns])
     ax.set_xlabel(f"day of the run (bins of {bin_days} days)")
     ax.set_ylabel("share of the actions taken")
     ax.set_ylim(0, 1)

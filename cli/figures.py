@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["metric_line", "money"]
+__all__ = ["context_lines", "metric_line", "money"]
 
 
 def money(cents: int) -> str:
@@ -23,3 +23,30 @@ def metric_line(d: dict) -> str | None:
     else:
         shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
     return f"{d['metric']}: {shown}"
+
+
+def _shown(metric: str, value: float) -> str:
+    if metric.endswith("_cents"):
+        return money(round(value))
+    return f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+
+
+def context_lines(d: dict) -> list[str]:
+    """What a newcomer judges a score by: the metric when the run started, and the planner's and the world's
+    default agent's figures on the same seed (``bizsim.analysis.reference_figures``)."""
+    from bizsim.analysis.reference_figures import beside
+    from bizsim.simcore.registry import world_spec
+
+    metric = str(d.get("metric") or "")
+    if not metric or not isinstance(d.get("seed"), int):
+        return []
+    lines = []
+    try:  # a fresh world of the run's world, preset and seed: its metric before the first turn
+        start = world_spec(d["world"]).make(d["preset"], d["seed"]).summary().get("metric_value")
+    except Exception:  # noqa: BLE001 -- a preset given as an object or a file moved since: no start figure
+        start = None
+    if isinstance(start, (int, float)):
+        lines.append(f"at the start: {_shown(metric, start)}")
+    lines += beside(str(d.get("benchmark_id")), str(d.get("preset")), d["seed"], str(d.get("agent")),
+                    lambda v: _shown(metric, v))
+    return lines

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from bizsim.simcore.errors import BizSimError
 
-from .figures import metric_line, money
+from .figures import context_lines, metric_line, money
 from .options import agent_options, bounded_float, bounded_int
 
 __all__ = ["main"]
@@ -316,15 +316,22 @@ def _print_llm(result: Any) -> None:
     faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
     if faults:
         print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))
-    if result.terminal_detail and result.terminal_reason == "error":
-        print(f"  stopped: {result.terminal_detail}")
+    from bizsim.analysis.labels import CAP_STOPS
+
+    capped = result.terminal_reason == "error" and result.terminal_detail in CAP_STOPS
     if result.replayed_calls:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         options = result.episode.agent_options
         confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
                           for flag in ("api_base", "api_key_env") if options.get(flag))
-        print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume {shlex.quote(str(result.run_dir))}{confirm})")
+        if capped:  # complete up to the cap: a resume would replay it to the same stop
+            print(f"  run directory: {result.run_dir}  (complete up to that stop, which is not a failure; a resume "
+                  "would replay it to the same place: to play further, start a run with a higher cap, or fork this "
+                  "one with `bizsim fork`)")
+        else:
+            print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume "
+                  f"{shlex.quote(str(result.run_dir))}{confirm})")
 
 
 @contextlib.contextmanager
@@ -377,11 +384,16 @@ def _print_summary(result: Any, out: str | None) -> None:
     print(f"{d['benchmark_id']}  preset={d['preset']}  seed={d['seed']}  agent={d['agent']}")
     episodes = len(d.get("episodes") or [d])
     count = f"{episodes} episodes, " if episodes > 1 else ""
-    print(f"  ended: {d['terminal_reason']} at {result.final_world.now_iso}  "
+    from bizsim.analysis.labels import ending_words
+
+    ended = ending_words(d["terminal_reason"], getattr(result.final_world, "terminal_detail", None))
+    print(f"  ended: {ended} at {result.final_world.now_iso}  "
           f"({count}{d['turns']} turns, {d['commands']} commands{' in the last' if episodes > 1 else ''})")
     line = metric_line(d)
     if line:
         print(f"  {line}")
+    for extra in context_lines(d):
+        print(f"  {extra}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
     months = d.get("month_end_funds_cents") or {}

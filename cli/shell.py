@@ -50,60 +50,80 @@ def run_shell(world: Any, send: Callable[[str], dict], *, interactive: bool, as_
             continue
         last = send(line)
         completer.learn(last)
-        print(json.dumps(last, indent=2) if as_json or not interactive else render(last))
+        print(json.dumps(last, indent=2) if as_json or not interactive
+              else render(last, money=getattr(world, "money_fields", {})))
 
 
-def render(result: Mapping[str, Any]) -> str:
-    """An answer for a person: help as text, errors in a line, scalars as ``key: value``, listings as tables."""
+def render(result: Mapping[str, Any], money: Mapping[str, str] | None = None) -> str:
+    """An answer for a person: help as text, errors in a line, scalars as ``key: value``, listings as tables.
+
+    Money is in dollars wherever it is shown: ``*_cents`` fields, and the fields ``money`` names (the world's
+    :attr:`~bizsim.simcore.World.money_fields`: ``{"balance_delta": "cents", "money": "dollars"}``). A field with
+    a ``*_cents`` twin (``money`` beside ``money_cents``) is shown once, from the exact one.
+    """
     if "error" in result:
         hint = f"\n  hint: {result['hint']}" if result.get("hint") else ""
         return f"error: {result['error']}{hint}"
     if isinstance(result.get("help"), str):
         return str(result["help"])
+    units = dict(money or {})
     lines: list[str] = []
     tables: list[str] = []
-    for key, value in result.items():
+    for key, value in _once(result).items():
         if _is_listing(value):
-            tables.append(_table(key, value))
+            tables.append(_table(key, value, units))
         elif isinstance(value, Mapping) and all(not isinstance(v, (Mapping, list)) for v in value.values()):
-            lines.append(f"{_label(key)}: " + ", ".join(f"{_label(k)} {_cell(k, v)}" for k, v in value.items()))
+            lines.append(f"{_label(key)}: " + ", ".join(f"{_label(k)} {_cell(k, v, units)}"
+                                                        for k, v in _once(value).items()))
         else:
-            lines.append(f"{_label(key)}: {_cell(key, value, wide=True)}")
+            lines.append(f"{_label(key)}: {_cell(key, value, units, wide=True)}")
     return "\n".join(lines + tables)
+
+
+def _once(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` without those a ``*_cents`` twin repeats (``money`` beside ``money_cents``: the label is the same)."""
+    return {k: v for k, v in fields.items() if f"{k}_cents" not in fields}
 
 
 def _is_listing(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
-def _table(name: str, rows: list[Mapping[str, Any]]) -> str:
+def _table(name: str, rows: list[Mapping[str, Any]], units: Mapping[str, str] | None = None) -> str:
     from io import StringIO
 
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
+    units = units or {}
     columns: list[str] = []
     for row in rows[:_ROWS]:
-        columns += [k for k in row if k not in columns]
-    shown = columns[:_COLUMNS]
-    table = Table(title=f"{name} ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    cells = [[_cell(c, row.get(c)) for c in shown] for row in rows[:_ROWS]]
-    for i, column in enumerate(shown):
-        # Values keep their width (up to a cell's); a long field name is what gives way.
-        widest = min(_CELL, max(len(r[i]) for r in cells))
-        table.add_column(_label(column), no_wrap=True, overflow="ellipsis", min_width=widest,
-                         max_width=min(_CELL, max(widest, 10)))
-    for r in cells:
-        table.add_row(*r)
-    buffer = StringIO()
+        columns += [k for k in _once(row) if k not in columns]
+    cells = {c: [_cell(c, row.get(c), units) for row in rows[:_ROWS]] for c in columns[:_COLUMNS]}
     width = shutil.get_terminal_size((120, 24)).columns
-    Console(file=buffer, width=width, force_terminal=False, color_system=None).print(table)
+    # A column is as wide as its name and its values (up to a cell's): a name is never cut. The columns that fit
+    # the terminal are shown; the others are named under the table.
+    shown: list[tuple[str, int]] = []
+    used = 0
+    for column, values in cells.items():
+        wide = max(len(_label(column)), min(_CELL, max(len(v) for v in values)))
+        if shown and used + wide + 2 > width:
+            break
+        shown.append((column, wide))
+        used += wide + 2
+    table = Table(title=f"{name} ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column, wide in shown:
+        table.add_column(_label(column), no_wrap=True, overflow="ellipsis", min_width=wide, max_width=wide)
+    for k in range(min(len(rows), _ROWS)):
+        table.add_row(*(cells[c][k] for c, _ in shown))
+    buffer = StringIO()
+    Console(file=buffer, width=max(width, used), force_terminal=False, color_system=None).print(table)
     notes = []
     if len(rows) > _ROWS:
         notes.append(f"{len(rows) - _ROWS} more rows")
     if len(columns) > len(shown):
-        notes.append(f"columns not shown: {', '.join(columns[len(shown):])}")
+        notes.append(f"columns not shown: {', '.join(_label(c) for c in columns[len(shown):])}")
     tail = f"... {'; '.join(notes)} (type `json` for the whole answer)" if notes else ""
     return buffer.getvalue().rstrip("\n") + ("\n" + tail if tail else "")
 
@@ -113,16 +133,23 @@ def _label(key: str) -> str:
     return key.removesuffix("_cents")
 
 
-def _cell(key: str, value: Any, wide: bool = False) -> str:
+def _dollars(amount: float) -> str:
+    return f"{'-' if amount < 0 else ''}${abs(amount):,.2f}"
+
+
+def _cell(key: str, value: Any, units: Mapping[str, str] | None = None, wide: bool = False) -> str:
+    unit = "cents" if key.endswith("_cents") else (units or {}).get(key)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
-    if isinstance(value, int) and key.endswith("_cents"):
-        return f"${value / 100:,.2f}"
+    if unit == "cents" and isinstance(value, int):
+        return _dollars(value / 100)
+    if unit == "dollars" and isinstance(value, (int, float)):
+        return _dollars(value)
     if isinstance(value, (int, float, str)):
         return str(value)
     if _is_listing(value) and all(not isinstance(v, (Mapping, list)) for row in value for v in row.values()):
         # A short listing inside a cell (a task's requirements): its values, a row at a time.
-        text = "; ".join(" ".join(str(v) for v in row.values()) for row in value)
+        text = "; ".join(" ".join(_cell(k, v, units) for k, v in _once(row).items()) for row in value)
     else:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     limit = 120 if wide else _CELL * 2

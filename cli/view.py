@@ -19,10 +19,12 @@ def add_parser(sub: Any) -> None:
         "view", help="see what an agent did: a run, two runs side by side, a sweep, a fork family or an Inspect log, "
         "as one HTML page",
         description="Write one self-contained HTML page (no network needed to open it) for a run directory, a "
-        "sweep directory, a folder of a run and its forks, an Inspect log, or two run directories side by side; or "
+        "sweep directory, a folder of a run and its forks, an Inspect log or a folder of them, or two run directories "
+        "side by side; or "
         "serve it on 127.0.0.1.",
     )
-    v.add_argument("paths", nargs="+", metavar="PATH", help="a run, sweep or fork-family directory, or an Inspect log; two run directories compare")
+    v.add_argument("paths", nargs="+", metavar="PATH", help="a run, sweep or fork-family directory, an Inspect log or a folder of "
+                   "them; two run directories compare")
     v.add_argument("--out", metavar="FILE", help="the page to write (default: NAME.html here, NAME the last PATH's)")
     v.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1 instead of writing it")
     v.add_argument("--port", type=bounded_int(0, 65535), default=0, help="port for --serve (default: any free port)")

@@ -71,7 +71,12 @@ class EpisodeResult:
         summary = object.__getattribute__(self, "summary")
         if name in summary:
             return summary[name]
-        raise AttributeError(name)
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {name!r}; the world's figures are "
+                             f"{', '.join(sorted(summary)) or 'none'}")
+
+    def __dir__(self) -> list[str]:
+        """The attributes and the world's figures (``final_funds_cents``...), so tab completion offers both."""
+        return sorted(set(super().__dir__()) | {k for k in self.summary if k.isidentifier()})
 
     def record(self) -> RunRecord:
         """The typed record ``result.json`` holds."""
@@ -85,9 +90,6 @@ class EpisodeResult:
     def to_dict(self) -> dict:
         """JSON-able summary (world figures flattened in): ``result.json``'s object."""
         return self.record().to_dict()
-
-    def __dir__(self) -> list[str]:
-        return sorted({*object.__dir__(self), *self.summary})
 
 
 #: Yields at one instant after which an agent is taken to be stuck (e.g. resuming with nothing active).
@@ -129,6 +131,8 @@ def _play(
         w = first
     else:
         w = cls(preset, seed, **world_options) if start is None else restore(start)
+    if on_stop is not None:  # the world as it starts: a live panel shows the date and funds before the first advance
+        on_stop(w)
     counter, stalled = [0], [False]
     w.run(_counting(make, counter, stalled, on_stop))
     return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
@@ -156,15 +160,17 @@ def run_episode(
     Args:
         world: a registered world name (``startup``).
         preset: a preset name, a ``.toml`` path, or a config object.
-        agent: a registered agent name, or a function ``world -> generator``.
+        agent: a registered agent name, ``package.module:function``, or an agent function (``world -> generator``,
+            declared with ``@agent`` or not).
         seed: the world seed.
-        agent_options: options bound to a registered agent.
+        agent_options: options bound to the agent: a function's keyword parameters, checked as a registered
+            agent's are.
         max_episodes: after a bankruptcy, start again on the same seed with
             the scratchpad carried over, up to this many episodes.
         out: a directory to write the run into (config, commands, trajectory, result).
         overwrite: replace the run already in ``out``; without it such a directory is refused before the
             run starts. A directory holding an LLM run (``run.json``) is always refused.
-        on_stop: called with the world at every decision point (progress bars).
+        on_stop: called with the world as it starts and at every decision point (progress bars, the live panel).
         world_options: keyword arguments for the world's constructor, e.g.
             ``{"auditor": LLMAuditor(client)}`` for freelance (shared by every episode),
             or a function returning them, called once per episode (a fresh auditor each time).
@@ -194,9 +200,13 @@ def run_episode(
             raise ValueError(f"start is a snapshot of {start.world} seed {start.seed}, not {cls.name} seed {seed}")
         prefix_turns = len(turn_boundaries(start.world, start.log))
     if callable(agent):
-        agent_name, make = getattr(agent, "__name__", "custom"), agent
-        if agent_options:
-            raise ValueError("agent_options go with a registered agent name, not a function")
+        from bizsim.agents.declare import AgentDef
+
+        defined = agent if isinstance(agent, AgentDef) else None
+        agent_name = defined.name if defined is not None else getattr(agent, "__name__", "custom")
+        make = agent
+        if defined is not None or agent_options:  # checked and bound as a registered agent's (a typo is refused)
+            make = (defined or AgentDef(agent, name=agent_name)).bind(agent_options, label=agent_name)
     else:
         agent_name, make = agent, make_agent(cls.name, agent, agent_options)
     if probe is not None:

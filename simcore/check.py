@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
+import attrs
 import simpy
 
 from .registry import WorldSpec, load_object
@@ -12,7 +14,7 @@ from .replay import replay
 from .watch import watch
 from .world import Agent, World
 
-__all__ = ["check_registration", "check_world", "probe_agent"]
+__all__ = ["WorldCheck", "check_registration", "check_world", "probe_agent"]
 
 
 def probe_agent(world: World, max_stops: int = 50) -> Generator[simpy.Event, Any, None]:
@@ -46,12 +48,60 @@ def _bad_lines(world: World) -> list[str]:
     return lines
 
 
+@attrs.frozen
+class WorldCheck:
+    """What :func:`check_world` checked and found sound; ``str()`` says it in a few lines."""
+
+    world: str
+    seeds: tuple[int, ...]
+    #: Per seed: decision points, commands run, trajectory records (the first of the two identical runs).
+    turns: tuple[int, ...]
+    commands: tuple[int, ...]
+    records: tuple[int, ...]
+    refusals: int
+    tools: int
+
+    def __str__(self) -> str:
+        per_seed = ", ".join(f"seed {s}: {t} decision points, {c} commands, {r} records"
+                             for s, t, c, r in zip(self.seeds, self.turns, self.commands, self.records, strict=True))
+        return (f"check_world({self.world}): passed\n"
+                f"  two runs of each seed recorded the same trajectory and ended in the same state ({per_seed})\n"
+                f"  replaying each command log reproduced the final state; invariants held at every decision point\n"
+                f"  {self.refusals} malformed command lines refused, the state unchanged; {self.tools} tool schemas "
+                "well formed")
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit:,} more characters)"
+
+
+def _parting(first: World, second: World) -> str:
+    """Where two runs of the same seed parted: the first record that differs, both versions, and the command
+    before it."""
+    a, b = first.trajectory.to_jsonl().splitlines(), second.trajectory.to_jsonl().splitlines()
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    last_cmd = next((json.loads(x) for x in reversed(a[:k]) if '"kind":"cmd"' in x.replace(" ", "")), None)
+    before = (f"; the last command both ran before it: {last_cmd.get('name')!r} at t_us={last_cmd.get('t_us')}"
+              if isinstance(last_cmd, dict) else "")
+    first_rec = _clip(a[k]) if k < len(a) else f"nothing (it ended after {len(a)} records)"
+    second_rec = _clip(b[k]) if k < len(b) else f"nothing (it ended after {len(b)} records)"
+    return (f"two runs of the same seed and agent part at trajectory record {k}{before}.\n"
+            f"    first run:  {first_rec}\n    second run: {second_rec}\n"
+            "  A world draws every random number from its named streams (world.streams), never from global random "
+            "state, the wall clock or the order of a set.")
+
+
+def _state_difference(first: dict[str, Any], second: dict[str, Any]) -> str:
+    keys = sorted(k for k in set(first) | set(second) if first.get(k) != second.get(k))
+    return "; ".join(f"{k}: {_clip(repr(first.get(k)), 120)} vs {_clip(repr(second.get(k)), 120)}" for k in keys[:5])
+
+
 def check_world(
     factory: Callable[[int], World],
     agent: Agent = probe_agent,
     seeds: Iterable[int] = (1, 2),
     extra_bad_lines: Iterable[str] = (),
-) -> None:
+) -> WorldCheck:
     """Assert the kernel's contract for a world; raise ``AssertionError`` naming what broke.
 
     Checked for each seed: the same seed and agent give byte-identical
@@ -59,19 +109,45 @@ def check_world(
     the final state; invariants hold at every decision point; refused
     commands return ``{"error": ...}`` and change nothing; every visible
     command has a well-formed tool schema.
+
+    Returns:
+        what was checked (``print`` it for a summary).
+
+    Raises:
+        AssertionError: the first broken rule; for two runs that differ, the record where they parted, both
+            versions of it, and the command before it.
     """
+    seeds = tuple(seeds)
+    turns: list[int] = []
+    counts: list[int] = []
+    records: list[int] = []
+    refusals = tools = 0
+    name = "?"
     for seed in seeds:
         problems: list[str] = []
+        decisions = [0]
+
+        def count(world: World) -> None:
+            decisions[0] += 1
+
         first = factory(seed)
-        first.run(_checked(agent, problems))
+        name = first.benchmark_id
+        first.run(watch(_checked(agent, problems), before=count))
         assert not problems, f"seed {seed}: invariants broken: {problems[:3]}"
         assert first.invariants() == [], f"seed {seed}: final invariants broken: {first.invariants()}"
         second = factory(seed)
         second.run(agent)
-        assert first.trajectory.to_jsonl() == second.trajectory.to_jsonl(), f"seed {seed}: two runs differ"
-        assert first.state() == second.state(), f"seed {seed}: two runs end in different states"
+        assert first.trajectory.to_jsonl() == second.trajectory.to_jsonl(), f"seed {seed}: {_parting(first, second)}"
+        assert first.state() == second.state(), (
+            f"seed {seed}: two runs recorded the same trajectory but end in different states: "
+            f"{_state_difference(first.state(), second.state())}")
         replayed = replay(lambda: factory(seed), first.command_log())
-        assert replayed.state() == first.state(), f"seed {seed}: replay does not reproduce the final state"
+        assert replayed.state() == first.state(), (
+            f"seed {seed}: replay does not reproduce the final state (the command log replayed): "
+            f"{_state_difference(first.state(), replayed.state())} (first run vs replay)")
+        turns.append(decisions[0])
+        counts.append(len(first.command_log()))
+        records.append(len(first.trajectory.to_jsonl().splitlines()))
 
         fresh = factory(seed)
         for line in [*_bad_lines(fresh), *extra_bad_lines]:
@@ -82,10 +158,14 @@ def check_world(
             assert isinstance(out, dict), f"{line!r} returned {type(out).__name__}, not a dict"
             if "error" in out:
                 assert fresh.state() == before, f"refused command {line!r} changed the state"
+                refusals += 1
         for spec in fresh.commands.visible():
             schema = spec.json_schema()["function"]
             assert schema["name"] == spec.tool_name and schema["parameters"]["type"] == "object", spec.name
             assert set(schema["parameters"]["required"]) <= set(schema["parameters"]["properties"]), spec.name
+            tools += 1
+    return WorldCheck(world=name, seeds=seeds, turns=tuple(turns), commands=tuple(counts), records=tuple(records),
+                      refusals=refusals, tools=tools)
 
 
 def check_registration(spec: WorldSpec, seed: int = 1) -> None:

@@ -89,6 +89,10 @@ class World:
     scratchpad: str = ""
     #: One line telling an agent who it is in this world, for harnesses that compose the prompt.
     agent_role: ClassVar[str | None] = None
+    #: Fields of command answers that hold money without saying so in their name (``*_cents`` says it), and
+    #: their unit, ``"cents"`` or ``"dollars"``: what a person's surface (the shell) shows as dollars. Names
+    #: fixed by a reference protocol (``balance_delta``) keep their names; this says what they hold.
+    money_fields: ClassVar[Mapping[str, str]] = {}
     #: Constructor keyword options a snapshot must carry to rebuild the world (plain data only).
     restore_options: dict[str, Any]
     #: Why this world cannot be snapshotted (built with objects no snapshot can carry), or ``None``.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from typing import Any
@@ -44,3 +45,22 @@ def open_page(browser: Any, url: str, width: int = 1400, height: int = 900) -> A
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']", timeout=15_000)
     return page
+
+
+def rgb(hex_colour: str) -> str:
+    """``#2a9d8f`` as the browser reports a computed colour, ``rgb(42, 157, 143)``."""
+    h = hex_colour.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    return "rgb({}, {}, {})".format(*(int(h[k:k + 2], 16) for k in (0, 2, 4)))
+
+
+def legend_colours(page: Any) -> dict[str, str]:
+    """Each legend entry's kind (its words, without the count) and its swatch's colour as ``rgb(...)``."""
+    out = {}
+    labels = page.locator(".legend label")
+    for k in range(labels.count()):
+        label = labels.nth(k)
+        name = re.sub(r" \(\d[\d,]*\)$", "", label.inner_text().strip())
+        out[name] = label.locator("i").evaluate("e => getComputedStyle(e).backgroundColor")
+    return out

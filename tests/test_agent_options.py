@@ -78,3 +78,33 @@ def test_an_agent_of_your_own_gets_the_same_checks():
         RunSpec("startup", agent=agent, agent_options={"before": 3}).check()
     with pytest.raises(ConfigError, match="after='3' must be an integer"):
         RunSpec("startup", agent=agent, agent_options={"after": "3"}).check()
+
+
+def test_run_episode_binds_and_checks_the_options_of_an_agent_function():
+    """`run_episode(fn, agent_options=...)`, as docs/custom-agent.md teaches for `@agent` (and a plain function):
+    the options reach the agent, a typo and a value the check refuses are ConfigErrors before the run."""
+    from bizsim.agents import agent
+    from bizsim.analysis import run_episode
+
+    seen = []
+
+    @agent(check=lambda patience: None if patience >= 0 else "patience must be >= 0")
+    def idle(world, patience: int = 3):
+        seen.append(patience)
+        while not world.done:
+            yield world.advance()
+
+    result = run_episode("operation", agent=idle, agent_options={"patience": 5}, seed=1)
+    assert ([5], "idle", {"patience": 5}) == (seen, result.agent, result.agent_options)
+    with pytest.raises(ConfigError, match="patience must be >= 0"):
+        run_episode("operation", agent=idle, agent_options={"patience": -1})
+    with pytest.raises(ConfigError, match="has no option.*patince; its options: patience"):
+        run_episode("operation", agent=idle, agent_options={"patince": 1})
+
+    def plain(world, per_day: str = "creator_incentive"):
+        while not world.done:
+            world.call(per_day)
+            yield world.advance()
+
+    result = run_episode("operation", agent=plain, agent_options={"per_day": "moderation_tighten"}, seed=1)
+    assert {"moderation_tighten"} == {line.split()[0] for _, line in result.command_log} - {"task_done"}

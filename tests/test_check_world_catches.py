@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from bizsim.models.operation import OperationWorld
@@ -68,3 +71,34 @@ def test_check_world_catches_a_refusal_that_changes_state():
     """A refused command that changes the state fails check_world, naming the command line."""
     with pytest.raises(AssertionError, match="refused command '' changed the state"):
         check_world(lambda s: RefusalCostsWorld("default", s), two_days, seeds=(1,))
+
+
+class UnseededWorld(OperationWorld):
+    """Draws each day's new content from an unseeded generator, not from its named streams."""
+
+    _rng = random.Random()
+
+    def end_day(self, day: int) -> dict:
+        self.content_volume += self._rng.randrange(1_000_000)
+        return super().end_day(day)
+
+
+def test_check_world_says_where_two_runs_parted_and_what_each_recorded():
+    """Two runs of one seed that differ: the message names the record where they parted, both versions of it,
+    the command before it, and the rule (randomness from the world's streams)."""
+    with pytest.raises(AssertionError) as caught:
+        check_world(lambda s: UnseededWorld("default", s), two_days, seeds=(1,))
+    message = str(caught.value)
+    assert re.search(r"seed 1: two runs of the same seed and agent part at trajectory record \d+", message), message
+    first, second = re.search(r"first run:  (.*)\n    second run: (.*)\n", message).groups()
+    assert first != second and '"content_volume"' in first and '"content_volume"' in second
+    assert "world.streams" in message
+
+
+def test_check_world_returns_what_it_checked():
+    """On success check_world says what passed, per seed, instead of nothing."""
+    report = check_world(lambda s: OperationWorld("default", s), two_days, seeds=(1, 2))
+    assert ((1, 2), (2, 2), "operation-v1") == (report.seeds, report.turns, report.world)
+    text = str(report)
+    assert text.startswith("check_world(operation-v1): passed") and "seed 2: 2 decision points" in text
+    assert f"{report.refusals} malformed command lines refused" in text and report.refusals > 0

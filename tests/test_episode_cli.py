@@ -147,3 +147,36 @@ def test_an_agent_that_never_gets_time_moving_is_stopped():
     r = run_episode("startup", "default", idle, seed=1)
     assert "agent_stalled" == r.terminal_reason
     assert 0 == r.final_world.now_us
+
+
+def test_the_worlds_figures_are_attributes_tab_completion_offers():
+    """`result.final_funds_cents` works and is in dir(result); a misspelt figure's error lists the real ones."""
+    result = run_episode("startup", agent="greedy", seed=1)
+    assert {"final_funds_cents", "tasks_succeeded", "to_dict", "terminal_reason"} <= set(dir(result))
+    assert result.summary["final_funds_cents"] == result.final_funds_cents
+    with pytest.raises(AttributeError, match="final_funds_cents"):
+        result.final_fund_cents  # noqa: B018
+
+
+def test_a_runs_summary_gives_the_start_and_the_reference_agents_beside_it(capsys):
+    """`bizsim run` prints the metric at the start and, for preset default, the planner's and the default agent's
+    figures on the same seed and over seeds 1-10; elsewhere, how to make the planner's."""
+    assert 0 == main(["run", "startup", "--agent", "random", "--seed", "1", "--no-progress"])
+    text = capsys.readouterr().out
+    assert "  at the start: $200,000.00\n" in text
+    assert "beside it on this seed: planner $2,832,905.66, greedy (the default agent) $420,295.21" in text
+    assert "over seeds 1-10: planner mean $2,845,268.54, greedy mean $182,289.66" in text
+    assert 0 == main(["run", "startup", "--preset", "easy", "--agent", "greedy", "--seed", "2", "--no-progress"])
+    assert ("`bizsim run startup --preset easy --agent planner --seed 2` gives the planner's"
+            in capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("world", ["startup", "vending", "freelance", "operation"])
+def test_the_reference_figures_are_what_the_agents_score_now(world):
+    """Seed 1 of every agent in the table, replayed: a change of dynamics that forgot to bump the version fails."""
+    from bizsim.analysis.reference_figures import FIGURES
+    from bizsim.simcore.registry import world_spec
+
+    table = FIGURES[world_spec(world).benchmark_id]
+    for agent, values in table.items():
+        assert values[0] == pytest.approx(run_episode(world, "default", agent, 1).summary["metric_value"], abs=1e-5)

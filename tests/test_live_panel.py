@@ -39,3 +39,18 @@ def test_agent_text_cannot_send_escape_sequences():
     shown = printable("task accept\x1b]0;pwned\x07\u202e --task-id " + "x" * 500)
     assert "\x1b" not in shown and "\x07" not in shown and "\u202e" not in shown
     assert 100 == len(shown) and shown.endswith("…")
+
+
+def test_the_panel_shows_the_start_before_time_first_moves(tmp_path):
+    """A model that reads before it advances: the panel shows the start's date and funds, not "starting" and "-"."""
+    from bizsim.agents.llm import reply
+
+    out = tmp_path / "run"
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
+    spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 3})
+    with LivePanel(out, console=console) as panel:
+        run_llm(spec, out=out, client=ScriptedClient([reply("yc-bench company status")] * 3), on_stop=panel.on_stop)
+    console.print(panel.render())
+    text = console.export_text()
+    assert "2025-01-01 09:00" in text and f"Funds (dollars): {dollars(20_000_000)}" in text
+    assert "starting" not in text

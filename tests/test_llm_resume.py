@@ -232,6 +232,17 @@ def test_cli_agent_opt_and_flags_reach_the_agent(server, tmp_path, capsys, key_e
     assert 5 == spec["protocol"]["history_rounds"] and KEY_ENV == spec["spec"]["agent_options"]["api_key_env"] == spec["agent"]["api_key_env"]
 
 
+def test_a_run_stopped_by_its_cap_says_so_and_offers_no_resume_that_would_stop_there_again(server, tmp_path, capsys,
+                                                                                         key_env):
+    """The summary names the cap in words (not 'error'), and instead of `--resume` (which would replay the run to
+    the same stop) says how to go further."""
+    out = tmp_path / "run"
+    assert 1 == main([*_cli_args(server, out), "--max-turns", "3"])
+    text = capsys.readouterr().out
+    assert "ended: stopped by its turn cap (max_turns), as asked at " in text and "ended: error" not in text
+    assert "continue with" not in text and "a resume would replay it to the same place" in text
+
+
 def test_cli_refuses_llm_flags_for_other_agents(capsys):
     """--model with a non-LLM agent is a usage error (exit 2)."""
     assert 2 == main(["run", "startup", "--agent", "greedy", "--model", "openai/x"])

@@ -162,3 +162,24 @@ def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""
     failed, _ = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert 0 == failed
+
+
+def test_actions_over_time_give_an_action_its_colour_for_every_agent(sweep_dir):
+    """The greedy and the random agent's figures draw `task accept` (and every action) in the colour the viewer
+    gives it, not the next colour of a cycle that depends on which actions the agent took."""
+    import matplotlib.colors
+    import matplotlib.figure
+    from bizsim.analysis.labels import kind_color
+
+    res = load(sweep_dir)
+    startup = res.runs[(res.runs.world == "startup") & (res.runs.status == "ok")]
+    seen = {}
+    for agent in ("greedy", "random"):
+        ax = plots.action_frequency(res.events, startup[startup.agent == agent], ax=matplotlib.figure.Figure().subplots())
+        handles, labels = ax.get_legend_handles_labels()
+        colours = {label: matplotlib.colors.to_hex(h.get_facecolor()[0] if hasattr(h, "get_facecolor") else h)
+                   for h, label in zip(handles, labels)}
+        assert {label: kind_color(label) for label in labels} == colours
+        seen[agent] = colours
+    both = set(seen["greedy"]) & set(seen["random"])
+    assert "task accept" in both and all(seen["greedy"][a] == seen["random"][a] for a in both)

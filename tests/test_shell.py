@@ -113,3 +113,28 @@ def test_a_session_recorded_with_out_verifies_as_a_human_baseline(tmp_path):
     assert [{"name": "bizsim shell"}] == [{k: c[k] for k in ("name",)} for c in result["live"]["clients"]]
     found = verify_run_dir(tmp_path / "me")
     assert found.ok and 4 == found.commands, found.problems
+
+
+def test_money_is_in_dollars_headers_are_whole_and_no_field_is_shown_twice(monkeypatch):
+    """`sim resume`'s balance_delta and funds_after (cents under YC-Bench's names) and vending's dollar fields read
+    as dollars; at 160 columns no header is cut (`reward_fu…` was); `money` beside `money_cents` is shown once."""
+    monkeypatch.setenv("COLUMNS", "160")
+    world = world_spec("startup").make("default", 1)
+    driver = Driver(world)
+    listing = render(driver.send("market browse --limit 3"), world.money_fields)
+    header = next(line for line in listing.splitlines() if "task_id" in line)
+    assert ["task_id", "client_name", "required_prestige", "required_trust", "reward_funds", "reward_prestige_delta",
+            "skill_boost_pct", "requirements"] == header.split() and "…" not in listing
+    for line in ("task accept --task-id Task-10", "task assign --task-id Task-10 --employees Emp_1",
+                 "task dispatch --task-id Task-10"):
+        driver.send(line)
+    resumed = render(driver.send("sim resume"), world.money_fields)
+    assert "balance_delta: -$38,005.03" in resumed and "$161,994.97" in resumed and "3800503" not in resumed
+    vending = world_spec("vending").make("default", 1)
+    state = render(Driver(vending).send("task_done"), vending.money_fields)
+    assert "current_state: money $100.00, total_inventory_items 0" in state and state.count("money") == 1
+    products = render(Driver(vending).send("products_research --query water"), vending.money_fields)
+    assert "$1.92" in products
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow = render(Driver(world_spec("startup").make("default", 1)).send("market browse --limit 3"))
+    assert "…" not in narrow.splitlines()[4] and "columns not shown: " in narrow  # fewer columns, none cut

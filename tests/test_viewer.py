@@ -134,10 +134,11 @@ def test_another_kind_of_source_plugs_in(tmp_path):
     register_source(Source("custom", lambda p: (p / "custom.json").exists(), lambda p, **o: {"kind": "custom"}))
     try:
         assert {"kind": "custom"} == load_view(folder)
-        assert ["custom", "sweep", "fork family", "Inspect log", "run"] == [s.name for s in view_sources()]
+        assert ["custom", "sweep", "fork family", "Inspect log", "run",
+                "folder of Inspect logs"] == [s.name for s in view_sources()]
     finally:
         unregister_source("custom")
-    assert ["sweep", "fork family", "Inspect log", "run"] == [s.name for s in view_sources()]
+    assert ["sweep", "fork family", "Inspect log", "run", "folder of Inspect logs"] == [s.name for s in view_sources()]
 
 
 @pytest.fixture(scope="module")
@@ -334,3 +335,37 @@ def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
     for run, how in (("bankrupt", "episode end (bankrupt"), ("budget", "episode end (error: max_turns)")):
         ends = [m for m in load_view(tmp_path / run)["markers"] if m["name"] == "episode_end"]
         assert 1 == len(ends) and ends[0]["label"].startswith(how), (run, ends)
+
+
+def test_every_built_in_kind_has_a_colour_of_its_own_within_its_world():
+    """Each built-in world's commands and events: a colour from the fixed table, no two alike in one world, none
+    a run's colour (runs are blue and red on the viewer's pages)."""
+    from bizsim.analysis.labels import KIND_COLORS, kind_color, kind_key
+    from bizsim.simcore.registry import world_spec
+
+    events = {"startup": ["task_completed", "task_half", "monthly_payroll"], "vending": ["deliveries", "sales"],
+              "freelance": [], "operation": []}
+    for world, extra in events.items():
+        names = [c.name for c in world_spec(world).make("default", 1).commands.visible()] + extra
+        names += ["horizon_end", "episode_end"]
+        assert all(kind_key(n) in KIND_COLORS for n in names), world
+        colours = [kind_color(n) for n in names]
+        assert len(set(colours)) == len(colours), world
+        assert not {"#2457c5", "#d1495b"} & set(colours)
+
+
+def test_a_tasks_milestone_names_the_task_as_the_agent_knows_it(tmp_path):
+    """The `hard` preset's milestone events carry a task's internal UUID: the page names it `Task-N` (replacement
+    tasks included, checked against the titles the completions record) under a name that says what it is."""
+    run = tmp_path / "hard"
+    assert 0 == main(["run", "startup", "--preset", "hard", "--agent", "planner", "--seed", "1", "--out", str(run),
+                      "--json", "--no-progress"])
+    rows = [json.loads(line) for line in (run / "trajectory.jsonl").read_text().splitlines()]
+    titles = {r["data"]["task_id"]: r["data"]["task_title"] for r in rows if r["name"] == "task_completed"}
+    milestones = [m for m in run_data(run)["markers"] if m["name"] == "task_half"]
+    assert milestones and not [m["label"] for m in milestones if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}", m["label"])]
+    checked = [m for m in milestones if m["data"]["task_id"] in titles]
+    assert any(int(m["data"]["task_id"][-12:], 16) > 200 for m in checked)  # a replacement task among them
+    for m in checked:
+        pct = m["data"]["milestone_pct"]
+        assert f"task milestone {titles[m['data']['task_id']]} ({pct}% done)" == m["label"]

@@ -18,7 +18,7 @@ from bizsim.view import load_view, write_view
 from bizsim.view.sources import page_data
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from ._browser import browser_fixture, open_page
+from ._browser import browser_fixture, legend_colours, open_page, rgb
 
 
 def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
@@ -92,6 +92,10 @@ def test_the_log_page_opens_a_samples_transcript(browser, log_file, tmp_path):
     page.click(".list .row[data-i='1']")
     detail = page.inner_text(".detail")
     assert "as Inspect logged it" in detail and "Task 'Task-99999' not found." in detail
+    # an accepted task is the colour it has on a run page and in the report
+    from bizsim.analysis.labels import kind_color
+
+    assert rgb(kind_color("task accept")) == legend_colours(page)["task accept"]
     page.screenshot(path=str(tmp_path / "inspect-sample.png"))
     assert [] == page.errors
 
@@ -119,10 +123,33 @@ def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path)
     assert "inspect" == load_view(log_file)["kind"]  # the log itself is well under it
 
 
-def test_a_folder_of_logs_names_a_log_to_open(log_file, capsys):
-    """`bizsim report` takes a folder of logs; the viewer shows one, and says which to name."""
-    from bizsim.cli.main import main
+def test_a_folder_of_logs_is_one_page_of_every_logs_samples(browser, log_file, tmp_path):
+    """`bizsim view FOLDER` takes a folder of logs, as `bizsim report` and load() do: one row a sample of each log,
+    naming its log, each opening its transcript; a page spec naming anything but a log of the folder is refused."""
+    import shutil
 
-    assert 2 == main(["view", str(log_file.parent), "--out", str(log_file.parent / "x.html")])
-    assert f"folder of Inspect logs; the viewer shows one log at a time: name it, e.g. bizsim view {log_file}" in (
-        capsys.readouterr().err)
+    from bizsim.cli.main import main
+    from bizsim.simcore.errors import ConfigError
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for name in ("2026-01-01T00-00-00_a.eval", "2026-01-02T00-00-00_b.eval"):
+        shutil.copy(log_file, folder / name)
+    data = load_view(folder)
+    assert "inspect" == data["kind"] and 2 == data["meta"]["logs"]
+    assert ["2026-01-01T00-00-00_a.eval", "2026-01-02T00-00-00_b.eval"] == [r["log"] for r in data["rows"]]
+    for bad in ("../" + log_file.name, str(log_file), "nothing.eval"):
+        with pytest.raises(ConfigError, match="not a log of this folder"):
+            page_data(folder, {"inspect_log": bad, "inspect_sample": 0})
+    out = tmp_path / "logs.html"
+    assert 0 == main(["view", str(folder), "--out", str(out)])
+    page = open_page(browser, out.as_uri())
+    assert "2 logs" in page.inner_text("header").replace("\n", " ").lower()
+    row = page.locator("#samples-table tr[data-page='log1-sample-0']")
+    assert "2026-01-02T00-00-00_b.eval" in row.inner_text()
+    result = json.loads((Path(data["rows"][1]["run_dir"]) / "result.json").read_text())
+    page.screenshot(path=str(tmp_path / "logs.png"))
+    row.locator("a.open-sample").click()
+    page.wait_for_selector("#final-metric")
+    assert dollars(result["metric_value"]) == page.inner_text("#final-metric")
+    assert [] == page.errors

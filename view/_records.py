@@ -101,3 +101,72 @@ def clip(value: Any, limit: int = MAX_VIEW_TEXT_CHARS) -> Any:
     if isinstance(value, list):
         return [clip(v, limit) for v in value]
     return value
+
+
+#: The key of a reference to a shared value (:func:`share_repeats`); the page's script resolves it.
+SHARED_KEY = "$bizsim_shared"
+
+
+def _has_key(value: Any, key: str) -> bool:
+    if isinstance(value, dict):
+        return key in value or any(_has_key(v, key) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_key(v, key) for v in value)
+    return False
+
+
+def share_repeats(turns: list[dict], min_chars: int = 60) -> list[Any]:
+    """Write each object that several command results list only once: in the returned table, the results holding
+    ``{SHARED_KEY: index}`` in its place (in place, in ``turns``).
+
+    A year of a planner browsing the startup market lists the same tasks thousands of times (9.5 of a 10.6 MB
+    page); each is written once and the page's script puts the copies back. Nothing is shared when any result
+    already holds the reference key (then nothing could tell a reference from a value).
+    """
+    results = [c for t in turns for c in t.get("commands", ()) if isinstance(c.get("result"), (dict, list))]
+    if any(_has_key(c["result"], SHARED_KEY) for c in results):
+        return []
+    counts: dict[str, int] = {}
+
+    def items(value: Any) -> Any:
+        """The objects listed in ``value``, at any depth (not inside a listed object: that one is shared whole)."""
+        if isinstance(value, dict):
+            for v in value.values():
+                yield from items(v)
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, dict):
+                    yield v
+                else:
+                    yield from items(v)
+
+    keys: dict[int, str] = {}
+    for c in results:
+        for obj in items(c["result"]):
+            key = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str)
+            if len(key) >= min_chars:
+                keys[id(obj)] = key
+                counts[key] = counts.get(key, 0) + 1
+    table: list[Any] = []
+    index: dict[str, int] = {}
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        if isinstance(value, list):
+            out = []
+            for v in value:
+                key = keys.get(id(v)) if isinstance(v, dict) else None
+                if key is not None and counts[key] > 1:
+                    if key not in index:
+                        index[key] = len(table)
+                        table.append(v)
+                    out.append({SHARED_KEY: index[key]})
+                else:
+                    out.append(swap(v))
+            return out
+        return value
+
+    for c in results:
+        c["result"] = swap(c["result"])
+    return table

@@ -25,7 +25,11 @@ from bizsim.analysis.labels import is_money, words
 from bizsim.view._records import clip, read_records
 from bizsim.view.run_data import assign_markers, is_run_dir, run_data
 
-__all__ = ["inspect_log_data", "inspect_sample_data", "is_inspect_log"]
+__all__ = ["MAX_FOLDER_LOGS", "inspect_folder_data", "inspect_log_data", "inspect_sample_data", "is_inspect_folder",
+           "is_inspect_log"]
+
+#: At most this many logs of a folder are listed on its page (the newest by name, as Inspect names them by time).
+MAX_FOLDER_LOGS = 200
 
 
 
@@ -40,6 +44,56 @@ def is_inspect_log(path: Path) -> bool:
     with path.open("rb") as fh:
         head = fh.read(4096)
     return b'"eval"' in head and b'"version"' in head
+
+
+def _folder_logs(path: Path) -> list[Path]:
+    """The Inspect logs directly in the folder ``path``, by name (Inspect's names start with their time)."""
+    if not path.is_dir():
+        return []
+    return sorted(p for p in path.iterdir() if p.suffix in (".eval", ".json") and is_inspect_log(p))
+
+
+def is_inspect_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder holding Inspect logs (as ``inspect eval --log-dir`` leaves one)."""
+    return path.is_dir() and any(p.suffix == ".eval" for p in path.iterdir()) and bool(_folder_logs(path))
+
+
+def inspect_folder_data(path: Path) -> dict:
+    """The viewer's data for a folder of Inspect logs: every log's samples in one table, each a page of its own
+    (as ``bizsim report`` and ``load()`` read the whole folder)."""
+    logs = _folder_logs(path)
+    problems: list[str] = []
+    if len(logs) > MAX_FOLDER_LOGS:
+        problems.append(f"the folder holds {len(logs):,} logs; the newest {MAX_FOLDER_LOGS} are listed (name one "
+                        "log to see another)")
+        logs = logs[-MAX_FOLDER_LOGS:]
+    rows: list[dict[str, Any]] = []
+    pages: dict[str, Any] = {}
+    metas = []
+    for k, log in enumerate(logs):
+        try:
+            one = inspect_log_data(log)
+        except ConfigError as exc:  # one unreadable log does not hide the others
+            problems.append(f"{log.name}: {exc}"[:500])
+            continue
+        metas.append(one["meta"])
+        problems.extend(f"{log.name}: {p}" for p in one["problems"])
+        for row in one["rows"]:
+            page = f"log{k}-{row['page']}"
+            rows.append(row | {"page": page, "log": clip(log.name, 300)})
+            pages[page] = {"inspect_log": log.name, "inspect_sample": one["pages"][row["page"]]["inspect_sample"]}
+    if not logs:
+        problems.append("the folder holds no Inspect log")
+
+    def joined(key: str) -> str:
+        return clip(", ".join(dict.fromkeys(str(m[key]) for m in metas)), 300)
+
+    return {
+        "kind": "inspect", "problems": problems, "rows": rows, "pages": pages,
+        "meta": {"path": str(path), "task": joined("task"), "model": joined("model"),
+                 "status": joined("status"), "created": max((str(m["created"]) for m in metas), default=""),
+                 "logs": len(metas)},
+    }
 
 
 def _read(path: Path) -> Any:
@@ -249,7 +303,7 @@ def inspect_sample_data(path: Path, index: int, **options: Any) -> dict:
         t["error"] = any(c.get("error") for c in t["commands"]) or not t["ok"]
     tokens, cost = _usage(sample)
     data["problems"].extend(problems)
-    data["turns"], data["agent_kind"] = turns, "llm"
+    data["turns"], data["agent_kind"], data["shared"] = turns, "llm", []  # the run directory's turns are replaced
     data["meta"].update({"messages": messages, "tools": tools, "tokens": tokens, "cost_usd": cost,
                          "model": str(log.eval.model), "inspect": {"log": str(path), "sample": str(sample.id),
                                                                    "epoch": sample.epoch}})

@@ -8,6 +8,8 @@ import math
 from importlib import resources
 from typing import Any
 
+from ..labels import FAILED_COLOR, KIND_COLORS, KIND_FALLBACK_COLORS, KIND_WORDS
+
 __all__ = ["embed_json", "render"]
 
 # Inside <script> the HTML parser ends the element at "</script" and treats "<!--" specially, whatever the
@@ -38,6 +40,9 @@ def embed_json(data: Any) -> str:
     return text.translate(_UNSAFE)
 
 
+_KINDS = {"colors": KIND_COLORS, "fallback": list(KIND_FALLBACK_COLORS), "failed": FAILED_COLOR, "words": KIND_WORDS}
+
+
 def _asset(name: str) -> str:
     return resources.files("bizsim.view").joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -56,5 +61,7 @@ def render(data: dict, *, title: str, follow: str | None = None, version: str = 
         f"<title>{html.escape(title)}</title><style>{_asset('view.css')}</style></head>"
         f'<body{attrs}><div id="app"></div>'
         f'<script type="application/json" id="bizsim-data">{embed_json(data)}</script>'
+        # The colour of each kind of event, from the table the report's figures use too (labels.KIND_COLORS).
+        f'<script type="application/json" id="bizsim-kinds">{embed_json(_KINDS)}</script>'
         f"<script>{_asset('view.js')}</script></body></html>\n"
     )

@@ -13,9 +13,9 @@ from typing import Any
 
 from bizsim.simcore import layout
 
-from bizsim.analysis.labels import is_money, words
+from bizsim.analysis.labels import ending_words, is_money, kind_words, words
+from bizsim.view._records import clip, read_json, read_records, share_repeats
 from bizsim.runs.rundir import read_record_noted
-from bizsim.view._records import clip, read_json, read_records
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
 
@@ -23,6 +23,8 @@ __all__ = ["assign_markers", "is_run_dir", "run_data"]
 _UNMARKED = frozenset({"day_end"})
 #: Events by which a world marks its own end, which the generic ``episode_end`` then repeats.
 _WORLD_ENDS = frozenset({"horizon_end"})
+#: The marks of a run's end: they belong to the last turn that began at or before them.
+_ENDS = _WORLD_ENDS | {"episode_end"}
 _DAY_US = 86_400_000_000
 
 
@@ -31,11 +33,13 @@ def is_run_dir(path: Path) -> bool:
     return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
 
 
-def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | None, Any, dict | None, frozenset[str]]:
-    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config) and
-    the commands its timeline marks; nothing for a world this install lacks."""
+def _world_facts(
+    world: str | None, seed: Any, run_dir: Path,
+) -> tuple[str | None, Any, dict | None, frozenset[str], Any]:
+    """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config),
+    the commands its timeline marks and the fresh world itself; nothing for a world this install lacks."""
     if not world:
-        return None, None, None, frozenset()
+        return None, None, None, frozenset(), None
     try:
         from bizsim.simcore.registry import world_spec
 
@@ -43,9 +47,9 @@ def _world_facts(world: str | None, seed: Any, run_dir: Path) -> tuple[str | Non
         hooks = spec.hooks()
         made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
         marked = frozenset(c.name for c in made.commands.visible() if c.marked)
-        return made.calendar.start.isoformat(), hooks, made.summary(), marked
+        return made.calendar.start.isoformat(), hooks, made.summary(), marked, made
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
-        return None, None, None, frozenset()
+        return None, None, None, frozenset(), None
 
 
 def _config_of(run_dir: Path) -> Any:
@@ -104,13 +108,15 @@ def _action_facts(record: dict) -> dict:
     return facts
 
 
-def _marker(t_us: int, kind: str, name: str, data: Any) -> dict:
-    label = name.replace("_", " ")
+def _marker(t_us: int, kind: str, name: str, data: Any, names: dict[str, str] | None = None) -> dict:
+    label = kind_words(name)
     if isinstance(data, dict):
         for key in ("task_title", "task_id", "product", "product_name", "title"):
             if isinstance(data.get(key), str):
-                label += f" {data[key]}"
+                label += f" {(names or {}).get(data[key], data[key])}"  # the name the agent knows it by
                 break
+        if isinstance(data.get("milestone_pct"), (int, float)):
+            label += f" ({data['milestone_pct']}% done)"
         if name == "episode_end" and isinstance(data.get("status"), str):  # how it ended: bankrupt, max_turns...
             label += f" ({data['status']}" + (f": {data['detail']}" if isinstance(data.get("detail"), str) else "") + ")"
         if data.get("success") is False or data.get("ok") is False:
@@ -128,8 +134,8 @@ def _without_echoed_ends(markers: list[dict]) -> list[dict]:
     return [m for m in markers if m["name"] != "episode_end" or m["t"] not in ends]
 
 
-def _baseline_turns(rows: list[dict], lines: list[str],
-                    marked: frozenset[str] = frozenset()) -> tuple[list[dict], list[dict]]:
+def _baseline_turns(rows: list[dict], lines: list[str], marked: frozenset[str] = frozenset(),
+                    names: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
     turns: list[dict] = []
     markers: list[dict] = []
     current: dict | None = None
@@ -155,6 +161,11 @@ def _baseline_turns(rows: list[dict], lines: list[str],
         elif kind == "stop":
             current["stop"] = clip(data)
             current["t_end"] = t
+            last = current["commands"][-1] if current["commands"] else None
+            if last is not None and last["name"] == name and last.get("result") is None and "error" not in last:
+                # The advance's answer (the day's report, the events it woke for) is its command's result: the
+                # command is recorded when issued, its answer (the stop) only when time has moved.
+                last["advance"] = True  # the page shows the turn's stop as its result (not written twice)
             turns.append(current)
             if isinstance(data, dict) and isinstance(data.get("events"), dict):
                 for key, v in data["events"].items():
@@ -162,7 +173,7 @@ def _baseline_turns(rows: list[dict], lines: list[str],
                         markers.append(_marker(t, "event", key, {}) | {"label": f"{key.replace('_', ' ')} ({len(v)})"})
             current = None
         elif kind == "event" and name not in _UNMARKED:
-            markers.append(_marker(t, "event", name, data) | {"data": clip(data, 2000)})
+            markers.append(_marker(t, "event", name, data, names) | {"data": clip(data, 2000)})
     if current is not None and (current["commands"] or not turns):
         turns.append(current)
     return turns, _without_echoed_ends(markers)
@@ -237,9 +248,13 @@ def _error_of(result: Any) -> str | None:
 def assign_markers(markers: list[dict], turns: list[dict]) -> None:
     """Each marker's turn: for a world's event, the last turn that began strictly before it (the turn whose advance
     it happened in); for the agent's action, the first turn that began at its instant, else the one it fell in
-    (the turn that issued it; of several model turns at one instant, the first)."""
+    (the turn that issued it; of several model turns at one instant, the first); the run's end, the last turn that
+    began at or before it (a run whose time never moved ends in its last turn, not its first)."""
     times = [int(t.get("t") or 0) for t in turns]
     for m in markers:
+        if m.get("name") in _ENDS:  # the run ended in its last turn, even one that began at the same instant
+            m["turn"] = max(0, bisect.bisect_right(times, m["t"]) - 1)
+            continue
         at = bisect.bisect_left(times, m["t"])
         here = m.get("kind") == "action" and at < len(times) and times[at] == m["t"]
         m["turn"] = (at if here else max(0, at - 1)) if times else 0
@@ -271,8 +286,10 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "path": str(path),
         "fork": _fork_point((result or {}).get("fork")),
     }
+    if result is not None:  # a cap's stop in words, never a bare "error"
+        meta["ending"] = ending_words(str(meta["status"]), meta["detail"] if isinstance(meta["detail"], str) else None)
     metric = str((result or {}).get("metric") or "")
-    start, hooks, at_start, marked = _world_facts(meta["world"], meta["seed"], path)
+    start, hooks, at_start, marked, fresh = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:
@@ -296,7 +313,13 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
             if isinstance(v, (int, float, str, bool)) and k not in meta and k not in _NOT_FIGURES:
                 figures[k] = v
     lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
-    turns, markers = _baseline_turns(rows, lines, marked)
+    names: dict[str, str] = {}
+    if getattr(hooks, "names", None) is not None and fresh is not None:
+        try:
+            names = hooks.names(rows, fresh)
+        except Exception:  # noqa: BLE001 -- a world's hook failing must not hide the run; its ids are shown
+            problems.append("the world's names hook failed; events show the ids the world recorded")
+    turns, markers = _baseline_turns(rows, lines, marked, names)
     kind = "baseline"
     if llm:
         calls = read_records(path / layout.LLM_CALLS, problems)
@@ -320,4 +343,4 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         t["i"] = i
         t["error"] = any(c.get("error") for c in t["commands"]) or not t.get("ok", True)
     return {"kind": "run", "agent_kind": kind, "meta": meta, "figures": figures, "timeline": timeline,
-            "markers": markers, "turns": turns, "problems": problems}
+            "markers": markers, "turns": turns, "shared": share_repeats(turns), "problems": problems}

@@ -8,7 +8,6 @@ way, each with its own ``detect`` and ``load``.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +63,18 @@ def _is_inspect(path: Path) -> bool:
     return is_inspect_log(path)
 
 
+def _inspect_folder(path: Path, **options: Any) -> dict:
+    from bizsim.view.inspect_data import inspect_folder_data
+
+    return inspect_folder_data(path)
+
+
+def _is_inspect_folder(path: Path) -> bool:
+    from bizsim.view.inspect_data import is_inspect_folder
+
+    return is_inspect_folder(path)
+
+
 def _is_run(path: Path) -> bool:
     from bizsim.view.run_data import is_run_dir
 
@@ -79,6 +90,7 @@ def _is_sweep(path: Path) -> bool:
 _SOURCES: list[Source] = [
     Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family),
     Source("Inspect log", _is_inspect, _inspect), Source("run", _is_run, _run),
+    Source("folder of Inspect logs", _is_inspect_folder, _inspect_folder),
 ]
 
 
@@ -112,21 +124,23 @@ def load_view(path: str | Path, **options: Any) -> dict:
     for s in _SOURCES:
         if s.detect(p):
             return s.load(p, **options)
-    logs = sorted(p.glob("*.eval"))[:3] if p.is_dir() else []
-    if logs:  # `bizsim report` and load() take a folder of logs; a page shows one log
-        raise ConfigError(f"{str(p)!r} is a folder of Inspect logs; the viewer shows one log at a time: name it, e.g. "
-                          f"bizsim view {shlex.quote(str(logs[-1]))}")
     raise ConfigError(f"{str(p)!r} is none of what the viewer opens ({', '.join(s.name for s in _SOURCES)}): a run "
                       "directory holds trajectory.jsonl or run.json, a sweep directory results.jsonl, a fork family "
-                      "run directories of which one is forked from another, an Inspect log ends in .eval")
+                      "run directories of which one is forked from another, an Inspect log ends in .eval (a folder of them is shown whole)")
 
 
 def page_data(root: Path, spec: Any, **options: Any) -> dict:
     """The data of a page a view links to: ``spec`` is what its ``pages`` entry holds (run directories relative to
-    ``root``, or ``{"inspect_sample": i}`` for a sample of the Inspect log ``root``)."""
+    ``root``, ``{"inspect_sample": i}`` for a sample of the Inspect log ``root``, or ``{"inspect_log": name,
+    "inspect_sample": i}`` for a sample of the log ``name`` in the folder ``root``)."""
     if isinstance(spec, dict) and isinstance(spec.get("inspect_sample"), int):
-        from bizsim.view.inspect_data import inspect_sample_data
+        from bizsim.view.inspect_data import inspect_sample_data, is_inspect_log
 
+        log = spec.get("inspect_log")
+        if log is not None:  # a sample of one log of a folder: a name in that folder, nothing else
+            if not isinstance(log, str) or Path(log).name != log or log in (".", "..") or not is_inspect_log(root / log):
+                raise ConfigError(f"not a log of this folder: {str(log)[:200]}")
+            root = root / log
         return inspect_sample_data(root, spec["inspect_sample"], **options)
     if isinstance(spec, list) and 1 <= len(spec) <= 2 and all(isinstance(d, str) for d in spec):
         loaded = [load_view(root / d, **options) for d in spec]

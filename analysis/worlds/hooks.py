@@ -36,6 +36,9 @@ class AnalysisHooks:
             ...])``, the metric at every decision point for the run viewer (default: the summary series named like
             the metric); ``start`` is the summary of the run's world before its first turn (built from the run's
             config), for a run still being written.
+        names: ``names(trajectory_records, world) -> {internal id: name}``, the names the agent knows things by,
+            for ids the world's events carry (the startup world's wake-up events name a task by its UUID, the
+            agent knows it as ``Task-9``); ``world`` is a fresh world built from the run's config and seed.
     """
 
     extractor: Callable[[], Any] | None = None
@@ -43,3 +46,4 @@ class AnalysisHooks:
     action_bin_days: int = 14
     max_action_figures: int | None = None
     timeline: Callable[[list[dict], dict | None, dict | None], tuple[str, list[list[float]]]] | None = None
+    names: Callable[[list[dict], Any], dict[str, str]] | None = None

@@ -98,6 +98,10 @@ class FreelanceWorld(DayWorld):
 
     #: The role line of the default preset's prompt (``system_prompt()`` fits the world's config).
     agent_role = role_for(True)
+    #: EcoGym's amounts in dollars (see :attr:`World.money_fields`).
+    money_fields = {"money": "dollars", "init_payment": "dollars", "estimated_payment": "dollars",
+                    "final_payment": "dollars", "current_balance": "dollars", "money_change": "dollars",
+                    "living_cost_deducted": "dollars"}
 
     def system_prompt(self) -> str:
         """The agent's system prompt: this config's role line and the shared rules."""

@@ -51,6 +51,8 @@ class StartupWorld(World):
     commands = COMMANDS
     advance_command = "sim resume"
     has_scratchpad = True
+    #: YC-Bench's names for amounts in cents (see :attr:`World.money_fields`).
+    money_fields = {"balance_delta": "cents", "funds_delta": "cents", "listed_reward": "cents", "funds_after": "cents"}
 
     def __init__(self, config: StartupConfig | str = "default", seed: int = 1, *, scratchpad: str = "") -> None:
         cfg = resolve_config(config)

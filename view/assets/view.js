@@ -63,8 +63,9 @@
   }
   function pre(text) { return el("pre", {text: text}); }
   const pad = (n) => String(n).padStart(2, "0");
+  // A world that counts days counts from day 0 (its first day's report says "current_day": 1 when day 0 ends).
   function simDate(meta, t) {
-    const day = Math.floor(t / 86400e6) + 1;
+    const day = Math.floor(t / 86400e6);
     if (!meta.start) return "day " + day;
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     const date = d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
@@ -72,8 +73,9 @@
     return date + " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
   }
   // The time axis's ticks: the first of each month (every 2nd or 3rd on a long run) when the run has a calendar
-  // and spans two months or more, else six equal steps.
+  // and spans two months or more, else six equal steps; none past the first when simulated time never moved.
   function timeTicks(meta, t1) {
+    if (t1 <= 1) return [0];
     const start = meta && meta.start ? Date.parse(meta.start + "Z") : NaN;
     if (!isNaN(start) && t1 >= 60 * 86400e6) {
       const ticks = [], d0 = new Date(start);
@@ -87,31 +89,40 @@
     }
     return [0, 1, 2, 3, 4, 5, 6].map((i) => t1 * i / 6);
   }
+  // A tick's words: the date, and the hour too on a run of a few days (else its ticks would repeat a date).
+  function tickDate(meta, t, t1) {
+    if (!meta.start || t1 >= 4 * 86400e6) return shortDate(meta, t);
+    const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
+    return shortDate(meta, t) + (/T00:00(:00)?$/.test(meta.start) && t1 >= 86400e6 ? "" : " " + pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()));
+  }
   function shortDate(meta, t) {
-    if (!meta.start) return "day " + (Math.floor(t / 86400e6) + 1);
+    if (!meta.start) return "day " + Math.floor(t / 86400e6);
     const d = new Date(Date.parse(meta.start + "Z") + t / 1000);
     return d.toLocaleDateString("en-US", {month: "short", day: "numeric", timeZone: "UTC"});
   }
-  // Marks never take a run's colour (A is PALETTE[0], B PALETTE[1]); a kind keeps its colour from page to page
-  // (a hash of its name picks it, the next free one on a clash), and every failure is drawn dark.
-  const MARK_PALETTE = ["#2a9d8f", "#e9a03b", "#7b4fb5", "#5c8001", "#c8553d", "#1b998b", "#8d6a9f", "#3d5a80", "#b08900", "#6d597a"];
-  const colorOf = (() => {
-    const m = new Map(), used = new Set();
-    return (name) => {
-      if (m.has(name)) return m.get(name);
-      let c = "#222";
-      if (!/\(failed\)$/.test(name)) {
-        let h = 0;
-        for (const ch of name) h = (h * 31 + ch.codePointAt(0)) >>> 0;
-        let k = h % MARK_PALETTE.length;
-        for (let n = 0; n < MARK_PALETTE.length && used.has(MARK_PALETTE[k]); n++) k = (k + 1) % MARK_PALETTE.length;
-        c = MARK_PALETTE[k];
-        used.add(c);
-      }
-      m.set(name, c);
-      return c;
-    };
-  })();
+  // One kind of event or command, one colour, on every page and in the report's figures: the table comes from
+  // bizsim.analysis.labels (KIND_COLORS); a kind it lacks gets a fallback colour picked by the same FNV-1a hash of
+  // its key that labels.kind_color computes, and every failure is drawn dark. Marks never take a run's colour.
+  const KINDS = (() => { try { return JSON.parse(document.getElementById("bizsim-kinds").textContent); } catch (e) { return {}; } })();
+  const KIND_TABLE = KINDS.colors || {}, KIND_FALLBACK = KINDS.fallback && KINDS.fallback.length ? KINDS.fallback : ["#2a9d8f"];
+  function kindKey(name) {
+    let k = String(name).replace(/_/g, " ").trim().toLowerCase();
+    if (k.endsWith(" (failed)")) k = k.slice(0, -9).trimEnd();
+    return k;
+  }
+  // A kind in words: the table's words for a name that does not say what happened (task_half), else its name.
+  function kindWords(name) {
+    const text = String(name).replace(/_/g, " ").trim(), w = (KINDS.words || {})[kindKey(text)];
+    return w == null ? text : w + (/\(failed\)$/.test(text) ? " (failed)" : "");
+  }
+  function colorOf(name) {
+    if (/\(failed\)\s*$/.test(String(name))) return KINDS.failed || "#222";
+    const key = kindKey(name);
+    if (Object.prototype.hasOwnProperty.call(KIND_TABLE, key)) return KIND_TABLE[key];
+    let h = 0x811c9dc5;
+    for (const ch of key) h = Math.imul(h ^ ch.codePointAt(0), 0x01000193) >>> 0;
+    return KIND_FALLBACK[h % KIND_FALLBACK.length];
+  }
   // Arrow keys move through the turns of the page's main list wherever the focus is (but in a text field).
   let keyTarget = null;
   document.addEventListener("keydown", (ev) => {
@@ -149,13 +160,18 @@
       const tx = svg("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end"}); tx.textContent = tick(v, opts.money); ax.appendChild(tx);
     }
     const xt = timeTicks(opts.meta, t1);
+    let lastTick = null;
     xt.forEach((t, i) => {
+      const words = tickDate(opts.meta, t, t1);
+      if (words === lastTick) return;  // a date once, however many ticks fall on it
+      lastTick = words;
       const tx = svg("text", {x: x(t), y: H - B + STRIP + 16, "text-anchor": i === 0 && t === 0 ? "start" : "middle"});
-      tx.textContent = shortDate(opts.meta, t); ax.appendChild(tx);
+      tx.textContent = words; ax.appendChild(tx);
     });
     const yl = svg("text", {x: 12, y: T + (H - T - B) / 2, transform: `rotate(-90 12 ${T + (H - T - B) / 2})`, "text-anchor": "middle"});
     yl.textContent = opts.ylabel || ""; ax.appendChild(yl);
-    const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"}); xl.textContent = "simulated time"; ax.appendChild(xl);
+    const xl = svg("text", {x: L + (W - L - R) / 2, y: H - 6, "text-anchor": "middle"});
+    xl.textContent = t1 <= 1 ? "simulated time (it never moved in this run: every turn and event is at its start)" : "simulated time"; ax.appendChild(xl);
     s.appendChild(ax);
     if (v0 < 0) s.appendChild(svg("line", {x1: L, x2: W - R, y1: y(0), y2: y(0), stroke: "#999", "stroke-width": 1}));
     for (const se of series) {
@@ -172,6 +188,13 @@
     const cursors = series.map(() => { const c = svg("line", {y1: T, y2: H - B, class: "cursor", visibility: "hidden"}); s.appendChild(c); return c; });
     const mkY = H - B + 4;
     for (let k = 0; k < lanes; k++) s.appendChild(svg("rect", {x: L, y: mkY + LANE * k - 1, width: W - L - R, height: LANE, fill: k % 2 ? "#f7f8fa" : "#fbfbfc"}));
+    // With two runs or more, each lane of marks says whose it is, in its run's colour.
+    if (opts.laneLabels && lanes > 1) opts.laneLabels.slice(0, lanes).forEach((name, k) => {
+      const tx = svg("text", {x: L - 6, y: mkY + LANE * k + LANE / 2 + 3, "text-anchor": "end", class: "lane", fill: series[k] ? series[k].color : "#5b6475", "font-size": 11, "font-weight": 600});
+      tx.textContent = String(name).length > 14 ? String(name).slice(0, 13) + "…" : String(name);
+      const ti = svg("title"); ti.textContent = String(name); tx.appendChild(ti);
+      s.appendChild(tx);
+    });
     for (const m of markers) {
       if (opts.hidden && opts.hidden.has(m.name)) continue;
       const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * LANE + (split && m.kind === "action" ? 11 : 0), width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
@@ -189,19 +212,31 @@
   }
 
   // ---- one run: turn list and turn detail ----------------------------------------------------------------
+  // What a turn did, in a list row: the agent's decisions first (the kinds the world marks), then the rest, a
+  // command run several times named once with its count; a planner's turn no longer reads "company status, ..."
+  // whatever it decided.
   function turnSummary(run, t) {
+    if (t._sum != null) return t._sum;
     const cmds = t.commands.map((c) => c.line.replace(/^yc-bench /, "").split(" --")[0]);
     if (run.agent_kind === "llm" && !cmds.length) {
       const r = t.response || {};
       if (!t.ok) return "model call failed";
       return r.content ? "says: " + String(r.content).slice(0, 80) : "(no tool call)";
     }
-    return cmds.join(", ") || (t.stop ? "advance" : "");
+    if (!cmds.length) return t.stop ? "advance" : "";
+    const counts = new Map();
+    for (const c of cmds) counts.set(c, (counts.get(c) || 0) + 1);
+    const decided = run._decisions || new Set();
+    const names = [...counts.keys()].map((c, k) => [decided.has(kindKey(cmdName({line: c}))) ? 0 : 1, k, c]);
+    names.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    t._sum = names.map(([, , c]) => c + (counts.get(c) > 1 ? " ×" + counts.get(c) : "")).join(", ");
+    return t._sum;
   }
 
   function searchText(run, t) {
     if (t._s != null) return t._s;
-    const parts = [turnSummary(run, t)];
+    // the date as the list shows it ("Jul 9") and as the detail does ("2025-07-09 14:00"), so either form finds it
+    const parts = [turnSummary(run, t), shortDate(run.meta, t.t || 0), simDate(run.meta, t.t || 0)];
     for (const c of t.commands) parts.push(c.line, JSON.stringify(c.result || ""), c.error || "");
     if (t.response) parts.push(String(t.response.content || ""), JSON.stringify(t.response.tool_calls || []), JSON.stringify(t.response.echo || ""));
     if (t.request) { const prev = run._prevIds(t.i); for (const id of t.request.messages) if (!prev.has(id)) parts.push(JSON.stringify((run.meta.messages || {})[id] || "")); }
@@ -220,6 +255,21 @@
       return new Set(p && p.request ? p.request.messages : []);
     };
     run.times = run.turns.map((t) => t.t || 0);
+    run._decisions = new Set(run.markers.filter((m) => m.kind === "action").map((m) => kindKey(m.name)));
+    // Objects many results list are written once in run.shared (run_data.share_repeats): put them back, and give
+    // the advance its answer, the turn's stop, written once too.
+    const shared = Array.isArray(run.shared) ? run.shared : [];
+    const back = (v) => {
+      if (Array.isArray(v)) return v.map((x) => x && typeof x === "object" && !Array.isArray(x) && Object.keys(x).length === 1
+        && Number.isInteger(x["$bizsim_shared"]) && x["$bizsim_shared"] < shared.length ? shared[x["$bizsim_shared"]] : back(x));
+      if (v && typeof v === "object") { const o = {}; for (const k in v) o[k] = back(v[k]); return o; }
+      return v;
+    };
+    for (const t of run.turns) for (const c of t.commands) {
+      if (shared.length && c.result && typeof c.result === "object") c.result = back(c.result);
+      if (c.advance && c.result == null) c.result = t.stop;
+    }
+    run.shared = null;
     return run;
   }
 
@@ -275,7 +325,7 @@
     }
     if (t.memory) renderMemory(host, run, i, t.memory);
     if (run.agent_kind === "llm") renderLLM(host, run, i, t); else renderCommands(host, t.commands, "Commands and results");
-    if (t.stop) {
+    if (t.stop && !t.commands.some((c) => c.advance)) {
       const d = el("details", null, el("summary", {text: "What the advance returned"}), pre(pretty(t.stop)));
       host.appendChild(d);
     }
@@ -314,7 +364,9 @@
     for (const c of cmds) {
       const box = el("div", {cls: "cmd" + (c.error ? " err" : "")}, el("div", {cls: "line", text: (c.source && c.source !== "model" ? "[" + c.source + "] " : "") + c.line}));
       const body = pretty(c.error ? (c.result != null ? c.result : c.error) : c.result);
-      if (body.length > 1500) box.appendChild(el("details", null, el("summary", {text: `result (${body.length.toLocaleString()} characters)`}), pre(body)));
+      // The advance's answer is the day's (or the wake-up's) report: its summary line first, and never folded.
+      if (c.advance && c.result && typeof c.result.summary === "string") box.appendChild(el("div", {cls: "line report", text: c.result.summary}));
+      if (body.length > 1500 && !c.advance) box.appendChild(el("details", null, el("summary", {text: `result (${body.length.toLocaleString()} characters)`}), pre(body)));
       else box.appendChild(pre(body || "(no result)"));
       host.appendChild(box);
     }
@@ -363,21 +415,23 @@
   function runPane(host, run, opts) {
     const wrap = el("div", {cls: opts.compact ? "body" : "panes"});
     const list = el("div", {cls: "list", tabindex: "0"}), detail = el("div", {cls: "detail"});
+    const RH = opts.compact ? 46 : ROW_H;  // a side-by-side list is narrow: its rows take two lines (view.css)
     const spacer = el("div", {style: "position:relative"});
     list.appendChild(spacer);
     wrap.appendChild(list); wrap.appendChild(detail); host.appendChild(wrap);
     let shown = run.turns.map((t, i) => i), sel = -1, shownSet = new Set(shown);
     const none = el("div", {cls: "empty", text: "No turn matches the search and filters."});
     function paint() {
-      spacer.style.height = shown.length * ROW_H + "px";
+      spacer.style.height = shown.length * RH + "px";
       if (!shown.length) { spacer.textContent = ""; spacer.appendChild(none); return; }
       const top = list.scrollTop, h = list.clientHeight || 600;
-      const a = Math.max(0, Math.floor(top / ROW_H) - 10), b = Math.min(shown.length, Math.ceil((top + h) / ROW_H) + 10);
+      const a = Math.max(0, Math.floor(top / RH) - 10), b = Math.min(shown.length, Math.ceil((top + h) / RH) + 10);
       spacer.textContent = "";
       for (let k = a; k < b; k++) {
         const i = shown[k], t = run.turns[i];
-        const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * ROW_H}px`, "data-i": i},
-          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), turnSummary(run, t));
+        const what = turnSummary(run, t);
+        const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * RH}px`, "data-i": i, title: what},
+          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), el("span", {cls: "w", text: what}));
         row.addEventListener("click", () => api.select(i, true));
         spacer.appendChild(row);
       }
@@ -395,9 +449,9 @@
         sel = Math.max(0, Math.min(run.turns.length - 1, i));
         const k = shown.indexOf(sel);
         if (k >= 0) {
-          spacer.style.height = shown.length * ROW_H + "px";  // first, or the browser clamps the scroll to nothing
-          const top = k * ROW_H;
-          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - ROW_H) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
+          spacer.style.height = shown.length * RH + "px";  // first, or the browser clamps the scroll to nothing
+          const top = k * RH;
+          if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - RH) list.scrollTop = Math.max(0, top - list.clientHeight / 3);
         }
         paint(); renderDetail(detail, run, sel);
         detail.scrollTop = 0;
@@ -405,6 +459,7 @@
       },
       filter(pred) { shown = run.turns.map((t, i) => i).filter(pred); shownSet = new Set(shown); paint(); return shown.length; },
       isShown(i) { return shownSet.has(i); },
+      get first() { return shown.length ? shown[0] : -1; },
       get selected() { return sel; },
       paint,
     };
@@ -420,7 +475,7 @@
     const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
     if (m.status != null) {  // a source of another kind may not say how its run ended
-      const status = m.status === "running" ? "still running"
+      const status = m.status === "running" ? "still running" : typeof m.ending === "string" ? m.ending
         : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
       h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
     }
@@ -444,7 +499,7 @@
     for (const n of names) {
       const cb = el("input", {type: "checkbox"}); cb.checked = !hidden.has(n);
       cb.addEventListener("change", () => { if (cb.checked) hidden.delete(n); else hidden.add(n); redraw(); });
-      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), n.replace(/_/g, " ") + " (" + markers.filter((m) => m.name === n).length + ")"));
+      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), kindWords(n) + " (" + markers.filter((m) => m.name === n).length + ")"));
     }
     return box;
   }
@@ -471,7 +526,7 @@
     const q = el("input", {type: "search", placeholder: "Search commands, results, messages…", id: "search"});
     const f = filtersFor(run);
     const cmdSel = el("select", {id: "filter-command"}, el("option", {value: "", text: "any command"}), ...f.commands.map((c) => el("option", {value: c, text: c})));
-    const evSel = el("select", {id: "filter-event"}, el("option", {value: "", text: "any event"}), ...f.events.map((c) => el("option", {value: c, text: c.replace(/_/g, " ")})));
+    const evSel = el("select", {id: "filter-event"}, el("option", {value: "", text: "any event"}), ...f.events.map((c) => el("option", {value: c, text: kindWords(c)})));
     const errCb = el("input", {type: "checkbox", id: "filter-errors"});
     const count = el("span", {cls: "count"});
     tools.append(q, cmdSel, evSel, el("label", null, errCb, " errors only"), count);
@@ -492,6 +547,8 @@
       });
       count.textContent = `${num(n)} of ${num(run.turns.length)} turns`;
       const filtered = text || cmd || ev || err;
+      // The detail follows the list: a turn the search leaves out is not shown beside the turns it keeps.
+      if (filtered && n && pane.selected >= 0 && !pane.isShown(pane.selected)) pane.select(pane.first, true);
       const before = state.matches;
       state.matches = filtered ? run.turns.filter((t, i) => pane.isShown(i)).map((t) => t.t || 0) : null;
       if (ch && (before || state.matches)) draw();
@@ -547,6 +604,7 @@
     const draw = () => {
       ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
         meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0), hidden: hidden,
+        laneLabels: ["A marks", "B marks"],
         onPick: (k, t, turn) => { const from = k < 0 ? 0 : k; const i = turn != null ? turn : turnAt(runs[from], t); apis[from].select(i, false); align(from, i); },
       });
     };
@@ -712,7 +770,7 @@
     const table = el("table", {cls: "grp", id: "family-table"});
     const rows = [];
     const pick = (k) => { rows.forEach((r, j) => r.classList.toggle("sel", j === k)); ch.setCursor(k, ms[k].fork && ms[k].fork.t != null ? ms[k].fork.t : 0); };
-    const ch = chart(chartHost, series, marks, {meta: meta, money: meta.timeline_money, ylabel: meta.timeline_label,
+    const ch = chart(chartHost, series, marks, {meta: meta, money: meta.timeline_money, ylabel: meta.timeline_label, laneLabels: ms.map((m) => m.id),
       endT: ms.map((m) => m.meta.end_t || 0), onPick: (k, t, turn) => { if (k >= 0) pick(k); }});
     const sec = el("div", {cls: "section"}, el("h2", {text: "Runs (a fork's row sits under its parent's)"}), table);
     root.appendChild(sec);
@@ -743,7 +801,9 @@
   function viewInspect(root, data) {
     root.textContent = "";
     const m = data.meta, rows = data.rows;
-    root.appendChild(el("header", {cls: "top"}, el("h1", {text: "Inspect log: " + m.task}),
+    const folder = m.logs != null;  // a folder of logs: every log's samples, each row naming its log
+    root.appendChild(el("header", {cls: "top"}, el("h1", {text: (folder ? "Inspect logs: " : "Inspect log: ") + m.task}),
+      folder ? el("div", {cls: "stat"}, el("b", {text: num(m.logs)}), el("span", {text: m.logs === 1 ? "log" : "logs"})) : null,
       el("div", {cls: "stat"}, el("b", {text: m.model}), el("span", {text: "model"})),
       el("div", {cls: "stat"}, el("b", {text: num(rows.length)}), el("span", {text: rows.length === 1 ? "sample" : "samples"})),
       el("div", {cls: "stat"}, el("b", {text: String(m.status)}), el("span", {text: "status"})),
@@ -751,11 +811,11 @@
     const pr = problems(data.problems); if (pr) root.appendChild(pr);
     const table = el("table", {cls: "grp", id: "samples-table"});
     root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Samples (one bizsim episode each; open one to read its transcript)"}), table));
-    table.appendChild(el("tr", null, ...["sample", "epoch", "world", "preset", "seed", "score", "ending", "tokens", "model cost", ""].map((h) => el("th", {text: h}))));
+    table.appendChild(el("tr", null, ...[folder ? "log" : null, "sample", "epoch", "world", "preset", "seed", "score", "ending", "tokens", "model cost", ""].filter((h) => h != null).map((h) => el("th", {text: h}))));
     for (const r of rows) {
       const href = data.page_links ? data.page_links.replace("{id}", encodeURIComponent(r.page)) : null;
       const open = el("td", null, href ? el("a", {href: href, text: "transcript", cls: "open-sample"}) : el("span", {cls: "muted", text: "write the page with --out, or --serve, to read it"}));
-      table.appendChild(el("tr", {"data-page": r.page}, el("td", {text: r.id}), el("td", {cls: "num", text: String(r.epoch)}), el("td", {text: r.world}), el("td", {text: r.preset}),
+      table.appendChild(el("tr", {"data-page": r.page}, folder ? el("td", {text: String(r.log || ""), title: String(r.log || ""), style: "max-width:300px;overflow:hidden;text-overflow:ellipsis"}) : null, el("td", {text: r.id}), el("td", {cls: "num", text: String(r.epoch)}), el("td", {text: r.world}), el("td", {text: r.preset}),
         el("td", {cls: "num", text: r.seed == null ? "" : String(r.seed)}),
         el("td", {cls: "num", text: r.value == null ? "" : (r.metric_label ? r.metric_label + ": " : "") + fmtValue(r.value, r.money)}),
         el("td", {text: String(r.status).replace(/_/g, " ")}), el("td", {cls: "num", text: num(r.tokens)}), el("td", {cls: "num", text: r.cost_usd == null ? "" : usd(r.cost_usd)}), open));
@@ -796,11 +856,6 @@
   let onResize = null;
   window.addEventListener("resize", () => { if (onResize) onResize(); });
   function show() {
-    // Colours are given to the kinds of mark in name order, before any is drawn: the same kinds, the same colours,
-    // whichever page (one run, or two side by side) draws them.
-    const kinds = new Set();
-    for (const r of [data, ...(Array.isArray(data.runs) ? data.runs : [])]) for (const m of (r && r.markers) || []) kinds.add(m.name);
-    [...kinds].sort().forEach(colorOf);
     root.classList.toggle("fill", data.kind === "run" || data.kind === "compare");
     onResize = null;
     if (data.kind === "run") view = viewRun(root, data, state);

@@ -75,6 +75,23 @@ def _timeline(rows: list[dict], result: dict | None, start: dict | None) -> tupl
     return "funds_cents", points
 
 
+def _names(rows: list[dict], world: Any) -> dict[str, str]:
+    """Each task's title by its UUID: the initial market's from the fresh world, then one replacement a successful
+    accept (its result names the replacement; the world numbers replacements in the order of the accepts)."""
+    names = {t.uid: t.title for t in world.tasks}
+    serial = len(world.tasks)
+    prefix = next(iter(names), "")[:24]
+    for r in rows:
+        data = r.get("data")
+        if r.get("kind") != "cmd" or not isinstance(data, dict) or not isinstance(data.get("result"), dict):
+            continue
+        fresh = data["result"].get("replacement_task_id")
+        if isinstance(fresh, str):
+            serial += 1
+            names[prefix + f"{serial:012x}"] = fresh
+    return names
+
+
 #: The startup world's analysis hooks (its registration's ``analysis``).
 HOOKS = AnalysisHooks(extractor=_extractor, report=_report, action_bin_days=30, max_action_figures=4,
-                      timeline=_timeline)
+                      timeline=_timeline, names=_names)
