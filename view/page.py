@@ -8,7 +8,7 @@ import math
 from importlib import resources
 from typing import Any
 
-from ..labels import FAILED_COLOR, KIND_COLORS, KIND_FALLBACK_COLORS, KIND_WORDS
+from bizsim.analysis.labels import FAILED_COLOR, KIND_COLORS, KIND_FALLBACK_COLORS, KIND_WORDS
 
 __all__ = ["embed_json", "render"]
 
