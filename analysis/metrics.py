@@ -28,7 +28,6 @@ __all__ = [
     "ok_runs",
     "action_frequencies",
     "cost_per_dollar",
-    "drop_months_after_end",
     "mean_ci",
     "outcomes",
     "rates",
@@ -57,10 +56,6 @@ def figures_of(runs: Any) -> list[str]:
             continue
         out += [f for f in figures if f not in out]
     return out
-#: Series of amounts per period: a run that ended adds nothing more to them.
-_FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
-#: Series a collapse wipes out (a collapsed platform has no users left).
-_GONE_WITH_COLLAPSE = frozenset({"daily_dau"})
 #: Columns that measure income, in order of preference.
 INCOME = ("income_cents", "total_revenue_cents")
 
@@ -118,10 +113,6 @@ def with_groups(table: Any, runs: Any, by: str | Sequence[str] | None = None) ->
     missing = [c for c in cols if c in table.columns]
     extra = table.drop(columns=missing) if missing else table
     return extra.merge(runs[["run_id", *cols]], on="run_id", how="inner")
-
-
-def _flag(v: Any) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(v)
 
 
 def ok_runs(runs: Any) -> Any:
@@ -219,16 +210,17 @@ def series_over_time(
 ) -> Any:
     """One series (``month_end_funds_cents``, ``daily_dau``, ...) averaged over the runs of each group, step by step.
 
+    Each run's points are :func:`bizsim.analysis.series.run_series`'s: the one definition every table, figure
+    and the viewer use (no stub month after a run's end; a bankrupt run counts 0 from its bankruptcy on, the
+    month before keeping its figures).
+
     Args:
-        fill: what a run that ended early contributes:
-            ``"auto"`` — a bankrupt run counts 0 from its last point on (the
-            YC-Bench leaderboard counts a seed as 0 from the month it went
-            bankrupt); after its last point a flow (income, revenue, cost)
-            counts 0, users (``daily_dau``) of a collapsed platform 0, and a
-            stock (funds, money, energy, ...) its last value, so a freelance
-            career that ended keeps its money; ``"last"`` — its last value
-            after its last point; ``None`` — nothing (means over the runs
-            still going).
+        fill: what a run that ended early contributes: ``"auto"`` — the
+            rules of :mod:`bizsim.analysis.series` (a bankrupt run 0 from
+            its bankruptcy; after another early end a flow 0, a stock its
+            last value, users of a collapsed platform 0); ``"last"`` — its
+            last raw value after its last point; ``None`` — nothing (means
+            over the runs still going).
             With a fill every group runs to the last step any group of the
             series reaches (an all-bankrupt group's funds stay at 0 as far
             as another group's runs go; alone, it ends at its last point).
@@ -238,48 +230,24 @@ def series_over_time(
     """
     import pandas as pd
 
-    if fill not in ("auto", "last", None):
-        raise ValueError(f"fill(={fill!r}) must be 'auto', 'last' or None")
+    from .series import run_series
+
     cols = group_columns(by)
-    s = series[series["name"] == name][["run_id", "step", "key", "value"]]
-    s = with_groups(s, ok_runs(runs), cols)
     out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]
+    ok = ok_runs(runs)
+    s = with_groups(run_series(series, ok, name, fill=fill), ok, cols)
     if s.empty:
         return pd.DataFrame(columns=out_cols)
+    keys = s.drop_duplicates("step").set_index("step")["key"]
     rows = []
-    flags = ok_runs(runs).set_index("run_id")
-    def ending(rid: str) -> str | None:
-        for c in ("bankrupt", "collapsed"):
-            if c in flags.columns and _flag(flags.at[rid, c]):
-                return c
-        return None
-
-    ended = {rid: ending(rid) for rid in s["run_id"].unique()}
-    all_keys = s.drop_duplicates("step").set_index("step")["key"].sort_index()
-    flow = name in _FLOW_SERIES
     for key, g in s.groupby(cols, sort=True, dropna=False):
         wide = g.pivot_table(index="step", columns="run_id", values="value", aggfunc="first").sort_index()
-        keys = all_keys
-        if fill is not None:
-            wide = wide.reindex(all_keys.index)
-            for rid in wide.columns:
-                col = wide[rid]
-                last = col.last_valid_index()
-                after = col.index > last
-                if fill == "auto" and ended[rid] == "bankrupt":
-                    wide.loc[col.index >= last, rid] = 0.0
-                elif fill == "auto" and (flow or (ended[rid] == "collapsed" and name in _GONE_WITH_COLLAPSE)):
-                    wide.loc[after, rid] = 0.0
-                else:
-                    wide.loc[after, rid] = col[last]
         stats = _row_stats(wide, confidence)
         stats.insert(0, "key", keys.reindex(stats.index).to_numpy())
         stats.insert(0, "step", stats.index.astype(int))
         for c, v in reversed(list(zip(cols, key if isinstance(key, tuple) else (key,)))):
             stats.insert(0, c, v)
         rows.append(stats)
-    if not rows:
-        return pd.DataFrame(columns=out_cols)
     return pd.concat(rows, ignore_index=True)[out_cols]
 
 
@@ -380,24 +348,3 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
                      "earned_usd": e, "cost_per_dollar": c / e if e > 0 else math.nan,
                      "mean_score": float(g["metric_value"].mean())})
     return pd.DataFrame(rows, columns=out_cols)
-
-
-def drop_months_after_end(series: Any, runs: Any) -> Any:
-    """``series`` without the month-keyed rows of a month that began less than a day before its run ended.
-
-    A year that starts on 1 January at 09:00 ends on the next 1 January at 09:00: the month keyed ``2026-01``
-    then holds nine hours, no business day, and its monthly flows (revenue, costs) read as a drop to zero that
-    never happened. Its month-end funds repeat December's. Either way the point says nothing, so it goes.
-    """
-    import pandas as pd
-
-    if series is None or len(series) == 0 or "end_time" not in runs.columns:
-        return series
-    keys = series["key"].astype(str)
-    monthly = keys.str.fullmatch(r"\d{4}-\d{2}")
-    if not bool(monthly.any()):
-        return series
-    end = pd.to_datetime(series["run_id"].map(runs.set_index("run_id")["end_time"]), errors="coerce")
-    start = pd.to_datetime(keys.where(monthly) + "-01", errors="coerce", format="%Y-%m-%d")
-    stub = monthly & start.notna() & end.notna() & (start > end - pd.Timedelta(days=1))
-    return series[~stub]

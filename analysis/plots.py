@@ -23,6 +23,7 @@ __all__ = [
     "funds_over_time",
     "new_axes",
     "per_seed_trajectories",
+    "plotted_series",
     "score_vs_cost",
     "series_over_time",
 ]
@@ -69,8 +70,10 @@ def _label(name: str, cents: bool | None) -> str:
 
 
 def _last_steps(series: Any, runs: Any, name: str, cols: list[str]) -> dict[tuple, int]:
-    """The last step with real data of any run of each group."""
-    s = metrics.with_groups(series[series["name"] == name][["run_id", "step"]], runs, cols)
+    """The last step with real data of any run of each group (a stub month after the end is not data)."""
+    from .series import run_series
+
+    s = metrics.with_groups(run_series(series, runs, name, extend=False)[["run_id", "step"]], runs, cols)
     if not len(s):
         return {}
     found = s.groupby(cols, sort=False, dropna=False)["step"].max()
@@ -109,6 +112,22 @@ def _months(ax: Any, steps: list[int], labels: list[str] | None) -> None:
         ax.set_xticks(steps[::every], labels[::every], rotation=45, ha="right")
 
 
+def plotted_series(
+    series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, fill: str | None = "auto"
+) -> Any:
+    """The numbers :func:`series_over_time` draws: :func:`bizsim.analysis.metrics.series_over_time`'s table, each
+    group's rows stopping at the last step any of its runs has data for (steps filled after every run of a
+    group ended say nothing)."""
+    cols = columns_for(runs, by)
+    table = metrics.series_over_time(series, runs, name, cols, fill=fill)
+    last = _last_steps(series, metrics.ok_runs(runs), name, cols)
+    if not len(table) or not last:
+        return table
+    ends = [last.get(tuple(k)) for k in table[cols].itertuples(index=False, name=None)]
+    keep = [e is not None and s <= e for s, e in zip(table["step"].tolist(), ends)]
+    return table[keep].reset_index(drop=True)
+
+
 def series_over_time(
     series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True,
     cents: bool | None = None, fill: str | None = "auto",
@@ -125,17 +144,13 @@ def series_over_time(
     """
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)
-    table = metrics.series_over_time(series, runs, name, cols, fill=fill)
+    table = plotted_series(series, runs, name, cols, fill=fill)
     div, unit = _scale(name, cents)
     steps: list[int] = []
     labels: list[str] | None = None
     shaded = False
-    last = _last_steps(series, runs, name, cols)
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
-        end = last.get(key if isinstance(key, tuple) else (key,))
-        if end is not None:  # a line stops where its runs' data stops: filled steps after every run ended say nothing
-            g = g[g["step"] <= end]
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
         if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
             shaded = True
@@ -171,10 +186,14 @@ def per_seed_trajectories(
     series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] | None = None, *,
     ax: Any = None, cents: bool | None = None,
 ) -> Any:
-    """One thin line per run (no filling after an early end), coloured by group."""
+    """One thin line per run, coloured by group: each run's points as every table counts them (a bankrupt run at 0
+    from its bankruptcy; :mod:`bizsim.analysis.series`), not carried on after its end."""
+    from .series import run_series
+
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)
-    s = metrics.with_groups(series[series["name"] == name][["run_id", "step", "key", "value"]], runs, cols)
+    ok = metrics.ok_runs(runs)
+    s = metrics.with_groups(run_series(series, ok, name, extend=False), ok, cols)
     div, unit = _scale(name, cents)
     import matplotlib
 

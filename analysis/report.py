@@ -61,6 +61,12 @@ class _Doc:
         shown = df if getattr(df, "attrs", {}).get("presented") else present(df)
         self.parts.append(to_html(shown))
 
+    def details(self, summary: str, df: Any) -> None:
+        """A table folded under ``summary`` (a figure's numbers: there to check, not to read first)."""
+        self.parts.append(f"<details><summary>{html.escape(summary)}</summary>")
+        self.table(df)
+        self.parts.append("</details>")
+
     def figure(self, ax: Any, name: str, caption: str) -> None:
         fig = ax.figure
         buf = io.BytesIO()
@@ -141,7 +147,6 @@ def write_report(
         old.unlink()
     doc = _Doc(figures)
     runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
-    series = metrics.drop_months_after_end(series, runs) if len(runs) else series
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
@@ -184,6 +189,7 @@ def write_report(
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
                        f"{world}: {words(sname)}, mean over seeds (shaded: 95 % confidence band, with 3 or more "
                        "seeds)")
+            doc.details("The figure's numbers: mean over seeds", figure_numbers(series, ok, sname, by))
         hooks = _hooks(world)
         if hooks.report is not None:
             counter = [n_fig]
@@ -217,6 +223,24 @@ def write_report(
     target = root / "report.html"
     write_text_atomic(target, text)
     return target
+
+
+def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
+    """What :func:`bizsim.analysis.plots.series_over_time` draws, one row a step and one column a line (money in
+    dollars): the table a reader checks the figure against."""
+    table = plots.plotted_series(series, runs, name, by)
+    if not len(table):
+        return table
+    label = table[by].astype(str).agg(" / ".join, axis=1)
+    wide = table.assign(line=label).pivot_table(index=["step", "key"], columns="line", values="mean", aggfunc="first")
+    wide = wide.reset_index().drop(columns="step").rename(columns={"key": "month" if _monthly(table) else "step"})
+    wide.columns = [str(c) for c in wide.columns]
+    money = tuple(c for c in wide.columns[1:]) if is_money(name) else ()
+    return _presented(present(wide, money_columns=money))
+
+
+def _monthly(table: Any) -> bool:
+    return bool(table["key"].astype(str).str.fullmatch(r"\d{4}-\d{2}").all())
 
 
 def _hooks(world: str) -> AnalysisHooks:
