@@ -25,6 +25,7 @@ __all__ = [
     "figures_of",
     "GROUP",
     "group_columns",
+    "varied_columns",
     "ok_runs",
     "action_frequencies",
     "cost_per_dollar",
@@ -100,16 +101,30 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def group_columns(by: str | Sequence[str] | None) -> list[str]:
-    """The grouping columns ``by`` names (default :data:`GROUP`)."""
+def varied_columns(runs: Any) -> list[str]:
+    """The spec fields besides :data:`GROUP` that take more than one value in ``runs``: the model, then each agent
+    option (``history_rounds``, ``memory``, ``temperature``, ...), in name order. A field a run does not have (a
+    baseline beside LLM runs) counts as a value of its own."""
+    from .store import option_columns
+
+    out = []
+    for col in ["model", *option_columns(runs)]:
+        if col in runs.columns and col not in out and runs[col].astype(str).nunique(dropna=False) > 1:
+            out.append(col)
+    return out
+
+
+def group_columns(by: str | Sequence[str] | None, runs: Any = None) -> list[str]:
+    """The grouping columns ``by`` names; by default :data:`GROUP` plus, given ``runs``, every other spec field
+    that varies in them (:func:`varied_columns`), so an ablation's arms are never pooled."""
     if by is None:
-        return list(GROUP)
+        return list(GROUP) + (varied_columns(runs) if runs is not None else [])
     return [by] if isinstance(by, str) else list(by)
 
 
 def with_groups(table: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
     """``table`` (with a ``run_id`` column) joined to the ``by`` columns of ``runs``."""
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     missing = [c for c in cols if c in table.columns]
     extra = table.drop(columns=missing) if missing else table
     return extra.merge(runs[["run_id", *cols]], on="run_id", how="inner")
@@ -130,7 +145,7 @@ def summarize(
     """
     import pandas as pd
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     rows = []
     ok = ok_runs(runs)
     if value not in ok.columns:
@@ -163,11 +178,11 @@ def outcomes(
     for fig in figures_of(runs) if figures is None else figures:
         if fig not in runs.columns:
             continue
-        s = summarize(runs, fig, by, confidence)
+        s = summarize(runs, fig, group_columns(by, runs), confidence)
         s = s[s["n"] > 0]
         if len(s):
             parts.append(s.assign(figure=fig))
-    cols = [*group_columns(by), "figure", "n", "mean", "std", "ci_low", "ci_high"]
+    cols = [*group_columns(by, runs), "figure", "n", "mean", "std", "ci_low", "ci_high"]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
@@ -185,7 +200,7 @@ def rates(runs: Any, by: str | Sequence[str] | None = None, confidence: float = 
     """
     import pandas as pd
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     rows = []
     for key, g in runs.groupby(cols, sort=True, dropna=False):
         ok = ok_runs(g)
@@ -232,7 +247,7 @@ def series_over_time(
 
     from .series import run_series
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]
     ok = ok_runs(runs)
     s = with_groups(run_series(series, ok, name, fill=fill), ok, cols)
@@ -287,7 +302,7 @@ def action_frequencies(
 
     if bin_days < 1:
         raise ValueError(f"bin_days(={bin_days}) must be >= 1")
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     e = events[(events["kind"] == "cmd") & (~events["name"].isin(list(exclude)))]
     if only_ok:
         e = e[e["ok"].fillna(False).astype(bool)]
@@ -322,7 +337,7 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     """
     import pandas as pd
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     r = ok_runs(runs).copy()
     cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
     if llm_calls is not None and len(llm_calls):

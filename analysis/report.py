@@ -153,21 +153,23 @@ def write_report(
     doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals are 95 % "
           "confidence intervals over seeds (Student's t for means, Wilson for rates).", "note")
 
+    varied = metrics.varied_columns(runs) if len(runs) else []
+    groups = ["world", "preset_label", "agent", *varied]
     doc.h(2, "Runs")
     if len(runs):
         # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
         ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
             runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
         counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
-            ["world", "preset_label", "agent", "ending"], dropna=False).size()
+            [*groups, "ending"], dropna=False).size()
         doc.table(_presented(counts.rename("runs").reset_index().rename(columns={"preset_label": "preset"})),
                   "How the runs ended")
         doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
-        headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
+        headline = metrics.summarize(runs, "metric_value", ["world", "metric", *groups[1:]])
         doc.table(_money_cols(headline, "metric"), "Headline metric: mean and 95 % confidence interval over seeds")
         shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
         doc.table(_money_cols(metrics.outcomes(runs, figures=shown)), "Outcomes (money in dollars)")
-        table, total = per_seed(runs)
+        table, total = per_seed(runs, extra=varied)
         caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
         doc.table(_presented(table), caption)
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
@@ -183,7 +185,7 @@ def write_report(
             continue
         doc.h(2, f"World: {world}")
         multi = ok["preset_label"].nunique() > 1
-        by = ["preset_label", "agent"] if multi else ["agent"]
+        by = (["preset_label", "agent"] if multi else ["agent"]) + [c for c in varied if ok[c].notna().any()]
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
@@ -210,9 +212,9 @@ def write_report(
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     if has_cost or len(llm):
         doc.h(2, "Model cost")
-        doc.table(metrics.cost_per_dollar(runs, llm, ["world", "preset_label", "agent"]), "Cost per dollar earned")
+        doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
         n_fig += 1
-        doc.figure(plots.score_vs_cost(runs, llm, "agent"), f"{n_fig:02d}-score-vs-cost",
+        doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
                    "each agent's mean score against its mean model cost per run")
     doc.h(2, "Provenance")
     items = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in provenance(runs, command))

@@ -87,7 +87,8 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
 
 def rates_table(rates: Any) -> Any:
     """The rates table with each rate and its interval in one cell: ``33.3 % (6.1 to 79.2 %)``."""
-    out = rates[[c for c in ("world", "preset_label", "agent", "runs", "finished") if c in rates.columns]].copy()
+    keys = list(rates.columns[:list(rates.columns).index("runs")]) if "runs" in rates.columns else []
+    out = rates[[*keys, *(c for c in ("runs", "finished") if c in rates.columns)]].copy()
     for what, label in (("bankruptcy", "bankruptcies"), ("collapse", "collapses"), ("error", "errors")):
         rate = f"{what}_rate"
         if rate not in rates.columns:
@@ -106,11 +107,13 @@ def rates_table(rates: Any) -> Any:
     return present(out)
 
 
-def per_seed(runs: Any, limit: int = 500) -> tuple[Any, int]:
-    """One row a run: world, preset, agent, seed, metric (in words, dollars when money), ending; at most ``limit``."""
-    cols = [c for c in ("world", "preset_label", "agent", "seed", "metric", "metric_value", "terminal_reason",
-                        "turns", "llm_cost_usd", "run_id") if c in runs.columns]
-    table = runs.sort_values([c for c in ("world", "preset_label", "agent", "seed") if c in runs.columns])[cols]
+def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = ()) -> tuple[Any, int]:
+    """One row a run: world, preset, agent, the ``extra`` spec fields (the agent options that vary), seed, metric (in
+    words, dollars when money), ending; at most ``limit``."""
+    keys = [c for c in ("world", "preset_label", "agent", *extra) if c in runs.columns]
+    cols = [*keys, *(c for c in ("seed", "metric", "metric_value", "terminal_reason", "turns", "llm_cost_usd", "run_id")
+                     if c in runs.columns)]
+    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols]
     table = table.head(limit).reset_index(drop=True)
     money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
     if "metric" in table.columns:

@@ -156,7 +156,7 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
     assert "[]" == bare.stdout.strip(), bare.stderr
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.series", "bizsim.analysis.runspec", "bizsim.analysis.sweep",
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.series", "bizsim.analysis.store", "bizsim.analysis.runspec", "bizsim.analysis.sweep",
                                   "bizsim.analysis.plots", "bizsim.analysis.gridfile"])
 def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""

@@ -575,8 +575,10 @@
     for (const g of data.groups) { if (!byMetric.has(g.metric)) byMetric.set(g.metric, []); byMetric.get(g.metric).push(g); }
     for (const [metric, gs] of byMetric) {
       const tbl = el("table", {cls: "grp"});
-      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
-      for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", num(g.runs), fmtValue(g.mean, g.money),
+      // Every agent option that varies in the sweep is a column: an ablation's arms are rows of their own.
+      const opts = data.option_columns || [];
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
         g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
       sec.appendChild(dotPlot(gs));
@@ -772,7 +774,7 @@
     const x = (v) => L + (W - L - R) * (v - lo) / (hi - lo || 1);
     gs.forEach((g, k) => {
       const y = 12 + k * rowH;
-      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model].filter(Boolean).join(" · "); s.appendChild(lab);
+      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model, ...Object.entries(g.options || {}).map(([k, v]) => k.replace(/_/g, " ") + " " + (v ?? "-"))].filter(Boolean).join(" · "); s.appendChild(lab);
       for (const v of g.values) s.appendChild(svg("circle", {cx: x(v), cy: y, r: 3, fill: PALETTE[k % PALETTE.length], "fill-opacity": 0.45}));
       if (g.ci_low != null) s.appendChild(svg("line", {x1: x(g.ci_low), x2: x(g.ci_high), y1: y, y2: y, stroke: "#111", "stroke-width": 2}));
       if (g.mean != null) s.appendChild(svg("rect", {x: x(g.mean) - 1.5, y: y - 7, width: 3, height: 14, fill: "#111"}));

@@ -121,7 +121,7 @@ def failure_cause_counts(events: Any, runs: Any, by: str | Sequence[str] | None 
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "cause", "failed_tasks", "count", "share", "primary", "primary_share"]
     failed = failure_causes(events)
     failed = with_groups(failed, runs, cols)
@@ -151,7 +151,7 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "runs", "accepted", "adversarial_accepted", "acceptance_rate", "market_share", "ratio"]
     ok = ok_runs(runs)
     tasks = with_groups(task_table(events), ok, cols)
@@ -181,7 +181,7 @@ def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, c
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "client", "adversarial", "n", "mean", "ci_low", "ci_high"]
     ok = ok_runs(runs)
     s = with_groups(series[series["name"] == "final_trust"][["run_id", "key", "value"]], ok, cols)
@@ -216,7 +216,7 @@ def tool_use(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, p
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     ok = ok_runs(runs)
     cmds = events[(events["kind"] == "cmd") & events["ok"].fillna(False).astype(bool)]
     counts = cmds.groupby(["run_id", "name"]).size().unstack(fill_value=0) if len(cmds) else pd.DataFrame()
