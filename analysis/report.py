@@ -18,7 +18,7 @@ from bizsim.simcore.layout import REPORT
 from . import metrics, plots
 from .labels import human_number, is_money, words
 from .provenance import provenance
-from .report_tables import per_seed, present, rates_table, to_html
+from .report_tables import headline_table, per_seed, present, rates_table, to_html
 from .rundir import make_output_dir
 from .store import Results, load
 from .worlds.hooks import AnalysisHooks, ReportContext
@@ -35,6 +35,7 @@ th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowra
 th{background:#f4f4f4}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}img{max-width:100%}
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
+nav.toc{font-size:.9em;margin:.5em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
 """
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
@@ -45,8 +46,9 @@ class _Doc:
         self.figures = figures
         self.written: list[Path] = []
 
-    def h(self, level: int, text: str) -> None:
-        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+    def h(self, level: int, text: str, anchor: str | None = None) -> None:
+        at = f' id="{html.escape(anchor)}"' if anchor else ""
+        self.parts.append(f"<h{level}{at}>{html.escape(text)}</h{level}>")
 
     def p(self, text: str, cls: str = "") -> None:
         self.parts.append(f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>")
@@ -155,35 +157,29 @@ def write_report(
 
     varied = metrics.varied_columns(runs) if len(runs) else []
     groups = ["world", "preset_label", "agent", *varied]
-    doc.h(2, "Runs")
-    if len(runs):
-        # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
-        ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
-            runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
-        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
-            [*groups, "ending"], dropna=False).size()
-        doc.table(_presented(counts.rename("runs").reset_index().rename(columns={"preset_label": "preset"})),
-                  "How the runs ended")
-        doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
-        headline = metrics.summarize(runs, "metric_value", ["world", "metric", *groups[1:]])
-        doc.table(_money_cols(headline, "metric"), "Headline metric: mean and 95 % confidence interval over seeds")
-        shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
-        doc.table(_money_cols(metrics.outcomes(runs, figures=shown)), "Outcomes (money in dollars)")
-        table, total = per_seed(runs, extra=varied)
-        caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
-        doc.table(_presented(table), caption)
+    worlds = sorted(runs["world"].dropna().unique()) if len(runs) else []
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
-    if len(failed):
-        doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
-        first = failed.iloc[0]
-        doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
+    has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
+    sections = [("summary", "Summary"), *((f"world-{_slug(str(w))}", f"World: {w}") for w in worlds)]
+    sections += [("cost", "Model cost")] if has_cost or len(llm) else []
+    sections += [("runs", "Runs in detail"), ("provenance", "Provenance")]
+    doc.parts.append('<nav class="toc">' + " · ".join(
+        f'<a href="#{a}">{html.escape(label)}</a>' for a, label in sections) + "</nav>")
+
+    # First what a reader came for: each group's result with its interval and how its runs ended.
+    doc.h(2, "Summary", "summary")
+    if len(runs):
+        doc.table(_presented(headline_table(runs, groups)),
+                  "Headline metric: mean over seeds with its 95 % confidence interval, and how the runs ended")
+        if len(failed):
+            doc.p(f"{len(failed):,} run(s) failed to run: their errors are under Runs in detail.", "note")
 
     n_fig = 0
     for world, wr in (runs.groupby("world", sort=True) if len(runs) else []):
         ok = wr[wr["status"] == "ok"]
         if ok.empty:
             continue
-        doc.h(2, f"World: {world}")
+        doc.h(2, f"World: {world}", f"world-{_slug(str(world))}")
         multi = ok["preset_label"].nunique() > 1
         by = (["preset_label", "agent"] if multi else ["agent"]) + [c for c in varied if ok[c].notna().any()]
         for sname in _temporal(series, ok):
@@ -209,14 +205,33 @@ def write_report(
             doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
                        f"{world}: the share of each action over the run, agent {agent}")
-    has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     if has_cost or len(llm):
-        doc.h(2, "Model cost")
+        doc.h(2, "Model cost", "cost")
         doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
         n_fig += 1
         doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
                    "each agent's mean score against its mean model cost per run")
-    doc.h(2, "Provenance")
+    doc.h(2, "Runs in detail", "runs")
+    if len(runs):
+        # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
+        ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
+            runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
+        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
+            [*groups, "ending"], dropna=False).size()
+        doc.table(_presented(present(counts.rename("runs").reset_index())), "How the runs ended")
+        doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
+        shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
+        outcomes = metrics.outcomes(runs, figures=shown)
+        money = bool(outcomes["figure"].map(is_money).any()) if len(outcomes) else False
+        doc.table(_money_cols(outcomes), "Outcomes" + (" (money in dollars)" if money else ""))
+        table, total = per_seed(runs, extra=varied)
+        caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
+        doc.table(_presented(table), caption)
+    if len(failed):
+        doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
+        first = failed.iloc[0]
+        doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
+    doc.h(2, "Provenance", "provenance")
     items = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in provenance(runs, command))
     doc.parts.append(f'<dl class="prov">{items}</dl>')
     body = "\n".join(doc.parts)

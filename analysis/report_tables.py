@@ -7,7 +7,7 @@ from typing import Any
 
 from .labels import dollars, human_number, is_money, words
 
-__all__ = ["COLUMN_WORDS", "per_seed", "present", "rates_table", "to_html"]
+__all__ = ["COLUMN_WORDS", "headline_table", "per_seed", "present", "rates_table", "to_html"]
 
 #: Column names the report shows differently (the rest: underscores become spaces).
 COLUMN_WORDS = {
@@ -83,6 +83,41 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
     out.columns = [_column(str(c)).replace(" cents", "") for c in df.columns]
     out.attrs["numeric"] = numeric
     return out
+
+
+def headline_table(runs: Any, groups: list[str]) -> Any:
+    """The report's first table, one row a group: its metric in words, runs, the mean over seeds with its 95 %
+    interval in one cell (dollars when money), and the group's outcome: how many runs ended early (bankrupt or
+    collapsed) and how many failed to run."""
+    import pandas as pd
+
+    from .metrics import mean_ci
+
+    keys = [c for c in groups if c in runs.columns]
+    rows = []
+    for key, g in runs.groupby([*keys, "metric"], sort=True, dropna=False):
+        values = dict(zip([*keys, "metric"], key if isinstance(key, tuple) else (key,)))
+        metric = values.pop("metric")
+        ok = g[g["status"] == "ok"] if "status" in g.columns else g
+        mean, low, high, n = mean_ci(pd.to_numeric(ok["metric_value"], errors="coerce").tolist())
+        money = is_money(metric)
+
+        def show(v: float) -> str:
+            return "" if v != v else (dollars(v) if money else human_number(v))
+
+        early = sum(int(ok[c].fillna(False).astype(bool).sum()) for c in ("bankrupt", "collapsed") if c in ok.columns)
+        rows.append({
+            **{k: ("" if v is None or v != v else v) for k, v in values.items()},
+            "metric": words(metric) if isinstance(metric, str) else "", "runs": len(g), "mean": show(mean),
+            "95 % interval": f"{show(low)} to {show(high)}" if low == low else "(one seed)" if n == 1 else "",
+            "ended early": f"{early} of {len(ok)} ({100 * early / len(ok):.0f} %)" if len(ok) else "",
+            "failed to run": len(g) - len(ok),
+        })
+    table = pd.DataFrame(rows)
+    shown = present(table) if len(table) else table
+    shown.attrs["numeric"] = [list(table.columns).index(c) for c in ("runs", "mean", "95 % interval",
+                                                                      "failed to run") if c in table.columns]
+    return shown
 
 
 def rates_table(rates: Any) -> Any:
