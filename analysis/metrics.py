@@ -29,6 +29,7 @@ __all__ = [
     "ok_runs",
     "action_frequencies",
     "cost_per_dollar",
+    "run_cost_and_income",
     "mean_ci",
     "outcomes",
     "rates",
@@ -322,22 +323,12 @@ def action_frequencies(
     return counts[out_cols].sort_values([*cols, "bin", "action"]).reset_index(drop=True)
 
 
-def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
-    """Model dollars spent per dollar earned, per group (LLM runs with a known cost).
-
-    Cost is the agent's: ``runs.llm_cost_usd`` (else the sum of the agent's
-    ``llm_calls.cost_usd`` per run); a world role's calls (the freelance
-    auditor's) are in ``runs.llm_role_cost_usd``, apart. Earned is each run's
-    income (``income_cents``, else ``total_revenue_cents``) in dollars. Runs
-    with an unknown cost are left out.
-
-    Returns:
-        ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
-        (ratio of the sums; NaN when nothing was earned), ``mean_score`` (mean metric_value).
-    """
+def run_cost_and_income(runs: Any, llm_calls: Any = None) -> Any:
+    """The finished runs with a known model cost, each with ``cost_usd`` (the agent's model dollars:
+    ``llm_cost_usd``, else the sum of its answered calls in ``llm_calls``; a world role's calls are not the
+    agent's) and ``earned_usd`` (its income, ``income_cents`` else ``total_revenue_cents``, in dollars)."""
     import pandas as pd
 
-    cols = group_columns(by, runs)
     r = ok_runs(runs).copy()
     cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
     if llm_calls is not None and len(llm_calls):
@@ -354,7 +345,26 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
         if col in r.columns:
             earned = earned.fillna(pd.to_numeric(r[col], errors="coerce").astype("float64"))
     r["earned_usd"] = earned / 100
-    r = r[r["cost_usd"].notna()]
+    return r[r["cost_usd"].notna()]
+
+
+def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
+    """Model dollars spent per dollar earned, per group (LLM runs with a known cost).
+
+    Cost is the agent's: ``runs.llm_cost_usd`` (else the sum of the agent's
+    ``llm_calls.cost_usd`` per run); a world role's calls (the freelance
+    auditor's) are in ``runs.llm_role_cost_usd``, apart. Earned is each run's
+    income (``income_cents``, else ``total_revenue_cents``) in dollars. Runs
+    with an unknown cost are left out.
+
+    Returns:
+        ``by...``, ``runs``, ``cost_usd``, ``earned_usd``, ``cost_per_dollar``
+        (ratio of the sums; NaN when nothing was earned), ``mean_score`` (mean metric_value).
+    """
+    import pandas as pd
+
+    cols = group_columns(by, runs)
+    r = run_cost_and_income(runs, llm_calls)
     out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score"]
     rows = []
     for key, g in r.groupby(cols, sort=True, dropna=False):

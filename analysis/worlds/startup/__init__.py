@@ -1,6 +1,7 @@
 """The startup world's (YC-Bench's) analyses: task staffing, failure causes, adversarial clients, trust, tool use.
 
-:data:`HOOKS` is what the world's registration names; the analyses are in :mod:`.metrics`, the figure in :mod:`.plots`.
+:data:`HOOKS` is what the world's registration names; the analyses are in :mod:`.metrics`, the paper's tables and
+figures as the paper defines them in :mod:`.paper`, the figures in :mod:`.plots`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Any
 
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
-from . import plots
+from . import paper, plots
 from .metrics import (
     CAUSE_WORDS,
     CAUSES,
@@ -23,7 +24,7 @@ from .metrics import (
 )
 
 __all__ = [
-    "CAUSES", "HOOKS", "TASK_FIELDS", "plots", "adversarial_acceptance", "failure_cause_counts", "failure_causes",
+    "CAUSES", "HOOKS", "TASK_FIELDS", "paper", "plots", "adversarial_acceptance", "failure_cause_counts", "failure_causes",
     "final_trust", "task_table", "tool_use",
 ]
 

@@ -173,6 +173,8 @@ class StartupExtractor:
                 "max_split": self._split.get(task.uid, 0),
                 "domains": ",".join(task.required),
                 "required_qty": int(sum(task.required.values())),
+                "required_trust": int(task.required_trust),
+                "required_prestige": int(task.required_prestige),
             }
             if first is not None:
                 data.update(first)
