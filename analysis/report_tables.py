@@ -17,6 +17,12 @@ COLUMN_WORDS = {
     "failed_tasks": "failed tasks", "primary_share": "share as the primary cause",
     "adversarial_accepted": "adversarial accepted", "acceptance_rate": "acceptance rate",
     "market_share": "market share", "terminal_reason": "ending",
+    "sp_per_100_turns": "scratchpad writes per 100 turns (SP/100T)", "inspects_per_accept": "inspects per accept",
+    "mean_concurrent_tasks": "mean concurrent tasks", "commands_per_turn": "commands per turn",
+    "mean_cost_usd": "model cost per run, mean (dollars)", "sd_cost_usd": "model cost per run, sd (dollars)",
+    "mean_tokens": "tokens per run, mean", "mean_runtime_s": "runtime per run, mean (seconds)",
+    "min": "lowest seed", "max": "highest seed", "required_trust": "required trust",
+    "per_run": "per run",
 }
 _PERCENT_SUFFIXES = ("_rate", "_share", "share")
 

@@ -91,10 +91,10 @@ def test_table4_bankruptcies_cost_tokens_and_runtime():
                           "cost_usd": [1.0, 1.0, 1.0], "ok": [True] * 3})
     out = paper.table4(runs, calls, by="agent").set_index("agent")
     a = out.loc["A"]
-    assert (3, 1, 2.0, 1.0) == (a["runs"], a["bankruptcies"], a["cost_usd_mean"], a["cost_usd_sd"])
-    assert 220.0 == a["tokens_mean"]  # (110 + 220 + 330) / 3
-    assert pytest.approx((60 + 105 + 30) / 3) == a["runtime_s_mean"]  # a2: 100 s of calls plus the first's 5 s
-    assert 1 == out.loc["B", "bankruptcies"] and math.isnan(out.loc["B", "runtime_s_mean"])
+    assert (3, 1, 2.0, 1.0) == (a["runs"], a["bankruptcies"], a["mean_cost_usd"], a["sd_cost_usd"])
+    assert 220.0 == a["mean_tokens"]  # (110 + 220 + 330) / 3
+    assert pytest.approx((60 + 105 + 30) / 3) == a["mean_runtime_s"]  # a2: 100 s of calls plus the first's 5 s
+    assert 1 == out.loc["B", "bankruptcies"] and math.isnan(out.loc["B", "mean_runtime_s"])
 
 
 def test_figure_10_the_metric_against_the_context_length():
@@ -143,9 +143,9 @@ def test_table3_and_table4_on_a_scripted_llm_run(tmp_path):
     assert math.isnan(accepted["inspects_per_accept"]) and 20.0 == accepted["sp_per_100_turns"]
     t4 = paper.table4(res.runs, res.llm_calls, by="agent").iloc[0]
     usage = result.llm["total"]
-    assert pytest.approx(usage["cost_usd"]) == t4["cost_usd_mean"]
-    assert usage["prompt_tokens"] + usage["completion_tokens"] == t4["tokens_mean"]
-    assert t4["runtime_s_mean"] >= 0
+    assert pytest.approx(usage["cost_usd"]) == t4["mean_cost_usd"]
+    assert usage["prompt_tokens"] + usage["completion_tokens"] == t4["mean_tokens"]
+    assert t4["mean_runtime_s"] >= 0
 
 
 def test_task_rows_record_the_trust_each_task_required(tmp_path):

@@ -153,6 +153,7 @@ def test_a_sweep_runs_yc_bench_restarts_with_max_episodes(tmp_path, monkeypatch)
 
 def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypatch):
     """K = 5, 20, 30 over two seeds: 3 rows in the tables, the report, the viewer's sweep page and the sweep's table."""
+    import html
     import re
 
     from bizsim.analysis.report import write_report
@@ -175,6 +176,9 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
     headline = text[text.index("Headline metric"):]
     headline = headline[:headline.index("</table>")]
     assert "history rounds" in headline
+    for part in ("Tool use, the paper's Table 3", "Figure 3(a)", "Figure 4(a)", "Figure 5(a)", "Figure 5(b)", "Table 4",
+                 "startup-metric-against-k.png"):
+        assert part in html.unescape(text), part
     assert 3 == headline.count("<tr>") - 1  # the header, then one row an arm
     assert [5, 20, 30] == [g["options"]["history_rounds"] for g in sweep_data(tmp_path)["groups"]]
     assert "history_rounds" in sweep_data(tmp_path)["columns"]

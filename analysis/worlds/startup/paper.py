@@ -262,8 +262,8 @@ def table4(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = No
     :func:`run_runtime`).
 
     Returns:
-        ``by...``, ``runs``, ``bankruptcies``, ``cost_usd_mean``, ``cost_usd_sd``, ``tokens_mean``,
-        ``runtime_s_mean``.
+        ``by...``, ``runs``, ``bankruptcies``, ``mean_cost_usd``, ``sd_cost_usd``, ``mean_tokens``,
+        ``mean_runtime_s``.
     """
     import pandas as pd
 
@@ -284,12 +284,12 @@ def table4(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = No
         rows.append({
             **_key(cols, key), "runs": len(g),
             "bankruptcies": int(g["bankrupt"].fillna(False).astype(bool).sum()) if "bankrupt" in g.columns else 0,
-            "cost_usd_mean": float(cost.mean()) if len(cost) else math.nan,
-            "cost_usd_sd": float(cost.std(ddof=1)) if len(cost) > 1 else math.nan,
-            "tokens_mean": float(g["tokens"].mean()), "runtime_s_mean": float(g["runtime"].mean()),
+            "mean_cost_usd": float(cost.mean()) if len(cost) else math.nan,
+            "sd_cost_usd": float(cost.std(ddof=1)) if len(cost) > 1 else math.nan,
+            "mean_tokens": float(g["tokens"].mean()), "mean_runtime_s": float(g["runtime"].mean()),
         })
-    return pd.DataFrame(rows, columns=[*cols, "runs", "bankruptcies", "cost_usd_mean", "cost_usd_sd", "tokens_mean",
-                                       "runtime_s_mean"])
+    return pd.DataFrame(rows, columns=[*cols, "runs", "bankruptcies", "mean_cost_usd", "sd_cost_usd", "mean_tokens",
+                                       "mean_runtime_s"])
 
 
 def metric_against(
