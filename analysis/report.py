@@ -116,13 +116,21 @@ def _money_cols(df: Any, key: str = "figure") -> Any:
 
 
 def _temporal(series: Any, world_runs: Any) -> list[str]:
+    """The world's series over time, the one that tracks its headline metric first (month-end funds before
+    monthly cost), then by name."""
     s = series[series["run_id"].isin(world_runs["run_id"])]
     names = []
     for name, g in s.groupby("name", sort=True):
         if name in _CATEGORICAL_SERIES or g["step"].max() < 1:
             continue
         names.append(str(name))
-    return names
+    stems = set()
+    for metric in world_runs["metric"].dropna().astype(str).unique() if "metric" in world_runs.columns else ():
+        stem = metric
+        for prefix in ("final_", "mean_", "horizon_", "total_"):
+            stem = stem.removeprefix(prefix)
+        stems.add(stem)
+    return sorted(names, key=lambda n: (not any(n.endswith(stem) for stem in stems), n))
 
 
 def write_report(
