@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "run_series", "stub_months"]
+__all__ = ["FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "month_ends", "run_series", "stub_months"]
 
 #: Series of amounts per period: a run that ended adds nothing more to them.
 FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
@@ -69,6 +69,35 @@ def stub_months(series: Any, runs: Any) -> Any:
     bankrupt = series["run_id"].map(by_run["bankrupt"]).map(_flag) if "bankrupt" in by_run.columns else none
     start = pd.to_datetime(keys.where(monthly) + "-01", errors="coerce", format="%Y-%m-%d")
     return monthly & start.notna() & end.notna() & (start > end - pd.Timedelta(days=1)) & ~bankrupt.astype(bool)
+
+
+def month_ends(months: dict[str, Any], end_time: str | None, bankrupt: bool) -> dict[str, Any]:
+    """One run's month-keyed figures (``{"2025-01": ...}``) without the stub month of the module's first rule, for
+    showing a single run (its values as booked: a bankrupt run's last month keeps its negative balance).
+
+    >>> month_ends({"2025-11": 5, "2025-12": 7, "2026-01": 7}, "2026-01-01T09:00:00", bankrupt=False)
+    {'2025-11': 5, '2025-12': 7}
+    >>> month_ends({"2025-03": 5, "2025-04": -1}, "2025-04-01T09:00:00", bankrupt=True)
+    {'2025-03': 5, '2025-04': -1}
+    """
+    from datetime import datetime, timedelta
+
+    if bankrupt or not end_time or not months:
+        return dict(months)
+    try:
+        end = datetime.fromisoformat(end_time)
+    except ValueError:
+        return dict(months)
+    out = {}
+    for key, value in months.items():
+        try:
+            start = datetime.strptime(f"{key}-01", "%Y-%m-%d")
+        except ValueError:
+            start = None
+        if start is not None and start > end - timedelta(days=1):
+            continue
+        out[key] = value
+    return out
 
 
 def run_series(series: Any, runs: Any, name: str, *, fill: str | None = "auto", extend: bool = True) -> Any:

@@ -147,3 +147,10 @@ def test_an_agent_that_never_gets_time_moving_is_stopped():
     r = run_episode("startup", "default", idle, seed=1)
     assert "agent_stalled" == r.terminal_reason
     assert 0 == r.final_world.now_us
+
+
+def test_bizsim_run_lists_the_months_of_the_year_without_a_stub_january(capsys):
+    """A year from 1 January 09:00 ends on the next 1 January 09:00: twelve month-ends, December's not repeated."""
+    assert 0 == main(["run", "startup", "--agent", "greedy", "--seed", "1", "--no-progress"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "month-end funds" in x)
+    assert "2025-12 $420,295.21" in line and "2026-01" not in line and 12 == line.count("$")
