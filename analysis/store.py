@@ -57,6 +57,7 @@ from ._results_file import iter_heads, read_at
 __all__ = [
     "EVENT_COLUMNS",
     "LLM_CALL_COLUMNS",
+    "PRIVATE_OPTIONS",
     "RUN_COLUMNS",
     "SERIES_COLUMNS",
     "TABLES",
@@ -216,6 +217,11 @@ def _sort_key(rec: dict) -> tuple:
     )
 
 
+#: Agent options that say where a model is and how to reach it: never a column or a group of their own (the
+#: report's provenance leaves them out too); they stay in ``agent_options``.
+PRIVATE_OPTIONS = ("api_base", "api_key_env")
+
+
 def option_column(name: str) -> str:
     """The runs column of agent option ``name``: its own name, or ``option_<name>`` where that is a column every
     run has (``turns``, ``seed``, ...).
@@ -235,7 +241,7 @@ def option_columns(runs: Any) -> list[str]:
         except (TypeError, ValueError):
             continue
         if isinstance(options, dict):
-            names.update(option_column(str(k)) for k in options)
+            names.update(option_column(str(k)) for k in options if k not in PRIVATE_OPTIONS)
     return sorted(c for c in names if c in runs.columns)
 
 
@@ -266,6 +272,8 @@ def _run_row(rec: dict) -> dict:
         if k not in row or row[k] is None:
             row[k] = v
     for k, v in (spec.get("agent_options") or {}).items():
+        if k in PRIVATE_OPTIONS:
+            continue
         col = option_column(str(k))
         if row.get(col) is None:  # a world figure of the same name keeps its place
             row[col] = str(v) if col == "model" and v is not None else option_value(v)

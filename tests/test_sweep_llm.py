@@ -186,3 +186,15 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
     assert 4 == len(lines) and [f"history_rounds={k}" for k in (5, 20, 30)] == [
         re.search(r"history_rounds=\d+", line).group(0) for line in lines[1:]]
     assert all(re.search(r"\b0 of 2$", line) for line in lines[1:])
+
+
+def test_where_a_model_is_served_is_no_column_and_no_group(tmp_path):
+    """api_base and api_key_env stay in agent_options: two endpoints are not two arms, and no table shows them."""
+    from bizsim.analysis.store import _run_row
+    from bizsim.analysis.view.sweep_data import _options
+
+    rec = {"run_id": "r", "spec": {"world": "startup", "agent": "llm", "seed": 1, "agent_options": {
+        "model": MODEL, "api_base": "http://user:pw@10.0.0.1:8000/v1", "api_key_env": "MY_KEY", "history_rounds": 5}}}
+    row = _run_row(rec)
+    assert (MODEL, 5) == (row["model"], row["history_rounds"]) and "api_base" not in row and "api_key_env" not in row
+    assert {"history_rounds": 5} == _options(rec)

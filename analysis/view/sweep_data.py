@@ -12,7 +12,7 @@ from bizsim.simcore.jsonl import lines_of
 
 from ..labels import is_money, words
 from ..metrics import mean_ci
-from ..store import option_value, option_column
+from ..store import PRIVATE_OPTIONS, option_column, option_value
 from ._records import MAX_VIEW_FILE_BYTES
 
 __all__ = ["is_sweep_dir", "sweep_data"]
@@ -34,7 +34,7 @@ def _options(rec: dict) -> dict[str, Any]:
     options: dict = spec["agent_options"] if isinstance(spec.get("agent_options"), dict) else {}
     out: dict[str, Any] = {}
     for k, v in options.items():
-        if k == "model":  # a column of its own
+        if k == "model" or k in PRIVATE_OPTIONS:  # a column of its own; where the model is, never shown
             continue
         cell = option_value(v)
         out[option_column(str(k)[:200])] = cell if cell is None or isinstance(cell, (bool, int, float)) else _short(cell)
