@@ -165,7 +165,7 @@ def write_report(
 
     varied = metrics.varied_columns(runs) if len(runs) else []
     groups = ["world", "preset_label", "agent", *varied]
-    worlds = sorted(runs["world"].dropna().unique()) if len(runs) else []
+    worlds = sorted(runs[runs["status"] == "ok"]["world"].dropna().unique()) if len(runs) else []  # sections drawn
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     sections = [("summary", "Summary"), *((f"world-{_slug(str(w))}", f"World: {w}") for w in worlds)]
