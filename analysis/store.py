@@ -12,7 +12,8 @@ an ablation's arms are plain columns to group by, then the world's own figures (
 ``final_funds_cents``, ``tasks_failed``, ``mean_dau``, ``net_worth_cents``,
 ``total_revenue_cents``, and extraction extras such as the startup world's
 ``income_cents``, ``leaderboard_funds_cents`` (final funds, a bankruptcy as 0),
-``adversarial_clients``, ``adversarial_market_share``),
+``adversarial_clients``, ``adversarial_market_share``, ``final_scratchpad``
+(the agent's notes as they ended)),
 in name order, null where a run's world has no such figure.
 
 ``series.parquet`` — per-month or per-day figures (``SERIES_COLUMNS``): every

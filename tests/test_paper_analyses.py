@@ -163,3 +163,34 @@ def test_task_rows_record_the_trust_each_task_required(tmp_path):
     assert len(tasks) == len(want) > 0
     assert want == dict(zip(tasks["task"], tasks["required_trust"].astype(int)))
     assert (tasks["required_trust"] > 0).any()  # the planner builds trust and takes gated work
+
+
+@pytest.mark.parametrize(("text", "policy"), [
+    ("Clients: only Cortex Intelligence and Helix Systems from now on.", "whitelist"),
+    ("Prefer Cortex Intelligence\nStick with Helix Systems", "whitelist"),
+    ("Equinox Labs = scope creep. Avoid.\nVanguard ML: never again", "avoid_only"),
+    ("Focus on Cortex Intelligence; blacklist Equinox Labs", "select_and_avoid"),
+    ("Payroll is due on the first business day. Keep cash above $50k.", "no_policy"),
+    ("avoid nobody yet", "no_policy"),
+    ("", "no_policy"),
+])
+def test_figure_4b_a_scratchpad_written_to_each_policy_class(text, policy):
+    """Scratchpads written to each class are classified as that class."""
+    clients = ["Cortex Intelligence", "Helix Systems", "Equinox Labs", "Vanguard ML"]
+    assert policy == paper.scratchpad_policy(text, clients)
+
+
+def test_figure_4b_from_the_final_scratchpad_of_scripted_runs(tmp_path):
+    """Two scripted runs write a policy each; the runs table keeps the final text and the figure counts the classes."""
+    notes = {1: "Only Cortex Intelligence. Avoid Equinox Labs: adversarial.", 2: "Equinox Labs is a scam, skip it."}
+    for seed, note in notes.items():
+        answers = [{"content": None, "tool_calls": [{"name": "run_command", "arguments": {
+            "command": f"scratchpad write --content '{note}'"}}]}]
+        spec = RunSpec("startup", seed=seed, agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=1))
+        run_llm(spec, out=tmp_path / str(seed), client=ScriptedClient(answers))
+    res = load(tmp_path)
+    assert sorted(notes.values()) == sorted(res.runs["final_scratchpad"])
+    per = paper.scratchpad_policies(res.runs, res.series, by="agent", per_run=True)
+    assert ["select_and_avoid", "avoid_only"] == per.set_index(res.runs["seed"].to_numpy()).loc[[1, 2], "policy"].tolist()
+    group = paper.scratchpad_policies(res.runs, res.series, by="agent").set_index("policy")
+    assert {"whitelist": 0, "avoid_only": 1, "select_and_avoid": 1, "no_policy": 0} == group["count"].to_dict()

@@ -176,7 +176,7 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
     headline = text[text.index("Headline metric"):]
     headline = headline[:headline.index("</table>")]
     assert "history rounds" in headline
-    for part in ("Tool use, the paper's Table 3", "Figure 3(a)", "Figure 4(a)", "Figure 5(a)", "Figure 5(b)", "Table 4",
+    for part in ("Tool use, the paper's Table 3", "Figure 3(a)", "Figure 4(a)", "Figure 4(b)", "Figure 5(a)", "Figure 5(b)", "Table 4",
                  "startup-metric-against-k.png"):
         assert part in html.unescape(text), part
     assert 3 == headline.count("<tr>") - 1  # the header, then one row an arm

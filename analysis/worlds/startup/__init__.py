@@ -79,6 +79,9 @@ def _paper_section(ctx: ReportContext) -> None:
     doc.table(_percent(paper.adversarial_acceptance_per_seed(ctx.events, ok, by),
                        ("mean", "ci_low", "ci_high", "min", "max", "market_share")),
               "Figure 4(a): share of accepted tasks from adversarial clients, against their share of the market")
+    policies = paper.scratchpad_policies(ok, ctx.series, by)
+    doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
+              "Figure 4(b): the client policy of the final scratchpad (rule-based)")
     causes = paper.bankruptcy_causes(ctx.events, ok, by)
     doc.table(causes.assign(cause=causes["cause"].str.replace("_", " ")), "Figure 5(a): causes of bankruptcy")
     if "llm_cost_usd" in ok.columns and ok["llm_cost_usd"].notna().any():

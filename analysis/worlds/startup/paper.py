@@ -12,6 +12,8 @@ to get the other one (``docs/paper-analyses.md`` gathers them):
 - :func:`adversarial_acceptance_per_seed` — Figure 4(a), the share of
   accepted tasks from adversarial clients, per-seed mean and range, against
   the adversarial share of the market.
+- :func:`scratchpad_policies` — Figure 4(b), the client policy each run's
+  final scratchpad states (:func:`scratchpad_policy`, a rule-based classifier).
 - :func:`bankruptcy_causes` — Figure 5(a), each bankruptcy in one of three
   causes, with bizsim's finer task-failure causes as detail.
 - :func:`revenue_per_api_dollar` — Figure 5(b), revenue per dollar of model
@@ -28,7 +30,8 @@ that varies, by default); every function takes ``by=`` as the others do.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs, run_cost_and_income, with_groups
@@ -37,6 +40,9 @@ from .metrics import CAUSES, failure_causes, task_table, tool_use
 
 __all__ = [
     "BANKRUPTCY_CAUSES",
+    "POLICIES",
+    "scratchpad_policies",
+    "scratchpad_policy",
     "adversarial_acceptance_per_seed",
     "bankruptcy_causes",
     "metric_against",
@@ -310,3 +316,87 @@ def metric_against(
     cols = [c for c in group_columns(by, runs) if c != field]
     r = ok_runs(runs)
     return _per_group(r, [*cols, field], value)
+
+
+#: Figure 4(b)'s classes of a client policy, in the order the report lists them.
+POLICIES = ("whitelist", "avoid_only", "select_and_avoid", "no_policy")
+#: Words that, in a sentence naming a client, say to keep away from it.
+_AVOID = re.compile(
+    r"\b(avoid\w*|blacklist\w*|never|don'?t|do not|skip\w*|stop\w*|bad|adversar\w*|scam\w*|rats?|drop\w*|ban\w*|"
+    r"refus\w*|reject\w*|exclud\w*|untrust\w*|unreliable|scope creep|toxic|no more|steer clear)\b", re.IGNORECASE)
+#: Words that, in a sentence naming a client, say to seek it out.
+_SELECT = re.compile(
+    r"\b(only|whitelist\w*|prefer\w*|focus\w*|stick\w*|trusted|good|reliable|target\w*|priorit\w*|favou?r\w*|"
+    r"keep|safe|loyal|build trust|exclusive\w*)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?;\n]+")
+#: Text past this many characters is not read (the scratchpad commands allow 100,000).
+MAX_SCRATCHPAD_CHARS = 100_000
+
+
+def scratchpad_policy(text: str | None, clients: Iterable[str]) -> str:
+    """The client policy a scratchpad states: ``whitelist``, ``avoid_only``, ``select_and_avoid`` or ``no_policy``.
+
+    The rule: the text is cut into sentences (at ``.``, ``!``, ``?``, ``;`` and line ends); a sentence that
+    names one of ``clients`` (case-insensitive) is an *avoid* statement when it holds an avoid word (avoid,
+    blacklist, never, don't, skip, adversarial, scam, RAT, drop, refuse, unreliable, scope creep, ...), else
+    a *select* statement when it holds a select word (only, whitelist, prefer, focus, stick, trusted, good,
+    reliable, target, prioritise, keep, ...). Select statements and no avoid statement: ``whitelist`` (the agent
+    works for the clients it named); avoid statements only: ``avoid_only``; both: ``select_and_avoid``; neither
+    (or no client named): ``no_policy``. Only the first :data:`MAX_SCRATCHPAD_CHARS` characters are read.
+
+    >>> scratchpad_policy("Only take work from Cortex and Helix.", ["Cortex", "Helix", "Equinox"])
+    'whitelist'
+    >>> scratchpad_policy("Equinox: scope creep, avoid!", ["Cortex", "Equinox"])
+    'avoid_only'
+    >>> scratchpad_policy("Focus on Cortex. Never accept Equinox tasks.", ["Cortex", "Equinox"])
+    'select_and_avoid'
+    >>> scratchpad_policy("Payroll is due on the 1st.", ["Cortex"])
+    'no_policy'
+    """
+    names = [c.strip().lower() for c in clients if isinstance(c, str) and c.strip()]
+    avoid = select = False
+    for sentence in _SENTENCE.findall((text or "")[:MAX_SCRATCHPAD_CHARS]):
+        low = sentence.lower()
+        if not any(n in low for n in names):
+            continue
+        if _AVOID.search(sentence):
+            avoid = True
+        elif _SELECT.search(sentence):
+            select = True
+    if avoid and select:
+        return "select_and_avoid"
+    return "avoid_only" if avoid else "whitelist" if select else "no_policy"
+
+
+def scratchpad_policies(
+    runs: Any, series: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False
+) -> Any:
+    """Figure 4(b): the client policy of each run's final scratchpad (``final_scratchpad`` of the runs table),
+    by :func:`scratchpad_policy` with the run's clients (the keys of its ``final_trust`` series); per group the
+    count and share of runs in each class. A run without a recorded scratchpad (made before bizsim kept it)
+    is left out. For another reading, classify ``runs.final_scratchpad`` yourself (an LLM judge through
+    bizsim's own harness, say) and group the result the same way.
+
+    Returns:
+        per run: ``run_id``, ``by...``, ``policy``; per group: ``by...``, ``runs``, ``policy``, ``count``, ``share``.
+    """
+    import pandas as pd
+
+    cols = group_columns(by, runs)
+    ok = ok_runs(runs)
+    if "final_scratchpad" not in ok.columns:
+        ok = ok.iloc[0:0].assign(final_scratchpad=None)
+    ok = ok[ok["final_scratchpad"].notna()]
+    trust = series[series["name"] == "final_trust"]
+    clients = trust.groupby("run_id")["key"].agg(list).to_dict() if len(trust) else {}
+    out = ok[["run_id", *cols]].copy()
+    out["policy"] = [scratchpad_policy(str(text), clients.get(rid, []))
+                     for rid, text in zip(ok["run_id"], ok["final_scratchpad"])]
+    if per_run:
+        return out.reset_index(drop=True)
+    rows = []
+    for key, g in out.groupby(cols, sort=True, dropna=False):
+        for policy in POLICIES:
+            count = int((g["policy"] == policy).sum())
+            rows.append({**_key(cols, key), "runs": len(g), "policy": policy, "count": count, "share": count / len(g)})
+    return pd.DataFrame(rows, columns=[*cols, "runs", "policy", "count", "share"])
