@@ -52,9 +52,21 @@ def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
     return [*varied, "agent", *metrics.varied_columns(runs)]
 
 
-def group_label(key: Any) -> str:
-    """A group key as legend text."""
-    return " / ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
+#: Grouping columns whose values name themselves in a legend (``hard``, ``greedy``); any other column (an agent
+#: option) is named beside its value (``history rounds 20``).
+_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "_all"})
+
+
+def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
+    """A group key as legend text; given the key's ``cols``, an agent option's value comes with its name.
+
+    >>> group_label(("hard", "llm", 20), ["preset_label", "agent", "history_rounds"])
+    'hard / llm / history rounds 20'
+    """
+    values = key if isinstance(key, tuple) else (key,)
+    if cols is None or len(cols) != len(values):
+        return " / ".join(str(k) for k in values)
+    return " / ".join(str(v) if c in _SELF_NAMED else f"{c.replace('_', ' ')} {v}" for c, v in zip(cols, values))
 
 
 def _scale(name: str, cents: bool | None) -> tuple[float, str]:
@@ -152,7 +164,7 @@ def series_over_time(
     shaded = False
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
-        line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
+        line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key, cols)} (n={int(g['n'].max())})")
         if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
             shaded = True
             ax.fill_between(
@@ -206,7 +218,7 @@ def per_seed_trajectories(
         for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):
             r = r.sort_values("step")
             ax.plot(r["step"], r["value"] / div, color=color, alpha=0.5, linewidth=0.9,
-                    label=group_label(key) if i == 0 else None)
+                    label=group_label(key, cols) if i == 0 else None)
         if g["step"].nunique() > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
@@ -253,7 +265,7 @@ def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | No
     for _, row in table.iterrows():
         key = tuple(row[c] for c in cols)
         x = row["cost_usd"] / row["runs"]
-        ax.scatter([x], [row["mean_score"] / div], label=group_label(key if len(key) > 1 else key[0]))
+        ax.scatter([x], [row["mean_score"] / div], label=group_label(key, cols))
     ax.set_xlabel("model cost per run (dollars)")
     ax.set_ylabel(", ".join(words(str(m)) for m in metric) or "metric")
     if len(metric) and all(str(m).endswith("_cents") for m in metric):

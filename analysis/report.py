@@ -256,7 +256,7 @@ def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
     table = plots.plotted_series(series, runs, name, by)
     if not len(table):
         return table
-    label = table[by].astype(str).agg(" / ".join, axis=1)
+    label = [plots.group_label(tuple(k), by) for k in table[by].itertuples(index=False, name=None)]
     wide = table.assign(line=label).pivot_table(index=["step", "key"], columns="line", values="mean", aggfunc="first")
     wide = wide.reset_index().drop(columns="step").rename(columns={"key": "month" if _monthly(table) else "step"})
     wide.columns = [str(c) for c in wide.columns]

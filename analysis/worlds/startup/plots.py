@@ -25,7 +25,7 @@ def failure_causes(
     for i, (key, g) in enumerate(groups):
         g = g.set_index("cause").reindex(list(CAUSES))
         xs = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(CAUSES))]
-        ax.bar(xs, g[column].fillna(0), width=width, label=f"{plots.group_label(key)} ({int(g['failed_tasks'].max())} failed)")
+        ax.bar(xs, g[column].fillna(0), width=width, label=f"{plots.group_label(key, cols)} ({int(g['failed_tasks'].max())} failed)")
     ax.set_xticks(range(len(CAUSES)), [CAUSE_WORDS[c] for c in CAUSES], rotation=20, ha="right")
     ax.set_ylabel("share of failed tasks" + (" (primary cause)" if primary else ""))
     ax.set_ylim(0, 1.05)
@@ -57,14 +57,14 @@ def metric_against(
         g = g.sort_values(field)
         mean = g["mean"] / div
         ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
-                    capsize=3, label=plots.group_label(key))
+                    capsize=3, label=plots.group_label(key, cols) if cols else "all runs")
     ax.set_xlabel(words(field))
     metric = str(runs["metric"].dropna().iloc[0]) if value == "metric_value" and "metric" in runs.columns and \
         runs["metric"].notna().any() else value
     ax.set_ylabel(words(metric))
     if cents:
         plots.money_axis(ax)
-    ax.set_title(f"{words(metric)} against {words(field).lower()}: mean over seeds, bars the seeds' range")
+    ax.set_title(f"{words(metric)} against {words(field).lower()}")  # the caption says what the bars are
     if len(table):
         ax.legend(fontsize="small")
     return ax
