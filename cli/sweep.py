@@ -125,6 +125,8 @@ def group_table(out: Any, limit: int = 40) -> str:
     from bizsim.analysis.view.sweep_data import sweep_data
 
     data = sweep_data(Path(out))
+    if not data["groups"]:  # e.g. a results file past the viewer's size limit: say why there is no table
+        return "; ".join(data["problems"]) or "no runs to summarise"
     opts = data["option_columns"]
     rows = [["group", "runs", "metric", "mean", "95 % interval", "ended early"]]
 
