@@ -20,8 +20,8 @@ def is_money(name: object) -> bool:
 def words(name: str) -> str:
     """A figure's name as words, its money unit named: ``month_end_funds_cents`` -> ``Month-end funds (dollars)``.
 
-    >>> words("month_end_funds_cents"), words("mean_dau"), words("llm_cost_usd")
-    ('Month-end funds (dollars)', 'Mean daily active users', 'Model cost (dollars)')
+    >>> words("month_end_funds_cents"), words("mean_dau"), words("llm_cost_usd"), words("daily_dau")
+    ('Month-end funds (dollars)', 'Mean daily active users', 'Model cost (dollars)', 'Daily active users')
     """
     text = str(name)
     unit = ""
@@ -33,7 +33,7 @@ def words(name: str) -> str:
             text = said + text[len(prefix):]
             break
     parts = [_ABBREVIATIONS.get(p, p) for p in text.replace("-", " - ").replace("_", " ").split(" ")]
-    text = " ".join(parts).replace(" - ", "-").strip() or str(name)
+    text = " ".join(parts).replace(" - ", "-").replace("daily daily ", "daily ").strip() or str(name)
     return text[0].upper() + text[1:] + unit
 
 

@@ -25,10 +25,11 @@ __all__ = [
     "figures_of",
     "GROUP",
     "group_columns",
+    "varied_columns",
     "ok_runs",
     "action_frequencies",
     "cost_per_dollar",
-    "drop_months_after_end",
+    "run_cost_and_income",
     "mean_ci",
     "outcomes",
     "rates",
@@ -57,10 +58,6 @@ def figures_of(runs: Any) -> list[str]:
             continue
         out += [f for f in figures if f not in out]
     return out
-#: Series of amounts per period: a run that ended adds nothing more to them.
-_FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
-#: Series a collapse wipes out (a collapsed platform has no users left).
-_GONE_WITH_COLLAPSE = frozenset({"daily_dau"})
 #: Columns that measure income, in order of preference.
 INCOME = ("income_cents", "total_revenue_cents")
 
@@ -105,23 +102,33 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def group_columns(by: str | Sequence[str] | None) -> list[str]:
-    """The grouping columns ``by`` names (default :data:`GROUP`)."""
+def varied_columns(runs: Any) -> list[str]:
+    """The spec fields besides :data:`GROUP` that take more than one value in ``runs``: the model, then each agent
+    option (``history_rounds``, ``memory``, ``temperature``, ...), in name order. A field a run does not have (a
+    baseline beside LLM runs) counts as a value of its own."""
+    from .store import option_columns
+
+    out = []
+    for col in ["model", *option_columns(runs)]:
+        if col in runs.columns and col not in out and runs[col].astype(str).nunique(dropna=False) > 1:
+            out.append(col)
+    return out
+
+
+def group_columns(by: str | Sequence[str] | None, runs: Any = None) -> list[str]:
+    """The grouping columns ``by`` names; by default :data:`GROUP` plus, given ``runs``, every other spec field
+    that varies in them (:func:`varied_columns`), so an ablation's arms are never pooled."""
     if by is None:
-        return list(GROUP)
+        return list(GROUP) + (varied_columns(runs) if runs is not None else [])
     return [by] if isinstance(by, str) else list(by)
 
 
 def with_groups(table: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
     """``table`` (with a ``run_id`` column) joined to the ``by`` columns of ``runs``."""
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     missing = [c for c in cols if c in table.columns]
     extra = table.drop(columns=missing) if missing else table
     return extra.merge(runs[["run_id", *cols]], on="run_id", how="inner")
-
-
-def _flag(v: Any) -> bool:
-    return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(v)
 
 
 def ok_runs(runs: Any) -> Any:
@@ -139,7 +146,7 @@ def summarize(
     """
     import pandas as pd
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     rows = []
     ok = ok_runs(runs)
     if value not in ok.columns:
@@ -172,11 +179,11 @@ def outcomes(
     for fig in figures_of(runs) if figures is None else figures:
         if fig not in runs.columns:
             continue
-        s = summarize(runs, fig, by, confidence)
+        s = summarize(runs, fig, group_columns(by, runs), confidence)
         s = s[s["n"] > 0]
         if len(s):
             parts.append(s.assign(figure=fig))
-    cols = [*group_columns(by), "figure", "n", "mean", "std", "ci_low", "ci_high"]
+    cols = [*group_columns(by, runs), "figure", "n", "mean", "std", "ci_low", "ci_high"]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
@@ -194,7 +201,7 @@ def rates(runs: Any, by: str | Sequence[str] | None = None, confidence: float = 
     """
     import pandas as pd
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     rows = []
     for key, g in runs.groupby(cols, sort=True, dropna=False):
         ok = ok_runs(g)
@@ -219,16 +226,17 @@ def series_over_time(
 ) -> Any:
     """One series (``month_end_funds_cents``, ``daily_dau``, ...) averaged over the runs of each group, step by step.
 
+    Each run's points are :func:`bizsim.analysis.series.run_series`'s: the one definition every table, figure
+    and the viewer use (no stub month after a run's end; a bankrupt run counts 0 from its bankruptcy on, the
+    month before keeping its figures).
+
     Args:
-        fill: what a run that ended early contributes:
-            ``"auto"`` — a bankrupt run counts 0 from its last point on (the
-            YC-Bench leaderboard counts a seed as 0 from the month it went
-            bankrupt); after its last point a flow (income, revenue, cost)
-            counts 0, users (``daily_dau``) of a collapsed platform 0, and a
-            stock (funds, money, energy, ...) its last value, so a freelance
-            career that ended keeps its money; ``"last"`` — its last value
-            after its last point; ``None`` — nothing (means over the runs
-            still going).
+        fill: what a run that ended early contributes: ``"auto"`` — the
+            rules of :mod:`bizsim.analysis.series` (a bankrupt run 0 from
+            its bankruptcy; after another early end a flow 0, a stock its
+            last value, users of a collapsed platform 0); ``"last"`` — its
+            last raw value after its last point; ``None`` — nothing (means
+            over the runs still going).
             With a fill every group runs to the last step any group of the
             series reaches (an all-bankrupt group's funds stay at 0 as far
             as another group's runs go; alone, it ends at its last point).
@@ -238,48 +246,24 @@ def series_over_time(
     """
     import pandas as pd
 
-    if fill not in ("auto", "last", None):
-        raise ValueError(f"fill(={fill!r}) must be 'auto', 'last' or None")
-    cols = group_columns(by)
-    s = series[series["name"] == name][["run_id", "step", "key", "value"]]
-    s = with_groups(s, ok_runs(runs), cols)
+    from .series import run_series
+
+    cols = group_columns(by, runs)
     out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]
+    ok = ok_runs(runs)
+    s = with_groups(run_series(series, ok, name, fill=fill), ok, cols)
     if s.empty:
         return pd.DataFrame(columns=out_cols)
+    keys = s.drop_duplicates("step").set_index("step")["key"]
     rows = []
-    flags = ok_runs(runs).set_index("run_id")
-    def ending(rid: str) -> str | None:
-        for c in ("bankrupt", "collapsed"):
-            if c in flags.columns and _flag(flags.at[rid, c]):
-                return c
-        return None
-
-    ended = {rid: ending(rid) for rid in s["run_id"].unique()}
-    all_keys = s.drop_duplicates("step").set_index("step")["key"].sort_index()
-    flow = name in _FLOW_SERIES
     for key, g in s.groupby(cols, sort=True, dropna=False):
         wide = g.pivot_table(index="step", columns="run_id", values="value", aggfunc="first").sort_index()
-        keys = all_keys
-        if fill is not None:
-            wide = wide.reindex(all_keys.index)
-            for rid in wide.columns:
-                col = wide[rid]
-                last = col.last_valid_index()
-                after = col.index > last
-                if fill == "auto" and ended[rid] == "bankrupt":
-                    wide.loc[col.index >= last, rid] = 0.0
-                elif fill == "auto" and (flow or (ended[rid] == "collapsed" and name in _GONE_WITH_COLLAPSE)):
-                    wide.loc[after, rid] = 0.0
-                else:
-                    wide.loc[after, rid] = col[last]
         stats = _row_stats(wide, confidence)
         stats.insert(0, "key", keys.reindex(stats.index).to_numpy())
         stats.insert(0, "step", stats.index.astype(int))
         for c, v in reversed(list(zip(cols, key if isinstance(key, tuple) else (key,)))):
             stats.insert(0, c, v)
         rows.append(stats)
-    if not rows:
-        return pd.DataFrame(columns=out_cols)
     return pd.concat(rows, ignore_index=True)[out_cols]
 
 
@@ -319,7 +303,7 @@ def action_frequencies(
 
     if bin_days < 1:
         raise ValueError(f"bin_days(={bin_days}) must be >= 1")
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     e = events[(events["kind"] == "cmd") & (~events["name"].isin(list(exclude)))]
     if only_ok:
         e = e[e["ok"].fillna(False).astype(bool)]
@@ -339,6 +323,31 @@ def action_frequencies(
     return counts[out_cols].sort_values([*cols, "bin", "action"]).reset_index(drop=True)
 
 
+def run_cost_and_income(runs: Any, llm_calls: Any = None) -> Any:
+    """The finished runs with a known model cost, each with ``cost_usd`` (the agent's model dollars:
+    ``llm_cost_usd``, else the sum of its answered calls in ``llm_calls``; a world role's calls are not the
+    agent's) and ``earned_usd`` (its income, ``income_cents`` else ``total_revenue_cents``, in dollars)."""
+    import pandas as pd
+
+    r = ok_runs(runs).copy()
+    cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
+    if llm_calls is not None and len(llm_calls):
+        if "role" in llm_calls:
+            llm_calls = llm_calls[llm_calls["role"].isna()]
+        summed = llm_calls.groupby("run_id")["cost_usd"].sum(min_count=1)
+        answered = llm_calls["ok"].fillna(False).astype(bool)
+        unknown = llm_calls[llm_calls["cost_usd"].isna() & answered]["run_id"].unique()
+        summed[summed.index.isin(unknown)] = math.nan
+        cost = cost.fillna(r["run_id"].map(summed))
+    r["cost_usd"] = pd.to_numeric(cost, errors="coerce")
+    earned = pd.Series(math.nan, index=r.index)
+    for col in INCOME:  # per run: a mixed sweep has each world's income column, null on the other worlds' rows
+        if col in r.columns:
+            earned = earned.fillna(pd.to_numeric(r[col], errors="coerce").astype("float64"))
+    r["earned_usd"] = earned / 100
+    return r[r["cost_usd"].notna()]
+
+
 def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
     """Model dollars spent per dollar earned, per group (LLM runs with a known cost).
 
@@ -356,24 +365,8 @@ def cost_per_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | 
     """
     import pandas as pd
 
-    cols = group_columns(by)
-    r = ok_runs(runs).copy()
-    cost = r["llm_cost_usd"] if "llm_cost_usd" in r else pd.Series(math.nan, index=r.index)
-    if llm_calls is not None and len(llm_calls):
-        if "role" in llm_calls:
-            llm_calls = llm_calls[llm_calls["role"].isna()]
-        summed = llm_calls.groupby("run_id")["cost_usd"].sum(min_count=1)
-        answered = llm_calls["ok"].fillna(False).astype(bool)
-        unknown = llm_calls[llm_calls["cost_usd"].isna() & answered]["run_id"].unique()
-        summed[summed.index.isin(unknown)] = math.nan
-        cost = cost.fillna(r["run_id"].map(summed))
-    r["cost_usd"] = pd.to_numeric(cost, errors="coerce")
-    earned = pd.Series(math.nan, index=r.index)
-    for col in INCOME:  # per run: a mixed sweep has each world's income column, null on the other worlds' rows
-        if col in r.columns:
-            earned = earned.fillna(pd.to_numeric(r[col], errors="coerce").astype("float64"))
-    r["earned_usd"] = earned / 100
-    r = r[r["cost_usd"].notna()]
+    cols = group_columns(by, runs)
+    r = run_cost_and_income(runs, llm_calls)
     out_cols = [*cols, "runs", "cost_usd", "earned_usd", "cost_per_dollar", "mean_score", "cached_share"]
     rows = []
     for key, g in r.groupby(cols, sort=True, dropna=False):
@@ -396,23 +389,3 @@ def _cached_share(runs: Any) -> float:
         return math.nan
     return float(read) / float(prompt)
 
-
-def drop_months_after_end(series: Any, runs: Any) -> Any:
-    """``series`` without the month-keyed rows of a month that began less than a day before its run ended.
-
-    A year that starts on 1 January at 09:00 ends on the next 1 January at 09:00: the month keyed ``2026-01``
-    then holds nine hours, no business day, and its monthly flows (revenue, costs) read as a drop to zero that
-    never happened. Its month-end funds repeat December's. Either way the point says nothing, so it goes.
-    """
-    import pandas as pd
-
-    if series is None or len(series) == 0 or "end_time" not in runs.columns:
-        return series
-    keys = series["key"].astype(str)
-    monthly = keys.str.fullmatch(r"\d{4}-\d{2}")
-    if not bool(monthly.any()):
-        return series
-    end = pd.to_datetime(series["run_id"].map(runs.set_index("run_id")["end_time"]), errors="coerce")
-    start = pd.to_datetime(keys.where(monthly) + "-01", errors="coerce", format="%Y-%m-%d")
-    stub = monthly & start.notna() & end.notna() & (start > end - pd.Timedelta(days=1))
-    return series[~stub]

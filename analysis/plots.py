@@ -23,6 +23,7 @@ __all__ = [
     "funds_over_time",
     "new_axes",
     "per_seed_trajectories",
+    "plotted_series",
     "score_vs_cost",
     "series_over_time",
 ]
@@ -42,17 +43,30 @@ def new_axes(figsize: tuple[float, float] = (7.0, 4.0)) -> Any:
 
 
 def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
-    """The runs columns that make a line: ``by``, or by default the agent plus the world and preset variant where
-    the runs have more than one (a line never pools presets or worlds)."""
+    """The runs columns that make a line: ``by``, or by default the agent plus the world, the preset variant, the
+    model and each agent option where the runs have more than one (a line never pools presets, worlds or an
+    ablation's arms)."""
     if by is not None:
         return [by] if isinstance(by, str) else list(by)
     varied = [c for c in ("world", "preset_label") if c in runs.columns and runs[c].nunique(dropna=False) > 1]
-    return [*varied, "agent"]
+    return [*varied, "agent", *metrics.varied_columns(runs)]
 
 
-def group_label(key: Any) -> str:
-    """A group key as legend text."""
-    return " / ".join(str(k) for k in key) if isinstance(key, tuple) else str(key)
+#: Grouping columns whose values name themselves in a legend (``hard``, ``greedy``); any other column (an agent
+#: option) is named beside its value (``history rounds 20``).
+_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "_all"})
+
+
+def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
+    """A group key as legend text; given the key's ``cols``, an agent option's value comes with its name.
+
+    >>> group_label(("hard", "llm", 20), ["preset_label", "agent", "history_rounds"])
+    'hard / llm / history rounds 20'
+    """
+    values = key if isinstance(key, tuple) else (key,)
+    if cols is None or len(cols) != len(values):
+        return " / ".join(str(k) for k in values)
+    return " / ".join(str(v) if c in _SELF_NAMED else f"{c.replace('_', ' ')} {v}" for c, v in zip(cols, values))
 
 
 def _scale(name: str, cents: bool | None) -> tuple[float, str]:
@@ -69,8 +83,10 @@ def _label(name: str, cents: bool | None) -> str:
 
 
 def _last_steps(series: Any, runs: Any, name: str, cols: list[str]) -> dict[tuple, int]:
-    """The last step with real data of any run of each group."""
-    s = metrics.with_groups(series[series["name"] == name][["run_id", "step"]], runs, cols)
+    """The last step with real data of any run of each group (a stub month after the end is not data)."""
+    from .series import run_series
+
+    s = metrics.with_groups(run_series(series, runs, name, extend=False)[["run_id", "step"]], runs, cols)
     if not len(s):
         return {}
     found = s.groupby(cols, sort=False, dropna=False)["step"].max()
@@ -109,6 +125,22 @@ def _months(ax: Any, steps: list[int], labels: list[str] | None) -> None:
         ax.set_xticks(steps[::every], labels[::every], rotation=45, ha="right")
 
 
+def plotted_series(
+    series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, fill: str | None = "auto"
+) -> Any:
+    """The numbers :func:`series_over_time` draws: :func:`bizsim.analysis.metrics.series_over_time`'s table, each
+    group's rows stopping at the last step any of its runs has data for (steps filled after every run of a
+    group ended say nothing)."""
+    cols = columns_for(runs, by)
+    table = metrics.series_over_time(series, runs, name, cols, fill=fill)
+    last = _last_steps(series, metrics.ok_runs(runs), name, cols)
+    if not len(table) or not last:
+        return table
+    ends = [last.get(tuple(k)) for k in table[cols].itertuples(index=False, name=None)]
+    keep = [e is not None and s <= e for s, e in zip(table["step"].tolist(), ends)]
+    return table[keep].reset_index(drop=True)
+
+
 def series_over_time(
     series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True,
     cents: bool | None = None, fill: str | None = "auto",
@@ -125,18 +157,14 @@ def series_over_time(
     """
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)
-    table = metrics.series_over_time(series, runs, name, cols, fill=fill)
+    table = plotted_series(series, runs, name, cols, fill=fill)
     div, unit = _scale(name, cents)
     steps: list[int] = []
     labels: list[str] | None = None
     shaded = False
-    last = _last_steps(series, runs, name, cols)
     for key, g in table.groupby(cols, sort=True):
         g = g.sort_values("step")
-        end = last.get(key if isinstance(key, tuple) else (key,))
-        if end is not None:  # a line stops where its runs' data stops: filled steps after every run ended say nothing
-            g = g[g["step"] <= end]
-        line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key)} (n={int(g['n'].max())})")
+        line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key, cols)} (n={int(g['n'].max())})")
         if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
             shaded = True
             ax.fill_between(
@@ -171,10 +199,14 @@ def per_seed_trajectories(
     series: Any, runs: Any, name: str = "month_end_funds_cents", by: str | Sequence[str] | None = None, *,
     ax: Any = None, cents: bool | None = None,
 ) -> Any:
-    """One thin line per run (no filling after an early end), coloured by group."""
+    """One thin line per run, coloured by group: each run's points as every table counts them (a bankrupt run at 0
+    from its bankruptcy; :mod:`bizsim.analysis.series`), not carried on after its end."""
+    from .series import run_series
+
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)
-    s = metrics.with_groups(series[series["name"] == name][["run_id", "step", "key", "value"]], runs, cols)
+    ok = metrics.ok_runs(runs)
+    s = metrics.with_groups(run_series(series, ok, name, extend=False), ok, cols)
     div, unit = _scale(name, cents)
     import matplotlib
 
@@ -186,7 +218,7 @@ def per_seed_trajectories(
         for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):
             r = r.sort_values("step")
             ax.plot(r["step"], r["value"] / div, color=color, alpha=0.5, linewidth=0.9,
-                    label=group_label(key) if i == 0 else None)
+                    label=group_label(key, cols) if i == 0 else None)
         if g["step"].nunique() > len(steps):
             steps, labels = _x(g)
     _months(ax, steps, labels)
@@ -236,7 +268,7 @@ def score_vs_cost(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | No
     for _, row in table.iterrows():
         key = tuple(row[c] for c in cols)
         x = row["cost_usd"] / row["runs"]
-        ax.scatter([x], [row["mean_score"] / div], label=group_label(key if len(key) > 1 else key[0]))
+        ax.scatter([x], [row["mean_score"] / div], label=group_label(key, cols))
     ax.set_xlabel("model cost per run (dollars)")
     ax.set_ylabel(", ".join(words(str(m)) for m in metric) or "metric")
     if len(metric) and all(str(m).endswith("_cents") for m in metric):

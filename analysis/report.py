@@ -18,7 +18,7 @@ from bizsim.simcore.layout import REPORT
 from bizsim.analysis import metrics, plots
 from bizsim.analysis.labels import human_number, is_money, words
 from bizsim.analysis.provenance import provenance
-from bizsim.analysis.report_tables import per_seed, present, rates_table, to_html
+from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import make_output_dir
 from bizsim.runs.store import Results, load
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
@@ -35,6 +35,7 @@ th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowra
 th{background:#f4f4f4}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}img{max-width:100%}
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
+nav.toc{font-size:.9em;margin:.5em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
 """
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
@@ -45,8 +46,9 @@ class _Doc:
         self.figures = figures
         self.written: list[Path] = []
 
-    def h(self, level: int, text: str) -> None:
-        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+    def h(self, level: int, text: str, anchor: str | None = None) -> None:
+        at = f' id="{html.escape(anchor)}"' if anchor else ""
+        self.parts.append(f"<h{level}{at}>{html.escape(text)}</h{level}>")
 
     def p(self, text: str, cls: str = "") -> None:
         self.parts.append(f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>")
@@ -60,6 +62,12 @@ class _Doc:
             return
         shown = df if getattr(df, "attrs", {}).get("presented") else present(df)
         self.parts.append(to_html(shown))
+
+    def details(self, summary: str, df: Any) -> None:
+        """A table folded under ``summary`` (a figure's numbers: there to check, not to read first)."""
+        self.parts.append(f"<details><summary>{html.escape(summary)}</summary>")
+        self.table(df)
+        self.parts.append("</details>")
 
     def figure(self, ax: Any, name: str, caption: str) -> None:
         fig = ax.figure
@@ -108,13 +116,21 @@ def _money_cols(df: Any, key: str = "figure") -> Any:
 
 
 def _temporal(series: Any, world_runs: Any) -> list[str]:
+    """The world's series over time, the one that tracks its headline metric first (month-end funds before
+    monthly cost), then by name."""
     s = series[series["run_id"].isin(world_runs["run_id"])]
     names = []
     for name, g in s.groupby("name", sort=True):
         if name in _CATEGORICAL_SERIES or g["step"].max() < 1:
             continue
         names.append(str(name))
-    return names
+    stems = set()
+    for metric in world_runs["metric"].dropna().astype(str).unique() if "metric" in world_runs.columns else ():
+        stem = metric
+        for prefix in ("final_", "mean_", "horizon_", "total_"):
+            stem = stem.removeprefix(prefix)
+        stems.add(stem)
+    return sorted(names, key=lambda n: (not any(n.endswith(stem) for stem in stems), n))
 
 
 def write_report(
@@ -141,49 +157,45 @@ def write_report(
         old.unlink()
     doc = _Doc(figures)
     runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
-    series = metrics.drop_months_after_end(series, runs) if len(runs) else series
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals are 95 % "
           "confidence intervals over seeds (Student's t for means, Wilson for rates).", "note")
 
-    doc.h(2, "Runs")
-    if len(runs):
-        # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
-        ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
-            runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
-        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
-            ["world", "preset_label", "agent", "ending"], dropna=False).size()
-        doc.table(_presented(counts.rename("runs").reset_index().rename(columns={"preset_label": "preset"})),
-                  "How the runs ended")
-        doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
-        headline = metrics.summarize(runs, "metric_value", ["world", "metric", "preset_label", "agent"])
-        doc.table(_money_cols(headline, "metric"), "Headline metric: mean and 95 % confidence interval over seeds")
-        shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
-        doc.table(_money_cols(metrics.outcomes(runs, figures=shown)), "Outcomes (money in dollars)")
-        table, total = per_seed(runs)
-        caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
-        doc.table(_presented(table), caption)
+    varied = metrics.varied_columns(runs) if len(runs) else []
+    groups = ["world", "preset_label", "agent", *varied]
+    worlds = sorted(runs[runs["status"] == "ok"]["world"].dropna().unique()) if len(runs) else []  # sections drawn
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
-    if len(failed):
-        doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
-        first = failed.iloc[0]
-        doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
+    has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
+    sections = [("summary", "Summary"), *((f"world-{_slug(str(w))}", f"World: {w}") for w in worlds)]
+    sections += [("cost", "Model cost")] if has_cost or len(llm) else []
+    sections += [("runs", "Runs in detail"), ("provenance", "Provenance")]
+    doc.parts.append('<nav class="toc">' + " · ".join(
+        f'<a href="#{a}">{html.escape(label)}</a>' for a, label in sections) + "</nav>")
+
+    # First what a reader came for: each group's result with its interval and how its runs ended.
+    doc.h(2, "Summary", "summary")
+    if len(runs):
+        doc.table(_presented(headline_table(runs, groups)),
+                  "Headline metric: mean over seeds with its 95 % confidence interval, and how the runs ended")
+        if len(failed):
+            doc.p(f"{len(failed):,} run(s) failed to run: their errors are under Runs in detail.", "note")
 
     n_fig = 0
     for world, wr in (runs.groupby("world", sort=True) if len(runs) else []):
         ok = wr[wr["status"] == "ok"]
         if ok.empty:
             continue
-        doc.h(2, f"World: {world}")
+        doc.h(2, f"World: {world}", f"world-{_slug(str(world))}")
         multi = ok["preset_label"].nunique() > 1
-        by = ["preset_label", "agent"] if multi else ["agent"]
+        by = (["preset_label", "agent"] if multi else ["agent"]) + [c for c in varied if ok[c].notna().any()]
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
                        f"{world}: {words(sname)}, mean over seeds (shaded: 95 % confidence band, with 3 or more "
                        "seeds)")
+            doc.details("The figure's numbers: mean over seeds", figure_numbers(series, ok, sname, by))
         hooks = _hooks(world)
         if hooks.report is not None:
             counter = [n_fig]
@@ -201,14 +213,33 @@ def write_report(
             doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
                        f"{world}: the share of each action over the run, agent {agent}")
-    has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     if has_cost or len(llm):
-        doc.h(2, "Model cost")
-        doc.table(metrics.cost_per_dollar(runs, llm, ["world", "preset_label", "agent"]), "Cost per dollar earned")
+        doc.h(2, "Model cost", "cost")
+        doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
         n_fig += 1
-        doc.figure(plots.score_vs_cost(runs, llm, "agent"), f"{n_fig:02d}-score-vs-cost",
+        doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
                    "each agent's mean score against its mean model cost per run")
-    doc.h(2, "Provenance")
+    doc.h(2, "Runs in detail", "runs")
+    if len(runs):
+        # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
+        ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
+            runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
+        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
+            [*groups, "ending"], dropna=False).size()
+        doc.table(_presented(present(counts.rename("runs").reset_index())), "How the runs ended")
+        doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
+        shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
+        outcomes = metrics.outcomes(runs, figures=shown)
+        money = bool(outcomes["figure"].map(is_money).any()) if len(outcomes) else False
+        doc.table(_money_cols(outcomes), "Outcomes" + (" (money in dollars)" if money else ""))
+        table, total = per_seed(runs, extra=varied)
+        caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
+        doc.table(_presented(table), caption)
+    if len(failed):
+        doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
+        first = failed.iloc[0]
+        doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
+    doc.h(2, "Provenance", "provenance")
     items = "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in provenance(runs, command))
     doc.parts.append(f'<dl class="prov">{items}</dl>')
     body = "\n".join(doc.parts)
@@ -217,6 +248,24 @@ def write_report(
     target = root / "report.html"
     write_text_atomic(target, text)
     return target
+
+
+def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
+    """What :func:`bizsim.analysis.plots.series_over_time` draws, one row a step and one column a line (money in
+    dollars): the table a reader checks the figure against."""
+    table = plots.plotted_series(series, runs, name, by)
+    if not len(table):
+        return table
+    label = [plots.group_label(tuple(k), by) for k in table[by].itertuples(index=False, name=None)]
+    wide = table.assign(line=label).pivot_table(index=["step", "key"], columns="line", values="mean", aggfunc="first")
+    wide = wide.reset_index().drop(columns="step").rename(columns={"key": "month" if _monthly(table) else "step"})
+    wide.columns = [str(c) for c in wide.columns]
+    money = tuple(c for c in wide.columns[1:]) if is_money(name) else ()
+    return _presented(present(wide, money_columns=money))
+
+
+def _monthly(table: Any) -> bool:
+    return bool(table["key"].astype(str).str.fullmatch(r"\d{4}-\d{2}").all())
 
 
 def _hooks(world: str) -> AnalysisHooks:

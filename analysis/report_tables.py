@@ -7,7 +7,7 @@ from typing import Any
 
 from bizsim.analysis.labels import dollars, human_number, is_money, words
 
-__all__ = ["COLUMN_WORDS", "per_seed", "present", "rates_table", "to_html"]
+__all__ = ["COLUMN_WORDS", "headline_table", "per_seed", "present", "rates_table", "to_html"]
 
 #: Column names the report shows differently (the rest: underscores become spaces).
 COLUMN_WORDS = {
@@ -17,6 +17,12 @@ COLUMN_WORDS = {
     "failed_tasks": "failed tasks", "primary_share": "share as the primary cause",
     "adversarial_accepted": "adversarial accepted", "acceptance_rate": "acceptance rate",
     "market_share": "market share", "terminal_reason": "ending",
+    "sp_per_100_turns": "scratchpad writes per 100 turns (SP/100T)", "inspects_per_accept": "inspects per accept",
+    "mean_concurrent_tasks": "mean concurrent tasks", "commands_per_turn": "commands per turn",
+    "mean_cost_usd": "model cost per run, mean (dollars)", "sd_cost_usd": "model cost per run, sd (dollars)",
+    "mean_tokens": "tokens per run, mean", "mean_runtime_s": "runtime per run, mean (seconds)",
+    "min": "lowest seed", "max": "highest seed", "required_trust": "required trust",
+    "per_run": "per run",
 }
 _PERCENT_SUFFIXES = ("_rate", "_share", "share")
 
@@ -85,9 +91,45 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
     return out
 
 
+def headline_table(runs: Any, groups: list[str]) -> Any:
+    """The report's first table, one row a group: its metric in words, runs, the mean over seeds with its 95 %
+    interval in one cell (dollars when money), and the group's outcome: how many runs ended early (bankrupt or
+    collapsed) and how many failed to run."""
+    import pandas as pd
+
+    from .metrics import mean_ci
+
+    keys = [c for c in groups if c in runs.columns]
+    rows = []
+    for key, g in runs.groupby([*keys, "metric"], sort=True, dropna=False):
+        values = dict(zip([*keys, "metric"], key if isinstance(key, tuple) else (key,)))
+        metric = values.pop("metric")
+        ok = g[g["status"] == "ok"] if "status" in g.columns else g
+        mean, low, high, n = mean_ci(pd.to_numeric(ok["metric_value"], errors="coerce").tolist())
+        money = is_money(metric)
+
+        def show(v: float) -> str:
+            return "" if v != v else (dollars(v) if money else human_number(v))
+
+        early = sum(int(ok[c].fillna(False).astype(bool).sum()) for c in ("bankrupt", "collapsed") if c in ok.columns)
+        rows.append({
+            **{k: ("" if v is None or v != v else v) for k, v in values.items()},
+            "metric": words(metric) if isinstance(metric, str) else "", "runs": len(g), "mean": show(mean),
+            "95 % interval": f"{show(low)} to {show(high)}" if low == low else "(one seed)" if n == 1 else "",
+            "ended early": f"{early} of {len(ok)} ({100 * early / len(ok):.0f} %)" if len(ok) else "",
+            "failed to run": len(g) - len(ok),
+        })
+    table = pd.DataFrame(rows)
+    shown = present(table) if len(table) else table
+    shown.attrs["numeric"] = [list(table.columns).index(c) for c in ("runs", "mean", "95 % interval",
+                                                                      "failed to run") if c in table.columns]
+    return shown
+
+
 def rates_table(rates: Any) -> Any:
     """The rates table with each rate and its interval in one cell: ``33.3 % (6.1 to 79.2 %)``."""
-    out = rates[[c for c in ("world", "preset_label", "agent", "runs", "finished") if c in rates.columns]].copy()
+    keys = list(rates.columns[:list(rates.columns).index("runs")]) if "runs" in rates.columns else []
+    out = rates[[*keys, *(c for c in ("runs", "finished") if c in rates.columns)]].copy()
     for what, label in (("bankruptcy", "bankruptcies"), ("collapse", "collapses"), ("error", "errors")):
         rate = f"{what}_rate"
         if rate not in rates.columns:
@@ -106,11 +148,13 @@ def rates_table(rates: Any) -> Any:
     return present(out)
 
 
-def per_seed(runs: Any, limit: int = 500) -> tuple[Any, int]:
-    """One row a run: world, preset, agent, seed, metric (in words, dollars when money), ending; at most ``limit``."""
-    cols = [c for c in ("world", "preset_label", "agent", "seed", "metric", "metric_value", "terminal_reason",
-                        "turns", "llm_cost_usd", "run_id") if c in runs.columns]
-    table = runs.sort_values([c for c in ("world", "preset_label", "agent", "seed") if c in runs.columns])[cols]
+def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = ()) -> tuple[Any, int]:
+    """One row a run: world, preset, agent, the ``extra`` spec fields (the agent options that vary), seed, metric (in
+    words, dollars when money), ending; at most ``limit``."""
+    keys = [c for c in ("world", "preset_label", "agent", *extra) if c in runs.columns]
+    cols = [*keys, *(c for c in ("seed", "metric", "metric_value", "terminal_reason", "turns", "llm_cost_usd", "run_id")
+                     if c in runs.columns)]
+    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols]
     table = table.head(limit).reset_index(drop=True)
     money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
     if "metric" in table.columns:

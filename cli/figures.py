@@ -12,17 +12,23 @@ def money(cents: int) -> str:
 
 
 def metric_line(d: dict) -> str | None:
-    """A result's headline figure for people: ``final funds: $420,295.21``, money in dollars."""
+    """A result's headline figure for people, named in words: ``final funds: $420,295.21``, ``net worth:
+    $9,084.43``, ``mean daily active users: 1,573.5``; money in dollars."""
     if "final_funds_cents" in d:
         return f"final funds: {money(d['final_funds_cents'])}"
     if "metric" not in d:
         return None
+    from bizsim.analysis.labels import words
+
     value = d["metric_value"]
-    if d["metric"].endswith("_cents"):
+    metric = str(d["metric"])
+    if metric.endswith("_cents"):
         shown = money(value)
+        metric = metric.removesuffix("_cents")  # the dollar sign says the unit; a cent name over dollars would not
     else:
         shown = f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
-    return f"{d['metric']}: {shown}"
+    name = words(metric)
+    return f"{name[0].lower() + name[1:]}: {shown}"
 
 
 def _shown(metric: str, value: float) -> str:

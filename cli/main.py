@@ -396,7 +396,10 @@ def _print_summary(result: Any, out: str | None) -> None:
         print(f"  {extra}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
-    months = d.get("month_end_funds_cents") or {}
+    from bizsim.analysis.series import month_ends  # no stub January after a year that ends on 1 January at 09:00
+
+    months = month_ends(d.get("month_end_funds_cents") or {}, result.final_world.now_iso,
+                        d.get("terminal_reason") == "bankruptcy")
     if months:
         print("  month-end funds: " + ", ".join(f"{m} {money(v)}" for m, v in months.items()))
     if out:

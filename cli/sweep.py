@@ -10,7 +10,7 @@ from bizsim.simcore.errors import BizSimError
 
 from .options import bounded_int
 
-__all__ = ["add_parsers", "run_report", "run_sweep"]
+__all__ = ["add_parsers", "group_table", "run_report", "run_sweep"]
 
 _PRODUCT_FLAGS = ("world", "preset", "agent", "seeds")
 
@@ -114,6 +114,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise _needs("ray" if backend == "ray" else "data", exc) from None
     print(summary)
+    print(group_table(summary.out))
+    if not summary.compacted:
+        print("bizsim: the Parquet tables (runs, series, events, llm_calls) were not written: they need pandas and "
+              "pyarrow (pip install 'bizsim[data]'); results.jsonl holds every run.", file=sys.stderr)
     if summary.failed:
         where = f"{summary.out}/runs.parquet (column error)" if summary.compacted else f"{summary.out}/results.jsonl"
         print(f"bizsim: {summary.failed} run(s) failed; their errors are in {where}. The same command with "
@@ -141,6 +145,40 @@ def _estimate(specs: Any, out: str) -> int:
         return 0
     print(format_estimates(estimates))
     return 0
+
+
+def group_table(out: Any, limit: int = 40) -> str:
+    """The sweep's outcome per group, as text: each group's runs, the mean of its metric with the 95 % interval
+    over seeds, and how many ended early (bankrupt or collapsed). A group is a world, preset, agent, model and
+    every agent option that varies; the viewer's sweep page shows the same groups."""
+    from pathlib import Path
+
+    from bizsim.analysis.labels import dollars, human_number
+    from bizsim.view.sweep_data import sweep_data
+
+    data = sweep_data(Path(out))
+    if not data["groups"]:  # e.g. a results file past the viewer's size limit: say why there is no table
+        return "; ".join(data["problems"]) or "no runs to summarise"
+    opts = data["option_columns"]
+    rows = [["group", "runs", "metric", "mean", "95 % interval", "ended early"]]
+
+    def fmt(v: Any, money: bool) -> str:
+        return "" if v is None else (dollars(v) if money else human_number(v))
+
+    for g in data["groups"][:limit]:
+        name = " ".join(str(v) for v in (g["world"], g["preset"], g["agent"], g["model"]) if v)
+        name += "".join(f" {k}={g['options'][k]}" for k in opts if g["options"].get(k) is not None)
+        money = g["money"] and str(g["metric"]).endswith("_cents")
+        interval = "" if g["ci_low"] is None else f"{fmt(g['ci_low'], money)} to {fmt(g['ci_high'], money)}"
+        rows.append([name, str(g["runs"]), g["metric_label"] or "", fmt(g["mean"], money), interval,
+                     f"{g['ended_early']} of {g['runs']}"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    right = {1, 3, 4, 5}
+    lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in rows]
+    more = len(data["groups"]) - limit
+    return "\n".join(lines + ([f"... and {more} more groups (bizsim report or bizsim view shows them all)"]
+                              if more > 0 else []))
 
 
 def _report(path: str, out: str | None, title: str | None) -> Any:

@@ -5,11 +5,15 @@ A sweep directory holds, after :func:`compact` (which :func:`sweep` and
 polars read directly (``SELECT * FROM 'out/runs.parquet'``):
 
 ``runs.parquet`` — one row per run. Always these columns (``RUN_COLUMNS``),
-then the world's own figures (its ``summary()`` scalars such as
+then one column per agent option the runs were given (``history_rounds``,
+``memory``, ``temperature``, ...: :func:`option_column` names it; a list
+such as ``memory`` as its items joined by commas, ``none`` when empty), so
+an ablation's arms are plain columns to group by, then the world's own figures (its ``summary()`` scalars such as
 ``final_funds_cents``, ``tasks_failed``, ``mean_dau``, ``net_worth_cents``,
 ``total_revenue_cents``, and extraction extras such as the startup world's
 ``income_cents``, ``leaderboard_funds_cents`` (final funds, a bankruptcy as 0),
-``adversarial_clients``, ``adversarial_market_share``),
+``adversarial_clients``, ``adversarial_market_share``, ``final_scratchpad``
+(the agent's notes as they ended)),
 in name order, null where a run's world has no such figure.
 
 ``series.parquet`` — per-month or per-day figures (``SERIES_COLUMNS``): every
@@ -54,12 +58,16 @@ from bizsim.runs._results_file import iter_heads, read_at
 __all__ = [
     "EVENT_COLUMNS",
     "LLM_CALL_COLUMNS",
+    "PRIVATE_OPTIONS",
     "RUN_COLUMNS",
     "SERIES_COLUMNS",
     "TABLES",
     "Results",
     "compact",
     "load",
+    "option_column",
+    "option_columns",
+    "option_value",
 ]
 
 US_PER_DAY = 86_400_000_000
@@ -75,7 +83,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "preset_label": ("string", "the preset variant: the label, or the name plus overrides"),
     "overrides": ("string", "preset overrides as canonical JSON ('{}' for none)"),
     "agent": ("string", "agent name or package.module:function"),
-    "agent_options": ("string", "agent options as canonical JSON"),
+    "agent_options": ("string", "agent options as canonical JSON (each option is also a column of its own)"),
+    "model": ("string", "the model an LLM agent called (its option model); null for other agents"),
     "seed": ("int64", "world seed"),
     "status": ("string", "ok, or error when the run raised"),
     "error": ("string", "'Type: message' of a failed run"),
@@ -215,6 +224,43 @@ def _sort_key(rec: dict) -> tuple:
     )
 
 
+#: Agent options that say where a model is and how to reach it: never a column or a group of their own (the
+#: report's provenance leaves them out too); they stay in ``agent_options``.
+PRIVATE_OPTIONS = ("api_base", "api_key_env")
+
+
+def option_column(name: str) -> str:
+    """The runs column of agent option ``name``: its own name, or ``option_<name>`` where that is a column every
+    run has (``turns``, ``seed``, ...).
+
+    >>> option_column("history_rounds"), option_column("turns"), option_column("model")
+    ('history_rounds', 'option_turns', 'model')
+    """
+    return name if name == "model" or name not in RUN_COLUMNS else f"option_{name}"
+
+
+def option_columns(runs: Any) -> list[str]:
+    """The agent-option columns of a runs table, in name order (read from each run's ``agent_options``)."""
+    names: set[str] = set()
+    for text in runs["agent_options"].dropna().unique() if "agent_options" in runs.columns else ():
+        try:
+            options = json.loads(text)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(options, dict):
+            names.update(option_column(str(k)) for k in options if k not in PRIVATE_OPTIONS)
+    return sorted(c for c in names if c in runs.columns)
+
+
+def option_value(v: Any) -> Any:
+    """An option as one cell: scalars as they are, a list of scalars as its items joined, anything else JSON."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)) and all(isinstance(x, (bool, int, float, str)) for x in v):
+        return ",".join(str(x) for x in v) if v else "none"
+    return json.dumps(v, sort_keys=True, separators=(",", ":"))
+
+
 def _run_row(rec: dict) -> dict:
     spec = rec.get("spec") or {}
     err = rec.get("error") or None
@@ -232,6 +278,12 @@ def _run_row(rec: dict) -> dict:
     for k, v in (rec.get("run") or {}).items():
         if k not in row or row[k] is None:
             row[k] = v
+    for k, v in (spec.get("agent_options") or {}).items():
+        if k in PRIVATE_OPTIONS:
+            continue
+        col = option_column(str(k))
+        if row.get(col) is None:  # a world figure of the same name keeps its place
+            row[col] = str(v) if col == "model" and v is not None else option_value(v)
     return row
 
 

@@ -180,3 +180,10 @@ def test_the_reference_figures_are_what_the_agents_score_now(world):
     table = FIGURES[world_spec(world).benchmark_id]
     for agent, values in table.items():
         assert values[0] == pytest.approx(run_episode(world, "default", agent, 1).summary["metric_value"], abs=1e-5)
+
+
+def test_bizsim_run_lists_the_months_of_the_year_without_a_stub_january(capsys):
+    """A year from 1 January 09:00 ends on the next 1 January 09:00: twelve month-ends, December's not repeated."""
+    assert 0 == main(["run", "startup", "--agent", "greedy", "--seed", "1", "--no-progress"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "month-end funds" in x)
+    assert "2025-12 $420,295.21" in line and "2026-01" not in line and 12 == line.count("$")

@@ -35,7 +35,9 @@ def test_a_default_episode_has_its_pinned_trajectory(world, agent, digest):
 
 
 @pytest.mark.parametrize(("world", "agent", "digest"), [
-    ("startup", "planner", "30232b21c05ad7c0"),  # staffing figures: float sums over the team
+    # staffing figures: float sums over the team; task rows carry required_trust and required_prestige, the run
+    # its final_scratchpad
+    ("startup", "planner", "86df314064293695"),
     ("freelance", "planner", "e660e0c4efe99633"),
 ])
 def test_a_sweep_record_has_its_pinned_bytes(world, agent, digest):

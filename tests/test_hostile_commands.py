@@ -232,8 +232,8 @@ def test_a_hidden_command_is_unknown_whatever_its_options(line, tmp_path):
     """`bot take` with no options answered its usage (`Missing option --task-id`), telling an agent the hidden
     command exists, while `bot take --task-id X` was "Unknown command"; both are unknown now, on the kernel and on
     the live surfaces, and the run still verifies."""
-    from bizsim.analysis.live import LiveEpisode
-    from bizsim.analysis.verify import verify_run_dir
+    from bizsim.runs.live import LiveEpisode
+    from bizsim.runs.verify import verify_run_dir
     from bizsim.models.startup import StartupWorld
 
     name = " ".join(line.removeprefix("yc-bench ").split()[:2])

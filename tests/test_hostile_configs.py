@@ -140,12 +140,12 @@ _SEED_CASES = {
     "sweep --seeds": ("import sys, tempfile\nfrom bizsim.cli.main import main\n"
                       "code = main(['sweep', '--world', 'startup', '--seeds', SEEDS, '--out', tempfile.mkdtemp(),"
                       " '--no-progress'])\nprint('EXIT', code)\n"),
-    "grid file": ("import tempfile, pathlib\nfrom bizsim.analysis.gridfile import load_grid\n"
+    "grid file": ("import tempfile, pathlib\nfrom bizsim.runs.gridfile import load_grid\n"
                   "from bizsim.simcore.errors import ConfigError\n"
                   "p = pathlib.Path(tempfile.mkdtemp()) / 'grid.toml'\n"
                   "p.write_text('[grid]\\nworlds = [\"startup\"]\\nseeds = \"%s\"\\n' % SEEDS)\n"
                   "try:\n    load_grid(p)\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
-    "RL environment": ("from bizsim.agents.verifiers_env import split_seeds\n"
+    "RL environment": ("from bizsim.surfaces.verifiers_env import split_seeds\n"
                        "from bizsim.simcore.errors import ConfigError\n"
                        "try:\n    split_seeds(SEEDS, '1')\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
 }
@@ -185,7 +185,7 @@ def test_the_seed_parser_reads_every_form_and_refuses_with_the_rule():
 
 def test_a_grid_too_large_to_run_is_counted_before_it_is_built():
     """worlds x presets x agents x seeds past the sweep limit is refused before a spec is made."""
-    from bizsim.analysis.runspec import grid
+    from bizsim.runs.runspec import grid
 
     with no_hang("a 10^10-run grid"), pytest.raises(ConfigError, match="past the limit of 1,000,000"):
         grid("startup", ["default"] * 100_000, "greedy", "1-100000")

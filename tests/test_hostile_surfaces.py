@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bizsim.analysis.verify import verify_run_dir
+from bizsim.runs.verify import verify_run_dir
 
 pytestmark = pytest.mark.fuzz
 
@@ -134,7 +134,7 @@ def test_out_of_range_numbers_and_deep_options_are_one_line(tmp_path, parent_run
 
 def test_the_python_api_checks_the_same_ranges(parent_run, tmp_path):
     """fork points, MCP ports and option values given from Python are refused as ConfigErrors too."""
-    from bizsim.analysis.fork import fork
+    from bizsim.runs.fork import fork
     from bizsim.simcore.errors import ConfigError
 
     for at in ({"day": float("inf")}, {"hours": 1e308}, {"turn": 10**30}):
@@ -146,7 +146,7 @@ def test_the_python_api_checks_the_same_ranges(parent_run, tmp_path):
     with pytest.raises(ConfigError, match="deeper than 64 levels"):
         fork(parent_run, 3, "greedy", agent_options={"x": deep}, out=tmp_path / "f")
     pytest.importorskip("mcp")
-    from bizsim.analysis.mcp_server import bind_http
+    from bizsim.surfaces.mcp_server import bind_http
 
     for port in (70000, -1, True):
         with pytest.raises(ConfigError, match="from 0 to 65535"):
@@ -159,7 +159,7 @@ def test_an_inspect_task_reads_the_list_form_and_refuses_in_one_message(tmp_path
     """`-T seeds=1,3` reaches the task as ['1', '3'] (it was refused), seeds=10**30 was accepted, and every refusal
     was shown inside Inspect's full traceback."""
     pytest.importorskip("inspect_ai")
-    from bizsim.analysis.inspect_eval.task import world_task
+    from bizsim.surfaces.inspect_eval.task import world_task
     from bizsim.simcore.errors import ConfigError
 
     task = world_task("startup", seeds=["1", "3"], runs_dir=str(tmp_path / "runs"))

@@ -174,7 +174,11 @@ def test_tool_use_statistics():
              task_row("a1", "t3", "active", dispatched_t_us=500, end_t_us=None),
              task_row("a1", "t4", "planned"),
              task_row("a2", "t5", "completed_success", dispatched_t_us=1000, end_t_us=2000)]
-    per = sm.tool_use(pd.DataFrame(rows), runs, by="agent", per_run=True).set_index("run_id")
+    calls = sm.tool_use(pd.DataFrame(rows), runs, by="agent", per_run=True).set_index("run_id")
+    assert (4, 3, 5) == tuple(calls.loc["a1", ["scratchpad_writes", "inspects", "accepts"]])  # the paper counts calls
+    assert (40.0, 1.0) == tuple(calls.loc[["a1", "a2"], "scratchpad_writes_per_100_turns"].tolist()[:1]) + (
+        calls.loc["a2", "inspects_per_accept"],)  # a2's refused inspect counts
+    per = sm.tool_use(pd.DataFrame(rows), runs, by="agent", per_run=True, accepted_only=True).set_index("run_id")
     assert (3, 3, 5) == tuple(per.loc["a1", ["scratchpad_writes", "inspects", "accepts"]])
     assert 30.0 == per.loc["a1", "scratchpad_writes_per_100_turns"]
     assert 0.6 == per.loc["a1", "inspects_per_accept"]
@@ -183,7 +187,7 @@ def test_tool_use_statistics():
     assert (0.0, 0.5, 1.5) == tuple(per.loc["a2", ["inspects_per_accept", "mean_concurrent_tasks", "commands_per_turn"]])
     assert math.isnan(per.loc["a3", "inspects_per_accept"]) and 0.0 == per.loc["a3", "mean_concurrent_tasks"]
     assert math.isnan(per.loc["b1", "commands_per_turn"])
-    group = sm.tool_use(pd.DataFrame(rows), runs, by="agent").set_index("agent")
+    group = sm.tool_use(pd.DataFrame(rows), runs, by="agent", accepted_only=True).set_index("agent")
     assert 3 == group.loc["A", "runs"]
     assert pytest.approx(0.3) == group.loc["A", "inspects_per_accept"]  # mean of 0.6 and 0.0; a3 has none
     assert pytest.approx((1.4 + 0.5 + 0.0) / 3) == group.loc["A", "mean_concurrent_tasks"]

@@ -156,7 +156,7 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
     assert "[]" == bare.stdout.strip(), bare.stderr
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.runs.runspec", "bizsim.runs.sweep",
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.series", "bizsim.runs.store", "bizsim.runs.runspec", "bizsim.runs.sweep",
                                   "bizsim.analysis.plots", "bizsim.runs.gridfile"])
 def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""
@@ -183,3 +183,19 @@ def test_actions_over_time_give_an_action_its_colour_for_every_agent(sweep_dir):
         seen[agent] = colours
     both = set(seen["greedy"]) & set(seen["random"])
     assert "task accept" in both and all(seen["greedy"][a] == seen["random"][a] for a in both)
+
+
+def test_the_report_reads_top_down(sweep_dir, tmp_path):
+    """First the summary (each group's mean, its interval and how its runs ended), then the figures, then the
+    detail; a world without money is not said to be in dollars."""
+    text = write_report(sweep_dir, tmp_path / "all").read_text(encoding="utf-8")
+    assert text.index('<h2 id="summary">Summary</h2>') < text.index("<img") < text.index('<h2 id="runs">')
+    top = re.sub(r"<[^>]+>", " ", text[text.index("Headline metric"):text.index("</table>", text.index("Headline metric"))])
+    assert re.search(r"startup\s+default\s+random\s+Final funds \(dollars\)\s+2\s+-\$[\d,.]+\s+-\$[\d,.]+ to", top)
+    assert re.search(r"random\s+Final funds \(dollars\)\s+2\s.*?\s2 of 2 \(100 %\)\s+0", top)
+    assert re.search(r"tests\._sweep_agents:explode\s+1\s+1\s*$", top)  # one run, and it failed to run
+    assert re.search(r"operation\s+default\s+threshold\s+Mean daily active users\s+2\s+[\d,.]+\s", top)
+    res = load(sweep_dir)
+    operation = attrs.evolve(res, runs=res.runs[res.runs.world == "operation"])
+    alone = write_report(sweep_dir, tmp_path / "op", results=operation).read_text(encoding="utf-8")
+    assert "Outcomes</h3>" in alone and "(money in dollars)" not in alone and "Daily daily" not in alone

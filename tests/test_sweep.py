@@ -545,7 +545,12 @@ def test_cli_sweep_product_grid_and_report(tmp_path, capsys):
     argv = ["sweep", "--world", "startup", "--preset", "default", "hard", "--agent", "greedy", "--seeds", "1-2",
             "--backend", "serial", "--out", str(out), "--no-progress"]
     assert 0 == main(argv)
-    assert "4 runs: 4 run now (0 failed)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "4 runs: 4 run now (0 failed)" in printed
+    # then each group: its runs, the mean metric with its 95 % interval, and how many ended early
+    assert re.search(r"startup hard greedy\s+2\s+Final funds \(dollars\)\s+-\$897\.10\s+-\$897\.10 to -\$897\.10\s+2 of 2",
+                     printed), printed
+    assert re.search(r"startup default greedy\s+2\s+Final funds \(dollars\)\s+\$345,796\.13\s+.+ to .+\s+0 of 2", printed)
     assert 0 == main(argv)
     assert "0 run now (0 failed), 4 already done" in capsys.readouterr().out
     assert 0 == main(["report", str(out)])

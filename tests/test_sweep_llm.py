@@ -149,3 +149,52 @@ def test_a_sweep_runs_yc_bench_restarts_with_max_episodes(tmp_path, monkeypatch)
     with pytest.raises(ConfigError, match="max_episodes"):
         sweep([RunSpec("startup", "default", "llm", 1, agent_options={**options, "max_episodes": 0})], tmp_path / "bad",
               backend="serial", progress=False)
+
+
+def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypatch):
+    """K = 5, 20, 30 over two seeds: 3 rows in the tables, the report, the viewer's sweep page and the sweep's table."""
+    import html
+    import re
+
+    from bizsim.analysis.report import write_report
+    from bizsim.view.sweep_data import sweep_data
+    from bizsim.cli.sweep import group_table
+
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    with LoopbackLLMServer(greedy_policy, lifetime_s=120) as server:
+        specs = [RunSpec("startup", "default", "llm", seed, agent_options={
+            "model": MODEL, "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY", "max_turns": 4,
+            "history_rounds": k}) for k in (5, 20, 30) for seed in (1, 2)]
+        assert (6, 0) == (lambda s: (s.ran, s.failed))(sweep(specs, tmp_path, backend="serial", progress=False))
+    res = load(tmp_path)
+    assert [5, 5, 20, 20, 30, 30] == sorted(res.runs.history_rounds.tolist())
+    assert {MODEL} == set(res.runs.model)
+    summary = metrics.summarize(res.runs)
+    assert [5, 20, 30] == summary.history_rounds.tolist() and [2, 2, 2] == summary.n.tolist()
+    assert 3 == len(metrics.rates(res.runs)) == len(metrics.outcomes(res.runs, figures=["metric_value"]))
+    text = write_report(tmp_path).read_text(encoding="utf-8")
+    headline = text[text.index("Headline metric"):]
+    headline = headline[:headline.index("</table>")]
+    assert "history rounds" in headline
+    for part in ("Tool use, the paper's Table 3", "Figure 3(a)", "Figure 4(a)", "Figure 4(b)", "Figure 5(a)", "Figure 5(b)", "Table 4",
+                 "startup-metric-against-k.png"):
+        assert part in html.unescape(text), part
+    assert 3 == headline.count("<tr>") - 1  # the header, then one row an arm
+    assert [5, 20, 30] == [g["options"]["history_rounds"] for g in sweep_data(tmp_path)["groups"]]
+    assert "history_rounds" in sweep_data(tmp_path)["columns"]
+    lines = group_table(tmp_path).splitlines()
+    assert 4 == len(lines) and [f"history_rounds={k}" for k in (5, 20, 30)] == [
+        re.search(r"history_rounds=\d+", line).group(0) for line in lines[1:]]
+    assert all(re.search(r"\b0 of 2$", line) for line in lines[1:])
+
+
+def test_where_a_model_is_served_is_no_column_and_no_group(tmp_path):
+    """api_base and api_key_env stay in agent_options: two endpoints are not two arms, and no table shows them."""
+    from bizsim.runs.store import _run_row
+    from bizsim.view.sweep_data import _options
+
+    rec = {"run_id": "r", "spec": {"world": "startup", "agent": "llm", "seed": 1, "agent_options": {
+        "model": MODEL, "api_base": "http://user:pw@10.0.0.1:8000/v1", "api_key_env": "MY_KEY", "history_rounds": 5}}}
+    row = _run_row(rec)
+    assert (MODEL, 5) == (row["model"], row["history_rounds"]) and "api_base" not in row and "api_key_env" not in row
+    assert {"history_rounds": 5} == _options(rec)

@@ -342,7 +342,7 @@ def test_cli_run_prints_net_worth(capsys):
     """``bizsim run vending`` prints the net worth; ``--json`` has the metric and the daily series."""
     assert 0 == main(["run", "vending", "--agent", "markup", "--preset", "small", "--seed", "2", "--no-progress"])
     out = capsys.readouterr().out
-    assert "vending-v1" in out and "net_worth_cents: $" in out
+    assert "vending-v1" in out and "net worth: $" in out and "_cents" not in out
     assert 0 == main(["run", "vending", "--agent", "markup", "--preset", "small", "--agent-opt", "markup=1.8",
                       "--json"])
     d = json.loads(capsys.readouterr().out)

@@ -258,3 +258,19 @@ def test_a_minimal_run_from_another_source_reads_cleanly(browser, tmp_path):
     assert 0 == page.locator("#chart svg").count()
     page.screenshot(path=str(tmp_path / "minimal.png"))
     assert [] == page.errors
+
+
+def test_a_sweep_page_keeps_an_options_arms_apart(browser, tmp_path):
+    """Two values of an agent option: two groups in the summary (a column of their own) and a column in the runs."""
+    from bizsim.analysis import grid, sweep
+
+    agents = [{"name": "random", "options": {"max_parallel": k}} for k in (2, 4)]
+    sweep(grid("startup", "default", agents, "1-2"), tmp_path / "sw", backend="serial", progress=False)
+    page = open_page(browser, write_view([tmp_path / "sw"], tmp_path / "sw.html").as_uri())
+    head = page.locator("table.grp tr").first.inner_text()
+    assert "max parallel" in head
+    rows = [r.split("\t") for r in page.locator("table.grp tr").all_inner_texts()[1:]]
+    assert [["2", "2"], ["4", "2"]] == [[r[4].strip(), r[5].strip()] for r in rows]  # option, then its runs
+    assert "max parallel" in page.inner_text(".thead")
+    page.screenshot(path=str(tmp_path / "options.png"), full_page=True)
+    assert [] == page.errors

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("playwright")
 from bizsim.analysis.labels import KIND_COLORS, kind_color
-from bizsim.analysis.view import write_view
-from bizsim.analysis.view.page import render
-from bizsim.analysis.view.run_data import run_data
+from bizsim.view import write_view
+from bizsim.view.page import render
+from bizsim.view.run_data import run_data
 
 from ._browser import browser_fixture, legend_colours, open_page, rgb
 from ._view_runs import baseline_run
@@ -68,8 +68,8 @@ def test_a_kind_the_table_lacks_keeps_the_colour_python_gives_it(browser, runs, 
 def _still_run(out: Path) -> Path:
     """An LLM run whose model only ever reads the company's status: simulated time never moves."""
     from bizsim.agents.llm import ScriptedClient, reply
-    from bizsim.analysis.llm_run import run_llm
-    from bizsim.analysis.runspec import RunSpec
+    from bizsim.runs.llm_run import run_llm
+    from bizsim.runs.runspec import RunSpec
 
     spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 5})
     run_llm(spec, out=out, client=ScriptedClient([reply("yc-bench company status")] * 5))

@@ -12,17 +12,40 @@ from bizsim.simcore.jsonl import lines_of
 
 from bizsim.analysis.labels import is_money, words
 from bizsim.analysis.metrics import mean_ci
+from bizsim.runs.store import PRIVATE_OPTIONS, option_column, option_value
 from bizsim.view._records import MAX_VIEW_FILE_BYTES
 
 __all__ = ["is_sweep_dir", "sweep_data"]
 
-#: Row columns, in the table's order.
+#: Row columns, in the table's order (then one column per agent option that varies).
 COLUMNS = ("world", "preset", "agent", "model", "seed", "metric", "value", "status", "cost_usd", "turns", "run_id")
+#: At most this many agent options become columns (a sweep's records are files from anywhere).
+_MAX_OPTION_COLUMNS = 20
 
 
 def is_sweep_dir(path: Path) -> bool:
     """Whether ``path`` is a sweep directory (it has ``results.jsonl``)."""
     return path.is_dir() and (path / layout.RESULTS).is_file()
+
+
+def _options(rec: dict) -> dict[str, Any]:
+    """A record's agent options as run-table cells, by column name (the runs table's names)."""
+    spec: dict = rec["spec"] if isinstance(rec.get("spec"), dict) else {}
+    options: dict = spec["agent_options"] if isinstance(spec.get("agent_options"), dict) else {}
+    out: dict[str, Any] = {}
+    for k, v in options.items():
+        if k == "model" or k in PRIVATE_OPTIONS:  # a column of its own; where the model is, never shown
+            continue
+        cell = option_value(v)
+        out[option_column(str(k)[:200])] = cell if cell is None or isinstance(cell, (bool, int, float)) else _short(cell)
+    return out
+
+
+def _order(v: Any) -> tuple:
+    """A cell's place when sorting: numbers by value (5 before 20), text by text, missing last."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (False, 0, float(v), "")
+    return (v is None, 1, 0.0, str(v))
 
 
 def _row(rec: dict) -> list[Any]:
@@ -47,23 +70,27 @@ def _short(v: Any, limit: int = 200) -> str | None:
     return None if v is None else str(v)[:limit]
 
 
-def _groups(rows: list[list[Any]]) -> list[dict]:
-    """Per (world, preset, agent, model): runs, mean metric and its 95 % interval, bankruptcies, cost."""
+def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
+    """Per (world, preset, agent, model, each varied agent option): runs, mean metric and its 95 % interval,
+    bankruptcies, cost. ``varied`` options sit at the end of each row (after :data:`COLUMNS`)."""
     found: dict[tuple, list[list[Any]]] = {}
+    base = len(COLUMNS)
     for r in rows:
-        found.setdefault((r[0], r[1], r[2], r[3], r[5]), []).append(r)
+        found.setdefault((r[0], r[1], r[2], r[3], r[5], *r[base:]), []).append(r)
     out = []
-    for key, rs in sorted(found.items(), key=lambda kv: tuple(str(k) for k in kv[0])):
+    for key, rs in sorted(found.items(), key=lambda kv: tuple(_order(k) for k in kv[0])):
         values = [float(r[6]) for r in rs if r[6] is not None]
         mean, low, high, n = mean_ci(values)
         costs = [float(r[8]) for r in rs if r[8] is not None]
         metric = key[4] or ""
         out.append({
-            "world": key[0], "preset": key[1], "agent": key[2], "model": key[3], "metric": metric,
+            "world": key[0], "preset": key[1], "agent": key[2], "model": key[3],
+            "options": dict(zip(varied, key[5:])), "metric": metric,
             "metric_label": words(metric) if metric else "", "money": is_money(metric), "runs": len(rs), "n": n,
             "mean": None if n == 0 else mean, "ci_low": None if math.isnan(low) else low,
             "ci_high": None if math.isnan(high) else high,
             "bankrupt": sum(1 for r in rs if r[7] == "bankrupt"), "failed": sum(1 for r in rs if r[7] == "error"),
+            "ended_early": sum(1 for r in rs if r[7] in ("bankrupt", "collapsed")),
             "cost_usd": sum(costs) if costs else None, "values": values[:: max(1, n // 400)][:400],
         })
     return out
@@ -80,6 +107,7 @@ def sweep_data(path: Path) -> dict:
     else:
         text = file.read_bytes().decode("utf-8", errors="replace")
     latest: dict[str, list[Any]] = {}
+    options: dict[str, dict[str, Any]] = {}
     bad = 0
     for line in lines_of(text):
         if not line.strip():
@@ -91,12 +119,19 @@ def sweep_data(path: Path) -> dict:
             continue
         if isinstance(rec, dict) and rec.get("run_id") is not None:
             latest[str(rec["run_id"])] = _row(rec)
+            options[str(rec["run_id"])] = _options(rec)
     if bad:
         problems.append(f"{layout.RESULTS}: {bad} line(s) are not JSON; skipped")
-    rows = sorted(latest.values(), key=lambda r: tuple((v is None, str(v) if not isinstance(v, int) else f"{v:020d}")
-                                                       for v in (r[0], r[1], r[2], r[3], r[4])))
+    # An agent option is a column (and splits the groups) where the runs hold more than one value of it.
+    names = sorted({k for o in options.values() for k in o})
+    varied = [k for k in names if len({o.get(k) for o in options.values()}) > 1][:_MAX_OPTION_COLUMNS]
+    for rid, row in latest.items():
+        row.extend(options[rid].get(k) for k in varied)
+    rows = sorted(latest.values(), key=lambda r: tuple(_order(v) for v in (r[0], r[1], r[2], r[3], *r[len(COLUMNS):], r[4])))
     runs_dir = path / layout.RUNS
     with_dirs = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     money = sorted({r[5] for r in rows if r[5] and is_money(r[5])})
-    return {"kind": "sweep", "meta": {"path": str(path), "runs": len(rows)}, "columns": list(COLUMNS), "rows": rows,
-            "groups": _groups(rows), "run_dirs": with_dirs, "money_metrics": money, "problems": problems}
+    columns = list(COLUMNS) + varied
+    return {"kind": "sweep", "meta": {"path": str(path), "runs": len(rows)}, "columns": columns, "rows": rows,
+            "option_columns": varied, "groups": _groups(rows, varied), "run_dirs": with_dirs, "money_metrics": money,
+            "problems": problems}

@@ -633,8 +633,10 @@
     for (const g of data.groups) { if (!byMetric.has(g.metric)) byMetric.set(g.metric, []); byMetric.get(g.metric).push(g); }
     for (const [metric, gs] of byMetric) {
       const tbl = el("table", {cls: "grp"});
-      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
-      for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", num(g.runs), fmtValue(g.mean, g.money),
+      // Every agent option that varies in the sweep is a column: an ablation's arms are rows of their own.
+      const opts = data.option_columns || [];
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
         g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
       sec.appendChild(dotPlot(gs));
@@ -643,6 +645,7 @@
     root.appendChild(tsec);
     const widths = {world: "0.8fr", preset: "0.8fr", agent: "0.9fr", model: "1fr", seed: "0.4fr", metric: "1fr", value: "0.9fr", status: "0.8fr", cost_usd: "0.7fr", turns: "0.5fr", run_id: "1fr"};
     const names = {cost_usd: "model cost", value: "metric value", run_id: "run id"};
+    const label = (c) => names[c] || c.replace(/_/g, " ");  // an agent option's column: history_rounds -> history rounds
     const wrap = el("div", {cls: "tablewrap", style: "--cols:" + cols.map((c) => widths[c] || "1fr").join(" ")});
     const thead = el("div", {cls: "thead"}), filters = el("div", {cls: "filters"}), tbody = el("div", {cls: "tbody", id: "runs-body"});
     const spacer = el("div", {style: "position:relative"});
@@ -667,7 +670,7 @@
     let lower = null;
     const lowerOf = (i) => { if (!lower) lower = new Array(data.rows.length); return lower[i] || (lower[i] = textOf(i).map((t) => t.toLowerCase())); };
     cols.forEach((c, k) => {
-      const h = el("div", {text: names[c] || c, "data-col": c});
+      const h = el("div", {text: label(c), "data-col": c});
       h.addEventListener("click", () => {
         sortDir = sortCol === k ? -sortDir : 1; sortCol = k;
         order = data.rows.map((r, i) => i).sort((a, b) => {
@@ -675,8 +678,8 @@
           if (x == null) return 1; if (y == null) return -1;
           return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y))) * sortDir;
         });
-        for (const d of thead.children) d.textContent = (names[d.dataset.col] || d.dataset.col);
-        h.textContent = (names[c] || c) + (sortDir > 0 ? " ▲" : " ▼");
+        for (const d of thead.children) d.textContent = label(d.dataset.col);
+        h.textContent = label(c) + (sortDir > 0 ? " ▲" : " ▼");
         apply();
       });
       thead.appendChild(h);
@@ -695,7 +698,7 @@
       const old = document.getElementById("run-dialog"); if (old) old.remove();
       const dlg = el("div", {cls: "dlg", id: "run-dialog"}, el("b", {text: "Run " + id}),
         el("div", {cls: "muted", text: dirs.has(id) ? "Open this sweep with `bizsim view DIR --serve` to read the run turn by turn." : "This run has no run directory (sweep with --run-dirs to keep one)."}));
-      cols.forEach((c) => dlg.appendChild(el("div", {cls: "ev"}, el("b", {text: (names[c] || c) + ": "}), cell(r, c))));
+      cols.forEach((c) => dlg.appendChild(el("div", {cls: "ev"}, el("b", {text: label(c) + ": "}), cell(r, c))));
       dlg.appendChild(el("button", {text: "close", onclick: () => dlg.remove()}));
       document.body.appendChild(dlg);
     }
@@ -832,7 +835,7 @@
     const x = (v) => L + (W - L - R) * (v - lo) / (hi - lo || 1);
     gs.forEach((g, k) => {
       const y = 12 + k * rowH;
-      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model].filter(Boolean).join(" · "); s.appendChild(lab);
+      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model, ...Object.entries(g.options || {}).filter(([, v]) => v != null).map(([k, v]) => k.replace(/_/g, " ") + " " + v)].filter(Boolean).join(" · "); s.appendChild(lab);
       for (const v of g.values) s.appendChild(svg("circle", {cx: x(v), cy: y, r: 3, fill: PALETTE[k % PALETTE.length], "fill-opacity": 0.45}));
       if (g.ci_low != null) s.appendChild(svg("line", {x1: x(g.ci_low), x2: x(g.ci_high), y1: y, y2: y, stroke: "#111", "stroke-width": 2}));
       if (g.mean != null) s.appendChild(svg("rect", {x: x(g.mean) - 1.5, y: y - 7, width: 3, height: 14, fill: "#111"}));

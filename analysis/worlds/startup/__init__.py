@@ -1,6 +1,7 @@
 """The startup world's (YC-Bench's) analyses: task staffing, failure causes, adversarial clients, trust, tool use.
 
-:data:`HOOKS` is what the world's registration names; the analyses are in :mod:`.metrics`, the figure in :mod:`.plots`.
+:data:`HOOKS` is what the world's registration names; the analyses are in :mod:`.metrics`, the paper's tables and
+figures as the paper defines them in :mod:`.paper`, the figures in :mod:`.plots`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Any
 
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
-from bizsim.analysis.worlds.startup import plots
+from bizsim.analysis.worlds.startup import paper, plots
 from bizsim.analysis.worlds.startup.metrics import (
     CAUSE_WORDS,
     CAUSES,
@@ -23,7 +24,7 @@ from bizsim.analysis.worlds.startup.metrics import (
 )
 
 __all__ = [
-    "CAUSES", "HOOKS", "TASK_FIELDS", "plots", "adversarial_acceptance", "failure_cause_counts", "failure_causes",
+    "CAUSES", "HOOKS", "TASK_FIELDS", "paper", "plots", "adversarial_acceptance", "failure_cause_counts", "failure_causes",
     "final_trust", "task_table", "tool_use",
 ]
 
@@ -47,8 +48,56 @@ def _report(ctx: ReportContext) -> None:
     causes = failure_cause_counts(ctx.events, ok, by)
     doc.table(causes.assign(cause=causes["cause"].map(CAUSE_WORDS)), "Failure causes")
     doc.table(adversarial_acceptance(ctx.events, ok, by), "Adversarial clients: acceptance rate against market share")
-    doc.table(tool_use(ctx.events, ok, by), "Tool use")
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
+    _paper_section(ctx)
+
+
+def _percent(df: Any, columns: tuple[str, ...] = ("mean", "min", "max")) -> Any:
+    """A table whose value columns are shares: shown in percent (a table of the report, presented)."""
+    from bizsim.analysis.report_tables import present
+
+    out = present(_ranged(df), percent_columns=columns)
+    out.attrs["presented"] = True
+    return out
+
+
+def _ranged(df: Any) -> Any:
+    """A per-seed table as the paper shows it: the mean and the seeds' range (a t-interval over three seeds of a
+    share or a ratio runs far past what the seeds did; it stays in the function's table for who wants it)."""
+    return df.drop(columns=[c for c in ("ci_low", "ci_high") if c in df.columns])
+
+
+def _paper_section(ctx: ReportContext) -> None:
+    """The YC-Bench paper's tables and figures, laid out as the paper does (definitions: :mod:`.paper`)."""
+    from bizsim.analysis.worlds.startup import paper
+    from bizsim.analysis.worlds.startup import plots as startup_plots
+
+    doc, ok, by = ctx.doc, ctx.runs, ctx.by
+    doc.h(3, "The YC-Bench paper's analyses")
+    doc.p("As the paper defines them (bizsim.analysis.worlds.startup.paper; where the paper leaves a definition "
+          "open, the docs' page 'The papers' analyses' says the reading chosen). Ranges are the seeds' lowest and "
+          "highest values.", "note")
+    doc.table(paper.table3(ctx.events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
+    doc.table(_percent(paper.trust_gated_completions(ctx.events, ok, by)),
+              "Figure 3(a): share of completed tasks that required trust")
+    doc.table(_percent(paper.required_trust_levels(ctx.events, ok, by), ("share",)),
+              "Figure 3(b): completed trust-gated tasks by the trust they required")
+    doc.table(_percent(paper.adversarial_acceptance_per_seed(ctx.events, ok, by),
+                       ("mean", "min", "max", "market_share")),
+              "Figure 4(a): share of accepted tasks from adversarial clients, against their share of the market")
+    policies = paper.scratchpad_policies(ok, ctx.series, by)
+    doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
+              "Figure 4(b): the client policy of the final scratchpad (rule-based)")
+    causes = paper.bankruptcy_causes(ctx.events, ok, by)
+    doc.table(causes.assign(cause=causes["cause"].str.replace("_", " ")), "Figure 5(a): causes of bankruptcy")
+    if "llm_cost_usd" in ok.columns and ok["llm_cost_usd"].notna().any():
+        doc.table(_ranged(paper.revenue_per_api_dollar(ok, None, by)), "Figure 5(b): dollars earned per API dollar")
+        doc.table(paper.table4(ok, None, by), "Table 4: bankruptcies, model cost, tokens and runtime per run")
+    if "history_rounds" in ok.columns and ok["history_rounds"].nunique() > 1:
+        doc.figure(startup_plots.metric_against(ok, "history_rounds", "metric_value", by),
+                   f"{ctx.next_figure():02d}-startup-metric-against-k",
+                   "startup: the metric against the context length K (history_rounds), as the paper's Figure 10: "
+                   "the mean over seeds, bars the seeds' range")
 
 
 def _timeline(rows: list[dict], result: dict | None, start: dict | None) -> tuple[str, list[list[float]]]:

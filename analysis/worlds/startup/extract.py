@@ -173,6 +173,8 @@ class StartupExtractor:
                 "max_split": self._split.get(task.uid, 0),
                 "domains": ",".join(task.required),
                 "required_qty": int(sum(task.required.values())),
+                "required_trust": int(task.required_trust),
+                "required_prestige": int(task.required_prestige),
             }
             if first is not None:
                 data.update(first)
@@ -197,6 +199,9 @@ class StartupExtractor:
             "final_funds_cents": world.funds_cents,
             # YC-Bench's leaderboard averages final funds with a bankrupt run counted as 0.
             "leaderboard_funds_cents": 0 if world.funds_cents < 0 else world.funds_cents,
+            # The agent's notes as they ended (bounded by the scratchpad commands' limit): its client policy,
+            # which the paper's Figure 4(b) classifies.
+            "final_scratchpad": world.scratchpad,
         }
         series = [("final_trust", i, c.name, float(c.trust)) for i, c in enumerate(world.clients_by_name)]
         series += [("final_prestige", i, d, float(p)) for i, (d, p) in enumerate(world.prestige.items())]

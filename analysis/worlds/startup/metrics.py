@@ -20,7 +20,10 @@ interval is final):
 - ``team_size``, ``dispatched_t_us``, ``accepted_t_us``, ``deadline_t_us``,
   ``end_t_us`` (completion or cancellation), ``observed`` (false when the task
   was never active at a turn end, e.g. accepted but never dispatched),
-  ``domains``, ``required_qty`` (after scope creep or trust discount).
+  ``domains``, ``required_qty`` (after scope creep or trust discount),
+  ``required_trust`` (the trust with its client the task asked for at
+  acceptance; 0 for a task open to every company: YC-Bench's trust-gated
+  tasks have 2 to 4), ``required_prestige``.
 
 **Failure causes** of a failed (late) task, not exclusive:
 
@@ -64,7 +67,8 @@ CAUSE_WORDS = {"adversarial": "adversarial client", "understaffed": "too few hou
 #: Fields of a task row's ``data``.
 TASK_FIELDS = (
     "adversarial", "accepted_t_us", "dispatched_t_us", "deadline_t_us", "end_t_us", "observed", "team_size",
-    "hours_needed", "hours_available", "match_ratio", "max_split", "domains", "required_qty",
+    "hours_needed", "hours_available", "match_ratio", "max_split", "domains", "required_qty", "required_trust",
+    "required_prestige",
 )
 _SCRATCHPAD_WRITES = ("scratchpad write", "scratchpad append")
 
@@ -121,7 +125,7 @@ def failure_cause_counts(events: Any, runs: Any, by: str | Sequence[str] | None 
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "cause", "failed_tasks", "count", "share", "primary", "primary_share"]
     failed = failure_causes(events)
     failed = with_groups(failed, runs, cols)
@@ -151,7 +155,7 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "runs", "accepted", "adversarial_accepted", "acceptance_rate", "market_share", "ratio"]
     ok = ok_runs(runs)
     tasks = with_groups(task_table(events), ok, cols)
@@ -181,7 +185,7 @@ def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, c
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     out_cols = [*cols, "client", "adversarial", "n", "mean", "ci_low", "ci_high"]
     ok = ok_runs(runs)
     s = with_groups(series[series["name"] == "final_trust"][["run_id", "key", "value"]], ok, cols)
@@ -197,17 +201,23 @@ def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, c
     return pd.DataFrame(rows, columns=out_cols)
 
 
-def tool_use(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False) -> Any:
-    """Tool-use statistics of the YC-Bench paper, per run or averaged per group.
+def tool_use(
+    events: Any, runs: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False,
+    accepted_only: bool = False,
+) -> Any:
+    """Tool-use statistics of the YC-Bench paper (its Table 3), per run or averaged per group.
 
-    - ``scratchpad_writes_per_100_turns``: accepted ``scratchpad write`` and
-      ``scratchpad append`` commands per 100 turns.
-    - ``inspects_per_accept``: accepted ``task inspect`` over accepted ``task accept``
-      (NaN for a run that accepted nothing).
-    - ``mean_concurrent_tasks``: time-weighted mean number of active tasks over
+    - ``scratchpad_writes_per_100_turns``: ``scratchpad write`` and
+      ``scratchpad append`` calls per 100 turns (SP/100T).
+    - ``inspects_per_accept``: ``task inspect`` calls over ``task accept`` calls
+      (Inspect/Accept; NaN for a run that called no accept).
+
+    The paper counts calls, so a refused call counts too; ``accepted_only=True`` counts only the calls the
+    world accepted (the other reading: what the agent achieved rather than what it tried).
+    - ``mean_concurrent_tasks`` (Avg Conc.): time-weighted mean number of active tasks over
       the episode (the sum of every task's active span, dispatch to completion
       or cancellation or the episode's end, over the episode's length).
-    - ``commands_per_turn``: commands issued (refused ones included) per turn.
+    - ``commands_per_turn`` (Cmd/Turn): commands issued (refused ones included) per turn.
 
     Returns:
         per run: ``run_id``, ``by...``, ``turns``, ``commands``, ``scratchpad_writes``, ``inspects``,
@@ -216,9 +226,11 @@ def tool_use(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, p
     import pandas as pd
 
 
-    cols = group_columns(by)
+    cols = group_columns(by, runs)
     ok = ok_runs(runs)
-    cmds = events[(events["kind"] == "cmd") & events["ok"].fillna(False).astype(bool)]
+    cmds = events[events["kind"] == "cmd"]
+    if accepted_only:
+        cmds = cmds[cmds["ok"].fillna(False).astype(bool)]
     counts = cmds.groupby(["run_id", "name"]).size().unstack(fill_value=0) if len(cmds) else pd.DataFrame()
 
     def count(names: Sequence[str]) -> Any:

@@ -9,7 +9,7 @@ from bizsim.analysis import plots
 
 from bizsim.analysis.worlds.startup.metrics import CAUSE_WORDS, CAUSES, failure_cause_counts
 
-__all__ = ["failure_causes"]
+__all__ = ["failure_causes", "metric_against"]
 
 
 def failure_causes(
@@ -25,7 +25,7 @@ def failure_causes(
     for i, (key, g) in enumerate(groups):
         g = g.set_index("cause").reindex(list(CAUSES))
         xs = [j + (i - (len(groups) - 1) / 2) * width for j in range(len(CAUSES))]
-        ax.bar(xs, g[column].fillna(0), width=width, label=f"{plots.group_label(key)} ({int(g['failed_tasks'].max())} failed)")
+        ax.bar(xs, g[column].fillna(0), width=width, label=f"{plots.group_label(key, cols)} ({int(g['failed_tasks'].max())} failed)")
     ax.set_xticks(range(len(CAUSES)), [CAUSE_WORDS[c] for c in CAUSES], rotation=20, ha="right")
     ax.set_ylabel("share of failed tasks" + (" (primary cause)" if primary else ""))
     ax.set_ylim(0, 1.05)
@@ -34,4 +34,37 @@ def failure_causes(
         ax.legend(fontsize="small")
     else:
         ax.text(0.5, 0.5, "no failed tasks", ha="center", va="center", transform=ax.transAxes)
+    return ax
+
+
+def metric_against(
+    runs: Any, field: str = "history_rounds", value: str = "metric_value", by: str | Sequence[str] | None = None, *,
+    ax: Any = None,
+) -> Any:
+    """The YC-Bench paper's Figure 10: a per-run figure against an agent option (the context length K), the mean
+    over seeds with the seeds' range as error bars, one line per group (:func:`.paper.metric_against`'s table)."""
+    from bizsim.analysis.labels import words
+
+    from .paper import metric_against as table_of
+
+    ax = ax if ax is not None else plots.new_axes()
+    cols = [c for c in plots.columns_for(runs, by) if c != field]
+    table = table_of(runs, field, value, cols)
+    cents = value.endswith("_cents") or (value == "metric_value" and "metric" in runs.columns
+                                         and runs["metric"].dropna().astype(str).str.endswith("_cents").all())
+    div = 100.0 if cents else 1.0
+    for key, g in table.groupby(cols, sort=True, dropna=False) if cols else [("all", table)]:
+        g = g.sort_values(field)
+        mean = g["mean"] / div
+        ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
+                    capsize=3, label=plots.group_label(key, cols) if cols else "all runs")
+    ax.set_xlabel(words(field))
+    metric = str(runs["metric"].dropna().iloc[0]) if value == "metric_value" and "metric" in runs.columns and \
+        runs["metric"].notna().any() else value
+    ax.set_ylabel(words(metric))
+    if cents:
+        plots.money_axis(ax)
+    ax.set_title(f"{words(metric)} against {words(field).lower()}")  # the caption says what the bars are
+    if len(table):
+        ax.legend(fontsize="small")
     return ax
