@@ -194,3 +194,17 @@ def test_figure_4b_from_the_final_scratchpad_of_scripted_runs(tmp_path):
     assert ["select_and_avoid", "avoid_only"] == per.set_index(res.runs["seed"].to_numpy()).loc[[1, 2], "policy"].tolist()
     group = paper.scratchpad_policies(res.runs, res.series, by="agent").set_index("policy")
     assert {"whitelist": 0, "avoid_only": 1, "select_and_avoid": 1, "no_policy": 0} == group["count"].to_dict()
+
+
+def test_figure_7_final_funds_seed_by_seed():
+    """Each seed's leaderboard funds and the group's mean; the figure's bars are the means, its dots the seeds."""
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.worlds.startup import plots as startup_plots
+
+    runs = make_runs(leaderboard_funds_cents=[100_000, 0, 500_000, 0])
+    table = paper.final_funds_per_seed(runs, by="agent")
+    assert [100_000.0, 0.0, 500_000.0, 0.0] == table["value"].tolist()
+    assert [200_000.0] * 3 + [0.0] == table["group_mean"].tolist()
+    ax = startup_plots.final_funds(runs, by="agent")
+    assert [2_000.0, 0.0] == [p.get_height() for p in ax.patches]
+    assert [1_000.0, 0.0, 5_000.0, 0.0] == [float(y) for c in ax.collections for y in c.get_offsets()[:, 1]]

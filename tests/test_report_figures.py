@@ -209,3 +209,19 @@ def test_the_action_shares_are_the_action_table(made):
         wide = table.pivot_table(index="day", columns="action", values="share", aggfunc="sum", fill_value=0.0)
         tops = [max(p.vertices[:, 1]) for p in (c.get_paths()[0] for c in ax.collections)]
         assert pytest.approx(wide.cumsum(axis=1).max().tolist()) == tops
+
+
+def test_the_final_funds_bars_are_the_outcomes_table(made):
+    """Figure 7's bars are each group's mean leaderboard funds in the Outcomes table; its dots are the seeds'."""
+    res, text, drawn = made
+    bars = next(ax for n, ax in drawn.items() if n.endswith("startup-final-funds"))
+    rows = next(rows for title, rows in _tables(text) if title.startswith("Outcomes"))
+    head = rows[0]
+    table = {(r[head.index("preset")], r[head.index("agent")]): r[head.index("mean")] for r in rows[1:]
+             if r[head.index("figure")].startswith("Leaderboard funds")}
+    labels = [tuple(t.get_text().split(" / ")) for t in bars.get_xticklabels()]
+    assert set(table) == set(labels)
+    for label, patch in zip(labels, bars.patches):
+        assert _agree([patch.get_height()], [table[label]]), label
+    dots = sorted(round(float(y) * 100) for c in bars.collections for y in c.get_offsets()[:, 1])
+    assert sorted(int(v) for v in res.runs.leaderboard_funds_cents) == dots

@@ -77,6 +77,9 @@ def _paper_section(ctx: ReportContext) -> None:
     doc.p("As the paper defines them (bizsim.analysis.worlds.startup.paper; where the paper leaves a definition "
           "open, the docs' page 'The papers' analyses' says the reading chosen). Ranges are the seeds' lowest and "
           "highest values.", "note")
+    doc.figure(startup_plots.final_funds(ok, by), f"{ctx.next_figure():02d}-startup-final-funds",
+               "startup: final funds as the paper's Figure 7 draws them, a bankruptcy as $0 (Figure 8, the monthly "
+               "funds of every seed, is the figure above)")
     doc.table(paper.table3(ctx.events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
     doc.table(_percent(paper.trust_gated_completions(ctx.events, ok, by)),
               "Figure 3(a): share of completed tasks that required trust")

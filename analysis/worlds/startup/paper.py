@@ -22,6 +22,10 @@ to get the other one (``docs/paper-analyses.md`` gathers them):
   deviation, tokens, runtime.
 - :func:`metric_against` — Figure 10, a metric against an agent option (the
   context length K, ``history_rounds``), per-seed mean and range.
+- :func:`final_funds_per_seed` — Figure 7, each group's final funds seed by
+  seed (a bankruptcy as $0, as the leaderboard counts it) and their mean;
+  Figure 8, the monthly funds of every seed, is
+  :func:`bizsim.analysis.plots.per_seed_trajectories`.
 
 Groups are :func:`bizsim.analysis.metrics.group_columns`' (every spec field
 that varies, by default); every function takes ``by=`` as the others do.
@@ -45,6 +49,7 @@ __all__ = [
     "scratchpad_policy",
     "adversarial_acceptance_per_seed",
     "bankruptcy_causes",
+    "final_funds_per_seed",
     "metric_against",
     "required_trust_levels",
     "revenue_per_api_dollar",
@@ -400,3 +405,24 @@ def scratchpad_policies(
             count = int((g["policy"] == policy).sum())
             rows.append({**_key(cols, key), "runs": len(g), "policy": policy, "count": count, "share": count / len(g)})
     return pd.DataFrame(rows, columns=[*cols, "runs", "policy", "count", "share"])
+
+
+def final_funds_per_seed(runs: Any, by: str | Sequence[str] | None = None, value: str = "leaderboard_funds_cents") -> Any:
+    """Figure 7: each group's final funds, seed by seed, and their mean. ``value`` is the leaderboard's reading by
+    default (final funds, a bankrupt run as $0); ``value="final_funds_cents"`` keeps a bankrupt run's negative
+    balance.
+
+    Returns:
+        ``by...``, ``seed``, ``run_id``, ``value`` (cents), ``group_mean`` (cents), ``bankrupt``.
+    """
+    import pandas as pd
+
+    cols = group_columns(by, runs)
+    ok = ok_runs(runs)
+    if value not in ok.columns:
+        return pd.DataFrame(columns=[*cols, "seed", "run_id", "value", "group_mean", "bankrupt"])
+    out = ok[[*cols, "seed", "run_id"]].copy()
+    out["value"] = pd.to_numeric(ok[value], errors="coerce").astype(float).to_numpy()
+    out["group_mean"] = out.groupby(cols, dropna=False)["value"].transform("mean")
+    out["bankrupt"] = ok["bankrupt"].fillna(False).astype(bool).to_numpy() if "bankrupt" in ok.columns else False
+    return out.sort_values([*cols, "seed"]).reset_index(drop=True)

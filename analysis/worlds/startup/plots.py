@@ -9,7 +9,7 @@ from bizsim.analysis import plots
 
 from bizsim.analysis.worlds.startup.metrics import CAUSE_WORDS, CAUSES, failure_cause_counts
 
-__all__ = ["failure_causes", "metric_against"]
+__all__ = ["failure_causes", "final_funds", "metric_against"]
 
 
 def failure_causes(
@@ -67,4 +67,26 @@ def metric_against(
     ax.set_title(f"{words(metric)} against {words(field).lower()}")  # the caption says what the bars are
     if len(table):
         ax.legend(fontsize="small")
+    return ax
+
+
+def final_funds(runs: Any, by: str | Sequence[str] | None = None, *, ax: Any = None) -> Any:
+    """The YC-Bench paper's Figure 7: a bar per group at its mean final funds (a bankruptcy as $0, as the
+    leaderboard counts it), a dot per seed (:func:`.paper.final_funds_per_seed`'s table)."""
+    from .paper import final_funds_per_seed
+
+    ax = ax if ax is not None else plots.new_axes()
+    cols = plots.columns_for(runs, by)
+    table = final_funds_per_seed(runs, cols)
+    groups = list(table.groupby(cols, sort=True, dropna=False))
+    for i, (key, g) in enumerate(groups):
+        ax.bar([i], [g["group_mean"].iloc[0] / 100], width=0.6, alpha=0.6)
+        ax.scatter([i] * len(g), g["value"] / 100, color="black", s=14, zorder=3)
+    ax.set_xticks(range(len(groups)), [plots.group_label(k, cols) for k, _ in groups], rotation=20, ha="right")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    plots.money_axis(ax)
+    ax.set_ylabel("Final funds (dollars)")
+    ax.set_title("Final funds: mean over seeds (bars), each seed (dots)")
+    if not groups:
+        ax.text(0.5, 0.5, "no final funds", ha="center", va="center", transform=ax.transAxes)
     return ax
