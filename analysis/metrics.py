@@ -106,7 +106,7 @@ def varied_columns(runs: Any) -> list[str]:
     """The spec fields besides :data:`GROUP` that take more than one value in ``runs``: the model, then each agent
     option (``history_rounds``, ``memory``, ``temperature``, ...), in name order. A field a run does not have (a
     baseline beside LLM runs) counts as a value of its own."""
-    from .store import option_columns
+    from bizsim.runs.store import option_columns
 
     out = []
     for col in ["model", *option_columns(runs)]:
@@ -246,7 +246,7 @@ def series_over_time(
     """
     import pandas as pd
 
-    from .series import run_series
+    from bizsim.analysis.series import run_series
 
     cols = group_columns(by, runs)
     out_cols = [*cols, "step", "key", "n", "mean", "ci_low", "ci_high", "min", "max"]

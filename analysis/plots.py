@@ -84,7 +84,7 @@ def _label(name: str, cents: bool | None) -> str:
 
 def _last_steps(series: Any, runs: Any, name: str, cols: list[str]) -> dict[tuple, int]:
     """The last step with real data of any run of each group (a stub month after the end is not data)."""
-    from .series import run_series
+    from bizsim.analysis.series import run_series
 
     s = metrics.with_groups(run_series(series, runs, name, extend=False)[["run_id", "step"]], runs, cols)
     if not len(s):
@@ -201,7 +201,7 @@ def per_seed_trajectories(
 ) -> Any:
     """One thin line per run, coloured by group: each run's points as every table counts them (a bankrupt run at 0
     from its bankruptcy; :mod:`bizsim.analysis.series`), not carried on after its end."""
-    from .series import run_series
+    from bizsim.analysis.series import run_series
 
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)

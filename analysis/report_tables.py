@@ -97,7 +97,7 @@ def headline_table(runs: Any, groups: list[str]) -> Any:
     collapsed) and how many failed to run."""
     import pandas as pd
 
-    from .metrics import mean_ci
+    from bizsim.analysis.metrics import mean_ci
 
     keys = [c for c in groups if c in runs.columns]
     rows = []

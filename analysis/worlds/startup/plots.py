@@ -45,7 +45,7 @@ def metric_against(
     over seeds with the seeds' range as error bars, one line per group (:func:`.paper.metric_against`'s table)."""
     from bizsim.analysis.labels import words
 
-    from .paper import metric_against as table_of
+    from bizsim.analysis.worlds.startup.paper import metric_against as table_of
 
     ax = ax if ax is not None else plots.new_axes()
     cols = [c for c in plots.columns_for(runs, by) if c != field]
@@ -73,7 +73,7 @@ def metric_against(
 def final_funds(runs: Any, by: str | Sequence[str] | None = None, *, ax: Any = None) -> Any:
     """The YC-Bench paper's Figure 7: a bar per group at its mean final funds (a bankruptcy as $0, as the
     leaderboard counts it), a dot per seed (:func:`.paper.final_funds_per_seed`'s table)."""
-    from .paper import final_funds_per_seed
+    from bizsim.analysis.worlds.startup.paper import final_funds_per_seed
 
     ax = ax if ax is not None else plots.new_axes()
     cols = plots.columns_for(runs, by)
