@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.extras import install_hint
 
 from .options import bounded_int
 
@@ -58,7 +59,6 @@ def add_parsers(sub: Any) -> None:
 
 
 def _needs(extra: str, exc: ImportError) -> BizSimError:
-    from bizsim.simcore.extras import install_hint
 
     return BizSimError(f"this needs {exc.name or 'an optional package'}: {install_hint(extra)}")
 
@@ -117,7 +117,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     print(group_table(summary.out))
     if not summary.compacted:
         print("bizsim: the Parquet tables (runs, series, events, llm_calls) were not written: they need pandas and "
-              "pyarrow (pip install 'bizsim[data]'); results.jsonl holds every run.", file=sys.stderr)
+              f"pyarrow ({install_hint('data')}); results.jsonl holds every run.", file=sys.stderr)
     if summary.failed:
         where = f"{summary.out}/runs.parquet (column error)" if summary.compacted else f"{summary.out}/results.jsonl"
         print(f"bizsim: {summary.failed} run(s) failed; their errors are in {where}. The same command with "

@@ -123,7 +123,11 @@ def read_record(path: str | Path) -> RunRecord:
 def read_record_noted(path: str | Path, problems: list[str]) -> RunRecord | None:
     """For a reader that shows what it can (the viewer): the record, or ``None`` when the run has none yet; a
     damaged one is noted in ``problems`` (``result.json: ...``), never raised."""
-    if not (Path(path) / RESULT).exists():
+    file = Path(path) / RESULT
+    if not file.exists():
+        return None
+    if not file.is_file():  # a directory, a FIFO or a device where the record belongs
+        problems.append(f"{RESULT} is not a regular file; not shown")
         return None
     try:
         return read_record(path)

@@ -194,8 +194,8 @@ def test_no_install_hint_names_the_package_on_an_index():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = [*root.glob("*.md"), *root.glob("docs/**/*.md"), *(p for d in ("simcore", "models", "agents", "analysis",
-                                                                            "cli") for p in root.glob(f"{d}/**/*.py"))]
+    files = [*root.glob("*.md"), *root.glob("docs/**/*.md"), *(p for d in ("simcore", "models", "agents", "runs",
+                                                                            "surfaces", "analysis", "view", "cli") for p in root.glob(f"{d}/**/*.py"))]
     offenders = [str(p.relative_to(root)) for p in files if p.name not in ("extras.py", "CHANGELOG.md")
                  and ("install 'bizsim[" in p.read_text(encoding="utf-8")
                       or 'install "bizsim[' in p.read_text(encoding="utf-8"))]

@@ -12,7 +12,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bizsim.agents import textenv
+from bizsim.surfaces import textenv
 from bizsim.surfaces.textenv import TextEnv
 from bizsim.models import make_world, world_class, world_names
 from bizsim.simcore.errors import BizSimError

@@ -59,7 +59,9 @@ def check_setup(model: str, *, api_base: str | None = None, api_key_env: str | N
                 "and use a hosted_vllm/MODEL model name"
             )
     if importlib.util.find_spec("litellm") is None:
-        raise ConfigError("the LLM agent needs litellm, which is not installed: pip install 'bizsim[llm]'")
+        from bizsim.simcore.extras import install_hint
+
+        raise ConfigError(f"the LLM agent needs litellm, which is not installed: {install_hint('llm')}")
     if api_key or api_key_env is not None or not provider_key:
         return
     provider, _, name = model.partition("/")
