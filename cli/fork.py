@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     fk.add_argument("--out", required=True, metavar="DIR", help="write the fork's run directory here")
     fk.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
     fk.add_argument("--json", action="store_true", help="print one JSON object")
+    fk.set_defaults(handler=run_fork)
 
 
 def run_fork(args: argparse.Namespace) -> int:

@@ -70,6 +70,10 @@ def add_parsers(sub: Any) -> None:
     shim.add_argument("bin_dir", metavar="BIN_DIR", help="the directory to write yc-bench into")
     shim.add_argument("--run", required=True, metavar="DIR", help="the served run directory")
     shim.add_argument("--name", default="yc-bench", help="the command's name (default yc-bench)")
+    mcp.set_defaults(handler=run_live)
+    serve.set_defaults(handler=run_live)
+    do.set_defaults(handler=run_live)
+    shim.set_defaults(handler=run_live)
 
 
 def run_live(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""The ``bizsim`` command: run, shell, list, verify, fork, sweep, report, view.
+"""The ``bizsim`` command: this module only assembles the subcommands, one module each.
 
 Every subcommand imports what it needs when it runs, so ``bizsim --help`` and a baseline run load no LLM client,
 pandas, pyarrow, matplotlib or Ray.
@@ -7,108 +7,29 @@ pandas, pyarrow, matplotlib or Ray.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-import shlex
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, NoReturn
+from collections.abc import Sequence
 
 from bizsim.simcore.errors import BizSimError
 
-from .figures import context_lines, metric_line, money
-from .options import agent_options, bounded_float, bounded_int
+from .parser import Parser, bizsim_version
 
 __all__ = ["main"]
 
-
-class _Once(argparse.Action):
-    """A single-valued option: given twice it is refused, never silently replaced by the second value."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        given = namespace.__dict__.setdefault("_given", set())
-        if option_string is not None and self.dest in given:
-            parser.error(f"{option_string} was given twice; give it once (options that take several values "
-                         "take them after one flag, e.g. --agent greedy planner)")
-        given.add(self.dest)
-        setattr(namespace, self.dest, values)
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.register("action", None, _Once)  # every plain option of this parser and its groups
-        self.register("action", "store", _Once)
-
-    def error(self, message: str) -> NoReturn:  # exit 2 with one clear line
-        self.exit(2, f"bizsim: error: {message} (see `{self.prog} --help`)\n")
+#: The subcommands' modules, in the order ``bizsim --help`` lists them; each has ``add_parser(s)(sub)``.
+_COMMANDS = ("run", "shell", "listing", "verify", "fork", "sweep", "live", "ycbench", "view")
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="bizsim", description="Business simulations for long-horizon benchmarks of AI agents.")
-    parser.add_argument("--version", action="version", version=f"bizsim {_version()}")
-    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    import importlib
 
-    run = sub.add_parser("run", help="run one episode with an agent")
-    run.add_argument("world", nargs="?", help="world name, e.g. startup (not with --resume)")
-    run.add_argument("--agent", help="agent name (see `bizsim list`; default: the world's own default agent), or "
-                     "package.module:function for an agent of your own")
-    run.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
-    run.add_argument("--preset", default="default", help="preset name or a .toml config file")
-    run.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
-    run.add_argument("--max-episodes", type=bounded_int(), default=1, help="restart after bankruptcy up to N episodes")
-    run.add_argument("--out", help="write the run directory here")
-    run.add_argument("--overwrite", action="store_true", help="replace the run already in --out (never an LLM run)")
-    run.add_argument("--json", action="store_true", help="print one JSON object")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    llm = run.add_argument_group("LLM agent (--agent llm)")
-    llm.add_argument("--model", help="litellm model PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
-    llm.add_argument("--api-base", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    llm.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (keys never go on the command line)")
-    llm.add_argument("--max-cost-usd", type=bounded_float(0), metavar="X", help="stop the run once it has cost X dollars")
-    llm.add_argument("--max-turns", type=bounded_int(), metavar="N", help="at most N model calls per episode")
-    llm.add_argument("--max-tokens-total", type=bounded_int(), metavar="N", help="stop the run after N tokens")
-    llm.add_argument("--temperature", type=bounded_float(0), help="sampling temperature (default: not sent)")
-    llm.add_argument("--memory", help="extra memory modules: window,scratchpad,state,episodic")
-    llm.add_argument("--auditor", choices=("deterministic", "llm"),
-                     help="freelance: who prices, judges and pays; llm = the agent's model (default deterministic)")
-    llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
-    llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
-    llm.add_argument("--estimate", action="store_true",
-                     help="print the run's expected calls, tokens and dollars (with a range) and run nothing")
-
-    shell = sub.add_parser("shell", help="play a world by typing its commands")
-    shell.add_argument("world", help="world name, e.g. startup")
-    shell.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
-    shell.add_argument("--preset", default="default", help="preset name or a .toml config file")
-    shell.add_argument("--json", action="store_true", help="print every answer as JSON (piped input always is)")
-    shell.add_argument("--out", metavar="DIR", help="record the session as a run directory (verify, load, view read it)")
-    shell.add_argument("--overwrite", action="store_true", help="replace a finished run already in --out")
-
-    sub.add_parser("list", help="list worlds, presets and agents")
-
-    verify = sub.add_parser(
-        "verify", help="replay run directories and check they give back their trajectories and results exactly",
-        description="Replay the command log of each run directory (every episode, in order) and compare the "
-                    "trajectories and summaries with the recorded ones. Exit 0 when all match, 1 when one differs.",
-    )
-    verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
-
-    from .fork import add_parser as add_fork
-    from .sweep import add_parsers
-
-    add_fork(sub)
-    add_parsers(sub)  # sweep, report
-    from .live import add_parsers as add_live_parsers
-
-    add_live_parsers(sub)  # mcp, serve, do, shim
-    from .ycbench import add_parsers as add_exchange
-
-    add_exchange(sub)  # import, export
-    from .view import add_parser as add_view
-
-    add_view(sub)
+    parser = Parser(prog="bizsim", description="Business simulations for long-horizon benchmarks of AI agents.")
+    parser.add_argument("--version", action="version", version=f"bizsim {bizsim_version()}")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    for name in _COMMANDS:
+        module = importlib.import_module(f"bizsim.cli.{name}")
+        add = getattr(module, "add_parsers", None) or module.add_parser
+        add(sub)
     return parser
 
 
@@ -116,33 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bizsim`` console script."""
     args = _build_parser().parse_args(argv)
     try:
-        if args.cmd == "run":
-            return _run(args)
-        if args.cmd == "shell":
-            return _shell(args)
-        if args.cmd == "verify":
-            return _verify(args.dirs)
-        if args.cmd in ("mcp", "serve", "do", "shim"):
-            from .live import run_live
-
-            return run_live(args)
-        if args.cmd == "fork":
-            from .fork import run_fork
-
-            return run_fork(args)
-        if args.cmd == "view":
-            from .view import run_view
-
-            return run_view(args)
-        if args.cmd in ("sweep", "report"):
-            from .sweep import run_report, run_sweep
-
-            return run_sweep(args) if args.cmd == "sweep" else run_report(args)
-        if args.cmd in ("import", "export"):
-            from .ycbench import run_export, run_import
-
-            return run_import(args) if args.cmd == "import" else run_export(args)
-        return _list()
+        return int(args.handler(args))
     except BizSimError as exc:
         print(f"bizsim: error: {exc}", file=sys.stderr)
         return 2
@@ -156,319 +51,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"bizsim: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
-
-
-def _run(args: argparse.Namespace) -> int:
-    from bizsim.agents import make_agent
-    from bizsim.runs.pipeline import execute
-    from bizsim.runs.runspec import RunSpec
-
-    if args.resume or args.agent == "llm":
-        return _run_llm(args)
-    if args.estimate:
-        raise BizSimError(f"--estimate goes with --agent llm: agent {args.agent or 'the default'} calls no model")
-    if args.world is None:
-        raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
-    spec = world_spec(args.world)
-    args.agent = args.agent or spec.default_agent
-    given = [f for f in _LLM_FLAGS + _RUN_FLAGS if getattr(args, f) not in (None, False)]
-    if args.auditor == "deterministic" and "auditor" in world_spec(args.world).roles:
-        given.remove("auditor")
-    if given:
-        what = "the llm auditor uses the agent's model, so it" if given[0] == "auditor" else f"--{given[0].replace('_', '-')}"
-        raise BizSimError(f"{what} goes with --agent llm, not --agent {args.agent}")
-    if args.seed < 0:
-        raise BizSimError(f"--seed(={args.seed}) must be >= 0")
-    if args.max_episodes < 1:
-        raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-    run = RunSpec(spec.name, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
-                  max_episodes=args.max_episodes)
-    make_agent(spec.name, run.agent, run.agent_options)  # fail fast on a bad agent or option
-    if args.out is not None:
-        from bizsim.runs.rundir import check_run_dir_free, make_output_dir
-
-        check_run_dir_free(args.out, overwrite=args.overwrite)
-        make_output_dir(args.out)  # an unusable path fails now, not after the run
-    with _progress(args) as on_stop:
-        result = execute(run, out=args.out, overwrite=args.overwrite, on_stop=on_stop)
-    if args.json:
-        print(json.dumps(result.to_dict()))
-    else:
-        _print_summary(result, args.out)
-    return 0
-
-
-def _verify(dirs: Sequence[str]) -> int:
-    from bizsim.runs.verify import verify_run_dir
-
-    worst = 0
-    for path in dirs:
-        try:
-            found = verify_run_dir(path)
-        except BizSimError as exc:
-            print(f"bizsim: error: {exc}", file=sys.stderr)
-            worst = 2
-            continue
-        if found.ok:
-            print(f"ok      {path}: {found.episodes} episode(s), {found.commands} commands replayed to the same bytes")
-            continue
-        worst = max(worst, 1)
-        print(f"DIFFERS {path}:")
-        for problem in found.problems:
-            print(f"  {problem}")
-    return worst
-
-
-_LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")
-#: Flags of an LLM run that are not agent options.
-_RUN_FLAGS = ("auditor",)
-
-
-def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    options = agent_options(args.agent_opt)
-    for flag in _LLM_FLAGS[:-1]:
-        value = getattr(args, flag)
-        if value is not None:
-            options[flag] = value
-    return options
-
-
-def _run_llm(args: argparse.Namespace) -> int:
-    """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
-    from bizsim.runs.llm_run import load_run_spec, resume_llm
-    from bizsim.runs.pipeline import execute
-    from bizsim.runs.runspec import RunSpec
-
-    if args.overwrite:
-        raise BizSimError("--overwrite replaces a baseline's run; an LLM run is never replaced: choose another --out")
-    preflight = not args.no_preflight
-    run: Callable[[Any], Any]
-    out: str | None = None
-    if args.resume and args.estimate:
-        raise BizSimError("--estimate is for a run not started yet; drop --resume (the run's llm_calls.jsonl holds "
-                          "what it used so far)")
-    if args.resume:
-        confirming = ("api_base", "api_key_env")
-        extra = [f for f in ("world", *_LLM_FLAGS[:-1], *_RUN_FLAGS) if f not in confirming and getattr(args, f) is not None]
-        if extra or args.agent_opt:
-            raise BizSimError(f"--resume takes its settings from the run directory; drop --{(extra or ['agent-opt'])[0].replace('_', '-')}")
-        load_run_spec(args.resume)  # fail fast on a directory that holds no LLM run
-        confirmed = (args.api_base, args.api_key_env) if args.api_base or args.api_key_env else None
-
-        def run(on_stop: Any) -> Any:
-            return resume_llm(args.resume, confirm_endpoint=confirmed, preflight=preflight, on_stop=on_stop)
-    else:
-        if args.world is None:
-            raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup --agent llm --model openai/gpt-4o-mini`")
-        options = _llm_options(args)
-        if "model" not in options:
-            raise BizSimError("--agent llm needs --model PROVIDER/MODEL, e.g. --model openai/gpt-4o-mini")
-        if args.seed < 0:
-            raise BizSimError(f"--seed(={args.seed}) must be >= 0")
-        if args.max_episodes < 1:
-            raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-        if args.auditor is not None and "auditor" not in world_spec(args.world).roles:
-            raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
-        if args.auditor not in (None, "deterministic"):
-            options["auditor"] = args.auditor
-        spec = RunSpec(args.world, args.preset, "llm", args.seed, agent_options=options, max_episodes=args.max_episodes)
-        spec.check()
-        if args.estimate:
-            from bizsim.runs.llm_estimate import estimate_run, format_estimates
-
-            estimate = estimate_run(spec)
-            print(json.dumps(_attrs_dict(estimate)) if args.json else format_estimates([estimate]))
-            return 0
-        out = args.out or _default_out(args, str(options["model"]))
-
-        def run(on_stop: Any) -> Any:
-            return execute(spec, out=out, resume=False, preflight=preflight, on_stop=on_stop)
-    with _llm_progress(args, args.resume or out) as on_stop:
-        result = run(on_stop)
-    if args.json:
-        print(json.dumps(result.to_dict()))
-    else:
-        _print_summary(result.episode, None)
-        _print_llm(result)
-    return 1 if result.terminal_reason == "error" else 0
-
-
-def _attrs_dict(value: Any) -> dict:
-    """An attrs value as a JSON-able dict (for ``--json``)."""
-    import attrs
-
-    return attrs.asdict(value)
-
-
-def _default_out(args: argparse.Namespace, model: str) -> str:
-    from datetime import datetime
-
-    slug = "".join(c if c.isalnum() or c in "-." else "_" for c in model)
-    return f"runs/llm-{args.world}-{args.preset}-s{args.seed}-{slug}-{datetime.now():%Y%m%d-%H%M%S}"
-
-
-def _print_llm(result: Any) -> None:
-    s = result.llm["total"]
-    cost = "unknown" if s["cost_usd"] is None else f"${s['cost_usd']:.4f}"
-    cached = f" ({s['cache_read_tokens'] / s['prompt_tokens']:.0%} of prompt tokens cached)" if s.get("cache_read_tokens") else ""
-    print(f"  model: {s['turns']} turns, {s['prompt_tokens']} prompt{cached} + {s['completion_tokens']} completion tokens, "
-          f"cost {cost}")
-    faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
-    if faults:
-        print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))
-    from bizsim.analysis.labels import CAP_STOPS
-
-    capped = result.terminal_reason == "error" and result.terminal_detail in CAP_STOPS
-    if result.replayed_calls:
-        print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
-    if result.run_dir is not None:
-        options = result.episode.agent_options
-        confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
-                          for flag in ("api_base", "api_key_env") if options.get(flag))
-        if capped:  # complete up to the cap: a resume would replay it to the same stop
-            print(f"  run directory: {result.run_dir}  (complete up to that stop, which is not a failure; a resume "
-                  "would replay it to the same place: to play further, start a run with a higher cap, or fork this "
-                  "one with `bizsim fork`)")
-        else:
-            print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume "
-                  f"{shlex.quote(str(result.run_dir))}{confirm})")
-
-
-@contextlib.contextmanager
-def _llm_progress(args: argparse.Namespace, run_dir: str | None) -> Iterator[Callable[[Any], None] | None]:
-    """The live panel of an LLM run on a terminal (not with --json, --no-progress, or output to a file or pipe)."""
-    if args.json or args.no_progress or not sys.stdout.isatty():
-        with _progress(args) as update:
-            yield update
-        return
-    from .live_panel import LivePanel
-
-    with LivePanel(run_dir) as panel:
-        yield panel.on_stop
-
-
-@contextlib.contextmanager
-def _progress(args: argparse.Namespace) -> Iterator[Callable[[Any], None] | None]:
-    """A progress bar's update callback for a run (``None`` with --no-progress or when stderr is no terminal)."""
-    if args.no_progress or not sys.stderr.isatty():
-        yield None
-        return
-    bar = _Progress()
-    try:
-        yield bar.update
-    finally:
-        bar.close()
-
-
-class _Progress:
-    """A progress bar on stderr over simulated time."""
-
-    def __init__(self) -> None:
-        from rich.progress import BarColumn, Progress, TextColumn
-
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[when]}"), transient=True)
-        self._task = self._bar.add_task("simulating", total=1.0, when="")
-        self._bar.start()
-
-    def update(self, world: Any) -> None:
-        horizon = world.horizon_us
-        if horizon:
-            self._bar.update(self._task, completed=min(1.0, world.now_us / horizon), when=world.now_iso[:10])
-
-    def close(self) -> None:
-        self._bar.stop()
-
-
-def _print_summary(result: Any, out: str | None) -> None:
-    d = result.to_dict()
-    print(f"{d['benchmark_id']}  preset={d['preset']}  seed={d['seed']}  agent={d['agent']}")
-    episodes = len(d.get("episodes") or [d])
-    count = f"{episodes} episodes, " if episodes > 1 else ""
-    from bizsim.analysis.labels import ending_words
-
-    ended = ending_words(d["terminal_reason"], getattr(result.final_world, "terminal_detail", None))
-    print(f"  ended: {ended} at {result.final_world.now_iso}  "
-          f"({count}{d['turns']} turns, {d['commands']} commands{' in the last' if episodes > 1 else ''})")
-    line = metric_line(d)
-    if line:
-        print(f"  {line}")
-    for extra in context_lines(d):
-        print(f"  {extra}")
-    if "tasks_succeeded" in d:
-        print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
-    from bizsim.analysis.series import month_ends  # no stub January after a year that ends on 1 January at 09:00
-
-    months = month_ends(d.get("month_end_funds_cents") or {}, result.final_world.now_iso,
-                        d.get("terminal_reason") == "bankruptcy")
-    if months:
-        print("  month-end funds: " + ", ".join(f"{m} {money(v)}" for m, v in months.items()))
-    if out:
-        print(f"  run directory: {out}")
-
-
-def _shell(args: argparse.Namespace) -> int:
-    from .shell import run_shell
-
-    if args.out is not None:  # recorded as any agent's run: a person's play is a baseline the same tools read
-        from bizsim.runs.live import LiveEpisode
-
-        episode = LiveEpisode(args.world, args.preset, args.seed, out=args.out, surface="shell", agent="human",
-                              overwrite=args.overwrite)
-        world: Any = episode.world
-        episode.set_client("bizsim shell", _version())
-
-        def send(line: str) -> dict:
-            return episode.call_line(line).result
-    else:
-        from bizsim.simcore.driver import Driver
-
-        world = world_spec(args.world).make(args.preset, args.seed)
-        send = Driver(world).send
-
-    def prompt() -> str:
-        funds = world.observation().get("funds_cents")
-        return f"[{world.now_iso}{'  ' + money(funds) if funds is not None else ''}]> "
-
-    banner = (f"{world.benchmark_id} seed {args.seed} preset {args.preset}. Type 'help' for commands, Tab to complete, "
-              "'json' for the last answer in full, 'quit' to leave.")
-    try:
-        run_shell(world, send, interactive=sys.stdin.isatty(), as_json=args.json, banner=banner, prompt=prompt)
-    finally:
-        if args.out is not None:
-            episode.close()
-    if world.done:
-        print(f"episode ended: {world.status.value}")
-    if args.out is not None:
-        print(f"recorded in {args.out} (check it with: bizsim verify {shlex.quote(str(args.out))})")
-    return 0
-
-
-def _list() -> int:
-    from bizsim.simcore.registry import broken_worlds, registered
-
-    for name, spec in registered().items():
-        print(f"{name} ({spec.benchmark_id}){'  ' + spec.summary if spec.summary else ''}")
-        print(f"  presets: {', '.join(spec.preset_names())}")
-        print(f"  agents:  {', '.join(spec.agents)}")
-    for name, why in broken_worlds().items():
-        print(f"{name}: cannot be loaded ({why})", file=sys.stderr)
-    return 0
-
-
-def world_spec(name: str) -> Any:
-    """The registered world ``name`` (the registry is imported on first use: ``bizsim --help`` stays fast)."""
-    from bizsim.simcore.registry import world_spec as find
-
-    return find(name)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("bizsim")
-    except PackageNotFoundError:  # a source tree that was never installed
-        return "unknown"
 
 
 if __name__ == "__main__":

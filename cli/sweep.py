@@ -56,6 +56,8 @@ def add_parsers(sub: Any) -> None:
     rp.add_argument("dir", metavar="DIR", help="a sweep directory, a run directory, or a folder of run directories")
     rp.add_argument("--out", metavar="REPORT", help="where to write (default: DIR/report)")
     rp.add_argument("--title", help="the report's title")
+    sw.set_defaults(handler=run_sweep)
+    rp.set_defaults(handler=run_report)
 
 
 def _needs(extra: str, exc: ImportError) -> BizSimError:

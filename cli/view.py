@@ -31,6 +31,7 @@ def add_parser(sub: Any) -> None:
     v.add_argument("--follow", action="store_true", help="with --serve: redraw as a running run writes more")
     v.add_argument("--no-requests", action="store_true",
                    help="LLM runs: show the answers only (skip rebuilding what the model was sent)")
+    v.set_defaults(handler=run_view)
 
 
 def run_view(args: argparse.Namespace) -> int:

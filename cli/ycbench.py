@@ -35,6 +35,8 @@ def add_parsers(sub: Any) -> None:
     exp.add_argument("format", choices=_FORMATS, help="the format (yc-bench: its results JSON)")
     exp.add_argument("run_dir", help="the LLM run directory")
     exp.add_argument("--out", help="the file, or a directory for the reference's file name (default: here)")
+    imp.set_defaults(handler=run_import)
+    exp.set_defaults(handler=run_export)
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bizsim.cli.shell import Completer, render
+from bizsim.cli.shell_screen import Completer, render
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.registry import world_spec
 
