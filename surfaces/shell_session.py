@@ -17,7 +17,6 @@ import socket
 import socketserver
 import struct
 import sys
-import threading
 import time
 from typing import Any
 
@@ -27,6 +26,7 @@ from bizsim.simcore.limits import (MAX_CLIENT_NAME_CHARS, MAX_SOCKET_CONNECTIONS
                                    SOCKET_REQUEST_SECONDS)
 from bizsim.simcore.untrusted_json import loads_untrusted
 
+from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
 from bizsim.runs.live import EXIT_USAGE, LiveEpisode
 
 __all__ = ["MAX_SOCKET_PATH", "handle_request", "serve_socket"]
@@ -99,35 +99,15 @@ class _Handler(socketserver.BaseRequestHandler):
             self.request.sendall((json.dumps(answer, ensure_ascii=True, default=str) + "\n").encode("ascii"))
 
 
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
+class _Server(BoundedThreadingMixIn, socketserver.UnixStreamServer):
     request_queue_size = 128  # clients waiting to connect while one is answered (they retry past it)
 
     def __init__(self, path: str, episode: LiveEpisode) -> None:
         self.episode = episode
-        self._slots = threading.BoundedSemaphore(MAX_SOCKET_CONNECTIONS)
         super().__init__(path, _Handler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        # A thread per connection, but no more than MAX_SOCKET_CONNECTIONS of them: past that, the connection is
-        # told so at once (never waited on) and closed, so silent or slow clients cannot pile up threads or bytes.
-        if not self._slots.acquire(blocking=False):
-            with contextlib.suppress(OSError):
-                request.setblocking(False)
-                request.send((json.dumps(_busy()) + "\n").encode("ascii"))
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
+    def refuse(self, request: Any) -> None:
+        request.send((json.dumps(_busy()) + "\n").encode("ascii"))
 
 
 def _busy() -> dict[str, Any]:

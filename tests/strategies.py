@@ -339,8 +339,8 @@ def number_texts(max_size: int = 40) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(_NUMBER_PIECES), max_size=max_size).map("".join)
 
 
-#: Every registered world.
-WORLD_NAMES = ("startup", "operation", "vending", "freelance")
+#: Every registered world: the built-in ones and the example's (tests/conftest.py registers examples/lemonade).
+WORLD_NAMES = tuple(__import__("bizsim.simcore.registry", fromlist=["world_names"]).world_names())
 
 
 def make_fresh_world(name: str) -> Any:

@@ -258,3 +258,38 @@ def test_bizsim_serve_bounds_its_connections_and_threads(tmp_path):
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads")
+def test_the_viewers_server_bounds_its_connections_and_frees_silent_ones(tmp_path, parent_run):
+    """`bizsim view --serve` took a thread per connection without bound, and a silent one held its thread forever;
+    past MAX_SOCKET_CONNECTIONS it answers 503 at once, and the page is still served."""
+    import socket
+    import threading
+    import time
+    import urllib.request
+
+    from bizsim.view.server import ViewServer
+    from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS
+
+    with ViewServer([parent_run]) as server:
+        host, port = server.httpd.server_address[:2]
+        before = threading.active_count()
+        silent = [socket.create_connection((host, port)) for _ in range(2 * MAX_SOCKET_CONNECTIONS)]
+        try:
+            time.sleep(0.5)
+            assert threading.active_count() <= before + MAX_SOCKET_CONNECTIONS
+            refused = 0
+            for s in silent:
+                s.settimeout(0.05)
+                try:
+                    refused += s.recv(100).startswith(b"HTTP/1.1 503")
+                except OSError:
+                    pass
+            assert refused >= MAX_SOCKET_CONNECTIONS
+        finally:
+            for s in silent:
+                s.close()
+        time.sleep(0.5)
+        with urllib.request.urlopen(server.url, timeout=30) as page:
+            assert 200 == page.status

@@ -7,10 +7,14 @@ import json
 import re
 import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from bizsim.simcore.limits import SOCKET_REQUEST_SECONDS
+
+from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
 
 __all__ = ["ViewServer"]
 
@@ -35,6 +39,13 @@ def _version(paths: Sequence[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+class _HTTPServer(BoundedThreadingMixIn, HTTPServer):
+    """The viewer's HTTP server: a thread per connection, at most MAX_SOCKET_CONNECTIONS at once."""
+
+    def refuse(self, request: Any) -> None:
+        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
 class ViewServer:
     """Serves the viewer of ``paths`` on ``host:port`` (port 0: any free port) from a daemon thread.
 
@@ -57,6 +68,8 @@ class ViewServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = SOCKET_REQUEST_SECONDS  # a silent client's thread is freed (it held one forever)
+
             def log_message(self, *args: Any) -> None:  # quiet: the terminal shows the URL only
                 return
 
@@ -64,8 +77,7 @@ class ViewServer:
                 server._answer(self)
 
         self.check_host = host in _LOOPBACK
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _HTTPServer((host, port), Handler)
         self._thread: threading.Thread | None = None
 
     @property

@@ -8,6 +8,7 @@ from datetime import datetime
 import attrs
 from bizsim.simcore.config import check_types, in_range
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import show
 
 __all__ = ["WEATHERS", "LemonadeConfig", "parse_start_date"]
 
@@ -26,15 +27,18 @@ def parse_start_date(text: str) -> datetime:
 
 
 def _odds(_inst: object, attribute: attrs.Attribute, value: tuple[float, ...]) -> None:
-    if (len(value) != len(WEATHERS) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0
-                                           for v in value) or not math.isclose(sum(value), 1.0, abs_tol=1e-9)):
-        raise ConfigError(f"{attribute.name}(={value!r}) must be {len(WEATHERS)} numbers >= 0 summing to 1, "
+    # A number, or text, where the tuple belongs is refused here too (len() of it was a TypeError).
+    if (not isinstance(value, tuple) or len(value) != len(WEATHERS)
+            or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0 for v in value)
+            or not math.isclose(sum(value), 1.0, abs_tol=1e-9)):
+        raise ConfigError(f"{attribute.name}(={show(value)}) must be {len(WEATHERS)} numbers >= 0 summing to 1, "
                           f"one per weather ({', '.join(WEATHERS)})")
 
 
 def _counts(_inst: object, attribute: attrs.Attribute, value: tuple[int, ...]) -> None:
-    if len(value) != len(WEATHERS) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value):
-        raise ConfigError(f"{attribute.name}(={value!r}) must be {len(WEATHERS)} whole numbers >= 0, "
+    if not isinstance(value, tuple) or len(value) != len(WEATHERS) or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in value):
+        raise ConfigError(f"{attribute.name}(={show(value)}) must be {len(WEATHERS)} whole numbers >= 0, "
                           f"one per weather ({', '.join(WEATHERS)})")
 
 

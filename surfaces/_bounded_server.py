@@ -1,0 +1,51 @@
+"""A thread per connection, but a bounded number of them: the servers bizsim runs (``bizsim serve``'s socket,
+``bizsim view --serve``) take no more connections at once than :data:`MAX_SOCKET_CONNECTIONS`.
+
+Past the bound a connection is answered at once by the server's :meth:`BoundedThreadingMixIn.refuse` (never
+waited on) and closed, so silent or slow clients cannot pile up threads, or the bytes each thread buffers.
+"""
+
+from __future__ import annotations
+
+import socketserver
+import threading
+from typing import Any
+
+from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS
+
+__all__ = ["BoundedThreadingMixIn"]
+
+
+class BoundedThreadingMixIn(socketserver.ThreadingMixIn):
+    """``ThreadingMixIn`` with at most ``max_connections`` connections served at once (daemon threads)."""
+
+    daemon_threads = True
+    max_connections = MAX_SOCKET_CONNECTIONS
+    _slots: threading.BoundedSemaphore | None = None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if self._slots is None:
+            self._slots = threading.BoundedSemaphore(self.max_connections)
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.setblocking(False)  # the answer is sent if it fits the socket's buffer, never waited on
+                self.refuse(request)
+            except OSError:
+                pass
+            self.shutdown_request(request)  # type: ignore[attr-defined]
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            assert self._slots is not None
+            self._slots.release()
+
+    def refuse(self, request: Any) -> None:
+        """Tell a connection past the bound that the server is busy (the default says nothing)."""
