@@ -134,8 +134,8 @@ def encode(
             parts.append(1)
     sent["parts"] = parts
     if added:
-        packer = zlib.compressobj(6, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict=_dictionary(base)) \
-            if base is not None and base.texts else zlib.compressobj(6, zlib.DEFLATED, 15, 9)
+        dictionary = _dictionary(base) if base is not None else b""
+        packer = zlib.compressobj(6, zdict=dictionary) if dictionary else zlib.compressobj(6)
         packed = packer.compress(b"[" + b",".join(added) + b"]") + packer.flush()
         sent["added"] = base64.b64encode(packed).decode("ascii")
     sent["t_us"] = t_us
