@@ -98,9 +98,15 @@ def encode(
     Args:
         base: the conversation's previous request (``None``: store this one whole).
         base_turn: the turn that sent ``base`` (written as ``base``).
-        messages, digests: the request's messages and their digests (as hashed into the request).
-        model, params, tools, tools_digest: the rest of what the request hash covers.
-        t_us, scratchpad, memory: the call's simulated time and the state shown beside it.
+        messages: the request's messages.
+        digests: their digests, as hashed into the request.
+        model: the model named in the request hash.
+        params: the sampling parameters named in the request hash.
+        tools: the tool schemas sent.
+        tools_digest: their digest, as hashed into the request.
+        t_us: the call's simulated time.
+        scratchpad: the world's scratchpad at the call (``None``: none).
+        memory: the memory modules' state at the call (``None``: none).
     """
     sent: dict[str, Any] = {"v": FORMAT}
     if base is not None:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bizsim.models import world_class
-from bizsim.simcore import limits, untrusted_json
+from bizsim.runs import llm_record
+from bizsim.simcore import limits, request_delta, untrusted_json
 
 from .strategies import WORLD_NAMES
 
@@ -18,6 +19,8 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_LINE_CHARS", limits.MAX_LINE_CHARS), ("MAX_ARGS_CHARS", limits.MAX_ARGS_CHARS),
     ("MAX_TEXT_CHARS", limits.MAX_TEXT_CHARS), ("MAX_DATA_FILE_BYTES", limits.MAX_DATA_FILE_BYTES),
     ("MAX_CONFIG_FILE_BYTES", limits.MAX_CONFIG_FILE_BYTES), ("MAX_REPLY_CHARS", untrusted_json.MAX_REPLY_CHARS),
+    ("MAX_ADDED_BYTES", request_delta.MAX_ADDED_BYTES), ("MAX_REQUEST_MESSAGES", request_delta.MAX_REQUEST_MESSAGES),
+    ("MAX_TOTAL_MESSAGES", llm_record.MAX_TOTAL_MESSAGES),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""
