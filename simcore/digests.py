@@ -24,7 +24,7 @@ def canonical_digest(obj: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def message_digest(message: dict) -> str:
+def message_digest(message: dict[str, Any]) -> str:
     """SHA-256 of one chat message: the canonical JSON of every field but the content, then the content's text.
 
     Hashing a large tool result this way costs no JSON escaping of it.
@@ -34,12 +34,13 @@ def message_digest(message: dict) -> str:
     """
     content = message.get("content")
     rest = {k: v for k, v in message.items() if k != "content"}
-    h = hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    head = json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    h = hashlib.sha256(head.encode("utf-8", "surrogatepass"))
     h.update(b"\x00" if content is None else b"\x01" + str(content).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
-def request_digest(model: str, params: dict, tools_digest: str, message_digests: Sequence[str]) -> str:
+def request_digest(model: str, params: dict[str, Any], tools_digest: str, message_digests: Sequence[str]) -> str:
     """The hash naming one request: model, sampling parameters, tools (by :func:`canonical_digest`) and every
     message (by :func:`message_digest`, or for a world role's call by :func:`canonical_digest`).
 

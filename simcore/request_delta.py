@@ -53,7 +53,7 @@ _CARRIED = ("model", "params", "tools", "scratchpad", "memory")
 class Sent:
     """One request as sent: its messages (with their digests and compact JSON texts) and what came with them."""
 
-    messages: list[dict]
+    messages: list[dict[str, Any]]
     digests: list[str]
     texts: list[bytes]
     model: Any = None
@@ -69,7 +69,7 @@ class Sent:
         return request_digest(self.model, self.params, self.tools_digest, self.digests)
 
 
-def _text(message: dict) -> bytes:
+def _text(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":")).encode("ascii")
 
 
@@ -89,10 +89,10 @@ def _dictionary(base: Sent) -> bytes:
 
 
 def encode(
-    base: Sent | None, base_turn: int | None, messages: Sequence[dict], digests: Sequence[str], *,
+    base: Sent | None, base_turn: int | None, messages: Sequence[dict[str, Any]], digests: Sequence[str], *,
     model: Any, params: Any, tools: Any, tools_digest: str, t_us: int | None,
     scratchpad: Any = None, memory: Any = None,
-) -> tuple[dict, Sent]:
+) -> tuple[dict[str, Any], Sent]:
     """The ``sent`` object of one request, and the request as the next delta's base.
 
     Args:
@@ -172,7 +172,7 @@ def decode(base: Sent | None, sent: Any, *, role_digests: bool = False) -> Sent:
     if not isinstance(parts, list):
         raise ConfigError(f"a sent request's parts must be a list, not {type(parts).__name__}")
     added = _inflate(sent.get("added"), base)
-    messages: list[dict] = []
+    messages: list[dict[str, Any]] = []
     digests: list[str] = []
     texts: list[bytes] = []
     used = 0
@@ -207,7 +207,7 @@ def decode(base: Sent | None, sent: Any, *, role_digests: bool = False) -> Sent:
     return out
 
 
-def _inflate(added: Any, base: Sent | None) -> list[dict]:
+def _inflate(added: Any, base: Sent | None) -> list[dict[str, Any]]:
     """The added messages of a record, inflated no further than :data:`MAX_ADDED_BYTES`."""
     if added is None:
         return []

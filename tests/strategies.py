@@ -457,11 +457,11 @@ def chat_messages() -> st.SearchStrategy[dict]:
     """A chat message as a harness sends one: any role, hostile or missing text, tool calls with odd fields."""
     call = st.fixed_dictionaries({"id": _text(), "type": st.just("function"),
                                   "function": st.fixed_dictionaries({"name": _text(), "arguments": _message_texts()})})
+    provider = st.dictionaries(_text(), _json_leaves(), max_size=2)
     return st.one_of(
         st.fixed_dictionaries({"role": st.sampled_from(["system", "user"]), "content": _message_texts()}),
         st.fixed_dictionaries({"role": st.just("assistant"), "content": st.none() | _message_texts()},
-                              optional={"tool_calls": st.lists(call, max_size=2),
-                                        "provider_specific_fields": st.dictionaries(_text(), _json_leaves(), max_size=2)}),
+                              optional={"tool_calls": st.lists(call, max_size=2), "provider_specific_fields": provider}),
         st.fixed_dictionaries({"role": st.just("tool"), "content": _message_texts(), "tool_call_id": _text()}),
     )
 

@@ -97,7 +97,8 @@ def test_the_memory_and_scratchpad_at_each_call_are_read_back(tmp_path):
     run_llm(RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": 4}), out=run,
             client=ScriptedClient(hostile_policy))
     pads = [r.scratchpad for r in read_requests(_rows(run))]
-    assert "" == pads[0] and pads[1].startswith("</script>") and pads[1] in read_requests(_rows(run))[1].messages[0]["content"]
+    assert "" == pads[0] and pads[1].startswith("</script>")
+    assert pads[1] in read_requests(_rows(run))[1].messages[0]["content"]
 
 
 def test_a_world_roles_calls_are_read_back_too(tmp_path):
@@ -129,7 +130,8 @@ def test_a_resumed_run_stores_the_requests_an_uninterrupted_one_does(tmp_path):
     assert [r["sent"] for r in whole] == [r["sent"] for r in _rows(cut)]
     # A call that fails ends the run; the resume asks it again, building on the same turn before it.
     failed = tmp_path / "failed"
-    run_llm(spec, out=failed, client=ScriptedClient(greedy_policy, faults=lambda i: FatalModelError("down") if i == 9 else None))
+    down = ScriptedClient(greedy_policy, faults=lambda i: FatalModelError("down") if i == 9 else None)
+    run_llm(spec, out=failed, client=down)
     resume_llm(failed, client=ScriptedClient(greedy_policy))
     rows = _rows(failed)
     assert [False] == [r["ok"] for r in rows if not r["ok"]] and len(whole) + 1 == len(rows)
@@ -180,7 +182,8 @@ def _bomb() -> str:
     (lambda rows: rows[3]["sent"].update(parts=[[0, 999]]), "neither a slice of its base's messages"),
     (lambda rows: rows[3]["sent"].update(parts=[[0, 2], "x"]), "neither a slice"),
     (lambda rows: rows[3]["sent"].update(added="not base64!"), "cannot be read"),
-    (lambda rows: rows[3]["sent"].update(added=rows[5]["sent"]["added"]), "cannot be read"),  # another base's dictionary
+    # Added messages deflated against another base's dictionary.
+    (lambda rows: rows[3]["sent"].update(added=rows[5]["sent"]["added"]), "cannot be read"),
     (lambda rows: rows[0]["sent"].update(added=_bomb()), "inflate past"),
     (lambda rows: rows[3]["sent"].update(v=99), "format 99 is not one this bizsim reads"),
     (lambda rows: rows[3].pop("sent"), "holds no request"),

@@ -222,7 +222,7 @@ class LLMAgent:
                     raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
                 req = protocol.request(session)
                 digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
-                meta = {"episode": episode, "turn": session.turn + 1}
+                meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
                 meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
                                                    session.memory)
                 response, failed = self.gateway.chat(req.messages, req.tools, params, digest, meta)

@@ -26,7 +26,7 @@ def memory_snapshot(memory: MemoryManager | None) -> dict | None:
     the system prompt, by section (``None`` for an agent without memory modules)."""
     if not memory:
         return None
-    notes = next((m.notes for m in memory.modules if getattr(m, "keeps_notes", False)), None)
+    notes = next((getattr(m, "notes", None) for m in memory.modules if getattr(m, "keeps_notes", False)), None)
     return {
         "modules": [m.name for m in memory.modules],
         "notes": notes,
@@ -57,7 +57,8 @@ class SentLog:
         return sent
 
     @staticmethod
-    def role(messages: Sequence[dict], tools: Sequence[dict] | None, model: str, params: dict, t_us: int | None) -> dict:
+    def role(messages: Sequence[dict], tools: Sequence[dict] | None, model: str, params: dict,
+             t_us: int | None) -> dict:
         """The ``sent`` object of a world role's call, which stands alone."""
         digests = [canonical_digest(m) for m in messages]
         sent, _ = encode(None, None, messages, digests, model=model, params=params, tools=tools,
