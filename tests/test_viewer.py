@@ -88,6 +88,18 @@ def test_a_run_whose_records_hold_only_hashes_opens_by_replay(runs, tmp_path):
     assert old["meta"]["tools"] == new["meta"]["tools"]
 
 
+def test_a_damaged_stored_request_is_noted_and_the_turns_still_show(runs, tmp_path):
+    """A record whose stored request cannot be read: the page says so, shows the requests before it, and every turn's
+    answer and commands."""
+    damaged = shutil.copytree(runs["llm"], tmp_path / "damaged")
+    rows = [json.loads(line) for line in (damaged / "llm_calls.jsonl").read_text().splitlines()]
+    rows[3]["sent"]["parts"] = [[0, 10_000]]
+    (damaged / "llm_calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = run_data(damaged)
+    assert 1 == len(data["problems"]) and "after call 3 could not be read" in data["problems"][0]
+    assert 12 == len(data["turns"]) and [True] * 3 + [False] * 9 == ["request" in t for t in data["turns"]]
+
+
 @pytest.mark.slow
 def test_a_long_llm_run_opens_without_the_llm_harness(tmp_path):
     """The page of a 2,000-turn LLM run is built without importing bizsim.agents.llm (its requests are read from
