@@ -128,7 +128,9 @@ def read_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
     if not has_requests(calls):
         return rebuild_requests(run_dir, calls)
     out = Requests()
-    tools: dict[str, int] = {}
+    tools: dict[str, int] = {}  # tools change rarely: one copy of each
+    last_tools: Any = object()
+    key = ""
     try:
         for request in iter_requests(calls):
             if request.role is not None:
@@ -136,10 +138,11 @@ def read_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
             for d, m in zip(request.digests, request.messages, strict=True):
                 if d not in out.messages:
                     out.messages[d] = clip(m)
-            key = repr(request.tools)  # tools change rarely: one copy of each
-            if key not in tools:
-                tools[key] = len(out.tools)
-                out.tools.append(clip(request.tools or []))
+            if request.tools is not last_tools:  # a request that keeps its base's tools holds the same list
+                last_tools, key = request.tools, repr(request.tools)
+                if key not in tools:
+                    tools[key] = len(out.tools)
+                    out.tools.append(clip(request.tools or []))
             out.calls.append({
                 "messages": request.digests, "tools": tools[key], "params": request.params,
                 "verified": request.verified, "t_us": request.t_us, "scratchpad": clip(request.scratchpad),
