@@ -6,6 +6,8 @@ import base64
 import copy
 import doctest
 import json
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -175,6 +177,18 @@ def _bomb() -> str:
     chunk = b" " * 2**20
     data = b"".join(packer.compress(chunk) for _ in range(MAX_ADDED_BYTES // len(chunk) + 2)) + packer.flush()
     return base64.b64encode(data).decode()
+
+
+def test_reading_requests_needs_no_llm_harness(short_run):
+    """The reader rebuilds a run's requests in a process that never imports bizsim.agents.llm."""
+    code = (
+        "import json, sys\n"
+        "from bizsim.runs.llm_record import read_requests\n"
+        f"rows = [json.loads(line) for line in open({str(short_run / 'llm_calls.jsonl')!r})]\n"
+        "print(sum(r.verified for r in read_requests(rows)), [m for m in sys.modules if m.startswith('bizsim.agents')])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "12 []" == done.stdout.strip()
 
 
 @pytest.mark.parametrize(("damage", "message"), [
