@@ -223,8 +223,9 @@ class LLMAgent:
                 req = protocol.request(session)
                 digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
                 meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
-                meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
-                                                   session.memory)
+                if self.gateway.log is not None:  # nothing is written without a run directory
+                    meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
+                                                       session.memory)
                 response, failed = self.gateway.chat(req.messages, req.tools, params, digest, meta)
                 session.turn += 1
                 usage = response.usage

@@ -39,8 +39,9 @@ class RoleClient:
     def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None = None, **params: Any) -> ModelResponse:
         """One answered call (replayed while the run's recorded answers last)."""
         request = request_digest(self.agent.config.model, params, digest(tools), [digest(m) for m in messages])
-        meta = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1,
-                "sent": SentLog.role(messages, tools, self.agent.config.model, params, None)}
+        meta: dict[str, Any] = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1}
+        if self.agent.gateway.log is not None:  # nothing is written without a run directory
+            meta["sent"] = SentLog.role(messages, tools, self.agent.config.model, params, None)
         response, failed = self.agent.gateway.chat(list(messages), tools, params, request, meta)
         usage = response.usage
         self.stats.add_call(usage.prompt_tokens, usage.completion_tokens, response.cost_usd, failed)
