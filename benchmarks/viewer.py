@@ -5,7 +5,7 @@ Run: ``python benchmarks/viewer.py [--turns 2000] [--runs 10000] [--repeats 3] [
 The LLM run is a startup year played in-process by a scripted model that reads the company status many times
 before each ``sim resume`` (``--turns`` model calls, each answer with a paragraph of reasoning);
 the sweep is ``--runs`` records written as a sweep writes them (startup and vending, five agents, the seeds
-between). For each it prints: the time to build the page (Python: load, replay the LLM run's requests, write),
+between). For each it prints: the time to build the page (Python: load, read the LLM run's requests, write),
 the page's size, and, in the system's Chromium, the median time from navigation until the page says it is
 drawn, and for the sweep the frame times while the runs table scrolls at wheel speed and while it jumps anywhere
 (virtualised rows: the page holds only the rows in view), beside the browser's idle frame.
@@ -24,43 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' policies and browser helpers
 
-from bizsim.agents.llm import ScriptedClient  # noqa: E402
-from bizsim.runs.llm_run import run_llm
-from bizsim.runs.runspec import RunSpec  # noqa: E402
 from bizsim.view import write_view  # noqa: E402
 from calibration import machine_line  # noqa: E402 -- benchmarks/calibration.py
 from tests._browser import chromium_path  # noqa: E402
-from tests.llm_policies import calls, greedy_policy  # noqa: E402
-
-_THOUGHT = ("Cash runway looks fine; the active task should finish before payroll. I will check the company "
-            "status again before letting time pass, and note which clients paid late. ") * 2
-
-
-def chatty_policy(looks: int):
-    """Greedy, but ``looks`` status checks (with reasoning text) before every ``sim resume``."""
-    state = {"looked": 0}
-
-    def policy(messages: list[dict], tools: list[dict] | None) -> dict:
-        answer = greedy_policy(messages, tools)
-        resume = [c for c in answer["tool_calls"] if "sim resume" in c["arguments"]["command"]]
-        if resume and state["looked"] < looks:  # everything greedy does, but look again instead of resuming
-            state["looked"] += 1
-            rest = [c for c in answer["tool_calls"] if c not in resume]
-            return {"content": _THOUGHT, "tool_calls": rest + calls("yc-bench company status")["tool_calls"]}
-        state["looked"] = 0
-        return {"content": _THOUGHT, "tool_calls": answer["tool_calls"]}
-
-    return policy
+from tests._view_runs import long_llm_run  # noqa: E402
 
 
 def llm_run(root: Path, turns: int) -> Path:
     """A startup LLM run of about ``turns`` model calls (the greedy year has 64 resumes)."""
-    out = root / "llm"
-    # The harness would advance time itself after 5 idle turns (YC-Bench's rule); the scripted model advances.
-    options = {"model": "scripted", "max_turns": turns, "auto_advance": 0, "max_stalled_turns": 1000}
-    spec = RunSpec("startup", "default", "llm", 1, agent_options=options)
-    run_llm(spec, out=out, client=ScriptedClient(chatty_policy((turns - 117) // 64 + 1)))  # max_turns stops it at ``turns``
-    return out
+    return long_llm_run(root / "llm", turns)
 
 
 def sweep_dir(root: Path, runs: int) -> Path:

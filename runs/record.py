@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.untrusted_json import loads_untrusted
+from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted
 
 __all__ = ["MAX_RECORD_BYTES", "RECORD_KEYS", "SCHEMA_VERSION", "RunRecord"]
 
@@ -33,8 +33,6 @@ __all__ = ["MAX_RECORD_BYTES", "RECORD_KEYS", "SCHEMA_VERSION", "RunRecord"]
 SCHEMA_VERSION = 2
 #: The largest ``result.json`` read (a year's record is a few kB; a live episode's metadata is bounded).
 MAX_RECORD_BYTES = 16 * 2**20
-#: Deepest nesting read (an Inspect sample's metadata is the deepest a producer writes, well under this).
-_MAX_DEPTH = 64
 _REQUIRED = ("world", "benchmark_id", "preset", "seed", "agent", "terminal_reason", "turns")
 
 
@@ -142,7 +140,7 @@ class RunRecord:
         if len(text) > MAX_RECORD_BYTES:
             raise ConfigError(f"result.json is larger than the limit of {MAX_RECORD_BYTES:,} bytes")
         try:
-            data = loads_untrusted(text, _MAX_DEPTH)
+            data = loads_untrusted(text, MAX_RECORD_DEPTH)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ConfigError(f"result.json is not valid JSON ({str(exc)[:120]})") from None
         return cls.from_dict(data)

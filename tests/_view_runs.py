@@ -9,7 +9,7 @@ from bizsim.runs.llm_run import run_llm
 from bizsim.runs.runspec import RunSpec
 from bizsim.cli.main import main
 
-from .llm_policies import calls, greedy_policy
+from .llm_policies import calls, chatty_policy, greedy_policy
 
 #: Text no page may run or render as markup.
 HOSTILE = '</script><script>window.pwned=1</script><img src=x onerror="window.pwned=2"><!--'
@@ -26,6 +26,16 @@ def llm_run(out: Path, max_turns: int = 24) -> Path:
     """A short LLM run of the startup world, the model played in-process by the greedy policy."""
     spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "scripted", "max_turns": max_turns})
     run_llm(spec, out=out, client=ScriptedClient(greedy_policy))
+    return out
+
+
+def long_llm_run(out: Path, turns: int = 2000) -> Path:
+    """A startup LLM run of ``turns`` model calls: the greedy year (117 calls, 64 resumes) with status checks (and
+    a paragraph of reasoning) added before each resume until ``max_turns`` stops it."""
+    # The harness would advance time itself after 5 idle turns (YC-Bench's rule); the scripted model advances.
+    options = {"model": "scripted", "max_turns": turns, "auto_advance": 0, "max_stalled_turns": 1000}
+    spec = RunSpec("startup", "default", "llm", 1, agent_options=options)
+    run_llm(spec, out=out, client=ScriptedClient(chatty_policy((turns - 117) // 64 + 1)))
     return out
 
 

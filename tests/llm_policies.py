@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["active_tasks", "calls", "greedy_policy", "last_round_results", "lazy_policy"]
+__all__ = ["active_tasks", "calls", "chatty_policy", "greedy_policy", "last_round_results", "lazy_policy"]
 
 _ACTIVE = re.compile(r"- Active tasks: (\d+)")
 
@@ -104,3 +104,24 @@ def lazy_policy(messages: list[dict], tools: list[dict] | None) -> dict:
     if active_tasks(messages) == 0:
         return calls("yc-bench market browse --limit 1")
     return {"content": "Waiting for the work to finish.", "tool_calls": []}
+
+
+_THOUGHT = ("Cash runway looks fine; the active task should finish before payroll. I will check the company "
+            "status again before letting time pass, and note which clients paid late. ") * 2
+
+
+def chatty_policy(looks: int):
+    """Greedy, but ``looks`` status checks (with reasoning text) before every ``sim resume``."""
+    state = {"looked": 0}
+
+    def policy(messages: list[dict], tools: list[dict] | None) -> dict:
+        answer = greedy_policy(messages, tools)
+        resume = [c for c in answer["tool_calls"] if "sim resume" in c["arguments"]["command"]]
+        if resume and state["looked"] < looks:  # everything greedy does, but look again instead of resuming
+            state["looked"] += 1
+            rest = [c for c in answer["tool_calls"] if c not in resume]
+            return {"content": _THOUGHT, "tool_calls": rest + calls("yc-bench company status")["tool_calls"]}
+        state["looked"] = 0
+        return {"content": _THOUGHT, "tool_calls": answer["tool_calls"]}
+
+    return policy

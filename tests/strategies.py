@@ -23,7 +23,7 @@ __all__ = [
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
     "windows", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
-    "config_values",
+    "config_values", "chat_messages", "conversations",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -441,3 +441,46 @@ def config_values(current: Any) -> st.SearchStrategy[Any]:
                          [], [1], (1, 2, 3), (0, 0, 0), (1e308, 1e308, 1e308), (-1, -1, -1), {"a": 1}]),
         st.integers(-10, 10**6), st.floats(-1e6, 1e6, allow_nan=False),
     )
+
+
+def _json_leaves() -> st.SearchStrategy[Any]:
+    # What a provider's JSON can hold (its parser caps integers at 4,300 digits; NaN never equals itself).
+    return st.one_of(st.none(), st.booleans(), st.integers(-(2**64), 2**64), st.floats(allow_nan=False), _text())
+
+
+def _message_texts() -> st.SearchStrategy[str]:
+    # Hostile text cut to 5,000 characters: a conversation of megabyte messages tests nothing more, slowly.
+    return hostile_texts().map(lambda t: t[:5000])
+
+
+def chat_messages() -> st.SearchStrategy[dict]:
+    """A chat message as a harness sends one: any role, hostile or missing text, tool calls with odd fields."""
+    call = st.fixed_dictionaries({"id": _text(), "type": st.just("function"),
+                                  "function": st.fixed_dictionaries({"name": _text(), "arguments": _message_texts()})})
+    provider = st.dictionaries(_text(), _json_leaves(), max_size=2)
+    return st.one_of(
+        st.fixed_dictionaries({"role": st.sampled_from(["system", "user"]), "content": _message_texts()}),
+        st.fixed_dictionaries({"role": st.just("assistant"), "content": st.none() | _message_texts()},
+                              optional={"tool_calls": st.lists(call, max_size=2), "provider_specific_fields": provider}),
+        st.fixed_dictionaries({"role": st.just("tool"), "content": _message_texts(), "tool_call_id": _text()}),
+    )
+
+
+@st.composite
+def conversations(draw: Any, max_turns: int = 5) -> list[list[dict]]:
+    """The requests of one conversation, in order: each a system message (changed now and then) and a history that
+    drops some of its oldest messages, keeps the rest and adds new ones (a message may repeat an earlier one)."""
+    system = {"role": "system", "content": draw(_message_texts())}
+    history: list[dict] = []
+    out = []
+    for _ in range(draw(st.integers(1, max_turns))):
+        if draw(st.booleans()) and draw(st.booleans()):
+            system = {"role": "system", "content": system["content"] + draw(_text(8))}
+        if draw(st.booleans()):
+            del history[:draw(st.integers(0, len(history)))]
+        for m in draw(st.lists(chat_messages(), max_size=3)):
+            history.append(m)
+            if history and draw(st.booleans()) and draw(st.booleans()):
+                history.append(draw(st.sampled_from(history)))
+        out.append([system, *history])
+    return out

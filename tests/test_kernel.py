@@ -17,6 +17,7 @@ import bizsim.simcore.calendar
 import bizsim.simcore.ledger
 import bizsim.simcore.streams
 import bizsim.simcore.summation
+import bizsim.simcore.digests
 import bizsim.simcore.untrusted_json
 from bizsim.simcore import (
     Arg, BizSimError, Calendar, CommandError, CommandSet, ConfigError, Ledger, RandomStreams, SimEnvironment, Status,
@@ -28,7 +29,7 @@ from bizsim.simcore.config import config_from_dict, deep_merge, dump_toml, in_ra
 
 @pytest.mark.parametrize("module", [
     bizsim.simcore.calendar, bizsim.simcore.ledger, bizsim.simcore.streams, bizsim.simcore.summation,
-    bizsim.simcore.untrusted_json,
+    bizsim.simcore.untrusted_json, bizsim.simcore.digests,
 ])
 def test_doctests(module):
     """The examples in the kernel's docstrings run and hold."""

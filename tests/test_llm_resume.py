@@ -22,6 +22,7 @@ from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.runlog import read_jsonl
 from bizsim.analysis import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
+from bizsim.runs.llm_record import read_requests
 from bizsim.simcore.errors import ConfigError, ReplayError
 
 from .llm_policies import greedy_policy
@@ -120,6 +121,10 @@ def test_sigkill_mid_year_then_resume_equals_uninterrupted(server, uninterrupted
     assert _record(uninterrupted) == _record(out)
     assert (uninterrupted / "trajectory.jsonl").read_text() == (out / "trajectory.jsonl").read_text()
     assert (uninterrupted / "agent_commands.jsonl").read_text().count("\n") == (out / "agent_commands.jsonl").read_text().count("\n")
+    # Each request is stored as the uninterrupted run stored it, and reads back from the file alone.
+    whole, resumed = read_jsonl(uninterrupted / "llm_calls.jsonl"), read_jsonl(calls)
+    assert [r["sent"] for r in whole if r["kind"] == "chat"] == [r["sent"] for r in resumed if r["kind"] == "chat"]
+    assert all(r.verified for r in read_requests(resumed))
     spec = json.loads((out / "run.json").read_text())
     assert 1 == len(spec["resumes"]) and KEY not in (out / "run.json").read_text()
 

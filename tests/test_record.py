@@ -66,7 +66,7 @@ def test_records_of_one_run_are_equal_however_long_each_took():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("[" * 100 + "]" * 100, "not valid JSON"),
+    ("[" * 300 + "]" * 300, "not valid JSON"),
     ("[1, 2]", "does not hold a JSON object"),
     ('{"world": "x"}', "missing benchmark_id"),
     ('{"world": "w", "benchmark_id": "w-v1", "preset": "p", "seed": [1], "agent": "a", "terminal_reason": "x", '

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bizsim.models import world_class
-from bizsim.simcore import limits, untrusted_json
+from bizsim.runs import llm_record, record
+from bizsim.simcore import limits, request_delta, untrusted_json
 
 from .strategies import WORLD_NAMES
 
@@ -20,6 +21,9 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_CONFIG_FILE_BYTES", limits.MAX_CONFIG_FILE_BYTES), ("MAX_REPLY_CHARS", untrusted_json.MAX_REPLY_CHARS),
     ("MAX_SEEDS", limits.MAX_SEEDS), ("MAX_SWEEP_RUNS", limits.MAX_SWEEP_RUNS),
     ("MAX_ROLLOUT_TURNS", limits.MAX_ROLLOUT_TURNS), ("MAX_SOCKET_CONNECTIONS", limits.MAX_SOCKET_CONNECTIONS),
+    ("MAX_ADDED_BYTES", request_delta.MAX_ADDED_BYTES), ("MAX_REQUEST_MESSAGES", request_delta.MAX_REQUEST_MESSAGES),
+    ("MAX_TOTAL_MESSAGES", llm_record.MAX_TOTAL_MESSAGES), ("MAX_RECORD_BYTES", record.MAX_RECORD_BYTES),
+    ("MAX_RECORD_DEPTH", untrusted_json.MAX_RECORD_DEPTH),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""

@@ -7,6 +7,8 @@ import importlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from bizsim.simcore.errors import ConfigError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ._view_runs import baseline_run, fork_family, llm_run, memory_llm_run
+from ._view_runs import baseline_run, fork_family, llm_run, long_llm_run, memory_llm_run
 
 # One worker runs this module: its module-scoped fixtures are built once, not once per worker.
 pytestmark = pytest.mark.xdist_group("viewer")
@@ -60,6 +62,60 @@ def test_llm_turns_hold_the_verified_request_answer_and_commands(runs):
     first = data["turns"][0]["request"]["messages"]
     assert "system" == data["meta"]["messages"][first[0]]["role"]
     assert data["meta"]["tokens"] == sum(c["response"]["usage"]["total_tokens"] for c in calls)
+
+
+def _without_requests(run: Path, out: Path) -> Path:
+    """A copy of ``run`` whose call records hold only each request's hash, as bizsim wrote them before it stored
+    requests (the ``sent`` field is all that was added)."""
+    shutil.copytree(run, out)
+    rows = [json.loads(line) for line in (out / "llm_calls.jsonl").read_text().splitlines()]
+    (out / "llm_calls.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "sent"}) + "\n"
+                                                 for r in rows))
+    return out
+
+
+def test_a_run_whose_records_hold_only_hashes_opens_by_replay(runs, tmp_path):
+    """An older run's requests are rebuilt by replaying it (importing the harness), and are the ones the run's own
+    records hold; a run that holds them is read without the harness."""
+    old = run_data(_without_requests(runs["llm"], tmp_path / "old"))
+    new = run_data(runs["llm"])
+    assert [] == old["problems"] == new["problems"] and all(t["request"]["verified"] for t in old["turns"])
+
+    def sent(data: dict) -> list[list[dict]]:
+        return [[data["meta"]["messages"][d] for d in t["request"]["messages"]] for t in data["turns"]]
+
+    assert len(old["turns"]) == 12 and sent(old) == sent(new)
+    assert old["meta"]["tools"] == new["meta"]["tools"]
+
+
+def test_a_damaged_stored_request_is_noted_and_the_turns_still_show(runs, tmp_path):
+    """A record whose stored request cannot be read: the page says so, shows the requests before it, and every turn's
+    answer and commands."""
+    damaged = shutil.copytree(runs["llm"], tmp_path / "damaged")
+    rows = [json.loads(line) for line in (damaged / "llm_calls.jsonl").read_text().splitlines()]
+    rows[3]["sent"]["parts"] = [[0, 10_000]]
+    (damaged / "llm_calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = run_data(damaged)
+    assert 1 == len(data["problems"]) and "after call 3 could not be read" in data["problems"][0]
+    assert 12 == len(data["turns"]) and [True] * 3 + [False] * 9 == ["request" in t for t in data["turns"]]
+
+
+@pytest.mark.slow
+def test_a_long_llm_run_opens_without_the_llm_harness(tmp_path):
+    """The page of a 2,000-turn LLM run is built without importing bizsim.agents.llm (its requests are read from
+    the run's records, not replayed), every request verified."""
+    run = long_llm_run(tmp_path / "long", 2000)
+    code = (
+        "import json, sys\n"
+        "from bizsim.view import render, title_of, view_data\n"
+        f"data = view_data([{str(run)!r}])\n"
+        "page = render(data, title=title_of(data))\n"
+        "print(json.dumps({'llm': sorted(m for m in sys.modules if m.startswith('bizsim.agents.llm')),\n"
+        "                  'turns': len(data['turns']), 'problems': data['problems'],\n"
+        "                  'verified': sum(t['request']['verified'] for t in data['turns'])}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert {"llm": [], "turns": 2000, "problems": [], "verified": 2000} == json.loads(done.stdout)
 
 
 def test_each_turn_shows_the_memory_its_prompt_recalled(tmp_path):

@@ -1,8 +1,10 @@
-"""What an LLM run's model received, call by call, rebuilt by replaying the run with its recorded answers.
+"""What an LLM run's model received, call by call: read from ``llm_calls.jsonl``, or for an older run rebuilt by
+replaying it with its recorded answers.
 
-``llm_calls.jsonl`` keeps each request's hash, not its text (a year's requests repeat the same history thousands
-of times). The run is deterministic given the answers, so replaying it rebuilds every request; each rebuilt
-request's hash is checked against the recorded one, so what the viewer shows is what the model was sent.
+A run made by this bizsim stores each request with its call record, as a delta on the one before
+(:mod:`bizsim.runs.llm_record` rebuilds them without the harness). An older run kept only each request's hash; the
+run is deterministic given the answers, so replaying it rebuilds every request, and each rebuilt request's hash is
+checked against the recorded one. Either way what the viewer shows is what the model was sent, checked by hash.
 Messages are kept once each, by digest, and a request is the list of its messages' digests.
 """
 
@@ -20,7 +22,7 @@ from bizsim.view._records import clip
 if TYPE_CHECKING:
     from bizsim.agents.llm.types import ModelResponse
 
-__all__ = ["Requests", "memory_at", "rebuild_requests"]
+__all__ = ["Requests", "read_requests", "rebuild_requests"]
 
 
 @attrs.define
@@ -50,6 +52,7 @@ class _Capture:
         from bizsim.agents.llm.errors import FatalModelError
         from bizsim.agents.llm.gateway import request_digest
         from bizsim.agents.llm.runlog import digest
+        from bizsim.agents.llm.sent import memory_snapshot
         from bizsim.agents.llm.types import ModelResponse as Response
 
         if not self._rows:
@@ -71,30 +74,16 @@ class _Capture:
             "messages": ids, "tools": self._tools[tools_digest], "params": params, "verified": matches,
             "t_us": getattr(world, "now_us", None),
             "scratchpad": clip(world.scratchpad) if world is not None and getattr(world, "has_scratchpad", False) else None,
-            "memory": memory_at(getattr(self.agent, "memory", None)),
+            "memory": clip(memory_snapshot(getattr(self.agent, "memory", None))),
         })
         if not rec.get("ok", True):
             raise FatalModelError(f"recorded failure: {(rec.get('errors') or ['no answer'])[-1]}")
         return Response.from_record(rec.get("response") or {})
 
 
-def memory_at(memory: Any) -> dict | None:
-    """What an agent's memory modules held for this call: the notes kept by the note tool and what was recalled
-    into the system prompt, by section (``None`` for an agent without memory modules)."""
-    if not memory:
-        return None
-    notes = next((m.notes for m in memory.modules if getattr(m, "keeps_notes", False)), None)
-    return {
-        "modules": [m.name for m in memory.modules],
-        "notes": None if notes is None else clip(notes),
-        # The notes' own recall repeats the notes (shown above, or as the world's scratchpad).
-        "recalls": [{"section": r.section, "text": clip(r.text), "score": round(float(r.score), 4), "turn": r.turn}
-                    for r in memory.last_recalls if r.section != "notes"],
-    }
-
-
 def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
-    """Replay the LLM run in ``run_dir`` against its recorded answers; the requests it makes, checked by hash.
+    """Replay the LLM run in ``run_dir`` against its recorded answers; the requests it makes, checked by hash (for
+    a run whose records hold no requests: see :func:`read_requests`).
 
     Never raises for a run that cannot be replayed (another bizsim version, an LLM auditor, a damaged log):
     :attr:`Requests.problem` says why, and the viewer shows the answers without the requests.
@@ -127,4 +116,42 @@ def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
         out.problem = f"the replay made {len(out.calls)} calls, the run recorded another number; requests may be off"
     elif wrong:
         out.problem = f"{wrong} rebuilt request(s) differ from the recorded hash (marked); bizsim's version may differ"
+    return out
+
+
+def read_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
+    """The requests of the LLM run in ``run_dir``: read from its call records when they hold them, else rebuilt by
+    replaying the run (:func:`rebuild_requests`). Never raises: :attr:`Requests.problem` says what went wrong."""
+    from bizsim.runs.llm_record import has_requests, iter_requests
+    from bizsim.simcore.errors import ConfigError
+
+    if not has_requests(calls):
+        return rebuild_requests(run_dir, calls)
+    out = Requests()
+    tools: dict[str, int] = {}  # tools change rarely: one copy of each
+    last_tools: Any = object()
+    key = ""
+    try:
+        for request in iter_requests(calls):
+            if request.role is not None:
+                continue  # a world role's calls are not turns of the page
+            for d, m in zip(request.digests, request.messages, strict=True):
+                if d not in out.messages:
+                    out.messages[d] = clip(m)
+            if request.tools is not last_tools:  # a request that keeps its base's tools holds the same list
+                last_tools, key = request.tools, repr(request.tools)
+                if key not in tools:
+                    tools[key] = len(out.tools)
+                    out.tools.append(clip(request.tools or []))
+            out.calls.append({
+                "messages": request.digests, "tools": tools[key], "params": request.params,
+                "verified": request.verified, "t_us": request.t_us, "scratchpad": clip(request.scratchpad),
+                "memory": clip(request.memory),
+            })
+    except ConfigError as exc:
+        out.problem = f"the requests after call {len(out.calls)} could not be read: {str(exc)[:300]}"
+        return out
+    wrong = sum(1 for c in out.calls if not c["verified"])
+    if wrong:
+        out.problem = f"{wrong} stored request(s) differ from the recorded hash (marked): the log was edited or damaged"
     return out

@@ -1,7 +1,7 @@
 """A run directory as the viewer's data: the metric over simulated time, the world's events, and the turns.
 
 A turn of a baseline agent is what it did between two decision points (its commands, then the advance); a turn
-of an LLM run is one model call: what the model was sent (rebuilt, see :mod:`.llm_requests`), what it answered,
+of an LLM run is one model call: what the model was sent (read or rebuilt, see :mod:`.llm_requests`), what it answered,
 the commands it ran and their results.
 """
 
@@ -326,9 +326,9 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         agent_cmds = read_records(path / layout.AGENT_COMMANDS, problems)
         rebuilt = None
         if requests and calls and run_spec is not None:
-            from bizsim.view.llm_requests import rebuild_requests
+            from bizsim.view.llm_requests import read_requests
 
-            rebuilt = rebuild_requests(path, calls)
+            rebuilt = read_requests(path, calls)
             if rebuilt.problem:
                 problems.append(rebuilt.problem)
         turns = _llm_turns(calls, agent_cmds, rebuilt)

@@ -24,6 +24,7 @@ from .pricing import Pricing
 from .protocols import make_protocol
 from .role_client import RoleClient
 from .runlog import AGENT_COMMANDS, LLM_CALLS, JsonlWriter, read_jsonl
+from .sent import SentLog
 from .session import Session
 from .stats import HarnessStats
 
@@ -134,6 +135,7 @@ class LLMAgent:
             secrets=self.secrets, log_raw=cfg.log_raw,
         )
         self.total = HarnessStats()
+        self.sent_log = SentLog()  # each request stored with its record, so the run directory shows it on its own
         self._carried_notes = ""  # the note tool's notes when the last episode ended (see _memory)
         self.episodes: list[dict] = []
         self.episode = 0
@@ -225,7 +227,10 @@ class LLMAgent:
                     raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
                 req = protocol.request(session)
                 digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
-                meta = {"episode": episode, "turn": session.turn + 1}
+                meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
+                if self.gateway.log is not None:  # nothing is written without a run directory
+                    meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
+                                                       session.memory)
                 response, failed = self.gateway.chat(req.messages, req.tools, params, digest, meta)
                 session.turn += 1
                 usage = response.usage

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from bizsim.simcore.digests import message_digest
 
 __all__ = ["Msg", "flatten", "messages_window", "msg", "rounds_window", "sent_calls", "to_content", "tool_result"]
 
@@ -22,11 +23,7 @@ class Msg:
 
     def __init__(self, data: dict) -> None:
         self.data = data
-        content = data.get("content")
-        rest = {k: v for k, v in data.items() if k != "content"}
-        h = hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
-        h.update(b"\x00" if content is None else b"\x01" + str(content).encode("utf-8", "surrogatepass"))
-        self.digest = h.hexdigest()
+        self.digest = message_digest(data)
 
     @property
     def role(self) -> str:

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 
 import attrs
+from bizsim.simcore.digests import request_digest
 from bizsim.simcore.errors import ConfigError, ReplayError
 
 from .client import EmbeddingClient, ModelClient
@@ -44,15 +45,6 @@ def _damaged(call: int) -> Iterator[None]:
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ReplayError(f"recorded call {call} of the run log is damaged ({type(exc).__name__}: {exc}); "
                           "the log cannot be resumed") from None
-
-
-def request_digest(model: str, params: dict, tools_digest: str, message_digests: Sequence[str]) -> str:
-    """The hash naming one request: model, sampling parameters, tools and every message.
-
-    Message digests are computed once per message, so hashing a request costs
-    O(messages), not O(characters).
-    """
-    return digest([model, params, tools_digest, list(message_digests)])
 
 
 class ModelGateway:

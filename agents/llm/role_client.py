@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from .gateway import request_digest
 from .runlog import digest
+from .sent import SentLog
 from .stats import HarnessStats
 from .types import ModelResponse
 
@@ -38,7 +39,9 @@ class RoleClient:
     def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None = None, **params: Any) -> ModelResponse:
         """One answered call (replayed while the run's recorded answers last)."""
         request = request_digest(self.agent.config.model, params, digest(tools), [digest(m) for m in messages])
-        meta = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1}
+        meta: dict[str, Any] = {"episode": self.agent.episode, "role": self.role, "call": self.stats.turns + 1}
+        if self.agent.gateway.log is not None:  # nothing is written without a run directory
+            meta["sent"] = SentLog.role(messages, tools, self.agent.config.model, params, None)
         response, failed = self.agent.gateway.chat(list(messages), tools, params, request, meta)
         usage = response.usage
         self.stats.add_call(usage, response.cost_usd, failed)

@@ -7,13 +7,13 @@ line is ignored on reading and cut off before the next append.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from bizsim.simcore.digests import canonical_digest as digest
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import cut_torn_tail
@@ -40,16 +40,6 @@ __all__ = [
 def _dumps(record: Any) -> str:
     # ASCII escapes: a model's text may hold lone surrogates, which UTF-8 cannot encode.
     return json.dumps(record, separators=(",", ":"), default=str)
-
-
-def digest(obj: Any) -> str:
-    """SHA-256 of an object's canonical JSON text.
-
-    >>> digest({"b": 1, "a": [2]}) == digest({"a": [2], "b": 1})
-    True
-    """
-    text = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class JsonlWriter:
@@ -129,5 +119,9 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
 
 
 def records_of(rows: Iterable[dict], kind: str) -> list[dict]:
-    """The rows of one kind (``chat``, ``embed``, ``preflight``)."""
+    """The rows of one kind (``chat``, ``embed``, ``preflight``).
+
+    >>> records_of([{"kind": "chat", "turn": 1}, {"kind": "embed"}], "chat")
+    [{'kind': 'chat', 'turn': 1}]
+    """
     return [r for r in rows if r.get("kind") == kind]
