@@ -174,15 +174,17 @@ class _Lines:
         while True:
             end = self.buf.find(b"\n")
             if end >= 0:
-                line = bytes(self.buf[:end])
+                cut = end > MAX_MESSAGE_BYTES  # a line that ended in the last chunk read can be past the limit
+                line = bytes(self.buf[:_HEAD_BYTES if cut else end])
                 del self.buf[:end + 1]
-                yield line, False
+                yield line, cut
                 continue
             if eof:
                 if self.buf:
-                    line = bytes(self.buf)
+                    cut = len(self.buf) > MAX_MESSAGE_BYTES
+                    line = bytes(self.buf[:_HEAD_BYTES] if cut else self.buf)
                     self.buf.clear()
-                    yield line, len(line) > MAX_MESSAGE_BYTES
+                    yield line, cut
                 return
             if len(self.buf) > MAX_MESSAGE_BYTES:
                 head = bytes(self.buf[:_HEAD_BYTES])

@@ -293,3 +293,30 @@ def test_the_viewers_server_bounds_its_connections_and_frees_silent_ones(tmp_pat
         time.sleep(0.5)
         with urllib.request.urlopen(server.url, timeout=30) as page:
             assert 200 == page.status
+
+
+def test_the_stdio_line_reader_cuts_every_line_past_the_limit():
+    """A line past MAX_MESSAGE_BYTES is cut whether its newline came in the same read or much later, or never."""
+    import asyncio
+
+    from bizsim.analysis.mcp_stdio import MAX_MESSAGE_BYTES, _Lines
+
+    def lines_of(data: bytes, chunk: int) -> list[tuple[int, bool]]:
+        async def main() -> list[tuple[int, bool]]:
+            pos = 0
+
+            async def read(n: int) -> bytes:
+                nonlocal pos
+                piece = data[pos:pos + min(n, chunk)]
+                pos += len(piece)
+                return piece
+
+            return [(len(line), cut) async for line, cut in _Lines(read)]
+
+        return asyncio.run(main())
+
+    over = b"x" * (MAX_MESSAGE_BYTES + 10)
+    for chunk in (2**16, 2**25):  # the newline read with the line's end, or long after its start
+        found = lines_of(over + b"\n" + b'{"a": 1}\n' + over, chunk)
+        assert [True, False, True] == [cut for _, cut in found]
+        assert found[1] == (8, False) and all(n <= 2**16 for n, cut in found if cut)
