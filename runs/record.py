@@ -40,6 +40,10 @@ def _mapping(value: Any) -> dict:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
+def _episodes(value: Any) -> tuple[dict, ...]:
+    return tuple(value or ())
+
+
 @attrs.frozen
 class RunRecord:
     """What one run produced, as ``result.json`` holds it.
@@ -69,7 +73,7 @@ class RunRecord:
     turns: int = 0
     commands: int = 0
     summary: dict = attrs.field(factory=dict, converter=_mapping)
-    episodes: tuple[dict, ...] = attrs.field(default=(), converter=tuple)
+    episodes: tuple[dict, ...] = attrs.field(default=(), converter=_episodes)
     fork: dict | None = None
     terminal_detail: str | None = None
     llm: dict | None = None
