@@ -136,40 +136,31 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
+def _endpoints(specs: Iterable[RunSpec]) -> list[dict]:
+    """The agent options of the LLM runs among ``specs``, one per distinct endpoint (model, address, key variable)."""
+    from bizsim.runs.llm_run import split_sweep_options
+
+    found: dict[tuple, dict] = {}
+    for spec in specs:
+        if records_calls(spec):
+            options, _ = split_sweep_options(spec.agent_options)
+            found.setdefault((options.get("model"), options.get("api_base"), options.get("api_key_env")), options)
+    return list(found.values())
+
+
 def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
     """Name a missing key variable or extra of any LLM run to do, before anything runs (no network, no litellm)."""
-    seen: set[tuple] = set()
-    for spec in specs:
-        if not records_calls(spec):
-            continue
-        from bizsim.agents.llm.setup_check import check_setup
+    from bizsim.agents.llm.setup_check import check_setup
 
-        from bizsim.runs.llm_run import split_sweep_options
-
-        options, _ = split_sweep_options(spec.agent_options)
-        key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
-        if key not in seen:
-            seen.add(key)
-            check_setup(str(options.get("model")), api_base=options.get("api_base"),
-                        api_key_env=options.get("api_key_env"))
+    for options in _endpoints(specs):
+        check_setup(str(options.get("model")), api_base=options.get("api_base"), api_key_env=options.get("api_key_env"))
 
 
 def _preflight(specs: Iterable[RunSpec]) -> None:
     """One pre-flight call per distinct model endpoint of the LLM runs (PreflightError names the first that fails)."""
-    seen: set[tuple] = set()
-    for spec in specs:
-        if not records_calls(spec):
-            continue
+    for options in _endpoints(specs):
         from bizsim.agents.llm import LLMAgent, LLMAgentConfig
         from bizsim.agents.llm.errors import PreflightError
-
-        from bizsim.runs.llm_run import split_sweep_options
-
-        options, _ = split_sweep_options(spec.agent_options)
-        endpoint = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
-        if endpoint in seen:
-            continue
-        seen.add(endpoint)
         from bizsim.agents.llm.setup_check import check_endpoint
 
         check_endpoint(options.get("api_base"))
