@@ -46,27 +46,28 @@ import shlex
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO, Any, Self
 
 import attrs
 from bizsim.simcore.commands import HiddenCommandError
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.driver import Driver
-from bizsim.simcore.errors import CommandError, ConfigError
+from bizsim.simcore.errors import BizSimError, CommandError, ConfigError
 from bizsim.simcore.files import SwappedFile, write_text_atomic
 from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTORY
-from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS
+from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS, show
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.world import Status, World, scalar_text
 
 from bizsim.runs.episode import TERMINAL_REASONS
+from bizsim.runs.observation import metric_of, observation_text
 from bizsim.runs.record import RunRecord
 from bizsim.runs.rundir import _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
 from bizsim.runs.runspec import RunSpec, world_config
 
-__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "LiveEpisode"]
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
 
 #: A call that ran (exit status 0, as the reference's CLI exits).
 EXIT_OK = 0
@@ -140,14 +141,25 @@ class CallOutcome:
         return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-class LiveEpisode:
-    """One recorded episode of a registered world, driven from outside one call at a time.
+class Episode:
+    """One episode of a registered world, driven from outside one call at a time: every surface's way in.
+
+    The surfaces call it with command lines or tool calls (:meth:`call_line`, :meth:`call_tool`: a
+    :class:`CallOutcome` each); reinforcement-learning adapters step it (:meth:`reset`, :meth:`step`,
+    :meth:`step_tool`: ``(observation, reward, done, info)``, the reward being the change of the world's metric).
+    With ``out`` it records into a run directory as it goes; without, it records nothing and :meth:`reset` starts
+    a fresh world as often as asked.
 
     Args:
         world: a registered world name or versioned id (``startup``, ``startup-v1``, a third-party world).
-        preset: a preset name of that world, or a ``.toml`` config file.
+        preset: a preset name of that world, a ``.toml`` config file, or (not recorded) a config object.
         seed: the world seed.
-        out: the run directory to record into (created; must not hold a run unless ``overwrite``).
+        out: the run directory to record into (created; must not hold a run unless ``overwrite``); ``None``
+            records nothing.
+        start: where the episode starts (:class:`~bizsim.agents.start.StartState`, or anything ``start_of`` takes:
+            a snapshot); default a fresh world of ``preset``.
+        window: how long the episode lasts for :meth:`step` (``done`` with ``info["truncated"]``): a
+            :class:`~bizsim.agents.start.Window`, ``N`` agent turns or ``{"days": D}``; default the world's end.
         overrides: config values laid over the preset (``{"initial_funds_cents": 10_000_000}``).
         surface: who drives the episode (``mcp``, ``shell``, ``inspect``), recorded in ``result.json``.
         agent: the ``agent`` column of the run (default: the surface's name).
@@ -168,7 +180,9 @@ class LiveEpisode:
         preset: str = "default",
         seed: int = 1,
         *,
-        out: str | Path,
+        out: str | Path | None = None,
+        start: Any = None,
+        window: Any = None,
         overrides: Mapping[str, Any] | None = None,
         surface: str = "python",
         agent: str | None = None,
@@ -177,16 +191,30 @@ class LiveEpisode:
         fsync: bool = False,
         metadata: Mapping[str, Any] | None = None,
     ) -> None:
-        self.spec = RunSpec(world, preset, agent or surface, seed, overrides=dict(overrides or {}))
+        from bizsim.agents.start import Window, start_of
+
+        config = None if isinstance(preset, (str, PurePath)) else preset
+        if config is not None and out is not None:
+            raise ConfigError("a recorded episode takes a preset name or a .toml file (its run directory names it); "
+                              "give overrides=... for other values")
+        self.spec = RunSpec(world, "default" if config is not None else preset, agent or surface, seed,
+                            overrides=dict(overrides or {}))
+        self._config = config
+        self.start = start_of(start)
+        if self.start is not None and self.start.world_name != world_spec(self.spec.world).world_class().name:
+            raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.spec.world}")
+        self.window = Window.of(window)
         self.surface = str(surface)
-        self.root = make_output_dir(out)
+        self.root = make_output_dir(out) if out is not None else None
         self._lock = threading.RLock()
         self._started = time.perf_counter()
-        self._lockfile = _hold(self.root / LIVE_LOCK)
+        self._lockfile = _hold(self.root / LIVE_LOCK) if self.root is not None else None
         try:
-            check_run_dir_free(self.root, overwrite=overwrite)
-            self.world: World = world_spec(self.spec.world).make(world_config(self.spec), self.spec.seed)
+            if self.root is not None:
+                check_run_dir_free(self.root, overwrite=overwrite)
+            self.world: World = self._new_world()
             self.driver = Driver(self.world)
+            self._mark_start()
             self.budgets = budgets or Budgets()
             self.max_turns = self.budgets.max_turns if self.budgets.max_turns is not None else getattr(
                 self.world.config, "max_turns", None)
@@ -202,15 +230,107 @@ class LiveEpisode:
             self.closed = False
             self._written = 0  # trajectory records already in trajectory.jsonl
             self._command_count = 0  # command records among them
-            write_text_atomic(self.root / CONFIG, dump_toml(config_to_dict(self.world.config)))
-            _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
-            self._trajectory = (self.root / TRAJECTORY).open("w", encoding="utf-8")
-            self._commands = (self.root / COMMANDS).open("w", encoding="utf-8")
-            self._result = SwappedFile(self.root / RESULT)
-            self._record()
+            if self.root is not None:
+                write_text_atomic(self.root / CONFIG, dump_toml(config_to_dict(self.world.config)))
+                _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
+                self._trajectory = (self.root / TRAJECTORY).open("w", encoding="utf-8")
+                self._commands = (self.root / COMMANDS).open("w", encoding="utf-8")
+                self._result = SwappedFile(self.root / RESULT)
+                self._record()
         except BaseException:
-            self._lockfile.close()
+            if self._lockfile is not None:
+                self._lockfile.close()
             raise
+
+    # -- stepping (reset, step, reward) ------------------------------------------
+    def _new_world(self) -> World:
+        if self.start is not None:
+            return self.start.world(self.spec.seed)
+        config = self._config if self._config is not None else world_config(self.spec)
+        return world_spec(self.spec.world).make(config, self.spec.seed)
+
+    def _mark_start(self) -> None:
+        #: Where the episode started: its metric and instant, and the agent turns played since.
+        self.start_metric = self._metric = metric_of(self.world)
+        self.start_us, self.turns = self.world.now_us, 0
+
+    @property
+    def metric(self) -> float:
+        """The world's headline metric after the last step (``summary()["metric_value"]``)."""
+        return self._metric
+
+    @property
+    def truncated(self) -> bool:
+        """True once the episode's window is over (never without a window)."""
+        if self.window is None:
+            return False
+        return self.window.ends(self.turns, self.window.days_since(self.start_us, self.world.now_us))
+
+    def reset(self, seed: int | None = None) -> str:
+        """Start the episode again on a fresh world (on ``seed``, else the last one); return the first observation,
+        the world's opening prompt. The previous world is freed first: read what you need of it before.
+
+        Raises:
+            ConfigError: a recorded episode that has already answered a call, or asked for another seed: a run
+                directory holds one run (open another episode for the next).
+        """
+        with self._lock:
+            if self.root is not None:
+                if self.calls or (seed is not None and int(seed) != self.spec.seed):
+                    raise ConfigError("a recorded episode is one run; open another episode, in another run "
+                                      "directory, for the next")
+                return self.system_prompt()
+            if seed is not None:
+                self.spec = attrs.evolve(self.spec, seed=int(seed))
+            self.world.close()  # a finished world would otherwise wait for the cyclic garbage collector
+            self.world = self._new_world()
+            self.driver = Driver(self.world)
+            self._mark_start()
+            self.calls = self.refused = self.not_run = self.advances = 0
+            self.stopped, self.closed = None, False
+            return self.system_prompt()
+
+    def step(self, command: Any) -> tuple[str, float, bool, dict]:
+        """Run one command line; return ``(observation, reward, done, info)``.
+
+        The observation is the command's answer as canonical JSON text (a refusal's is its ``{"error", "hint"}``
+        and changes nothing); the reward is the change of the world's metric the step caused, so an episode's
+        rewards sum to its final metric minus its first. ``info`` holds the answer as data, ``error``, the
+        ``metric``, the world's ``status`` and ``time``, ``truncated`` and the agent ``turns``.
+
+        Raises:
+            BizSimError: the episode has ended (call :meth:`reset`), or ``command`` is not text.
+        """
+        self._require_playable()
+        if not isinstance(command, str):
+            raise BizSimError(f"command(={show(command)}) must be a command line (str), e.g. 'help'")
+        before = len(self.world.trajectory)
+        return self._stepped(self.call_line(command), before)
+
+    def step_tool(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[str, float, bool, dict]:
+        """Run one tool call (a command's tool name and JSON arguments); as :meth:`step`."""
+        self._require_playable()
+        before = len(self.world.trajectory)
+        return self._stepped(self.call_tool(name, arguments), before)
+
+    def _require_playable(self) -> None:
+        if self.done or self.truncated:
+            why = self.world.status.value if self.world.done else (
+                "its window is over" if self.truncated else self.stopped or "it was closed")
+            raise BizSimError(f"the episode has ended ({why}); call reset() to start another")
+
+    def _stepped(self, outcome: CallOutcome, before: int) -> tuple[str, float, bool, dict]:
+        world = self.world
+        # An advance command ends the agent's turn, even one the world refused (as turns count in a run's log).
+        if ("cmd", world.advance_command) in world.trajectory.heads_since(before):
+            self.turns += 1
+        metric = metric_of(world)
+        reward, self._metric = metric - self._metric, metric
+        truncated = not world.done and self.truncated
+        result = outcome.result
+        info = {"result": result, "error": isinstance(result, dict) and "error" in result, "metric": metric,
+                "status": world.status.value, "time": world.now_iso, "truncated": truncated, "turns": self.turns}
+        return observation_text(result), reward, outcome.done or truncated, info
 
     # -- what the agent reads ---------------------------------------------
     @property
@@ -396,10 +516,12 @@ class LiveEpisode:
                 if self.stopped is None and not self.world.done and detail:
                     self.stopped = _clip(detail)
                 self.closed = True
-                self._result.close(self._result_text())
-                self._trajectory.close()
-                self._commands.close()
-                self._lockfile.close()
+                if self.root is not None:
+                    self._result.close(self._result_text())
+                    self._trajectory.close()
+                    self._commands.close()
+                if self._lockfile is not None:
+                    self._lockfile.close()
             return self.result()
 
     def __enter__(self) -> Self:
@@ -496,6 +618,8 @@ class LiveEpisode:
 
     def _record(self) -> None:
         """Append the new trajectory records and commands, then rewrite ``result.json``."""
+        if self.root is None:
+            return
         traj = self.world.trajectory
         new = traj.to_jsonl(self._written)
         if new:
@@ -509,7 +633,8 @@ class LiveEpisode:
         self._write_result()
 
     def _write_result(self) -> None:
-        self._result.write(self._result_text())
+        if self.root is not None:
+            self._result.write(self._result_text())
 
     def _result_text(self) -> str:
         # Indented once closed, as every run's; compact while open (the indenting encoder is pure Python: ~1 ms).
@@ -545,6 +670,9 @@ class LiveEpisode:
         parts.append(f"calls up to {self.budgets.max_call_chars:,} characters")
         return ", ".join(parts)
 
+
+#: The name the surfaces have always used.
+LiveEpisode = Episode
 
 def _clean(value: Any) -> Any:
     """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as U+FFFD,
