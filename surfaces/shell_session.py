@@ -134,14 +134,17 @@ def serve_socket(episode: LiveEpisode) -> None:
     Raises:
         ConfigError: the socket path is too long for a Unix socket, or cannot be bound.
     """
-    path = episode.root.resolve() / SOCKET
+    root = episode.root
+    if root is None:
+        raise ConfigError("bizsim serve plays a recorded episode: open it with out=DIR")
+    path = root.resolve() / SOCKET
     if len(os.fsencode(str(path))) > MAX_SOCKET_PATH:
         episode.close("the socket path is too long")
         raise ConfigError(f"the socket path {str(path)!r} is longer than {MAX_SOCKET_PATH} bytes, the limit of a Unix "
                           "socket; choose a shorter --out")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)  # a killed serve's; this episode holds the directory's lock, so no live one
-    os.chmod(episode.root, 0o700)
+    os.chmod(root, 0o700)
     old_mask = os.umask(0o177)  # the socket is created 0600: no moment at which another user may connect
     try:
         server = _Server(str(path), episode)

@@ -299,7 +299,7 @@ def test_the_stdio_line_reader_cuts_every_line_past_the_limit():
     """A line past MAX_MESSAGE_BYTES is cut whether its newline came in the same read or much later, or never."""
     import asyncio
 
-    from bizsim.analysis.mcp_stdio import MAX_MESSAGE_BYTES, _Lines
+    from bizsim.surfaces.mcp_stdio import MAX_MESSAGE_BYTES, _Lines
 
     def lines_of(data: bytes, chunk: int) -> list[tuple[int, bool]]:
         async def main() -> list[tuple[int, bool]]:
