@@ -122,7 +122,7 @@ def test_run_and_verify(venv: Venv, tmp_path: Path) -> None:
     """`bizsim run lemonade --seed 1 --out DIR` plays its default agent; `bizsim verify DIR` replays it byte for byte."""
     run_dir = tmp_path / "run"
     text = _ok(venv.bizsim("run", "lemonade", "--seed", "1", "--out", str(run_dir)))
-    assert "lemonade-v1  preset=default  seed=1  agent=steady" in text and "final_cash_cents: $" in text
+    assert "lemonade-v1  preset=default  seed=1  agent=steady" in text and "final cash: $" in text
     assert {"config.toml", "result.json", "commands.jsonl", "trajectory.jsonl"} <= {p.name for p in run_dir.iterdir()}
     assert _ok(venv.bizsim("verify", str(run_dir))).startswith(f"ok      {run_dir}: 1 episode(s)")
     result = json.loads(_ok(venv.bizsim("run", "lemonade", "--preset", "heatwave", "--seed", "1", "--json")))

@@ -108,5 +108,5 @@ def test_a_missing_llm_extra_is_named_with_its_install_line(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "litellm" else real(name, *a))
-    with pytest.raises(ConfigError, match=r"needs litellm, which is not installed: pip install 'bizsim\[llm\]'"):
+    with pytest.raises(ConfigError, match=r'needs litellm, which is not installed: pip install -e "\.\[llm\]" \(in the bizsim checkout'):
         check_setup("hosted_vllm/qwen", api_base="http://127.0.0.1:8000/v1")

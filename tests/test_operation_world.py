@@ -199,7 +199,7 @@ def test_cli_run_prints_the_metric(capsys):
     """``bizsim run operation`` prints the mean DAU; ``--json`` has the metric and the daily series."""
     assert 0 == main(["run", "operation", "--agent", "threshold", "--seed", "2", "--no-progress"])
     out = capsys.readouterr().out
-    assert "operation-v1" in out and "mean_dau:" in out
+    assert "operation-v1" in out and "mean daily active users:" in out
     assert 0 == main(["run", "operation", "--agent", "round-robin", "--preset", "reference", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert ("mean_dau", 365) == (d["metric"], len(d["daily_dau"]))

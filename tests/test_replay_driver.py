@@ -70,7 +70,7 @@ def test_check_world_catches_nondeterminism():
             world.call("scratchpad write", content=f"run {len(calls)}")
         yield world.advance()
 
-    with pytest.raises(AssertionError, match="differ"):
+    with pytest.raises(AssertionError, match="two runs of the same seed and agent part at trajectory record"):
         check_world(lambda s: StartupWorld("default", s), flaky, seeds=(1,))
 
 
