@@ -239,7 +239,7 @@ def test_bizsim_serve_bounds_its_connections_and_threads(tmp_path):
         assert _threads(proc.pid) <= idle + MAX_SOCKET_CONNECTIONS
         busy = []
         for s in silent:
-            s.settimeout(0.05)
+            s.settimeout(0.01)
             try:
                 busy.append(json.loads(s.recv(4096).decode()))
             except (TimeoutError, OSError, ValueError):
@@ -261,6 +261,7 @@ def test_bizsim_serve_bounds_its_connections_and_threads(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads")
+@pytest.mark.slow
 def test_the_viewers_server_bounds_its_connections_and_frees_silent_ones(tmp_path, parent_run):
     """`bizsim view --serve` took a thread per connection without bound, and a silent one held its thread forever;
     past MAX_SOCKET_CONNECTIONS it answers 503 at once, and the page is still served."""
@@ -281,7 +282,7 @@ def test_the_viewers_server_bounds_its_connections_and_frees_silent_ones(tmp_pat
             assert threading.active_count() <= before + MAX_SOCKET_CONNECTIONS
             refused = 0
             for s in silent:
-                s.settimeout(0.05)
+                s.settimeout(0.01)
                 try:
                     refused += s.recv(100).startswith(b"HTTP/1.1 503")
                 except OSError:
