@@ -37,7 +37,11 @@ _REQUIRED = ("world", "benchmark_id", "preset", "seed", "agent", "terminal_reaso
 
 
 def _mapping(value: Any) -> dict:
-    return dict(value) if isinstance(value, Mapping) else {}
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"a run record's table must be a mapping, not {type(value).__name__}")
+    return dict(value)
 
 
 def _episodes(value: Any) -> tuple[dict, ...]:
@@ -135,6 +139,9 @@ class RunRecord:
                 raise ConfigError(f"result.json {key}(={_short(value)}) must be {kind[1]}")
         episodes = own.pop("episodes", None) or ()
         version = own.pop("schema_version", 1)
+        if version > SCHEMA_VERSION:
+            raise ConfigError(f"result.json has schema_version {version}, written by a newer bizsim (this one reads up "
+                              f"to {SCHEMA_VERSION}); upgrade bizsim to read it")
         summary = {k: v for k, v in data.items() if k not in _OWN}
         return cls(**own, episodes=tuple(episodes), summary=summary, schema_version=version)
 

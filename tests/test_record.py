@@ -75,6 +75,8 @@ def test_records_of_one_run_are_equal_however_long_each_took():
      '"turns": true}', "turns(=True) must be an integer"),
     ('{"world": "w", "benchmark_id": "w-v1", "preset": "p", "seed": 1, "agent": "a", "terminal_reason": "x", '
      '"turns": 1, "wall_s": Infinity}', "wall_s(=inf) must be a finite number"),
+    ('{"world": "w", "benchmark_id": "w-v1", "preset": "p", "seed": 1, "agent": "a", "terminal_reason": "x", '
+     '"turns": 1, "schema_version": 3}', "schema_version 3, written by a newer bizsim"),
 ])
 def test_a_damaged_record_is_one_clear_error(text, message):
     """Deep, wrong-shaped or wrong-typed result.json files are a ConfigError naming the rule, never a traceback."""
