@@ -21,9 +21,6 @@ class BoundedThreadingMixIn(socketserver.ThreadingMixIn):
 
     daemon_threads = True
     max_connections = MAX_SOCKET_CONNECTIONS
-    # A burst of connections waits in the kernel's queue instead of having its SYNs dropped and resent a second
-    # later (the default queue holds 5): each is then served or told the server is busy at once.
-    request_queue_size = 4 * MAX_SOCKET_CONNECTIONS
     _slots: threading.BoundedSemaphore | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:

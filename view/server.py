@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from bizsim.simcore.limits import SOCKET_REQUEST_SECONDS
+from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS, SOCKET_REQUEST_SECONDS
 
 from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
 
@@ -41,6 +41,10 @@ def _version(paths: Sequence[Path]) -> str:
 
 class _HTTPServer(BoundedThreadingMixIn, HTTPServer):
     """The viewer's HTTP server: a thread per connection, at most MAX_SOCKET_CONNECTIONS at once."""
+
+    # A browser opens a burst of connections: they wait in the kernel's queue instead of having their SYNs dropped
+    # and resent a second later (the default queue holds 5), and each is then served or told 503 at once.
+    request_queue_size = 4 * MAX_SOCKET_CONNECTIONS
 
     def refuse(self, request: Any) -> None:
         request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
