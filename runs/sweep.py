@@ -25,6 +25,8 @@ import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.layout import RESULT, RESULTS, RUNS
+from bizsim.simcore.limits import MAX_RUN_LOG_BYTES
+from bizsim.simcore.untrusted_json import read_json_file
 
 from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_heads
 from bizsim.runs._worker import execute_encoded
@@ -127,10 +129,11 @@ def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
     path = root / _MANIFEST
     known: list[dict] = []
     if path.exists():
-        try:
-            known = json.loads(path.read_text(encoding="utf-8")).get("specs", [])
-        except (json.JSONDecodeError, AttributeError):
-            known = []
+        try:  # bounded and depth-checked, as every file that may have been edited is read
+            data = read_json_file(path, _MANIFEST, MAX_RUN_LOG_BYTES)
+            known = data.get("specs", []) if isinstance(data, dict) else []
+        except ConfigError:
+            known = []  # a damaged manifest is written anew from the specs at hand
     seen = {RunSpec.from_dict(d, recorded=True).run_id for d in known}
     known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
     write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")

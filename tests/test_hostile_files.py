@@ -282,3 +282,17 @@ def test_a_rollout_missing_turns_names_the_gaps_without_listing_every_number(tmp
     file = tmp_path / _ROLLOUT_NAME
     file.write_text(json.dumps(data))
     assert "turns 2-4, 7-100000 of 100000 are missing" == read_rollout(file, allow_partial=True).missing
+
+
+def test_a_deep_sweep_manifest_is_read_bounded_and_written_anew(tmp_path):
+    """A sweep directory's manifest nested past the readers' depth (it was a RecursionError) is taken as damaged:
+    resuming the sweep writes it anew from the specs at hand."""
+    from bizsim.runs import grid, sweep
+    from bizsim.runs.sweep import _MANIFEST
+
+    specs = grid("operation", "default", "threshold", 1)
+    sweep(specs, tmp_path, backend="serial", progress=False, compact=False)
+    (tmp_path / _MANIFEST).write_text('{"specs": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    summary = sweep(specs, tmp_path, backend="serial", progress=False, compact=False)
+    assert (0, 1) == (summary.ran, summary.skipped)
+    assert 1 == len(json.loads((tmp_path / _MANIFEST).read_text())["specs"])

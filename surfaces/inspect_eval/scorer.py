@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +34,11 @@ def _result(state: TaskState) -> dict[str, Any]:
     record = finish_episode(_usage(), _STOPPED)
     if record is not None:
         return record
-    path = Path(sample_plan()["run_dir"]) / RESULT
-    if path.exists():  # bizsim's own harness played it and wrote the run directory
-        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return loaded
+    run_dir = Path(sample_plan()["run_dir"])
+    if (run_dir / RESULT).exists():  # bizsim's own harness played it and wrote the run directory
+        from bizsim.runs.rundir import read_record
+
+        return read_record(run_dir).to_dict()
     current_episode()  # the agent issued no command: the run is the untouched world
     record = finish_episode(_usage(), _STOPPED)
     assert record is not None
