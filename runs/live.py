@@ -381,8 +381,8 @@ class Episode:
 
     @property
     def preset_label(self) -> str:
-        """The preset as ``result.json`` names it: its name, or ``custom`` with overrides."""
-        return self.spec.preset if not self.spec.overrides else "custom"
+        """The preset as ``result.json`` names it: its name, or ``custom`` with overrides or a config object."""
+        return self.spec.preset if not self.spec.overrides and self._config is None else "custom"
 
     # -- who plays -----------------------------------------------------------
     def set_client(self, name: Any, version: Any = None) -> None:

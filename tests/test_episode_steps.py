@@ -47,3 +47,13 @@ def test_a_finished_window_refuses_the_next_step():
     assert done and info["truncated"]
     with pytest.raises(BizSimError, match="its window is over"):
         ep.step("task_done")
+
+
+def test_an_episode_on_a_config_object_is_labelled_custom():
+    """A config object (not a preset's name) plays unrecorded, and the episode's record calls its preset custom."""
+    from bizsim.simcore.registry import world_spec
+
+    config = world_spec("operation").preset_table().preset("easy")
+    assert "custom" == Episode("operation", config, 1).record().preset
+    with pytest.raises(ConfigError, match="a recorded episode takes a preset name"):
+        Episode("operation", config, 1, out="never-written")
