@@ -1,7 +1,8 @@
 """How to install an optional part of bizsim: from the checkout, never by name from a package index.
 
-bizsim is installed from its own source tree (``pip install -e .``). ``pip install "bizsim[mcp]"`` would ask the
-configured index for a distribution called ``bizsim`` (whatever package holds that name there), not this code; so
+bizsim is installed from its own source tree (``pip install -e .``). Naming the extra by package name instead
+would ask the configured index for a distribution called ``bizsim`` (whatever package holds that name there), not
+this code; so
 every hint names the extra as the checkout installs it.
 """
 

@@ -177,8 +177,8 @@ def test_an_inspect_task_reads_the_list_form_and_refuses_in_one_message(tmp_path
 
 def test_bizsim_mcp_without_the_sdk_names_the_extra_as_the_checkout_installs_it(tmp_path):
     """Without the mcp extra `bizsim mcp` printed a raw ModuleNotFoundError traceback; it says, in one line, how
-    to install the extra from the checkout (never `pip install "bizsim[mcp]"`, which asks an index for any
-    package of that name), and touches no run directory."""
+    to install the extra from the checkout (never the extra by name from a package index, which installs any
+    package called bizsim), and touches no run directory."""
     code = ("import sys; sys.modules['mcp'] = None; sys.modules['mcp_types'] = None\n"
             "from bizsim.cli.main import main\n"
             f"sys.exit(main(['mcp', 'startup', '--out', {str(tmp_path / 'run')!r}]))\n")
