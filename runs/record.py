@@ -27,7 +27,7 @@ import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted
 
-__all__ = ["MAX_RECORD_BYTES", "RECORD_KEYS", "SCHEMA_VERSION", "RunRecord"]
+__all__ = ["MAX_RECORD_BYTES", "SCHEMA_VERSION", "RunRecord"]
 
 #: The shape written now. 1: before the field existed (no ``schema_version``, no ``wall_s``); 2: both.
 SCHEMA_VERSION = 2
@@ -119,10 +119,6 @@ class RunRecord:
         """``result.json``'s text (``indent=None``: one compact line, as a live episode rewrites it per call)."""
         return json.dumps(self.to_dict(), indent=indent, default=str) + "\n"
 
-    def timed(self, wall_s: float | None) -> RunRecord:
-        """This record with its wall time (seconds, rounded to microseconds)."""
-        return attrs.evolve(self, wall_s=None if wall_s is None else round(float(wall_s), 6))
-
     # -- reading ----------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
@@ -167,7 +163,6 @@ class RunRecord:
 _OWN = ("world", "benchmark_id", "preset", "seed", "agent", "agent_options", "terminal_reason", "bankrupt", "turns",
         "commands", "episodes", "fork", "terminal_detail", "llm", "llm_episodes", "llm_roles", "live", "wall_s",
         "schema_version")
-RECORD_KEYS = frozenset(_OWN)
 
 _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "world": ((str,), "a string"), "benchmark_id": ((str,), "a string"), "preset": ((str,), "a string"),

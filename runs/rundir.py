@@ -96,9 +96,9 @@ def _write_logs(folder: Path, world: World) -> None:
     _atomic(folder / TRAJECTORY, world.trajectory.to_jsonl())
 
 
-def write_record(path: str | Path, record: RunRecord, *, indent: int | None = 2) -> None:
+def write_record(path: str | Path, record: RunRecord) -> None:
     """Write ``result.json`` (to a temporary name, then renamed over the old one)."""
-    _atomic(Path(path) / RESULT, record.to_json(indent=indent))
+    _atomic(Path(path) / RESULT, record.to_json())
 
 
 def read_record(path: str | Path) -> RunRecord:
