@@ -28,6 +28,8 @@ def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
     return out
 
 
+# Tests name log_file before browser: Inspect runs an event loop of its own, which cannot start while Playwright's
+# sync API runs one in this thread (the module's first test, whichever it is, builds the log).
 @pytest.fixture(scope="module")
 def log_file(tmp_path_factory) -> Path:
     """An Inspect eval of startup seed 1: a browse, a refused accept, an accept, assign and dispatch, an advance,
@@ -78,7 +80,7 @@ def browser():
     yield from browser_fixture()
 
 
-def test_the_log_page_opens_a_samples_transcript(browser, log_file, tmp_path):
+def test_the_log_page_opens_a_samples_transcript(log_file, browser, tmp_path):
     """From the log's page, a sample's link opens its run page: the final funds and a refused command's error."""
     path = write_view([log_file], tmp_path / "log.html")
     page = open_page(browser, path.as_uri())
@@ -123,7 +125,7 @@ def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path)
     assert "inspect" == load_view(log_file)["kind"]  # the log itself is well under it
 
 
-def test_a_folder_of_logs_is_one_page_of_every_logs_samples(browser, log_file, tmp_path):
+def test_a_folder_of_logs_is_one_page_of_every_logs_samples(log_file, browser, tmp_path):
     """`bizsim view FOLDER` takes a folder of logs, as `bizsim report` and load() do: one row a sample of each log,
     naming its log, each opening its transcript; a page spec naming anything but a log of the folder is refused."""
     import shutil
