@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.layout import REPORT
 
 from bizsim.analysis import metrics, plots
 from bizsim.analysis.labels import human_number, is_money, words
 from bizsim.analysis.provenance import provenance
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
-from bizsim.runs.rundir import make_output_dir
+from bizsim.runs.rundir import SweepDir, make_output_dir
 from bizsim.runs.store import Results, load
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
@@ -150,7 +149,7 @@ def write_report(
         the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
     """
     res = results if results is not None else load(path)
-    root = Path(out) if out is not None else Path(path) / REPORT
+    root = Path(out) if out is not None else SweepDir(path).report
     figures = root / "figures"
     make_output_dir(figures)
     for old in [*figures.glob("*.png"), *figures.glob("*.svg")]:

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore import layout
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["LivePanel", "printable"]
 
@@ -64,8 +64,8 @@ class LivePanel:
     def __init__(self, run_dir: str | Path | None, *, console: Any = None) -> None:
         from rich.live import Live
 
-        self._calls = _Tail(Path(run_dir) / layout.LLM_CALLS) if run_dir is not None else None
-        self._commands = _Tail(Path(run_dir) / layout.AGENT_COMMANDS) if run_dir is not None else None
+        self._calls = _Tail(RunDir(run_dir).llm_calls) if run_dir is not None else None
+        self._commands = _Tail(RunDir(run_dir).agent_commands) if run_dir is not None else None
         self._lock = threading.Lock()
         self.turn = 0
         self.tokens = 0

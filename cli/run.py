@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     from bizsim.runs.pipeline import execute
     from bizsim.runs.runspec import RunSpec
 
-    if args.resume or args.agent == "llm":
+    if args.resume or _calls_model(args):
         return _run_llm(args)
     if args.estimate:
         raise BizSimError(f"--estimate goes with --agent llm: agent {args.agent or 'the default'} calls no model")
@@ -93,6 +93,16 @@ def _run(args: argparse.Namespace) -> int:
     else:
         _print_summary(result, args.out)
     return 0
+
+
+def _calls_model(args: argparse.Namespace) -> bool:
+    """Whether the agent named declares it calls a model (its run records every call and resumes from them)."""
+    from bizsim.agents.declare import RECORDS_CALLS
+    from bizsim.runs.runspec import agent_capabilities
+
+    if args.agent is None or args.world is None:  # no world: the run is refused for that first
+        return False
+    return RECORDS_CALLS in agent_capabilities(args.world, args.agent)
 
 
 _LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")
@@ -147,7 +157,8 @@ def _run_llm(args: argparse.Namespace) -> int:
             raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
         if args.auditor not in (None, "deterministic"):
             options["auditor"] = args.auditor
-        spec = RunSpec(args.world, args.preset, "llm", args.seed, agent_options=options, max_episodes=args.max_episodes)
+        spec = RunSpec(args.world, args.preset, args.agent, args.seed, agent_options=options,
+                       max_episodes=args.max_episodes)
         spec.check()
         if args.estimate:
             from bizsim.runs.llm_estimate import estimate_run, format_estimates

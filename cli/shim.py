@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from bizsim.simcore.errors import BizSimError
-from bizsim.simcore.layout import SOCKET
+from bizsim.runs.rundir import RunDir
 from bizsim.simcore.limits import MAX_SOCKET_MESSAGE_BYTES
 
 from . import shell_client
@@ -18,7 +18,7 @@ __all__ = ["run_line", "write_shim"]
 
 def socket_path(run_dir: str | Path) -> str:
     """The socket of the episode served in ``run_dir``."""
-    return str(Path(run_dir).resolve() / SOCKET)
+    return str(RunDir(Path(run_dir).resolve()).socket)
 
 
 def run_line(run_dir: str | Path, line: str) -> int:

@@ -131,13 +131,12 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 def _estimate(specs: Any, out: str) -> int:
     """Print the estimate of the LLM runs not yet finished in ``out``."""
-    from pathlib import Path
-
     from bizsim.runs._results_file import finished_ids
     from bizsim.runs.llm_estimate import estimate_runs, format_estimates
-    from bizsim.simcore.layout import RESULTS
+    from bizsim.runs.rundir import SweepDir
 
-    done = finished_ids(Path(out, RESULTS), include_errors=False) if Path(out, RESULTS).exists() else set()
+    results = SweepDir(out).results
+    done = finished_ids(results, include_errors=False) if results.exists() else set()
     todo = [s for s in specs if s.run_id not in done]
     for s in todo:
         s.check()

@@ -9,11 +9,11 @@ from typing import Any
 
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import CONFIG
 from bizsim.simcore.limits import show
 from bizsim.simcore.replay import replay
 from bizsim.simcore.world import World
 
+from bizsim.runs.rundir import RunDir
 from bizsim.runs.runspec import RunSpec, world_config
 
 __all__ = ["probe_replay", "record_from_run_dir", "replay_episodes"]
@@ -76,7 +76,7 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
 
     world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
     presets = world_spec(world).preset_table()
-    config = presets.from_toml(path / CONFIG)
+    config = presets.from_toml(RunDir(path).config)
     seed = result.get("seed")
     if type(seed) is not int:  # a float, text or NaN: result.json was edited
         raise ConfigError(f"{str(path)!r}: result.json's seed(={show(seed)}) must be an integer")
@@ -98,8 +98,6 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     Raises:
         ConfigError: the directory holds no finished run.
     """
-    from bizsim.agents.llm.runlog import RUN_SPEC
-
     from bizsim.runs._extract import extract, extractor_for
     from bizsim.runs._worker import record_version
     from bizsim.runs.llm_run import llm_run_columns, recorded_world_options
@@ -112,7 +110,7 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     logs = read_episode_logs(root)
     # Run directories written before episodes/ existed hold only the last episode's log.
     skipped = max(0, len(result.get("episodes") or [result]) - len(logs))
-    options = (lambda n: recorded_world_options(root, n + skipped)) if (root / RUN_SPEC).exists() else None
+    options = (lambda n: recorded_world_options(root, n + skipped)) if RunDir(root).is_llm() else None
     world = replay_episodes(spec, logs, extractor.probe, config, options)[-1]
     turns, reason = int(result.get("turns", 0)), str(result.get("terminal_reason"))
     body = extract(world, extractor, turns=turns, terminal_reason=reason, events=events)

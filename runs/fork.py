@@ -102,15 +102,13 @@ def load_parent(run: Any) -> Parent:
 
 
 def _parent_from_dir(root: Path) -> Parent:
-    from bizsim.simcore.layout import RUN_SPEC
-
     from bizsim.runs._replay import _spec_of
-    from bizsim.runs.rundir import episode_folders, read_command_log, read_record
+    from bizsim.runs.rundir import RunDir, episode_folders, read_command_log, read_record
 
     result = read_record(root).to_dict()
     if len(episode_folders(root)) > 1 or len(result.get("episodes") or [1]) > 1:
         raise ConfigError(f"{str(root)!r} restarted after a bankruptcy (several episodes); fork a one-episode run")
-    if (root / RUN_SPEC).exists():
+    if RunDir(root).is_llm():
         from bizsim.runs.llm_run import recorded_world_options
 
         if recorded_world_options(root):

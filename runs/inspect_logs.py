@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import LLM_CALLS
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["INSPECT_LOG_SUFFIXES", "MAX_INSPECT_LOG_BYTES", "check_log_size", "inspect_log_files",
            "records_from_inspect_logs", "usage_totals"]
@@ -80,7 +80,7 @@ def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[d
         found = 0
         for sample in log.samples or ():
             run_dir = (sample.metadata or {}).get(RUN_DIR_KEY)
-            if not isinstance(run_dir, str) or not Path(run_dir, "result.json").exists():
+            if not isinstance(run_dir, str) or not RunDir(run_dir).is_finished():
                 continue
             found += 1
             rec = record_from_run_dir(run_dir)
@@ -88,7 +88,7 @@ def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[d
             rec["run"].update(_usage_columns(sample))
             rec["run"].update({"inspect_log": str(file), "inspect_sample": str(sample.id), "inspect_epoch": sample.epoch})
             records.append(rec)
-            if not Path(run_dir, LLM_CALLS).exists():
+            if not RunDir(run_dir).llm_calls.exists():
                 calls.extend(_call_rows(rec["run_id"], sample))
         if not found and len(files) == 1:
             raise ConfigError(f"{str(file)!r} holds no bizsim sample with a run directory on this machine "

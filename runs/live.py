@@ -39,7 +39,6 @@ Calls are serialised (a lock): any number of threads may call one episode.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shlex
@@ -55,90 +54,26 @@ from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import BizSimError, CommandError, ConfigError
 from bizsim.simcore.files import SwappedFile, write_text_atomic
-from bizsim.simcore.layout import COMMANDS, CONFIG, LIVE_LOCK, RESULT, TRAJECTORY
-from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS, show
+from bizsim.simcore.limits import MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS, show
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.simcore.world import Status, World, scalar_text
 
+from bizsim.runs.budgets import Budgets
+from bizsim.runs.call_outcome import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CallOutcome
 from bizsim.runs.episode import TERMINAL_REASONS
+from bizsim.runs.live_lock import hold
 from bizsim.runs.observation import metric_of, observation_text
 from bizsim.runs.record import RunRecord
-from bizsim.runs.rundir import _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
+from bizsim.runs.rundir import RunDir, _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
 from bizsim.runs.runspec import RunSpec, world_config
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
 
-#: A call that ran (exit status 0, as the reference's CLI exits).
-EXIT_OK = 0
-#: A command the world refused (``{"error", "hint"}``; exit status 1, as the reference's CLI prints an error).
-EXIT_REFUSED = 1
-#: A call that ran nothing: not a command, bad arguments, too long, or the episode is over (exit status 2, usage).
-EXIT_USAGE = 2
 #: Distinct clients recorded in ``result.json`` (a shell session may see many); later ones are counted only.
 _MAX_CLIENTS = 16
 #: Distinct clients past those counted in ``other_clients``; past this many the count stays (memory is bounded).
 _MAX_OTHER_CLIENTS = 10_000
-
-
-@attrs.frozen
-class Budgets:
-    """What an outside agent may spend in one episode; ``None`` is no limit.
-
-    Args:
-        max_turns: calls answered (a turn is one call on these surfaces). ``None`` takes the world config's
-            ``max_turns`` when it has one.
-        max_tokens_total: prompt plus completion tokens the client reported (:meth:`LiveEpisode.report_usage`).
-        max_cost_usd: dollars the client reported.
-        max_call_chars: the longest command line, or tool arguments as JSON text, passed to the world.
-    """
-
-    max_turns: int | None = None
-    max_tokens_total: int | None = None
-    max_cost_usd: float | None = None
-    max_call_chars: int = MAX_CALL_CHARS
-
-    def __attrs_post_init__(self) -> None:
-        for name in ("max_turns", "max_tokens_total"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ConfigError(f"{name}(={value!r}) must be an integer >= 1 (or unset)")
-        cost = self.max_cost_usd
-        if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float)) or not cost >= 0):
-            raise ConfigError(f"max_cost_usd(={self.max_cost_usd!r}) must be a number >= 0 (or unset)")
-        if isinstance(self.max_call_chars, bool) or not isinstance(self.max_call_chars, int) or not (
-                16 <= self.max_call_chars <= MAX_CALL_CHARS):
-            raise ConfigError(f"max_call_chars(={self.max_call_chars!r}) must lie in [16, {MAX_CALL_CHARS:,}]")
-
-
-@attrs.frozen
-class CallOutcome:
-    """One answered call.
-
-    Attributes:
-        result: the JSON object answered: the command's result, the advance command's report, a help text as
-            ``{"help": ...}``, or ``{"error", "hint"?}``; the same objects every other surface answers.
-        status: :data:`EXIT_OK` (it ran), :data:`EXIT_REFUSED` (the world refused it) or :data:`EXIT_USAGE`
-            (nothing ran), as the reference's command line exits.
-        command: the command's name (``task accept``) when the line or tool named one, else ``None``.
-        advanced: the call was the advance command and moved the clock.
-        done: the episode has ended (after this call).
-    """
-
-    result: dict[str, Any]
-    status: int
-    command: str | None
-    advanced: bool
-    done: bool
-
-    @property
-    def ok(self) -> bool:
-        """True when the call ran (status 0)."""
-        return self.status == EXIT_OK
-
-    def text(self) -> str:
-        """The result as compact JSON text, as the LLM harness puts it in a tool message."""
-        return json.dumps(self.result, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class Episode:
@@ -208,7 +143,7 @@ class Episode:
         self.root = make_output_dir(out) if out is not None else None
         self._lock = threading.RLock()
         self._started = time.perf_counter()
-        self._lockfile = _hold(self.root / LIVE_LOCK) if self.root is not None else None
+        self._lockfile = hold(RunDir(self.root).live_lock) if self.root is not None else None
         try:
             if self.root is not None:
                 check_run_dir_free(self.root, overwrite=overwrite)
@@ -231,11 +166,11 @@ class Episode:
             self._written = 0  # trajectory records already in trajectory.jsonl
             self._command_count = 0  # command records among them
             if self.root is not None:
-                write_text_atomic(self.root / CONFIG, dump_toml(config_to_dict(self.world.config)))
+                write_text_atomic(RunDir(self.root).config, dump_toml(config_to_dict(self.world.config)))
                 _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
-                self._trajectory = (self.root / TRAJECTORY).open("w", encoding="utf-8")
-                self._commands = (self.root / COMMANDS).open("w", encoding="utf-8")
-                self._result = SwappedFile(self.root / RESULT)
+                self._trajectory = RunDir(self.root).trajectory.open("w", encoding="utf-8")
+                self._commands = RunDir(self.root).commands.open("w", encoding="utf-8")
+                self._result = SwappedFile(RunDir(self.root).result)
                 self._record()
         except BaseException:
             if self._lockfile is not None:
@@ -697,34 +632,3 @@ def _append(fh: IO[str], text: str, fsync: bool) -> None:
     fh.flush()
     if fsync:
         os.fsync(fh.fileno())
-
-
-class _Held:
-    """An exclusive lock on a file, held while the object lives (released by :meth:`close` or by the process's end,
-    a kill included: the kernel drops it)."""
-
-    def __init__(self, fh: IO[str]) -> None:
-        self.fh = fh
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.fh.close()
-
-
-def _hold(path: Path) -> _Held:
-    """Take ``path``'s lock, or refuse: another live episode records into this directory."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600)
-    fh = os.fdopen(fd, "r+", encoding="utf-8")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        holder = fh.read(32).strip()
-        fh.close()
-        raise ConfigError(f"{str(path.parent)!r} is recording a live episode already (process {holder or '?'} holds "
-                          f"{LIVE_LOCK}); choose another directory") from None
-    fh.truncate(0)
-    fh.write(f"{os.getpid()}\n")  # who holds it, for the message above and for whoever must stop it
-    fh.flush()
-    return _Held(fh)

@@ -23,10 +23,10 @@ from typing import Any
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.client import ModelClient
-from bizsim.agents.llm.runlog import AGENT_COMMANDS, LLM_CALLS, RUN_SPEC, read_jsonl, write_json_atomic
 from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.files import write_json_atomic
 from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
@@ -37,7 +37,7 @@ from bizsim.simcore.world import World
 
 from bizsim.runs.episode import EpisodeResult, run_episode
 from bizsim.runs.record import RunRecord
-from bizsim.runs.rundir import check_run_dir_free, make_output_dir, write_run_dir
+from bizsim.runs.rundir import RunDir, check_run_dir_free, make_output_dir, write_run_dir
 from bizsim.runs.runspec import RunSpec, records_calls, world_config
 
 __all__ = [
@@ -172,7 +172,7 @@ def recorded_world_options(path: str | Path, episode: int | None = None) -> dict
 
         episodes = list(read_record(path).episodes) or [{"episode": 1}]
         episode = int(episodes[-1]["episode"])
-    client = RecordedRoleClient.from_run_dir(path, config.model, "auditor", episode)
+    client = RecordedRoleClient(RunDir(path).read_calls(), config.model, "auditor", episode)
     return {"auditor": _llm_auditor(spec.world, config, client)}
 
 
@@ -213,7 +213,7 @@ def _spec_of(data: Mapping[str, Any]) -> RunSpec:
     version = data.get("spec_version")
     spec = data.get("spec")
     if not isinstance(spec, Mapping) or version not in (1, _SPEC_VERSION):
-        raise ConfigError(f"{RUN_SPEC} has spec_version {version!r} and spec {type(spec).__name__}; "
+        raise ConfigError(f"run.json has spec_version {version!r} and spec {type(spec).__name__}; "
                           f"this bizsim reads versions 1 and {_SPEC_VERSION}")
     if version == _SPEC_VERSION:
         return RunSpec.from_dict(spec, recorded=True)
@@ -226,11 +226,11 @@ def _spec_of(data: Mapping[str, Any]) -> RunSpec:
 
 def load_run_spec(path: str | Path) -> tuple[RunSpec, dict]:
     """The spec of an LLM run directory, and the whole ``run.json``."""
-    p = Path(path, RUN_SPEC)
+    p = RunDir(path).run_spec
     if not p.exists() and not p.is_symlink():
-        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {RUN_SPEC}")
+        raise ConfigError(f"{str(Path(path))!r} is not a run directory: it has no {p.name}")
     try:
-        data = loads_untrusted(read_text_file(p, RUN_SPEC, MAX_CONFIG_FILE_BYTES))
+        data = loads_untrusted(read_text_file(p, p.name, MAX_CONFIG_FILE_BYTES))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{str(p)!r} is not JSON ({exc.msg}, line {exc.lineno}); the run directory was damaged") from None
     if not isinstance(data, dict) or data.get("kind") != "llm":
@@ -294,7 +294,7 @@ def run_llm(
         raise ConfigError("resuming needs the run directory (out=...)")
     world_config = _world_config(spec)
     if out is not None:
-        spec_file = out / RUN_SPEC
+        spec_file = RunDir(out).run_spec
         if resume:
             before, recorded = load_run_spec(out)
             if (before.world, before.seed, llm_settings(before)) != (spec.world, spec.seed, llm_settings(spec)):
@@ -305,7 +305,7 @@ def run_llm(
                     f"preset {spec.preset_label!r} no longer gives the world config recorded in {str(spec_file)!r}; "
                     "the run cannot be resumed"
                 )
-            recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(read_jsonl(out / LLM_CALLS))})
+            recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(RunDir(out).read_calls())})
             write_json_atomic(spec_file, recorded)
         else:
             if spec_file.exists():
@@ -314,8 +314,8 @@ def run_llm(
             created = not out.exists()
             make_output_dir(out)
     try:
-        agent = LLMAgent(config, client=client, api_key=api_key, run_dir=out, resume=resume, limiter=limiter,
-                         sleep=sleep)
+        agent = LLMAgent(config, client=client, api_key=api_key, logs=RunDir(out) if out is not None else None,
+                         resume=resume, limiter=limiter, sleep=sleep)
     except BaseException:
         if out is not None and not resume:
             _unstarted(out, created)
@@ -330,7 +330,7 @@ def run_llm(
             first = world_class(spec.world)(_preset(spec), spec.seed, **_world_options(spec, agent))
         if out is not None and not resume:
             fresh = first
-            write_json_atomic(out / RUN_SPEC, {
+            write_json_atomic(RunDir(out).run_spec, {
                 "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "agent": config.to_dict(),
                 "benchmark_id": fresh.benchmark_id, "protocol": agent.settings(fresh), "world_config": world_config,
                 "versions": _versions(), "started_at": _now(), "resumes": [],
@@ -373,8 +373,7 @@ def run_llm(
 
 def _unstarted(out: Path, created: bool) -> None:
     """Take back what a run that never started wrote (its spec and empty logs), so no half run directory stays."""
-    for name in (RUN_SPEC, LLM_CALLS, AGENT_COMMANDS):
-        (out / name).unlink(missing_ok=True)
+    RunDir(out).forget_llm_start()
     if created:
         with contextlib.suppress(OSError):
             out.rmdir()  # only when empty: a preflight record or the user's files keep it
@@ -409,7 +408,7 @@ def _check_endpoint(path: str | Path, spec: RunSpec, confirmed: tuple[str | None
     named = [(flag, _shown(v)) for flag, v in zip(("--api-base", "--api-key-env"), recorded) if v is not None]
     says = " and ".join(f"{flag} {value}" for flag, value in named)
     raise ConfigError(
-        f"{str(Path(path, RUN_SPEC))!r} names {says}; a run directory can be edited, so resume only after "
+        f"{str(RunDir(path).run_spec)!r} names {says}; a run directory can be edited, so resume only after "
         f"confirming: give {says} again (Python: confirm_endpoint=(api_base, api_key_env))"
     )
 

@@ -44,10 +44,11 @@ def execute(
         :class:`~bizsim.runs.llm_run.LLMRunResult` (its ``episode`` is the former).
     """
     if records_calls(spec):
-        from bizsim.runs.llm_run import RUN_SPEC, run_llm
+        from bizsim.runs.llm_run import run_llm
+        from bizsim.runs.rundir import RunDir
 
         if resume is None:
-            resume = out is not None and Path(out, RUN_SPEC).exists()
+            resume = out is not None and RunDir(out).is_llm()
         return run_llm(spec, out=out, resume=resume, on_stop=on_stop, probe=probe, **llm_options)
     if llm_options or resume:
         given = sorted(llm_options) + (["resume"] if resume else [])

@@ -1,26 +1,40 @@
-"""The run directory: everything needed to inspect or replay a run.
+"""The run directory's one owner: every file name bizsim writes, and the reads and writes of them.
 
-``config.toml``, ``result.json``, and the last episode's ``commands.jsonl``
-and ``trajectory.jsonl``. A run restarted after a bankruptcy
-(``max_episodes``) keeps each earlier episode's two files in
-``episodes/<n>/`` (``n`` from 1): replaying the episodes in order, each
-starting with the scratchpad the one before left, rebuilds the last.
+No other module names a run file (``tests/test_run_dir_owner.py`` greps): they ask a :class:`RunDir` (a run) or a
+:class:`SweepDir` (a sweep) for a path or a read. A run directory (``bizsim run --out DIR``, an LLM run, a
+sweep's ``runs/<id>``) holds:
+
+- ``config.toml``: the world's config, complete (no ``extends``);
+- ``result.json``: the run's :class:`~bizsim.runs.record.RunRecord`, written once, when the run ends;
+- ``commands.jsonl`` and ``trajectory.jsonl``: the last episode's timed command log and trajectory;
+- ``episodes/<n>/`` (``n`` from 1): the same two files for each earlier episode of a run restarted after a
+  bankruptcy (``max_episodes``); replaying the episodes in order, each starting with the scratchpad the one before
+  left, rebuilds the last;
+- for an LLM run, ``run.json`` (what determines it, written first), ``llm_calls.jsonl`` and
+  ``agent_commands.jsonl`` (appended as they happen, so a killed run resumes);
+- for a live episode played from outside (``bizsim mcp``, ``bizsim serve``), ``live.lock`` (held while the
+  episode is open) and, for ``bizsim serve``, the socket ``episode.sock``; its logs are appended and
+  ``result.json`` rewritten after every answered call;
+- for a run imported from another harness (``bizsim import``), ``imported.json``: its source, the outcome the
+  source recorded and the fidelity report of the replay.
+
+A sweep directory holds ``results.jsonl`` (one record a run), ``runs/<run id>/`` and ``report/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
+from bizsim.simcore.jsonl import JsonlWriter, read_jsonl
 from bizsim.simcore.limits import MAX_INT, MAX_RUN_LOG_BYTES, read_text_file, show
 from bizsim.simcore.untrusted_json import read_json_lines
-from bizsim.simcore.layout import COMMANDS, CONFIG, EPISODES, RESULT, RUN_SPEC, TRAJECTORY, episode_dir
 
 if TYPE_CHECKING:
     from bizsim.simcore import World
@@ -28,8 +42,206 @@ if TYPE_CHECKING:
     from bizsim.runs.episode import EpisodeResult
     from bizsim.runs.record import RunRecord
 
-__all__ = ["EPISODES", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir", "write_run_dir", "read_command_log",
-           "read_episode_logs", "read_record", "read_record_noted", "write_record"]
+__all__ = ["RunDir", "SweepDir", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir",
+           "read_command_log", "read_episode_logs", "read_record", "read_record_noted", "write_record",
+           "write_run_dir"]
+
+CONFIG = "config.toml"
+RESULT = "result.json"
+COMMANDS = "commands.jsonl"
+TRAJECTORY = "trajectory.jsonl"
+EPISODES = "episodes"
+RUN_SPEC = "run.json"
+LLM_CALLS = "llm_calls.jsonl"
+AGENT_COMMANDS = "agent_commands.jsonl"
+LIVE_LOCK = "live.lock"
+SOCKET = "episode.sock"
+IMPORTED = "imported.json"
+RESULTS = "results.jsonl"
+RUNS = "runs"
+REPORT = "report"
+TABLES_STAMP = "tables.json"
+
+
+class RunDir:
+    """One run directory: where each of its files is, and the reads the run's readers share.
+
+    It is also the LLM harness's :class:`~bizsim.agents.llm.harness_logs.HarnessLogs`: the harness appends its
+    calls and commands through it without knowing a path.
+
+    >>> run = RunDir("out/run1")
+    >>> run.result.name, run.episode(2).commands.as_posix()
+    ('result.json', 'out/run1/episodes/2/commands.jsonl')
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.root)!r})"
+
+    @property
+    def config(self) -> Path:
+        """The world's config, complete."""
+        return self.root / CONFIG
+
+    @property
+    def result(self) -> Path:
+        """The run's record, :class:`~bizsim.runs.record.RunRecord`."""
+        return self.root / RESULT
+
+    @property
+    def commands(self) -> Path:
+        """The last episode's timed command log."""
+        return self.root / COMMANDS
+
+    @property
+    def trajectory(self) -> Path:
+        """The last episode's trajectory."""
+        return self.root / TRAJECTORY
+
+    @property
+    def run_spec(self) -> Path:
+        """An LLM run's spec, written before its first call."""
+        return self.root / RUN_SPEC
+
+    @property
+    def llm_calls(self) -> Path:
+        """An LLM run's model calls, appended as they happen."""
+        return self.root / LLM_CALLS
+
+    @property
+    def agent_commands(self) -> Path:
+        """An LLM run's commands as the model issued them."""
+        return self.root / AGENT_COMMANDS
+
+    @property
+    def live_lock(self) -> Path:
+        """Held while a live episode is open."""
+        return self.root / LIVE_LOCK
+
+    @property
+    def socket(self) -> Path:
+        """``bizsim serve``'s socket."""
+        return self.root / SOCKET
+
+    @property
+    def imported(self) -> Path:
+        """Where an imported run came from and how faithfully it replayed."""
+        return self.root / IMPORTED
+
+    @property
+    def episodes(self) -> Path:
+        """The folder of the earlier episodes' logs."""
+        return self.root / EPISODES
+
+    def episode(self, n: int) -> RunDir:
+        """Earlier episode ``n`` (from 1) of a restarted run: a folder with its own two logs."""
+        return RunDir(self.root / EPISODES / str(n))
+
+    def is_run(self) -> bool:
+        """Whether this looks like a run directory, finished or still being written."""
+        return self.root.is_dir() and any(p.exists() for p in (self.trajectory, self.run_spec, self.result))
+
+    def is_llm(self) -> bool:
+        """Whether an LLM harness played the run (it has a ``run.json``)."""
+        return self.run_spec.exists()
+
+    def is_finished(self) -> bool:
+        """Whether the run's record is written."""
+        return self.result.exists()
+
+    def read_record(self) -> RunRecord:
+        """The run's record (see :func:`read_record`)."""
+        return read_record(self.root)
+
+    def read_calls(self) -> list[dict]:
+        """The recorded model calls, read bounded; a torn last line is skipped."""
+        return read_jsonl(self.llm_calls)
+
+    def read_agent_commands(self) -> list[dict]:
+        """The commands the model issued, read bounded."""
+        return read_jsonl(self.agent_commands)
+
+    # The LLM harness's logs (HarnessLogs).
+    def recorded_calls(self) -> list[dict]:
+        """Every model call recorded so far, oldest first."""
+        return self.read_calls()
+
+    def holds_calls(self) -> bool:
+        """Whether a model call is recorded already."""
+        return self.llm_calls.exists() and self.llm_calls.stat().st_size > 0
+
+    def open_calls(self, *, fsync: bool, redact: Callable[[str], str] | None) -> JsonlWriter:
+        """The call log, opened for appending."""
+        return JsonlWriter(self.llm_calls, fsync=fsync, redact=redact)
+
+    def open_commands(self, *, fsync: bool, redact: Callable[[str], str] | None) -> JsonlWriter:
+        """The command log, opened empty."""
+        return JsonlWriter(self.agent_commands, fsync=fsync, truncate=True, redact=redact)
+
+    def forget_llm_start(self) -> None:
+        """Delete what an LLM run that never started wrote: its spec and its (empty) logs."""
+        for path in (self.run_spec, self.llm_calls, self.agent_commands):
+            path.unlink(missing_ok=True)
+
+
+class SweepDir:
+    """A sweep directory: its results file, its runs and its report.
+
+    >>> SweepDir("sw").run("a1").root.as_posix(), SweepDir("sw").results.name
+    ('sw/runs/a1', 'results.jsonl')
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    @property
+    def results(self) -> Path:
+        """One record a run, appended as runs end."""
+        return self.root / RESULTS
+
+    @property
+    def runs(self) -> Path:
+        """The folder of the runs' directories."""
+        return self.root / RUNS
+
+    @property
+    def report(self) -> Path:
+        """Where ``bizsim report`` writes by default."""
+        return self.root / REPORT
+
+    def table(self, name: str) -> Path:
+        """The Parquet file of one of the sweep's tables (``runs``, ``series``, ``events``, ``llm_calls``)."""
+        return self.root / f"{name}.parquet"
+
+    @property
+    def tables_stamp(self) -> Path:
+        """What the Parquet tables were built from (to tell when they are stale)."""
+        return self.root / TABLES_STAMP
+
+    def run(self, run_id: str) -> RunDir:
+        """The run directory of one run of the sweep."""
+        return RunDir(self.root / RUNS / run_id)
+
+    def is_sweep(self) -> bool:
+        """Whether this is a sweep directory (it has a results file)."""
+        return self.results.is_file()
+
+
+def episode_dir(root: str | Path, n: int) -> Path:
+    """Where earlier episode ``n`` (from 1) of a restarted run keeps its logs."""
+    return RunDir(root).episode(n).root
 
 
 

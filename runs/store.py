@@ -51,9 +51,9 @@ import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import lines_of
-from bizsim.simcore.layout import LLM_CALLS, RESULT, RESULTS, RUNS
 
 from bizsim.runs._results_file import iter_heads, read_at
+from bizsim.runs.rundir import RunDir, SweepDir
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -72,7 +72,6 @@ __all__ = [
 
 US_PER_DAY = 86_400_000_000
 TABLES = ("runs", "series", "events", "llm_calls")
-_MANIFEST = "tables.json"
 
 #: runs: column -> (Arrow type name, meaning)
 RUN_COLUMNS: dict[str, tuple[str, str]] = {
@@ -423,12 +422,13 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
         table name -> Parquet file.
     """
     root = Path(path)
-    results = root / RESULTS
+    sweep = SweepDir(root)
+    results = sweep.results
     if not results.exists():
-        raise ConfigError(f"{str(root)!r} holds no sweep results ({RESULTS} is missing)")
+        raise ConfigError(f"{str(root)!r} holds no sweep results ({results.name} is missing)")
     stamp = _stamp(results)
     latest = _latest(results)
-    out = {name: root / f"{name}.parquet" for name in TABLES}
+    out = {name: sweep.table(name) for name in TABLES}
     runs = _runs_table([_run_row(rec) for _, rec in latest])
     _atomic_parquet(out["runs"], [runs], runs.schema)
 
@@ -440,22 +440,23 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
 
     _atomic_parquets({out["series"]: _schema(SERIES_COLUMNS), out["events"]: _schema(EVENT_COLUMNS)}, batches())
     llm = [
-        row for _, rec in latest for row in _llm_rows(rec["run_id"], root / RUNS / rec["run_id"] / LLM_CALLS)
+        row for _, rec in latest for row in _llm_rows(rec["run_id"], sweep.run(rec["run_id"]).llm_calls)
     ]
     _atomic_parquet(out["llm_calls"], [_llm_table(llm)] if llm else [], _schema(LLM_CALL_COLUMNS))
     stamp.update({"runs": len(latest), "compacted_at": datetime.now(UTC).isoformat(timespec="seconds")})
-    write_text_atomic(root / _MANIFEST, json.dumps(stamp, indent=2) + "\n")
+    write_text_atomic(sweep.tables_stamp, json.dumps(stamp, indent=2) + "\n")
     return out
 
 
 def _stale(root: Path) -> bool:
-    results = root / RESULTS
+    sweep = SweepDir(root)
+    results = sweep.results
     if not results.exists():
         return False
-    if any(not (root / f"{n}.parquet").exists() for n in TABLES):
+    if any(not sweep.table(n).exists() for n in TABLES):
         return True
     try:
-        manifest = json.loads((root / _MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads(sweep.tables_stamp.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
         return True
     now = _stamp(results)
@@ -480,10 +481,11 @@ def _read_dir(root: Path) -> Results:
         try:
             compact(root)
         except OSError:  # a read-only copy: build the tables in memory instead
-            with (root / RESULTS).open("rb") as fh:
-                records = [read_at(fh, off) for off, _ in _latest(root / RESULTS)]
+            results = SweepDir(root).results
+            with results.open("rb") as fh:
+                records = [read_at(fh, off) for off, _ in _latest(results)]
             return _from_records(records, root)
-    return _to_pandas({n: pq.read_table(root / f"{n}.parquet") for n in TABLES}, root)
+    return _to_pandas({n: pq.read_table(SweepDir(root).table(n)) for n in TABLES}, root)
 
 
 def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence[dict] = ()) -> Results:
@@ -491,9 +493,9 @@ def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence
     llm = list(llm_rows)
     for rec in records:
         if rec.get("run_dir"):
-            llm.extend(_llm_rows(rec["run_id"], Path(rec["run_dir"]) / LLM_CALLS))
+            llm.extend(_llm_rows(rec["run_id"], RunDir(rec["run_dir"]).llm_calls))
         elif path is not None:
-            llm.extend(_llm_rows(rec["run_id"], path / RUNS / rec["run_id"] / LLM_CALLS))
+            llm.extend(_llm_rows(rec["run_id"], SweepDir(path).run(rec["run_id"]).llm_calls))
     return _to_pandas({
         "runs": _runs_table([_run_row(r) for r in records]), "series": _series_batch(records),
         "events": _events_batch(records), "llm_calls": _llm_table(llm),
@@ -529,9 +531,9 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     if not isinstance(path, (str, os.PathLike)):
         return _concat([load(p) for p in path])
     root = Path(path)
-    if (root / RESULTS).exists() or (root / "runs.parquet").exists():
+    if SweepDir(root).results.exists() or SweepDir(root).table("runs").exists():
         return _read_dir(root)
-    if (root / RESULT).exists():
+    if RunDir(root).is_finished():
         return _from_records([record_from_run_dir(root)], None)
     from bizsim.runs.inspect_logs import inspect_log_files, records_from_inspect_logs
 
@@ -539,7 +541,7 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     if logs:
         records, calls = records_from_inspect_logs(logs)
         return _from_records(records, None, calls)
-    children = sorted(p for p in root.iterdir() if (p / RESULT).exists()) if root.is_dir() else []
+    children = sorted(p for p in root.iterdir() if RunDir(p).is_finished()) if root.is_dir() else []
     if children:
         records = []
         for child in children:
@@ -549,6 +551,6 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
                 raise type(exc)(f"{str(child)!r}: {exc}") from None
         return _from_records(records, None)
     raise ConfigError(
-        f"{str(root)!r} holds no results: expected a sweep directory ({RESULTS}), run directories (result.json) "
+        f"{str(root)!r} holds no results: expected a sweep directory (results.jsonl), run directories (result.json) "
         "or Inspect logs (.eval)"
     )

@@ -24,14 +24,13 @@ from typing import Any
 import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.layout import RESULT, RESULTS, RUNS
 from bizsim.simcore.limits import MAX_RUN_LOG_BYTES
 from bizsim.simcore.untrusted_json import read_json_file
 
 from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_heads
 from bizsim.runs._worker import execute_encoded
 from bizsim.runs.backends import Backend, make_backend
-from bizsim.runs.rundir import make_output_dir
+from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
@@ -240,27 +239,28 @@ def sweep(
             s.check()
             checked.add(key)
     runner = make_backend(backend, workers=workers, ray_address=ray_address)
-    if (root / RESULT).exists() and not (root / RESULTS).exists():
+    sweep = SweepDir(root)
+    if RunDir(root).is_finished() and not sweep.results.exists():
         raise ConfigError(f"{str(root)!r} holds a single run's directory; give the sweep a directory of its own")
     make_output_dir(root)
     if compact is None:
         compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
     start = time.perf_counter()
-    with ResultsWriter(root / RESULTS) as writer:
+    with ResultsWriter(sweep.results) as writer:
         _write_manifest(root, unique)
-        done = finished_ids(root / RESULTS, include_errors=not retry_failed)
+        done = finished_ids(sweep.results, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
-        relabelled = _relabelled(root / RESULTS, {rid: s for rid, s in unique.items() if rid in done})
+        relabelled = _relabelled(sweep.results, {rid: s for rid, s in unique.items() if rid in done})
         _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
-        job = functools.partial(execute_encoded, events=events, run_dirs=str(root / RUNS), keep_run_dirs=run_dirs)
+        job = functools.partial(execute_encoded, events=events, run_dirs=str(sweep.runs), keep_run_dirs=run_dirs)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         ran = failed = 0
         spent = None
         if max_cost_usd is not None:
             _check_priced(todo, max_cost_usd)
-            spent = _spent_usd(root / RESULTS)
+            spent = _spent_usd(sweep.results)
             groups = [todo[i:i + max(1, workers or getattr(runner, "workers", 1) or 1)]
                       for i in range(0, len(todo), max(1, workers or getattr(runner, "workers", 1) or 1))]
         else:

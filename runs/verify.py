@@ -9,10 +9,11 @@ from typing import Any
 import attrs
 from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.jsonl import lines_of
-from bizsim.simcore.layout import RESULT, RUN_SPEC, TRAJECTORY
 from bizsim.simcore.limits import MAX_RUN_LOG_BYTES, read_text_file
 from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted
 from bizsim.simcore.world import Status, World
+
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["Verification", "verify_run_dir"]
 
@@ -80,7 +81,7 @@ def _verify(root: Path) -> Verification:
         problems.append(f"result.json records {len(summaries)} episodes but the directory keeps the command logs of "
                         f"{len(logs)} (a run directory written before episodes/ existed keeps only the last)")
     skipped = max(0, len(summaries) - len(logs))
-    llm = (root / RUN_SPEC).exists()
+    llm = RunDir(root).is_llm()
     try:
         worlds = replay_episodes(spec, logs, lambda _w: None, config,
                                  (lambda n: recorded_world_options(root, n + skipped)) if llm else None)
@@ -89,7 +90,7 @@ def _verify(root: Path) -> Verification:
         worlds = []
     for n, (folder, world) in enumerate(zip(folders, worlds), 1 + skipped):
         where = "" if len(folders) == 1 else f"episode {n}: "
-        problems += [where + p for p in _compare_trajectory(folder / TRAJECTORY, world)]
+        problems += [where + p for p in _compare_trajectory(RunDir(folder).trajectory, world)]
         recorded = summaries[n - 1] if n <= len(summaries) else None
         if isinstance(recorded, dict):
             problems += [where + p for p in _compare_summary(recorded, world.summary())]
@@ -123,7 +124,7 @@ def _check_fork(root: Path, origin: dict[str, Any], log: list[tuple[int, str]]) 
     if isinstance(parent, str) and parent not in ("snapshot", "result"):
         where = Path(parent) if Path(parent).is_absolute() else root / parent
         for folder in (Path(parent), where):
-            if (folder / RESULT).exists():
+            if RunDir(folder).is_finished():
                 if prefix_digest(read_command_log(folder)[:k]) != digest:
                     return [f"the parent run {parent!r} does not start with the prefix the fork continued"]
                 break

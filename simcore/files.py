@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SwappedFile", "write_text_atomic"]
+__all__ = ["SwappedFile", "write_json_atomic", "write_text_atomic"]
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -33,6 +35,11 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         if isinstance(exc, OSError) and exc.filename is None:  # a full disk: name the file it could not write
             raise OSError(exc.errno, exc.strerror, str(target)) from None
         raise
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write ``data`` as indented JSON, whole (see :func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 class SwappedFile:

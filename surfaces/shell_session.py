@@ -21,13 +21,13 @@ import time
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import SOCKET
 from bizsim.simcore.limits import (MAX_CLIENT_NAME_CHARS, MAX_SOCKET_CONNECTIONS, MAX_SOCKET_MESSAGE_BYTES,
                                    SOCKET_REQUEST_SECONDS)
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
 from bizsim.runs.live import EXIT_USAGE, LiveEpisode
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["MAX_SOCKET_PATH", "handle_request", "serve_socket"]
 
@@ -137,7 +137,7 @@ def serve_socket(episode: LiveEpisode) -> None:
     root = episode.root
     if root is None:
         raise ConfigError("bizsim serve plays a recorded episode: open it with out=DIR")
-    path = root.resolve() / SOCKET
+    path = RunDir(root.resolve()).socket
     if len(os.fsencode(str(path))) > MAX_SOCKET_PATH:
         episode.close("the socket path is too long")
         raise ConfigError(f"the socket path {str(path)!r} is longer than {MAX_SOCKET_PATH} bytes, the limit of a Unix "

@@ -36,9 +36,9 @@ def test_an_unknown_agent_declares_nothing():
 
 
 def test_the_run_pipeline_names_no_agent():
-    """runs/ decides by capability: no module compares a spec's agent with the name 'llm'."""
+    """runs/ and the commands decide by capability: no module compares an agent with the name 'llm'."""
     found = []
-    for path in sorted((ROOT / "runs").rglob("*.py")):
+    for path in sorted([*(ROOT / "runs").rglob("*.py"), *(ROOT / "cli").rglob("*.py")]):
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if "agent" in line and ('== "llm"' in line or '!= "llm"' in line):
                 found.append(f"{path.relative_to(ROOT)}:{i}")

@@ -19,7 +19,7 @@ from .llm_server import require_litellm
 require_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
-from bizsim.agents.llm.runlog import read_jsonl
+from bizsim.simcore.jsonl import read_jsonl
 from bizsim.analysis import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.runs.llm_record import read_requests

@@ -14,13 +14,14 @@ from bizsim.agents.llm import EndpointLimiter, LLMAgentConfig, Pricing, Scripted
 from bizsim.agents.llm.conversation import messages_window, msg, rounds_window
 from bizsim.agents.llm.errors import TransientModelError, scrub
 from bizsim.agents.llm.protocols._calls import calls_in_text, clip_reply, parse_arguments
-from bizsim.agents.llm.runlog import JsonlWriter, digest, read_jsonl
+from bizsim.simcore.digests import canonical_digest as digest
+from bizsim.simcore.jsonl import JsonlWriter, read_jsonl
 from bizsim.agents.llm.types import ModelResponse, ToolCall
 from bizsim.simcore.errors import ConfigError
 
 DOCTEST_MODULES = [
     "bizsim.agents.llm.errors", "bizsim.agents.llm.client", "bizsim.agents.llm.pricing", "bizsim.agents.llm.gateway",
-    "bizsim.agents.llm.runlog", "bizsim.agents.llm.conversation", "bizsim.agents.llm.limits",
+    "bizsim.simcore.jsonl", "bizsim.runs.rundir", "bizsim.agents.llm.conversation", "bizsim.agents.llm.limits",
     "bizsim.agents.llm.scripted", "bizsim.agents.llm.protocols._calls", "bizsim.agents.llm.memory._text",
     "bizsim.agents.llm.memory.state_table", "bizsim.agents.llm.memory.embed", "bizsim.agents.llm.memory.episodic",
     "bizsim.agents.llm.agent", "bizsim.models.startup.prompt",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bizsim.agents.llm import LLMAgentConfig
-from bizsim.agents.llm.runlog import read_jsonl
+from bizsim.simcore.jsonl import read_jsonl
 from bizsim.agents.llm.scripted import ScriptedClient
 from bizsim.analysis import RunSpec
 from bizsim.runs.llm_run import run_llm

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore import layout
+from bizsim.runs.rundir import RunDir, SweepDir
 
 from bizsim.runs.rundir import read_record_noted
 from bizsim.view._records import clip, read_records
@@ -26,7 +26,7 @@ _MAX_SCAN = 400
 
 
 def _members(path: Path) -> list[Path]:
-    if not path.is_dir() or is_run_dir(path) or (path / layout.RESULTS).exists():
+    if not path.is_dir() or is_run_dir(path) or SweepDir(path).results.exists():
         return []
     out = []
     for i, p in enumerate(sorted(path.iterdir())):
@@ -56,7 +56,7 @@ def _prefix_digest(run: Path, k: int) -> str | None:
     """The digest a fork pins of its parent's first ``k`` commands, computed on ``run``'s command log."""
     from bizsim.runs.fork import prefix_digest
 
-    rows = read_records(run / layout.COMMANDS, [])[:k]
+    rows = read_records(RunDir(run).commands, [])[:k]
     log = [(r["t_us"], r["line"]) for r in rows if type(r.get("t_us")) is int and isinstance(r.get("line"), str)]
     return prefix_digest(log) if len(log) == k else None  # short, or a damaged line: not the pinned prefix
 

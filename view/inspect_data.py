@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore import layout
+from bizsim.runs.rundir import RunDir
 from bizsim.simcore.errors import ConfigError
 
 from bizsim.runs.inspect_logs import RUN_DIR_KEY, check_log_size
@@ -286,7 +286,7 @@ def inspect_sample_data(path: Path, index: int, **options: Any) -> dict:
     sample = samples[index]
     run_dir = _run_dir(sample)
     found = run_dir is not None and is_run_dir(run_dir)
-    if found and run_dir is not None and (run_dir / layout.RUN_SPEC).exists():  # played through bizsim's harness
+    if found and run_dir is not None and RunDir(run_dir).is_llm():  # played through bizsim's harness
         data = run_data(run_dir, requests=options.get("requests", True))
         data["meta"]["inspect"] = {"log": str(path), "sample": str(sample.id), "epoch": sample.epoch}
         return data
@@ -295,7 +295,7 @@ def inspect_sample_data(path: Path, index: int, **options: Any) -> dict:
         "figures": {}, "timeline": [], "markers": [], "turns": [],
         "problems": [f"the sample's run directory {str(run_dir)!r} is not on this machine: the transcript only"],
     }
-    rows = read_records(run_dir / layout.TRAJECTORY, []) if found and run_dir is not None else []
+    rows = read_records(RunDir(run_dir).trajectory, []) if found and run_dir is not None else []
     cmd_times = [int(r.get("t_us") or 0) for r in rows if r.get("kind") == "cmd"]
     turns, messages, tools, problems = _transcript(sample, cmd_times, int(data["meta"].get("end_t") or 0))
     for i, t in enumerate(turns):

@@ -51,7 +51,7 @@ class _Capture:
         from bizsim.agents.llm.conversation import Msg
         from bizsim.agents.llm.errors import FatalModelError
         from bizsim.agents.llm.gateway import request_digest
-        from bizsim.agents.llm.runlog import digest
+        from bizsim.simcore.digests import canonical_digest as digest
         from bizsim.agents.llm.sent import memory_snapshot
         from bizsim.agents.llm.types import ModelResponse as Response
 

@@ -11,11 +11,10 @@ import bisect
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore import layout
 
 from bizsim.analysis.labels import ending_words, is_money, kind_words, words
 from bizsim.view._records import clip, read_json, read_records, share_repeats
-from bizsim.runs.rundir import read_record_noted
+from bizsim.runs.rundir import RunDir, read_record_noted
 
 __all__ = ["assign_markers", "is_run_dir", "run_data"]
 
@@ -30,7 +29,7 @@ _DAY_US = 86_400_000_000
 
 def is_run_dir(path: Path) -> bool:
     """Whether ``path`` holds a run (finished or still being written)."""
-    return path.is_dir() and any((path / n).exists() for n in (layout.TRAJECTORY, layout.RUN_SPEC, layout.RESULT))
+    return RunDir(path).is_run()
 
 
 def _world_facts(
@@ -54,10 +53,10 @@ def _world_facts(
 
 def _config_of(run_dir: Path) -> Any:
     """The run's world config: its ``config.toml``, or while an LLM run is written, its ``run.json``'s spec."""
-    config = run_dir / layout.CONFIG
-    if config.exists():
-        return str(config)
-    recorded = read_json(run_dir / layout.RUN_SPEC, []) if (run_dir / layout.RUN_SPEC).exists() else None
+    run = RunDir(run_dir)
+    if run.config.exists():
+        return str(run.config)
+    recorded = read_json(run.run_spec, []) if run.is_llm() else None
     spec = (recorded or {}).get("spec")
     if isinstance(spec, dict):
         from bizsim.runs.runspec import RunSpec, world_config
@@ -269,8 +268,9 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
     problems: list[str] = []
     record = read_record_noted(path, problems)
     result = record.to_dict() if record is not None else None
-    run_spec = read_json(path / layout.RUN_SPEC, problems) if (path / layout.RUN_SPEC).exists() else None
-    rows = read_records(path / layout.TRAJECTORY, problems)
+    run = RunDir(path)
+    run_spec = read_json(run.run_spec, problems) if run.is_llm() else None
+    rows = read_records(run.trajectory, problems)
     llm = run_spec is not None and run_spec.get("kind") == "llm"
     spec = (run_spec or {}).get("spec") or {}
     meta: dict[str, Any] = {
@@ -312,7 +312,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         for k, v in result.items():
             if isinstance(v, (int, float, str, bool)) and k not in meta and k not in _NOT_FIGURES:
                 figures[k] = v
-    lines = [str(c.get("line", "")) for c in read_records(path / layout.COMMANDS, problems)] if not llm else []
+    lines = [str(c.get("line", "")) for c in read_records(run.commands, problems)] if not llm else []
     names: dict[str, str] = {}
     if getattr(hooks, "names", None) is not None and fresh is not None:
         try:
@@ -322,8 +322,8 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
     turns, markers = _baseline_turns(rows, lines, marked, names)
     kind = "baseline"
     if llm:
-        calls = read_records(path / layout.LLM_CALLS, problems)
-        agent_cmds = read_records(path / layout.AGENT_COMMANDS, problems)
+        calls = read_records(run.llm_calls, problems)
+        agent_cmds = read_records(run.agent_commands, problems)
         rebuilt = None
         if requests and calls and run_spec is not None:
             from bizsim.view.llm_requests import read_requests

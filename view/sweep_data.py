@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore import layout
+from bizsim.runs.rundir import SweepDir
 from bizsim.simcore.jsonl import lines_of
 
 from bizsim.analysis.labels import is_money, words
@@ -25,7 +25,7 @@ _MAX_OPTION_COLUMNS = 20
 
 def is_sweep_dir(path: Path) -> bool:
     """Whether ``path`` is a sweep directory (it has ``results.jsonl``)."""
-    return path.is_dir() and (path / layout.RESULTS).is_file()
+    return SweepDir(path).is_sweep()
 
 
 def _options(rec: dict) -> dict[str, Any]:
@@ -99,10 +99,10 @@ def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
 def sweep_data(path: Path) -> dict:
     """The viewer's data for a sweep directory: the runs table (the last record of each run) and group summaries."""
     problems: list[str] = []
-    file = path / layout.RESULTS
+    file = SweepDir(path).results
     size = file.stat().st_size
     if size > MAX_VIEW_FILE_BYTES:
-        problems.append(f"{layout.RESULTS} is {size:,} bytes, over the viewer's limit; not shown")
+        problems.append(f"{file.name} is {size:,} bytes, over the viewer's limit; not shown")
         text = ""
     else:
         text = file.read_bytes().decode("utf-8", errors="replace")
@@ -121,14 +121,14 @@ def sweep_data(path: Path) -> dict:
             latest[str(rec["run_id"])] = _row(rec)
             options[str(rec["run_id"])] = _options(rec)
     if bad:
-        problems.append(f"{layout.RESULTS}: {bad} line(s) are not JSON; skipped")
+        problems.append(f"{file.name}: {bad} line(s) are not JSON; skipped")
     # An agent option is a column (and splits the groups) where the runs hold more than one value of it.
     names = sorted({k for o in options.values() for k in o})
     varied = [k for k in names if len({o.get(k) for o in options.values()}) > 1][:_MAX_OPTION_COLUMNS]
     for rid, row in latest.items():
         row.extend(options[rid].get(k) for k in varied)
     rows = sorted(latest.values(), key=lambda r: tuple(_order(v) for v in (r[0], r[1], r[2], r[3], *r[len(COLUMNS):], r[4])))
-    runs_dir = path / layout.RUNS
+    runs_dir = SweepDir(path).runs
     with_dirs = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     money = sorted({r[5] for r in rows if r[5] and is_money(r[5])})
     columns = list(COLUMNS) + varied

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Generator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -17,13 +17,13 @@ from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, agent
 from .config import LLMAgentConfig
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
 from .gateway import ModelGateway, request_digest
+from .harness_logs import HarnessLogs
 from .limits import EndpointLimiter
 from .memory import build_memory
 from .memory.scratchpad import ScratchpadMemory
 from .pricing import Pricing
 from .protocols import make_protocol
 from .role_client import RoleClient
-from .runlog import AGENT_COMMANDS, LLM_CALLS, JsonlWriter, read_jsonl
 from .sent import SentLog
 from .session import Session
 from .stats import HarnessStats
@@ -49,9 +49,9 @@ class LLMAgent:
         config: the agent's settings (or pass them as keyword ``options``).
         client: a model client; default :class:`LiteLLMClient` from the config.
         api_key: an API key held in memory only (prefer ``config.api_key_env``).
-        run_dir: append every model call (``llm_calls.jsonl``) and every
-            command (``agent_commands.jsonl``) there as they happen.
-        resume: replay the calls recorded in ``run_dir`` before going live.
+        logs: where every model call and every command is appended as it happens (a run directory's
+            ``bizsim.runs.RunDir(path)``); ``None`` keeps nothing.
+        resume: replay the calls recorded in ``logs`` before going live.
         limiter: per-endpoint concurrency limit shared with other runs.
         sleep: how to wait between retries (tests pass a fake).
 
@@ -70,7 +70,7 @@ class LLMAgent:
         *,
         client: ModelClient | None = None,
         api_key: str | None = None,
-        run_dir: str | Path | None = None,
+        logs: HarnessLogs | None = None,
         resume: bool = False,
         limiter: EndpointLimiter | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -113,22 +113,20 @@ class LLMAgent:
                 "price map nor prices= knows; pass prices={model: (input $/M tokens, output $/M tokens)}"
             )
         self.secrets = run_secrets(cfg.model, cfg.api_key_env, api_key)
-        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.logs = logs
         replay: Sequence[dict] = ()
         calls_log = self.commands_log = None
-        if self.run_dir is not None:
+        if logs is not None:
             if resume:
-                replay = read_jsonl(self.run_dir / LLM_CALLS)
-            elif (self.run_dir / LLM_CALLS).exists() and (self.run_dir / LLM_CALLS).stat().st_size > 0:
-                raise ConfigError(
-                    f"{str(self.run_dir)!r} already holds recorded model calls; pass resume=True or choose another run_dir"
-                )
-            calls_log = JsonlWriter(self.run_dir / LLM_CALLS, fsync=cfg.fsync, secrets=self.secrets)
-            # Commands are derived data: a resumed run re-executes them all and writes the file anew.
-            self.commands_log = JsonlWriter(self.run_dir / AGENT_COMMANDS, fsync=cfg.fsync, truncate=True,
-                                            secrets=self.secrets)
+                replay = logs.recorded_calls()
+            elif logs.holds_calls():
+                raise ConfigError(f"{str(logs)!r} already holds recorded model calls; pass resume=True or choose "
+                                  "another run directory")
+            redact = functools.partial(scrub, secrets=self.secrets)
+            calls_log = logs.open_calls(fsync=cfg.fsync, redact=redact)
+            self.commands_log = logs.open_commands(fsync=cfg.fsync, redact=redact)
         elif resume:
-            raise ConfigError("resume=True needs run_dir, the directory of the run to continue")
+            raise ConfigError("resume=True needs logs, the run directory of the run to continue")
         self.gateway = ModelGateway(
             client, cfg.model, self.pricing, log=calls_log, replay=replay, limiter=limiter,
             max_failures=cfg.max_api_failures, backoff=(cfg.backoff_base_s, cfg.backoff_max_s), sleep=sleep,
@@ -301,7 +299,7 @@ def _note_keepers(memory: MemoryManager) -> list[ScratchpadMemory]:
 
 def _llm_agent(world: World, **options: Any) -> Generator[simpy.Event, Any, None]:
     """The ``llm`` agent for :func:`bizsim.agents.make_agent`: options are :class:`LLMAgentConfig` fields
-    plus ``client``, ``api_key``, ``run_dir``, ``resume``, ``limiter`` and ``sleep``.
+    plus ``client``, ``api_key``, ``logs``, ``resume``, ``limiter`` and ``sleep``.
 
     Through ``make_agent`` one :class:`LLMAgent` serves every episode of a
     run, so multi-episode restarts keep counting and show the restart banner.
@@ -310,6 +308,6 @@ def _llm_agent(world: World, **options: Any) -> Generator[simpy.Event, Any, None
 
 
 llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, options=(
-    *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "run_dir", "resume", "limiter", "sleep",
+    *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "logs", "resume", "limiter", "sleep",
 ), capabilities={RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS})
 

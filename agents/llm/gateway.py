@@ -15,14 +15,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 
 import attrs
+from bizsim.simcore.digests import canonical_digest as digest
 from bizsim.simcore.digests import request_digest
 from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.jsonl import JsonlWriter
 
 from .client import EmbeddingClient, ModelClient
 from .errors import FatalModelError, RunAborted, TransientModelError, scrub
 from .limits import EndpointLimiter
 from .pricing import Pricing
-from .runlog import JsonlWriter, digest
 from .types import ModelResponse
 
 __all__ = ["ModelGateway", "backoff_delay", "request_digest"]

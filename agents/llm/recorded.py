@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from bizsim.simcore.digests import canonical_digest as digest
 from bizsim.simcore.errors import ReplayError
 
 from .errors import FatalModelError
 from .gateway import request_digest
-from .runlog import LLM_CALLS, digest, read_jsonl
 from .types import ModelResponse
 
 __all__ = ["RecordedRoleClient"]
@@ -41,12 +40,6 @@ class RecordedRoleClient:
         self._rows = deque(r for r in rows if r.get("role") == role and r.get("kind") == "chat"
                            and (episode is None or r.get("episode") == episode))
         self.served = 0
-
-    @classmethod
-    def from_run_dir(cls, path: str | Path, model: str, role: str = "auditor",
-                     episode: int | None = None) -> RecordedRoleClient:
-        """The client for ``role`` (of one episode) of the run directory ``path``."""
-        return cls(read_jsonl(Path(path, LLM_CALLS)), model, role, episode)
 
     @property
     def remaining(self) -> int:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .gateway import request_digest
-from .runlog import digest
+from bizsim.simcore.digests import canonical_digest as digest
 from .sent import SentLog
 from .stats import HarnessStats
 from .types import ModelResponse

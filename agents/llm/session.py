@@ -9,7 +9,7 @@ import simpy
 from bizsim.simcore.errors import CommandError
 
 from .memory import MemoryItem, MemoryManager
-from .runlog import JsonlWriter
+from bizsim.simcore.jsonl import JsonlWriter
 from .stats import HarnessStats
 
 if TYPE_CHECKING:

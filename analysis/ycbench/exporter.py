@@ -20,13 +20,12 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import LLM_CALLS, RESULT
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from bizsim.analysis.ycbench.importer import REFERENCE_CONFIG, _last_turn_texts
 from bizsim.analysis.ycbench.replay_client import _tool_texts
 from bizsim.analysis.ycbench.rollout import RESULT_CHARS
-from bizsim.runs.rundir import read_record
+from bizsim.runs.rundir import RunDir, read_record
 
 __all__ = ["export_rollout", "rollout_file_name"]
 
@@ -75,7 +74,6 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     Raises:
         ConfigError: ``run_dir`` holds no finished LLM run of the startup world, or the file exists.
     """
-    from bizsim.agents.llm.runlog import read_jsonl
     from bizsim.runs.llm_run import llm_settings, load_run_spec, run_llm
 
     root = Path(run_dir)
@@ -83,10 +81,10 @@ def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
     model = llm_settings(spec)[0].model
     if spec.world != "startup":
         raise ConfigError(f"{str(root)!r} is a run of world {spec.world!r}; only startup runs have the YC-Bench format")
-    if not (root / RESULT).exists():
+    if not RunDir(root).is_finished():
         raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first")
     result = read_record(root).to_dict()
-    rows = [r for r in read_jsonl(root / LLM_CALLS) if r.get("kind") == "chat" and r.get("ok", True)
+    rows = [r for r in RunDir(root).read_calls() if r.get("kind") == "chat" and r.get("ok", True)
             and r.get("role") in (None, "agent")]
     target = Path(out) if out is not None else Path.cwd()
     if target.is_dir():

@@ -19,10 +19,11 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.layout import AGENT_COMMANDS, IMPORTED
+from bizsim.simcore.files import write_json_atomic
 
 from bizsim.analysis.ycbench.fidelity import _header, fidelity_report, recorded_outcome
 from bizsim.analysis.ycbench.rollout import MAX_TURN_TEXT, Rollout, RolloutError, read_rollout
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["REFERENCE_CONFIG", "REFERENCE_VERSION", "ImportResult", "import_rollout"]
 
@@ -65,7 +66,7 @@ def import_rollout(
                   "missing": rollout.missing, "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
                   "recorded": recorded_outcome(rollout), "rollout": _rollout_record(rollout)}
         if target is not None:
-            _write_dir(target, lambda tmp: _json(tmp / IMPORTED, record))
+            _write_dir(target, lambda tmp: _json(RunDir(tmp).imported, record))
         return ImportResult(target, record)
     world_note = _world_note(rollout, other_world)
     if target is None:
@@ -101,8 +102,6 @@ def _write_dir(target: Path, fill: Any) -> None:
 
 
 def _json(path: Path, data: Any) -> None:
-    from bizsim.agents.llm.runlog import write_json_atomic
-
     write_json_atomic(path, data)
 
 
@@ -188,7 +187,7 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
                                                                     seed=int(rollout.seed or 0)))
         report = fidelity_report(rollout, served, result, client.unused, world_note)
         if tmp is not None:
-            _json(tmp / IMPORTED, {"kind": "yc-bench rollout", "source": rollout.source, "format": rollout.kind,
+            _json(RunDir(tmp).imported, {"kind": "yc-bench rollout", "source": rollout.source, "format": rollout.kind,
                                    "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
                                    "horizon_years": rollout.horizon_years, "total_cost_usd": rollout.total_cost_usd,
                                    "report": report, "rollout": _rollout_record(rollout)})
@@ -203,11 +202,10 @@ def _last_turn_texts(run_dir: Path, episode: int, turn: Any = None, preset: str 
     """The tool messages of the run's last turn, rebuilt from ``agent_commands.jsonl`` (no request followed it),
     exit codes as the reference's harness gives them; a call with no logged command is ``None`` (not compared)."""
     from bizsim.agents.llm.protocols import yc_bench_wire as wire
-    from bizsim.agents.llm.runlog import read_jsonl
     from bizsim.models.startup import StartupWorld
     from bizsim.simcore.errors import CommandError
 
-    rows = [r for r in read_jsonl(run_dir / AGENT_COMMANDS) if r.get("episode") == episode and r.get("source") == "model"]
+    rows = [r for r in RunDir(run_dir).read_agent_commands() if r.get("episode") == episode and r.get("source") == "model"]
     if not rows:
         return []
     last = [r for r in rows if r.get("turn") == rows[-1].get("turn")]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore.layout import RESULT
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from bizsim.runs.inspect_logs import usage_totals
+from bizsim.runs.rundir import RunDir
 from bizsim.surfaces.inspect_eval.sample import current_episode, finish_episode, sample_plan
 
 __all__ = ["world_metric"]
@@ -35,10 +35,8 @@ def _result(state: TaskState) -> dict[str, Any]:
     if record is not None:
         return record
     run_dir = Path(sample_plan()["run_dir"])
-    if (run_dir / RESULT).exists():  # bizsim's own harness played it and wrote the run directory
-        from bizsim.runs.rundir import read_record
-
-        return read_record(run_dir).to_dict()
+    if RunDir(run_dir).is_finished():  # bizsim's own harness played it and wrote the run directory
+        return RunDir(run_dir).read_record().to_dict()
     current_episode()  # the agent issued no command: the run is the untouched world
     record = finish_episode(_usage(), _STOPPED)
     assert record is not None

@@ -42,7 +42,7 @@ import simpy
 from bizsim.simcore.errors import CommandError, ConfigError
 
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
-from ..runlog import digest
+from bizsim.simcore.digests import canonical_digest as digest
 from ..types import ModelResponse, ToolCall
 from ._calls import calls_in_text, clip_reply, parse_arguments
 from .base import Request

@@ -31,7 +31,7 @@ from bizsim.simcore.errors import CommandError, ConfigError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from ..conversation import Msg, flatten, msg, rounds_window, sent_calls, to_content, tool_result
-from ..runlog import digest
+from bizsim.simcore.digests import canonical_digest as digest
 from ..types import ModelResponse
 from . import yc_bench_wire as wire
 from ._calls import clip_reply, parse_arguments
