@@ -109,7 +109,7 @@ class JsonlWriter:
             self._fh.close()
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """The records of a run's JSON-lines file; a torn last line (a crash mid-write) is skipped.
 
     The file may have been edited by anyone who could write the run directory: a file past
@@ -120,7 +120,7 @@ def read_jsonl(path: str | Path) -> list[dict]:
     if not p.exists():
         return []
     text = read_text_file(p, p.name, MAX_RUN_LOG_BYTES)
-    out = []
+    out: list[dict[str, Any]] = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if not line.strip():
