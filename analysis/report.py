@@ -169,6 +169,8 @@ def write_report(
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
     sections = [("summary", "Summary"), *((f"world-{_slug(str(w))}", f"World: {w}") for w in worlds)]
+    papers = _papers(worlds)
+    sections += [(f"paper-{_slug(title)}", title) for title, _ in papers]
     sections += [("cost", "Model cost")] if has_cost or len(llm) else []
     sections += [("runs", "Runs in detail"), ("provenance", "Provenance")]
     doc.parts.append('<nav class="toc">' + " · ".join(
@@ -213,6 +215,21 @@ def write_report(
             doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
                        f"{world}: the share of each action over the run, agent {agent}")
+    ok_all = runs[runs["status"] == "ok"] if len(runs) else runs
+    for title, (hook, its_worlds) in papers:
+        # A paper's analyses span its worlds (EcoGym's Table 2 has a column a world): one section, after them.
+        doc.h(2, title, f"paper-{_slug(title)}")
+        counter = [n_fig]
+
+        def next_paper_figure() -> int:
+            counter[0] += 1
+            return counter[0]
+
+        mine = ok_all[ok_all["world"].isin(its_worlds)]
+        hook(ReportContext(doc, events[events["run_id"].isin(mine["run_id"])] if len(events) else events, series,
+                           mine, ["preset_label", "agent", *[c for c in varied if mine[c].notna().any()]],
+                           next_paper_figure))
+        n_fig = counter[0]
     if has_cost or len(llm):
         doc.h(2, "Model cost", "cost")
         doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
@@ -266,6 +283,16 @@ def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
 
 def _monthly(table: Any) -> bool:
     return bool(table["key"].astype(str).str.fullmatch(r"\d{4}-\d{2}").all())
+
+
+def _papers(worlds: list[str]) -> list[tuple[str, tuple[Any, list[str]]]]:
+    """Each distinct paper section the worlds' hooks name: (its title, (its hook, the worlds that name it))."""
+    found: dict[Any, tuple[str, list[str]]] = {}
+    for world in worlds:
+        hooks = _hooks(str(world))
+        if hooks.paper is not None:
+            found.setdefault(hooks.paper, (hooks.paper_title or "A paper's analyses", []))[1].append(str(world))
+    return [(title, (hook, its)) for hook, (title, its) in found.items()]
 
 
 def _hooks(world: str) -> AnalysisHooks:
