@@ -48,6 +48,8 @@ def paper_section(ctx: ReportContext) -> None:
         doc.table(present(memory.drop(columns=["ci_low", "ci_high"])),
                   "Memory modules: the Table 2 figure with each module, and its change against no module")
     actions = paper.actions_over_time(ctx.events, ok, by)
+    for c in by:  # a baseline beside LLM runs has no agent option: a blank, not a row the pivot drops
+        actions[c] = actions[c].astype(object).where(actions[c].notna(), "")
     for world, a in actions.groupby("world", sort=False):
         table = a.pivot_table(index=[*by, "phase", "first_day"], columns="action", values="per_run_day",
                               aggfunc="first", fill_value=0.0).reset_index()

@@ -130,6 +130,8 @@ def table2_wide(runs: Any, by: str | Sequence[str] | None = None, *, figures: Ma
     worlds = [w for w in WORLDS if w in set(long["world"])]
     index = cols or ["_all"]
     long = long.assign(_all="all") if not cols else long
+    for c in cols:  # a baseline beside LLM runs has no agent option: a blank, not a row the pivot drops
+        long[c] = long[c].astype(object).where(long[c].notna(), "")
     cells = long.pivot_table(index=index, columns="world", values="cell", aggfunc="first")
     counts = long.pivot_table(index=index, columns="world", values="runs", aggfunc="first")
     out = pd.DataFrame(index=cells.index)
@@ -200,12 +202,21 @@ def memory_modules(
 
     ``change`` is the arm's mean minus the mean of the group's ``none`` arm, ``change_pct`` that change over the
     ``none`` arm's mean (NaN where the group has no ``none`` arm or its mean is 0): the paper reports the figure
-    with each module added to the same model. A group that never set the option (a baseline agent) is left out.
+    with each module added to the same model. A run without the option in a group that set it elsewhere is the
+    ``none`` arm (no module is the option's default); a group that never set it (a baseline agent) is left out.
 
     Returns:
         ``world``, ``by...``, ``memory``, ``figure``, ``runs``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``,
         ``min``, ``max``, ``change``, ``change_pct``.
     """
+    if field in runs.columns:
+        # A run of a group that set the option elsewhere, left without it, had no module (the option's default).
+        cols = _cols(by, runs, field)
+        import pandas as pd
+
+        named = runs.groupby(cols, dropna=False)[field].transform(lambda s: s.notna().any()).astype(bool) if cols \
+            else pd.Series(bool(runs[field].notna().any()), index=runs.index)
+        runs = runs.assign(**{field: runs[field].where(runs[field].notna() | ~named, "none")})
     table, cols = _against(runs, field, by, figures)
     if table.empty:
         return table.assign(change=[], change_pct=[])
@@ -250,7 +261,9 @@ def actions_over_time(
     e = events[events["run_id"].isin(ok["run_id"])]
     if ok.empty or e.empty:
         return pd.DataFrame(columns=out_cols)
-    run_days = e.groupby("run_id")["day"].max() + 1  # the days a run lived: its last event's day, counted from 0
+    # The days a run's agent acted: to its last command's day (the day's end included). Its world's own last
+    # event falls on the day after (the horizon's end), a day no one acted in.
+    run_days = e[e["kind"] == "cmd"].groupby("run_id")["day"].max() + 1
     calls = e[(e["kind"] == "cmd") & ~e["name"].isin(list(exclude))]
     if only_ok:
         calls = calls[calls["ok"].fillna(False).astype(bool)]
