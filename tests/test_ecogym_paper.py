@@ -112,14 +112,18 @@ def test_context_and_memory_arms_of_real_runs_are_grouping_columns(scripted):
 
 
 def test_the_report_lays_the_paper_out_in_one_section(scripted, tmp_path):
-    """One section for the paper, listed in the contents: Table 2 as the paper lays it out, the context-length
-    figure (K varies), the memory table and the actions over time."""
-    from bizsim.analysis.report import write_report
+    """The three worlds name one paper section (the report draws it once, after them); it holds Table 2 as the paper
+    lays it out, the context-length figure (K varies), the memory table and the actions over time."""
+    from bizsim.analysis.report import _Doc, _papers
+    from bizsim.analysis.worlds.hooks import ReportContext
 
-    page = write_report(tmp_path, tmp_path / "report", results=scripted).read_text()
-    assert 1 == page.count('id="paper-the-ecogym-paper-s-analyses"')
-    assert 'href="#paper-the-ecogym-paper-s-analyses"' in page
-    section = page[page.index('id="paper-the-ecogym-paper-s-analyses"'):]
+    papers = _papers(["freelance", "operation", "startup", "vending"])
+    assert [("The EcoGym paper's analyses", ["freelance", "operation", "vending"])] == [
+        (title, worlds) for title, (_, worlds) in papers]
+    doc, n = _Doc(tmp_path), iter(range(1, 100))
+    papers[0][1][0](ReportContext(doc, scripted.events, scripted.series, scripted.runs,
+                                  ["preset_label", "agent", "history_messages", "memory"], lambda: next(n)))
+    section = "\n".join(doc.parts)
     for caption in ("Table 2: net worth (Vending)", "the messages the agent keeps", "Memory modules",
                     "operation: actions over time"):
         assert caption in section
