@@ -124,12 +124,10 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
         if name in _CATEGORICAL_SERIES or g["step"].max() < 1:
             continue
         names.append(str(name))
-    stems = set()
-    for metric in world_runs["metric"].dropna().astype(str).unique() if "metric" in world_runs.columns else ():
-        stem = metric
-        for prefix in ("final_", "mean_", "horizon_", "total_"):
-            stem = stem.removeprefix(prefix)
-        stems.add(stem)
+    from bizsim.analysis.series import metric_stem
+
+    stems = {metric_stem(m) for m in (world_runs["metric"].dropna().astype(str).unique()
+                                     if "metric" in world_runs.columns else ())}
     return sorted(names, key=lambda n: (not any(n.endswith(stem) for stem in stems), n))
 
 
