@@ -132,7 +132,8 @@ def as_reported(result: dict | None, start: str | None, end_t: int) -> dict | No
     monthly = all(len(k) == 7 and k[4] == "-" for k in keys)
     shown: list | dict = dict(zip(keys, values)) if monthly else values
     return {"name": name, "label": words(name), "money": is_money(name), "keys": keys, "values": values,
-            "points": _points(shown, start)}
+            # a month the run ended in is drawn where it ended, on the same time axis as the booked chart
+            "points": [[min(t, end_t) if end_t > 0 else t, v] for t, v in _points(shown, start)]}
 
 
 def _action_facts(record: dict) -> dict:
