@@ -25,11 +25,15 @@ def paper_section(ctx: ReportContext) -> None:
 
     from bizsim.analysis.worlds.ecogym import plots as eco_plots
 
-    doc, ok, by = ctx.doc, ctx.runs, [c for c in ctx.by if c != "world"]
+    doc, ok = ctx.doc, ctx.runs
+    # An LLM run records every option of its agent; a baseline beside it has none. An option that takes one value
+    # wherever it is set tells the LLM runs from the baselines, which the agent column does already.
+    by = [c for c in ctx.by if c in ("preset_label", "agent") or (c != "world" and c in ok.columns
+                                                                   and ok[c].dropna().astype(str).nunique() > 1)]
     doc.p("As the paper defines them (bizsim.analysis.worlds.ecogym.paper; where the paper leaves a definition open, "
           "the docs' page 'The papers' analyses' says the reading chosen). ± is the standard deviation over a "
           "group's runs; the paper averages Vending over 5 runs.", "note")
-    wide = paper.table2_wide(ok, by)
+    wide = present(paper.table2_wide(ok, by))
     wide.attrs["presented"] = True
     doc.table(wide, "Table 2: net worth (Vending), income (Freelance) and daily active users (Operation), mean ± "
                     "standard deviation over runs")
@@ -37,7 +41,7 @@ def paper_section(ctx: ReportContext) -> None:
     doc.details("Table 2's numbers (cents for money; ranges and intervals)", long)
     if _varies(ok, "history_messages"):
         for world in paper.WORLDS:
-            if (ok["world"] == world).any():
+            if _varies(ok[ok["world"] == world], "history_messages"):
                 doc.figure(eco_plots.context_length(ok, world, "history_messages", by),
                            f"{ctx.next_figure():02d}-ecogym-{world}-context-length",
                            f"{world}: the Table 2 figure against the messages the agent keeps (history_messages): the "
