@@ -118,10 +118,10 @@ def test_the_report_lays_the_paper_out_in_one_section(scripted, tmp_path):
     from bizsim.analysis.worlds.hooks import ReportContext
 
     papers = _papers(["freelance", "operation", "startup", "vending"])
-    assert [("The EcoGym paper's analyses", ["freelance", "operation", "vending"])] == [
-        (title, worlds) for title, (_, worlds) in papers]
+    assert [("yc-bench", ["startup"]), ("ecogym", ["freelance", "operation", "vending"])] == [
+        (p.name, p.worlds) for p in sorted(papers, key=lambda p: p.name != "yc-bench")]
     doc, n = _Doc(tmp_path), iter(range(1, 100))
-    papers[0][1][0](ReportContext(doc, scripted.events, scripted.series, scripted.runs,
+    next(p for p in papers if p.name == "ecogym").hook(ReportContext(doc, scripted.events, scripted.series, scripted.runs,
                                   ["preset_label", "agent", "history_messages", "memory"], lambda: next(n)))
     section = "\n".join(doc.parts)
     for caption in ("Table 2: net worth (Vending)", "the messages the agent keeps", "Memory modules",
@@ -129,3 +129,15 @@ def test_the_report_lays_the_paper_out_in_one_section(scripted, tmp_path):
         assert caption in section
     dau = paper.table2(scripted.runs).query("agent == 'always-engagement_tune'")["mean"].iloc[0]
     assert f"{dau:,.1f}" in section
+
+
+def test_report_paper_ecogym_is_the_summary_and_the_papers_section(scripted, tmp_path):
+    """``bizsim report DIR --paper ecogym``: the summary, the EcoGym section and the provenance, no world's own
+    section; a paper no world of the runs lays out is refused with the ones that are."""
+    from bizsim.analysis.report import write_report
+
+    page = write_report(tmp_path, tmp_path / "rep", results=scripted, papers=["ecogym"]).read_text()
+    assert 'id="paper-the-ecogym-paper-s-analyses"' in page and 'id="summary"' in page
+    assert 'id="world-operation"' not in page and 'id="runs"' not in page
+    with pytest.raises(ConfigError, match="name one of: ecogym"):
+        write_report(tmp_path, tmp_path / "rep", results=scripted, papers=["yc-bench"])

@@ -44,6 +44,7 @@ class AnalysisHooks:
             runs of every world whose hooks name it and ``by`` without ``world`` (the paper's functions split by
             world themselves).
         paper_title: the heading of that section (and its entry in the report's contents).
+        paper_name: the paper's short name, for ``bizsim report --paper NAME`` (``yc-bench``, ``ecogym``).
     """
 
     extractor: Callable[[], Any] | None = None
@@ -54,3 +55,4 @@ class AnalysisHooks:
     names: Callable[[list[dict], Any], dict[str, str]] | None = None
     paper: Callable[[ReportContext], None] | None = None
     paper_title: str = ""
+    paper_name: str = ""

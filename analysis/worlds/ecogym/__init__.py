@@ -63,4 +63,4 @@ def paper_section(ctx: ReportContext) -> None:
 
 
 #: The EcoGym worlds' analysis hooks (each registration's ``analysis``).
-HOOKS = AnalysisHooks(paper=paper_section, paper_title="The EcoGym paper's analyses")
+HOOKS = AnalysisHooks(paper=paper_section, paper_title="The EcoGym paper's analyses", paper_name="ecogym")
