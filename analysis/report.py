@@ -10,7 +10,8 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from bizsim.simcore.files import write_text_atomic
 
@@ -123,18 +124,16 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
         if name in _CATEGORICAL_SERIES or g["step"].max() < 1:
             continue
         names.append(str(name))
-    stems = set()
-    for metric in world_runs["metric"].dropna().astype(str).unique() if "metric" in world_runs.columns else ():
-        stem = metric
-        for prefix in ("final_", "mean_", "horizon_", "total_"):
-            stem = stem.removeprefix(prefix)
-        stems.add(stem)
+    from bizsim.analysis.series import metric_stem
+
+    stems = {metric_stem(m) for m in (world_runs["metric"].dropna().astype(str).unique()
+                                     if "metric" in world_runs.columns else ())}
     return sorted(names, key=lambda n: (not any(n.endswith(stem) for stem in stems), n))
 
 
 def write_report(
     path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None,
-    command: list[str] | None = None,
+    command: list[str] | None = None, papers: Sequence[str] | None = None,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
@@ -144,9 +143,14 @@ def write_report(
         results: tables already loaded (skips loading ``path``).
         title: the report's title.
         command: the command line that made it, for the provenance section (default: this process's).
+        papers: only these papers' sections (``yc-bench``, ``ecogym``: the names the worlds' hooks give), after
+            the summary and before the provenance; None: every section, each paper's after the worlds'.
 
     Returns:
         the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
+
+    Raises:
+        ConfigError: ``papers`` names a paper no world of the runs lays out.
     """
     res = results if results is not None else load(path)
     root = Path(out) if out is not None else SweepDir(path).report
@@ -167,9 +171,23 @@ def write_report(
     worlds = sorted(runs[runs["status"] == "ok"]["world"].dropna().unique()) if len(runs) else []  # sections drawn
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
-    sections = [("summary", "Summary"), *((f"world-{_slug(str(w))}", f"World: {w}") for w in worlds)]
-    sections += [("cost", "Model cost")] if has_cost or len(llm) else []
-    sections += [("runs", "Runs in detail"), ("provenance", "Provenance")]
+    laid_out = _papers(worlds)
+    if papers is not None:
+        known = [p.name for p in laid_out]
+        unknown = [p for p in papers if p not in known]
+        if unknown:
+            from bizsim.simcore.errors import ConfigError
+
+            raise ConfigError(f"--paper {', '.join(unknown)}: no world of these runs lays that paper out; "
+                              f"name one of: {', '.join(known) or '(none: run yc-bench or EcoGym worlds)'}")
+        laid_out = [p for p in laid_out if p.name in papers]
+    whole = papers is None
+    sections = [("summary", "Summary")]
+    sections += [(f"world-{_slug(str(w))}", f"World: {w}") for w in worlds] if whole else []
+    sections += [(f"paper-{_slug(p.title)}", p.title) for p in laid_out]
+    sections += [("cost", "Model cost")] if whole and (has_cost or len(llm)) else []
+    sections += [("runs", "Runs in detail")] if whole else []
+    sections += [("provenance", "Provenance")]
     doc.parts.append('<nav class="toc">' + " · ".join(
         f'<a href="#{a}">{html.escape(label)}</a>' for a, label in sections) + "</nav>")
 
@@ -182,7 +200,7 @@ def write_report(
             doc.p(f"{len(failed):,} run(s) failed to run: their errors are under Runs in detail.", "note")
 
     n_fig = 0
-    for world, wr in (runs.groupby("world", sort=True) if len(runs) else []):
+    for world, wr in (runs.groupby("world", sort=True) if len(runs) and whole else []):
         ok = wr[wr["status"] == "ok"]
         if ok.empty:
             continue
@@ -212,14 +230,30 @@ def write_report(
             doc.figure(plots.action_frequency(events, ar, bin_days=hooks.action_bin_days),
                        f"{n_fig:02d}-{_slug(world)}-actions-{_slug(str(agent))}",
                        f"{world}: the share of each action over the run, agent {agent}")
-    if has_cost or len(llm):
+    ok_all = runs[runs["status"] == "ok"] if len(runs) else runs
+    for paper in laid_out:
+        # A paper's analyses span its worlds (EcoGym's Table 2 has a column a world): one section, after them.
+        doc.h(2, paper.title, f"paper-{_slug(paper.title)}")
+        counter = [n_fig]
+
+        def next_paper_figure() -> int:
+            counter[0] += 1
+            return counter[0]
+
+        mine = ok_all[ok_all["world"].isin(paper.worlds)]
+        paper.hook(ReportContext(doc, events[events["run_id"].isin(mine["run_id"])] if len(events) else events, series,
+                           mine, ["preset_label", "agent", *[c for c in varied if mine[c].notna().any()]],
+                           next_paper_figure))
+        n_fig = counter[0]
+    if whole and (has_cost or len(llm)):
         doc.h(2, "Model cost", "cost")
         doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
         n_fig += 1
         doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
                    "each agent's mean score against its mean model cost per run")
-    doc.h(2, "Runs in detail", "runs")
-    if len(runs):
+    if whole:
+        doc.h(2, "Runs in detail", "runs")
+    if whole and len(runs):
         # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
         ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
             runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
@@ -234,7 +268,7 @@ def write_report(
         table, total = per_seed(runs, extra=varied)
         caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
         doc.table(_presented(table), caption)
-    if len(failed):
+    if whole and len(failed):
         doc.table(failed[["run_id", "world", "preset_label", "agent", "seed", "error"]], "Failed runs")
         first = failed.iloc[0]
         doc.parts.append(f"<pre>{html.escape(str(first['error_traceback'] or ''))}</pre>")
@@ -265,6 +299,24 @@ def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
 
 def _monthly(table: Any) -> bool:
     return bool(table["key"].astype(str).str.fullmatch(r"\d{4}-\d{2}").all())
+
+
+class _Paper(NamedTuple):
+    name: str
+    title: str
+    hook: Any
+    worlds: list[str]
+
+
+def _papers(worlds: list[str]) -> list[_Paper]:
+    """Each distinct paper section the worlds' hooks name, with the worlds that name it, in the worlds' order."""
+    found: dict[Any, _Paper] = {}
+    for world in worlds:
+        hooks = _hooks(str(world))
+        if hooks.paper is not None:
+            found.setdefault(hooks.paper, _Paper(hooks.paper_name or str(world), hooks.paper_title or
+                                                 "A paper's analyses", hooks.paper, [])).worlds.append(str(world))
+    return list(found.values())
 
 
 def _hooks(world: str) -> AnalysisHooks:

@@ -113,7 +113,8 @@ def headline_table(runs: Any, groups: list[str]) -> Any:
 
         early = sum(int(ok[c].fillna(False).astype(bool).sum()) for c in ("bankrupt", "collapsed") if c in ok.columns)
         rows.append({
-            **{k: ("" if v is None or v != v else v) for k, v in values.items()},
+            # pd.isna: a string column of run directories' tables holds pd.NA, whose truth is an error
+            **{k: ("" if v is None or bool(pd.isna(v)) else v) for k, v in values.items()},
             "metric": words(metric) if isinstance(metric, str) else "", "runs": len(g), "mean": show(mean),
             "95 % interval": f"{show(low)} to {show(high)}" if low == low else "(one seed)" if n == 1 else "",
             "ended early": f"{early} of {len(ok)} ({100 * early / len(ok):.0f} %)" if len(ok) else "",

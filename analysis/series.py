@@ -28,7 +28,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "month_ends", "run_series", "stub_months"]
+__all__ = [
+    "FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "metric_stem", "month_ends", "run_series", "stub_months",
+    "tracking_series",
+]
 
 #: Series of amounts per period: a run that ended adds nothing more to them.
 FLOW_SERIES = frozenset({"daily_income_cents", "daily_revenue_cents", "month_revenue_cents", "month_cost_cents"})
@@ -40,6 +43,29 @@ _COLUMNS = ["run_id", "step", "key", "value"]
 
 def _flag(v: Any) -> bool:
     return v is not None and not (isinstance(v, float) and math.isnan(v)) and bool(v)
+
+
+def metric_stem(metric: str) -> str:
+    """What a metric's series are named after: the metric without its ``final_``, ``mean_``, ``horizon_`` or ``total_``.
+
+    >>> metric_stem("final_funds_cents"), metric_stem("mean_dau")
+    ('funds_cents', 'dau')
+    """
+    for prefix in ("final_", "mean_", "horizon_", "total_"):
+        metric = metric.removeprefix(prefix)
+    return metric
+
+
+def tracking_series(names: Any, metric: str) -> str | None:
+    """The series among ``names`` that tracks ``metric`` over time (its name ends with :func:`metric_stem`; the
+    shortest such), the one the report draws first; None if none does.
+
+    >>> tracking_series(["month_cost_cents", "month_end_funds_cents"], "final_funds_cents")
+    'month_end_funds_cents'
+    """
+    stem = metric_stem(metric)
+    found = sorted((str(n) for n in names if str(n).endswith(stem)), key=lambda n: (len(n), n))
+    return found[0] if found else None
 
 
 def ending(runs: Any) -> dict[str, str | None]:

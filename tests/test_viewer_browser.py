@@ -69,6 +69,18 @@ def test_llm_run_shows_the_transcript_the_final_funds_and_jumps_from_an_event(br
     assert [] == page.errors
 
 
+def test_a_run_page_draws_the_metric_as_the_report_counts_it(browser, runs, tmp_path):
+    """Under the turns, the month-end funds the report draws: a point a month on the chart, the values listed."""
+    pytest.importorskip("pandas")
+    reported = run_data(runs["greedy"])["reported"]
+    page = open_page(browser, write_view([runs["greedy"]], tmp_path / "greedy.html").as_uri())
+    listed = " · ".join(f"{k}: {dollars(v)}" for k, v in zip(reported["keys"], reported["values"]))
+    assert listed == page.inner_text(".reported-values")
+    path = page.get_attribute("#chart-reported path.series", "d")
+    assert len(reported["values"]) == 12 == path.count("L") + 1
+    assert [] == page.errors
+
+
 def test_agent_text_is_shown_as_text_and_never_runs(browser, tmp_path):
     """Markup in the model's answer and scratchpad is printed literally: no script of it runs, no element appears."""
     run = hostile_llm_run(tmp_path / "hostile")

@@ -16,7 +16,7 @@ from bizsim.analysis.labels import ending_words, is_money, kind_words, words
 from bizsim.view._records import clip, read_json, read_records, share_repeats
 from bizsim.runs.rundir import RunDir, read_record_noted
 
-__all__ = ["assign_markers", "is_run_dir", "run_data"]
+__all__ = ["as_reported", "assign_markers", "is_run_dir", "run_data"]
 
 #: World events too frequent to mark (every simulated day has one).
 _UNMARKED = frozenset({"day_end"})
@@ -67,17 +67,19 @@ def _config_of(run_dir: Path) -> Any:
 
 def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str, list[list[float]]]:
     """The summary series that tracks the metric (``net_worth_cents`` -> ``daily_net_worth_cents``)."""
-    stem = metric
-    for prefix in ("final_", "mean_", "horizon_", "total_"):
-        if stem.startswith(prefix):
-            stem = stem[len(prefix):]
-    candidates = [k for k, v in result.items() if isinstance(v, (list, dict)) and k.endswith(stem) and v]
-    if not candidates:
+    from bizsim.analysis.series import tracking_series
+
+    name = tracking_series([k for k, v in result.items() if isinstance(v, (list, dict)) and v], metric)
+    if name is None:
         return metric, []
-    name = sorted(candidates, key=len)[0]
-    values = result[name]
+    return name, _points(result[name], start)
+
+
+def _points(values: list | dict, start: str | None) -> list[list[float]]:
+    """A summary series as the chart's points: a list's item ``i`` at the end of day ``i``, a month's value
+    (``"2025-03"``) at the last instant of that month."""
     if isinstance(values, list):
-        return name, [[(i + 1) * _DAY_US, float(v)] for i, v in enumerate(values) if isinstance(v, (int, float))]
+        return [[(i + 1) * _DAY_US, float(v)] for i, v in enumerate(values) if isinstance(v, (int, float))]
     points = []
     if start is not None:
         from datetime import datetime
@@ -88,10 +90,49 @@ def _generic_timeline(result: dict, metric: str, start: str | None) -> tuple[str
                 y, m = (int(p) for p in str(key).split("-"))
                 nxt = datetime(y + (m == 12), m % 12 + 1, 1)
             except ValueError:
-                return name, []
+                return []
             if isinstance(v, (int, float)):
                 points.append([max(0, int((nxt - t0).total_seconds() * 1e6) - 1), float(v)])
-    return name, sorted(points)
+    return sorted(points)
+
+
+def as_reported(result: dict | None, start: str | None, end_t: int) -> dict | None:
+    """The run's series that tracks its metric, point by point as the report counts it
+    (:func:`bizsim.analysis.series.run_series`: a bankrupt run is 0 from its bankruptcy on, the month before keeps
+    its figures, no stub month after the horizon), where the report's booked timeline shows balances as booked.
+
+    Returns:
+        ``name``, ``label``, ``money``, ``keys`` (months, or day numbers), ``values`` and ``points`` (the chart's
+        ``[t_us, value]``); None for an unfinished run, one without such a series, or without pandas (the ``data``
+        extra).
+    """
+    if not result or start is None:
+        return None
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    from datetime import datetime, timedelta
+
+    from bizsim.analysis.series import run_series, tracking_series
+    from bizsim.runs._extract import summary_parts
+
+    _, rows = summary_parts(result)  # the series rows a run's record gives every table (the report's too)
+    name = tracking_series({r[0] for r in rows}, str(result.get("metric") or ""))
+    if name is None:
+        return None
+    series = pd.DataFrame([("run", *r) for r in rows], columns=["run_id", "name", "step", "key", "value"])
+    end = datetime.fromisoformat(start) + timedelta(microseconds=end_t)
+    reason = str(result.get("terminal_reason") or "")
+    runs = pd.DataFrame({"run_id": ["run"], "bankrupt": [bool(result.get("bankrupt"))],
+                         "collapsed": [reason == "collapsed"], "end_time": [end.isoformat()]})
+    s = run_series(series, runs, name, extend=False)
+    keys, values = [str(k) for k in s["key"]], [float(v) for v in s["value"]]
+    monthly = all(len(k) == 7 and k[4] == "-" for k in keys)
+    shown: list | dict = dict(zip(keys, values)) if monthly else values
+    return {"name": name, "label": words(name), "money": is_money(name), "keys": keys, "values": values,
+            # a month the run ended in is drawn where it ended, on the same time axis as the booked chart
+            "points": [[min(t, end_t) if end_t > 0 else t, v] for t, v in _points(shown, start)]}
 
 
 def _action_facts(record: dict) -> dict:
@@ -343,4 +384,5 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         t["i"] = i
         t["error"] = any(c.get("error") for c in t["commands"]) or not t.get("ok", True)
     return {"kind": "run", "agent_kind": kind, "meta": meta, "figures": figures, "timeline": timeline,
-            "markers": markers, "turns": turns, "shared": share_repeats(turns), "problems": problems}
+            "reported": as_reported(result, start, meta["end_t"]), "markers": markers, "turns": turns,
+            "shared": share_repeats(turns), "problems": problems}

@@ -39,6 +39,12 @@ class AnalysisHooks:
         names: ``names(trajectory_records, world) -> {internal id: name}``, the names the agent knows things by,
             for ids the world's events carry (the startup world's wake-up events name a task by its UUID, the
             agent knows it as ``Task-9``); ``world`` is a fresh world built from the run's config and seed.
+        paper: ``paper(context)`` lays out a paper's analyses that span worlds (EcoGym's Table 2 has a column a
+            world): the report calls each distinct ``paper`` once, after the worlds' sections, with the finished
+            runs of every world whose hooks name it and ``by`` without ``world`` (the paper's functions split by
+            world themselves).
+        paper_title: the heading of that section (and its entry in the report's contents).
+        paper_name: the paper's short name, for ``bizsim report --paper NAME`` (``yc-bench``, ``ecogym``).
     """
 
     extractor: Callable[[], Any] | None = None
@@ -47,3 +53,6 @@ class AnalysisHooks:
     max_action_figures: int | None = None
     timeline: Callable[[list[dict], dict | None, dict | None], tuple[str, list[list[float]]]] | None = None
     names: Callable[[list[dict], Any], dict[str, str]] | None = None
+    paper: Callable[[ReportContext], None] | None = None
+    paper_title: str = ""
+    paper_name: str = ""

@@ -19,5 +19,6 @@ WORLD = WorldSpec(
     figures=("final_money_cents", "income_cents", "career_score"),
     default_agent="cautious",
     protocol="ecogym",
+    analysis="bizsim.analysis.worlds.ecogym:HOOKS",
     roles={"auditor": "bizsim.models.freelance.auditor:LLMAuditor"},
 )

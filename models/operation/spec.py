@@ -23,5 +23,6 @@ WORLD = WorldSpec(
     figures=("mean_dau",),
     default_agent="threshold",
     protocol="ecogym",
+    analysis="bizsim.analysis.worlds.ecogym:HOOKS",
     discrete_actions="bizsim.models.operation.config:ACTIONS",
 )

@@ -18,4 +18,5 @@ WORLD = WorldSpec(
     figures=("net_worth_cents", "final_money_cents", "total_revenue_cents"),
     default_agent="markup",
     protocol="ecogym",
+    analysis="bizsim.analysis.worlds.ecogym:HOOKS",
 )

@@ -513,7 +513,11 @@
     root.appendChild(chartHost);
     const hidden = state.hidden || (state.hidden = new Set());
     let ch;
+    // The run's series as the report counts it (analysis.series.run_series), beside the balances as booked above.
+    const rep = run.reported && run.reported.points.length ? run.reported : null;
+    const repHost = rep ? el("div", {cls: "chart", id: "chart-reported"}) : null;
     const draw = () => {
+      if (rep) chart(repHost, [{points: rep.points, color: PALETTE[1]}], [], {meta: run.meta, money: rep.money, ylabel: rep.label, endT: [run.meta.end_t || 0]});
       ch = chart(chartHost, [{points: run.timeline, color: PALETTE[0]}], run.markers, {
         meta: run.meta, money: run.meta.timeline_money, ylabel: run.meta.timeline_label, hidden: hidden, endT: [run.meta.end_t || 0],
         matches: state.matches,
@@ -533,6 +537,9 @@
     root.appendChild(tools);
     const paneHost = el("div", {cls: "panehost"});
     root.appendChild(paneHost);
+    if (rep) root.appendChild(el("div", {cls: "section", id: "reported"},
+      el("h2", {text: rep.label + " as the report counts it (a bankrupt run is 0 from its bankruptcy on; the month before keeps its figures)"}),
+      repHost, el("div", {cls: "reported-values", text: rep.keys.map((k, i) => k + ": " + fmtValue(rep.values[i], rep.money)).join(" · ")})));
     const pane = runPane(paneHost, run, {keys: true, onSelect: (i) => { ch.setCursor(0, run.turns[i].t || 0); state.turn = i; }});
     draw();
     function apply() {

@@ -49,7 +49,6 @@ def _report(ctx: ReportContext) -> None:
     doc.table(causes.assign(cause=causes["cause"].map(CAUSE_WORDS)), "Failure causes")
     doc.table(adversarial_acceptance(ctx.events, ok, by), "Adversarial clients: acceptance rate against market share")
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
-    _paper_section(ctx)
 
 
 def _percent(df: Any, columns: tuple[str, ...] = ("mean", "min", "max")) -> Any:
@@ -72,8 +71,8 @@ def _paper_section(ctx: ReportContext) -> None:
     from bizsim.analysis.worlds.startup import paper
     from bizsim.analysis.worlds.startup import plots as startup_plots
 
-    doc, ok, by = ctx.doc, ctx.runs, ctx.by
-    doc.h(3, "The YC-Bench paper's analyses")
+    doc, ok = ctx.doc, ctx.runs
+    by = [c for c in ctx.by if c != "preset_label" or ok[c].nunique() > 1]
     doc.p("As the paper defines them (bizsim.analysis.worlds.startup.paper; where the paper leaves a definition "
           "open, the docs' page 'The papers' analyses' says the reading chosen). Ranges are the seeds' lowest and "
           "highest values.", "note")
@@ -146,4 +145,5 @@ def _names(rows: list[dict], world: Any) -> dict[str, str]:
 
 #: The startup world's analysis hooks (its registration's ``analysis``).
 HOOKS = AnalysisHooks(extractor=_extractor, report=_report, action_bin_days=30, max_action_figures=4,
-                      timeline=_timeline, names=_names)
+                      timeline=_timeline, names=_names, paper=_paper_section,
+                      paper_title="The YC-Bench paper's analyses", paper_name="yc-bench")
