@@ -13,14 +13,14 @@ if TYPE_CHECKING:
     from bizsim.runs.episode import TERMINAL_REASONS, EpisodeResult, run_episode
     from bizsim.runs.llm_run import LLMRunResult, resume_llm, run_llm, run_llm_episodes
     from bizsim.runs.pipeline import execute
-    from bizsim.runs.rundir import read_command_log, write_run_dir
+    from bizsim.runs.rundir import RunDir, SweepDir, read_command_log, write_run_dir
     from bizsim.runs.runspec import RunSpec
     from bizsim.runs.store import Results, compact, load
     from bizsim.runs.sweep import SweepSummary, grid, sweep
 
 __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
-    "run_episode", "run_llm", "run_llm_episodes", "write_run_dir",
+    "run_episode", "run_llm", "run_llm_episodes", "write_run_dir", "RunDir", "SweepDir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
 ]
 
@@ -31,6 +31,7 @@ _WHERE = {
     "TERMINAL_REASONS": "episode", "EpisodeResult": "episode", "run_episode": "episode",
     "execute": "pipeline", "LLMRunResult": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
     "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
+    "RunDir": "rundir", "SweepDir": "rundir",
     "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",
 }

@@ -85,6 +85,9 @@ class RunDir:
     def __repr__(self) -> str:
         return f"RunDir({str(self.root)!r})"
 
+    def __fspath__(self) -> str:  # a RunDir goes wherever a path to the run goes (``execute(spec, out=run)``)
+        return str(self.root)
+
     @property
     def config(self) -> Path:
         """The world's config, complete."""

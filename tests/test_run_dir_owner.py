@@ -73,3 +73,13 @@ def test_a_run_dir_is_the_harness_logs_the_llm_agent_appends_to(tmp_path):
     with pytest.raises(Exception, match="already holds recorded model calls"):
         LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2, logs=run)
     assert SweepDir(tmp_path).run("a").llm_calls == tmp_path / "runs" / "a" / "llm_calls.jsonl"
+
+
+def test_a_run_dir_is_a_path_to_the_run(tmp_path):
+    from bizsim.runs import RunSpec
+    from bizsim.runs.pipeline import execute
+
+    run = RunDir(tmp_path / "r")
+    execute(RunSpec("startup", "tutorial", "greedy", 1), out=run)
+    assert run.is_run() and run.is_finished() and not run.is_llm()
+    assert run.read_record().agent == "greedy"
