@@ -56,6 +56,9 @@ def add_parsers(sub: Any) -> None:
     rp.add_argument("dir", metavar="DIR", help="a sweep directory, a run directory, or a folder of run directories")
     rp.add_argument("--out", metavar="REPORT", help="where to write (default: DIR/report)")
     rp.add_argument("--title", help="the report's title")
+    rp.add_argument("--published", action="store_true",
+                    help="add the startup runs' funds beside the published YC-Bench results (the project page's "
+                    "models: monthly mean funds, final funds, bankruptcies)")
     sw.set_defaults(handler=run_sweep)
     rp.set_defaults(handler=run_report)
 
@@ -183,7 +186,7 @@ def group_table(out: Any, limit: int = 40) -> str:
                               if more > 0 else []))
 
 
-def _report(path: str, out: str | None, title: str | None) -> Any:
+def _report(path: str, out: str | None, title: str | None, published: bool = False) -> Any:
     from pathlib import Path
 
     from bizsim.analysis.report import write_report
@@ -191,13 +194,13 @@ def _report(path: str, out: str | None, title: str | None) -> Any:
     if not Path(path).exists():
         raise BizSimError(f"{path!r} does not exist; give a sweep directory (bizsim sweep --out DIR)")
     try:
-        return write_report(path, out, title=title)
+        return write_report(path, out, title=title, published=published)
     except ImportError as exc:
         raise _needs("data,plot", exc) from None
 
 
 def run_report(args: argparse.Namespace) -> int:
     """``bizsim report DIR``: write the HTML report and print where it is."""
-    target = _report(args.dir, args.out, args.title)
+    target = _report(args.dir, args.out, args.title, args.published)
     print(target)
     return 0
