@@ -12,7 +12,7 @@ import re
 
 __all__ = ["active_tasks", "calls", "chatty_policy", "export_policy", "greedy_policy", "last_round_results", "lazy_policy"]
 
-_ACTIVE = re.compile(r"- Active tasks: (\d+)")
+_ACTIVE = re.compile(r"- \**Active tasks\**: (\d+)")  # bizsim's status line, or the reference's (bold)
 
 
 def calls(*commands: str) -> dict:
