@@ -138,5 +138,7 @@ def plot_beside_published(
     ax.set_ylabel("Funds (dollars)")
     ax.set_xlabel("month")
     ax.set_title("Your runs beside the published YC-Bench results (mean funds over seeds)")
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    handles, labels = ax.get_legend_handles_labels()
+    # Beside the axes, not over the lines: nineteen published models would hide them.
+    ax.figure.legend(handles, labels, fontsize="x-small", loc="outside right upper")
     return ax
