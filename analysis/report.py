@@ -37,6 +37,7 @@ figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 nav.toc{font-size:.9em;margin:.5em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
 """
+_FINAL = "leaderboard_funds_cents"  # final funds, a bankruptcy as 0
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
 
@@ -276,9 +277,9 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
     theirs = published_final_funds()
     rows = [{"who": f"{r.name} (published)", "final funds (dollars)": r.final_funds_usd,
              "bankrupt seeds": f"{r.bankrupt_seeds} of {r.seeds}"} for r in theirs.itertuples()]
+    final = _FINAL if _FINAL in startup.columns else "final_funds_cents"  # a bankrupt seed counts 0, as theirs do
     for key, g in startup.groupby(by, sort=True, dropna=False):
-        rows.append({"who": f"{' '.join(map(str, key))} (yours)",
-                     "final funds (dollars)": float(g["final_funds_cents"].mean()) / 100,
+        rows.append({"who": f"{' '.join(map(str, key))} (yours)", "final funds (dollars)": float(g[final].mean()) / 100,
                      "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}"})
     table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")
     doc.table(_presented(present(table.reset_index(drop=True))), "Final funds: mean over seeds")
