@@ -62,12 +62,12 @@ def test_time_series_equal_the_references(pair, series):
 def test_tasks_assignments_and_clients_equal_the_references(pair):
     """Tasks field by field but their random ids; assignments and clients with the reference's id order set aside."""
     ref, ours, _ = pair
-    strip = lambda rows: [{k: v for k, v in t.items() if k != "task_id"} for t in rows]  # noqa: E731
+    strip = lambda rows: [{k: v for k, v in t.items() if k != "task_id"} for t in rows]
     assert strip(ref["time_series"]["tasks"]) == strip(ours["time_series"]["tasks"])
     assert list(ref["time_series"]["tasks"][0]) == list(ours["time_series"]["tasks"][0])
-    team = lambda rows: [{**a, "employees_assigned": sorted(a["employees_assigned"])} for a in rows]  # noqa: E731
+    team = lambda rows: [{**a, "employees_assigned": sorted(a["employees_assigned"])} for a in rows]
     assert team(ref["time_series"]["assignments"]) == team(ours["time_series"]["assignments"])
-    by_name = lambda rows: sorted(rows, key=lambda c: c["name"])  # noqa: E731
+    by_name = lambda rows: sorted(rows, key=lambda c: c["name"])
     assert by_name(ref["time_series"]["clients"]) == by_name(ours["time_series"]["clients"])
 
 

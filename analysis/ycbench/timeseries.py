@@ -140,8 +140,7 @@ def _trust(world: Any, done: list, iso: Any) -> list[dict[str, Any]]:
         name = t.client.name
         if t.completed_at > last:
             decay = cfg.trust_decay_per_day * _days(t.completed_at, last)
-            for k in level:
-                level[k] = max(_TRUST_MIN, level[k] - decay)
+            level = {k: max(_TRUST_MIN, v - decay) for k, v in level.items()}
         if t.status == "completed_success":
             gain = cfg.trust_gain_base * ((1 - level[name] / cfg.trust_max) ** cfg.trust_gain_diminishing_power)
             level[name] = min(cfg.trust_max, level[name] + gain)
