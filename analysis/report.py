@@ -37,6 +37,7 @@ figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
 nav.toc{font-size:.9em;margin:.5em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
 """
+_FINAL = "leaderboard_funds_cents"  # final funds, a bankruptcy as 0
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
 
@@ -133,7 +134,7 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
 
 def write_report(
     path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None,
-    command: list[str] | None = None, papers: Sequence[str] | None = None,
+    command: list[str] | None = None, papers: Sequence[str] | None = None, published: bool = False,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
@@ -145,6 +146,8 @@ def write_report(
         command: the command line that made it, for the provenance section (default: this process's).
         papers: only these papers' sections (``yc-bench``, ``ecogym``: the names the worlds' hooks give), after
             the summary and before the provenance; None: every section, each paper's after the worlds'.
+        published: add a section drawing the startup runs beside the published YC-Bench results
+            (:mod:`bizsim.analysis.published`).
 
     Returns:
         the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
@@ -185,6 +188,8 @@ def write_report(
     sections = [("summary", "Summary")]
     sections += [(f"world-{_slug(str(w))}", f"World: {w}") for w in worlds] if whole else []
     sections += [(f"paper-{_slug(p.title)}", p.title) for p in laid_out]
+    beside = published and whole and "startup" in worlds
+    sections += [("published", "Beside the published results")] if beside else []
     sections += [("cost", "Model cost")] if whole and (has_cost or len(llm)) else []
     sections += [("runs", "Runs in detail")] if whole else []
     sections += [("provenance", "Provenance")]
@@ -245,6 +250,9 @@ def write_report(
                            mine, ["preset_label", "agent", *[c for c in varied if mine[c].notna().any()]],
                            next_paper_figure))
         n_fig = counter[0]
+    if beside:
+        n_fig += 1
+        _published_section(doc, res, runs[(runs["world"] == "startup") & (runs["status"] == "ok")], varied, n_fig)
     if whole and (has_cost or len(llm)):
         doc.h(2, "Model cost", "cost")
         doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
@@ -281,6 +289,33 @@ def write_report(
     target = root / "report.html"
     write_text_atomic(target, text)
     return target
+
+
+def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str], n_fig: int) -> None:
+    """The startup runs' funds beside the YC-Bench project page's models, and the final funds side by side."""
+    import pandas as pd
+
+    from bizsim.analysis.published import plot_beside_published, published_final_funds, published_source
+
+    source = published_source()
+    doc.h(2, "Beside the published results", "published")
+    doc.p(f"The published figures are the {source['title']}'s ({source['url']}; as kept in {source['repository']} at "
+          f"{source['commit']}): each model's mean funds over its {source['seeds']} seeds at the page's month labels "
+          "(the page does not say which instant of the month; for most of its models January is the starting "
+          "$200,000). Yours are month-end funds.", "note")
+    by = ["preset_label", "agent", *(c for c in varied if c in startup.columns and startup[c].notna().any())]
+    only = Results(runs=startup, series=res.series, events=res.events, llm_calls=res.llm_calls)
+    doc.figure(plot_beside_published(only, by=by), f"{n_fig:02d}-startup-beside-published",
+               "startup: your runs' month-end funds (mean over seeds, bold) beside the published models' (dashed)")
+    theirs = published_final_funds()
+    rows = [{"who": f"{r.name} (published)", "final funds (dollars)": r.final_funds_usd,
+             "bankrupt seeds": f"{r.bankrupt_seeds} of {r.seeds}"} for r in theirs.itertuples()]
+    final = _FINAL if _FINAL in startup.columns else "final_funds_cents"  # a bankrupt seed counts 0, as theirs do
+    for key, g in startup.groupby(by, sort=True, dropna=False):
+        rows.append({"who": f"{' '.join(map(str, key))} (yours)", "final funds (dollars)": float(g[final].mean()) / 100,
+                     "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}"})
+    table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")
+    doc.table(_presented(present(table.reset_index(drop=True))), "Final funds: mean over seeds")
 
 
 def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:

@@ -59,6 +59,9 @@ def add_parsers(sub: Any) -> None:
     rp.add_argument("--paper", action="append", metavar="NAME",
                     help="only this paper's analyses, laid out as the paper does, after the summary: yc-bench (startup "
                     "runs) or ecogym (vending, freelance, operation runs); repeat for both")
+    rp.add_argument("--published", action="store_true",
+                    help="add the startup runs' funds beside the published YC-Bench results (the project page's "
+                    "models: monthly mean funds, final funds, bankruptcies)")
     sw.set_defaults(handler=run_sweep)
     rp.set_defaults(handler=run_report)
 
@@ -185,7 +188,8 @@ def group_table(out: Any, limit: int = 40) -> str:
                               if more > 0 else []))
 
 
-def _report(path: str, out: str | None, title: str | None, papers: list[str] | None = None) -> Any:
+def _report(path: str, out: str | None, title: str | None, papers: list[str] | None = None,
+            published: bool = False) -> Any:
     from pathlib import Path
 
     from bizsim.analysis.report import write_report
@@ -193,13 +197,13 @@ def _report(path: str, out: str | None, title: str | None, papers: list[str] | N
     if not Path(path).exists():
         raise BizSimError(f"{path!r} does not exist; give a sweep directory (bizsim sweep --out DIR)")
     try:
-        return write_report(path, out, title=title, papers=papers)
+        return write_report(path, out, title=title, papers=papers, published=published)
     except ImportError as exc:
         raise _needs("data,plot", exc) from None
 
 
 def run_report(args: argparse.Namespace) -> int:
     """``bizsim report DIR``: write the HTML report and print where it is."""
-    target = _report(args.dir, args.out, args.title, args.paper)
+    target = _report(args.dir, args.out, args.title, args.paper, args.published)
     print(target)
     return 0

@@ -31,9 +31,11 @@ def add_parsers(sub: Any) -> None:
     imp.add_argument("--other-world", action="store_true",
                      help="replay a rollout whose world is not preset reference's (another config or version)")
     imp.add_argument("--json", action="store_true", help="print the report as JSON")
-    exp = sub.add_parser("export", help="write a bizsim LLM run of the startup world in another harness's format")
+    exp = sub.add_parser("export", help="write a bizsim run of the startup world in another harness's format",
+                         description="Write a finished startup run (LLM, baseline, planner, live episode, import) as "
+                                     "the reference's results JSON, which its plot scripts read.")
     exp.add_argument("format", choices=_FORMATS, help="the format (yc-bench: its results JSON)")
-    exp.add_argument("run_dir", help="the LLM run directory")
+    exp.add_argument("run_dir", help="the run directory")
     exp.add_argument("--out", help="the file, or a directory for the reference's file name (default: here)")
     imp.set_defaults(handler=run_import)
     exp.set_defaults(handler=run_export)

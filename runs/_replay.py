@@ -16,7 +16,7 @@ from bizsim.simcore.world import World
 from bizsim.runs.rundir import RunDir
 from bizsim.runs.runspec import RunSpec, world_config
 
-__all__ = ["probe_replay", "record_from_run_dir", "replay_episodes"]
+__all__ = ["probe_replay", "record_from_run_dir", "replay_episodes", "replay_run_dir"]
 
 
 def probe_replay(
@@ -90,6 +90,26 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
     overrides = json.loads(json.dumps(config_to_dict(config), default=str))
     label = preset if isinstance(preset, str) else "custom"
     return RunSpec(world, "default", agent, seed, overrides=overrides, agent_options=options, label=label), config
+
+
+def replay_run_dir(path: str | Path) -> tuple[RunSpec, dict, list[World]]:
+    """Rebuild every episode of the finished run in ``path`` (any agent: a baseline, an LLM run, a live episode,
+    an import) from its command logs; returns its spec, its ``result.json`` and the worlds, oldest first.
+
+    Raises:
+        ConfigError: the directory holds no finished run.
+        ReplayError: a command log does not replay on the run's world.
+    """
+    from bizsim.runs.llm_run import recorded_world_options
+    from bizsim.runs.rundir import read_episode_logs, read_record
+
+    root = Path(path)
+    result = read_record(root).to_dict()
+    spec, config = _spec_of(root, result)
+    logs = read_episode_logs(root)
+    skipped = max(0, len(result.get("episodes") or [result]) - len(logs))
+    options = (lambda n: recorded_world_options(root, n + skipped)) if RunDir(root).is_llm() else None
+    return spec, result, replay_episodes(spec, logs, _ignore, config, options)
 
 
 def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:

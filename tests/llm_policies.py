@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["active_tasks", "calls", "chatty_policy", "greedy_policy", "last_round_results", "lazy_policy"]
+__all__ = ["active_tasks", "calls", "chatty_policy", "export_policy", "greedy_policy", "last_round_results", "lazy_policy"]
 
-_ACTIVE = re.compile(r"- Active tasks: (\d+)")
+_ACTIVE = re.compile(r"- \**Active tasks\**: (\d+)")  # bizsim's status line, or the reference's (bold)
 
 
 def calls(*commands: str) -> dict:
@@ -123,5 +123,25 @@ def chatty_policy(looks: int):
             return {"content": _THOUGHT, "tool_calls": rest + calls("yc-bench company status")["tool_calls"]}
         state["looked"] = 0
         return {"content": _THOUGHT, "tool_calls": answer["tool_calls"]}
+
+    return policy
+
+
+def export_policy():
+    """Greedy, plus what the reference's plot scripts look for: a scratchpad note on the first turn, and the third
+    task staffed with ``Emp_1`` alone (it runs late and fails). Teams are named in a fixed order, not in the
+    order ``employee list`` happens to give (the reference's is its database's)."""
+    state = {"accepted": 0, "noted": False}
+
+    def policy(messages: list[dict], tools: list[dict] | None) -> dict:
+        commands = [c["arguments"]["command"] for c in greedy_policy(messages, tools)["tool_calls"]]
+        if any(c.startswith("yc-bench task accept") for c in commands):
+            state["accepted"] += 1
+            team = "Emp_1" if state["accepted"] == 3 else ",".join(f"Emp_{i}" for i in range(1, 9))
+            commands = [re.sub(r"--employees \S+", f"--employees {team}", c) for c in commands]
+        if not state["noted"]:
+            state["noted"] = True
+            commands.insert(0, 'yc-bench scratchpad write --content "Avoid clients whose work grows after acceptance"')
+        return calls(*commands)
 
     return policy

@@ -90,13 +90,38 @@ def test_the_report_embeds_and_writes_every_figure(sweep_dir):
 
 
 def test_the_report_shows_model_cost_when_runs_have_one(sweep_dir, tmp_path):
-    """Runs with an LLM cost add the cost table and the score-against-cost figure."""
+    """Runs with an LLM cost add the cost table and the score-against-cost figure; asked, the report draws the
+    startup runs beside the published YC-Bench results (the default report does not: the test above)."""
     res = load(sweep_dir)
     runs = res.runs.assign(llm_cost_usd=[0.5 if a == "random" else None for a in res.runs.agent])
-    path = write_report(sweep_dir, tmp_path / "r", results=attrs.evolve(res, runs=runs), title="with cost")
+    path = write_report(sweep_dir, tmp_path / "r", results=attrs.evolve(res, runs=runs), title="with cost",
+                        published=True)
     text = path.read_text()
     assert "<title>with cost</title>" in text and "Model cost" in text and "Cost per dollar earned" in text
     assert any("score-vs-cost" in f.name for f in (tmp_path / "r" / "figures").iterdir())
+    section = re.sub(r"<[^>]+>", " ", text[text.index('id="published"'):text.index('id="cost"')])
+    assert "GLM-5 (published)" in section and "1,208,190" in section and "greedy (yours)" in section
+    assert re.search(r"Greedy Bot \(published\)\s+0\s+3 of 3", section)
+    assert re.search(r"default random \(yours\)\s+0\s+2 of 2", section)  # bankrupt seeds count 0, as theirs
+    assert any("beside-published" in f.name for f in (tmp_path / "r" / "figures").iterdir())
+
+
+def test_runs_are_drawn_beside_the_published_models(sweep_dir):
+    """Every published model is a dashed line of its monthly mean funds; each of your groups a line of the same
+    month-end funds the report's funds figure draws."""
+    from bizsim.analysis import plots
+    from bizsim.analysis.published import plot_beside_published, published_funds
+
+    res = load(sweep_dir)
+    ax = plot_beside_published(res, models=["GLM-5", "greedy_bot"])
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    glm = lines["GLM-5 (published, 3 seeds)"]
+    assert published_funds(["glm-5"])["funds_usd"].tolist() == list(glm.get_ydata())
+    startup = res.runs[(res.runs.world == "startup") & (res.runs.status == "ok")]
+    drawn = plots.plotted_series(res.series, startup, "month_end_funds_cents", ["agent"])
+    greedy = drawn[drawn.agent == "greedy"].sort_values("step")
+    assert (greedy["mean"] / 100).tolist() == list(lines["greedy (yours, n=2)"].get_ydata())
+    assert {"Greedy Bot (published, 3 seeds)", "random (yours, n=2)"} <= set(lines)
 
 
 def test_plots_return_the_axis_they_draw_on(sweep_dir):
@@ -156,7 +181,7 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
     assert "[]" == bare.stdout.strip(), bare.stderr
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.series", "bizsim.runs.store", "bizsim.runs.runspec", "bizsim.runs.sweep",
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.published", "bizsim.analysis.series", "bizsim.runs.store", "bizsim.runs.runspec", "bizsim.runs.sweep",
                                   "bizsim.analysis.plots", "bizsim.runs.gridfile"])
 def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""

@@ -261,6 +261,13 @@ def test_a_run_restarted_after_bankruptcy_round_trips(tmp_path):
     file = export_rollout(tmp_path / "run", tmp_path)
     data = json.loads(file.read_text())
     assert [1, 2] == [e["episode"] for e in data["episodes"]]
+    # As the reference writes a restarted run: the last episode's ending and times on top, its world's series.
+    assert "transcript" not in data and 2 == data["total_episodes"]
+    assert ("bankruptcy", "bankruptcy") == (data["episodes"][0]["terminal_reason"], data["episodes"][0]["terminal_detail"])
+    assert (data["started_at"], data["ended_at"]) == (data["episodes"][1]["started_at"], data["episodes"][1]["ended_at"])
+    last = json.loads((tmp_path / "run" / "result.json").read_text())["episodes"][1]
+    assert last["final_funds_cents"] == data["time_series"]["funds"][-1]["funds_cents"]
+    assert data["episodes"][1]["terminal_reason"] == data["terminal_reason"] and data["ended_at"] >= data["started_at"]
     report = import_rollout(file, tmp_path / "imp").report
     assert report["verdict"].startswith("match") and 2 == report["replay"]["episodes"]
     assert verify_run_dir(tmp_path / "imp").ok

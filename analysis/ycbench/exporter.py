@@ -1,11 +1,13 @@
-"""``bizsim export yc-bench``: a bizsim LLM run of the startup world as a YC-Bench results JSON.
+"""``bizsim export yc-bench``: a bizsim run of the startup world as a YC-Bench results JSON.
 
-The run is replayed from its own ``llm_calls.jsonl`` (no model is called) in
-a temporary directory, to see every message bizsim's harness sent: each
-model call becomes a turn with the status message, the harness's summary of
-the calls (or the model's text), every command with the first 500
-characters of its result, and the call's tokens and cost, as the reference
-records them (specs/startup.md §14).
+Any finished startup run directory is exported: a baseline or planner run, an LLM run, a live (MCP, shell,
+Inspect) episode, an imported reference run. The world is rebuilt from the run's command logs, and its end
+becomes the reference's ``time_series`` (:mod:`~bizsim.analysis.ycbench.timeseries`). An LLM run is also
+replayed from its own ``llm_calls.jsonl`` (no model is called) in a temporary directory, to see every message
+bizsim's harness sent: each model call becomes a turn with the status message, the harness's summary of the
+calls (or the model's text), every command with the first 500 characters of its result, and the call's tokens
+and cost, as the reference records them (specs/startup.md §14). A run without model calls has an empty
+transcript, no tokens and no cost.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from bizsim.analysis.ycbench.importer import REFERENCE_CONFIG, _last_turn_texts
 from bizsim.analysis.ycbench.replay_client import _tool_texts
 from bizsim.analysis.ycbench.rollout import RESULT_CHARS
+from bizsim.analysis.ycbench.timeseries import RECORDED_SETTINGS, time_series
 from bizsim.runs.rundir import RunDir, read_record
 
-__all__ = ["export_rollout", "rollout_file_name"]
+__all__ = ["RECORDED_SETTINGS", "export_rollout", "rollout_file_name", "time_series"]
+
+#: bizsim's reasons a run ended, as the reference's ``terminal_reason`` (every other ending is its ``error``).
+_REASONS = {"bankruptcy": "bankruptcy", "horizon_end": "horizon_end"}
 
 
 class _Recorded:
@@ -67,76 +72,57 @@ def rollout_file_name(preset: str, seed: int, model: str) -> str:
 
 
 def export_rollout(run_dir: str | Path, out: str | Path | None = None) -> Path:
-    """Write the LLM run in ``run_dir`` as a YC-Bench results JSON; returns the file written.
+    """Write the finished startup run in ``run_dir`` as a YC-Bench results JSON; returns the file written.
 
-    ``out`` is a file, or a directory for the reference's file name (default: the current directory).
+    ``out`` is a file, or a directory for the reference's file name (default: the current directory). The model
+    named in the file is the LLM run's model, else the run's agent (``greedy``, ``planner``, ``mcp``...).
 
     Raises:
-        ConfigError: ``run_dir`` holds no finished LLM run of the startup world, or the file exists.
+        ConfigError: ``run_dir`` holds no finished run of the startup world, or the file exists.
     """
-    from bizsim.runs.llm_run import llm_settings, load_run_spec, run_llm
+    from bizsim.runs._replay import replay_run_dir
 
     root = Path(run_dir)
-    spec, recorded = load_run_spec(root)
-    model = llm_settings(spec)[0].model
-    if spec.world != "startup":
-        raise ConfigError(f"{str(root)!r} is a run of world {spec.world!r}; only startup runs have the YC-Bench format")
-    if not RunDir(root).is_finished():
-        raise ConfigError(f"{str(root)!r} holds an unfinished run (no result.json); resume it first")
-    result = read_record(root).to_dict()
-    rows = [r for r in RunDir(root).read_calls() if r.get("kind") == "chat" and r.get("ok", True)
-            and r.get("role") in (None, "agent")]
+    if RunDir(root).is_llm():  # the harness's replay rebuilds the world too: one replay, not two
+        seen, recorded, model, world = _replay_llm(root)
+        result = read_record(root).to_dict()
+    else:
+        _, result, worlds = replay_run_dir(root)
+        seen, recorded, model, world = [], {}, str(result.get("agent") or "unknown"), worlds[-1]
+    if world.name != "startup":
+        raise ConfigError(f"{str(root)!r} is a run of world {world.name!r}; only startup runs have the YC-Bench format")
     target = Path(out) if out is not None else Path.cwd()
     if target.is_dir():
-        target = target / rollout_file_name(spec.preset, spec.seed, model)
+        target = target / rollout_file_name(str(result.get("preset")), world.seed, model)
     if target.exists():
         raise ConfigError(f"{str(target)!r} already exists; choose another path")
-    client = _Recorded(rows, model)
-    scratch = Path(tempfile.mkdtemp(prefix="bizsim-export-"))
-    try:
-        replayed = run_llm(spec, out=scratch / "run", client=client)
-        if client.seen and client.seen[-1]["tool_texts"] is None:
-            client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1),
-                                                              preset=spec.preset, seed=spec.seed)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    data = _rollout(spec, model, recorded, result, client.seen)
-    data["time_series"] = time_series(replayed.final_world)
+    data = _rollout(world.seed, model, world.config.horizon_years, recorded, result, seen)
+    data["time_series"] = time_series(world)
     from bizsim.simcore.files import write_text_atomic
 
     write_text_atomic(target, json.dumps(data, indent=2) + "\n")
     return target
 
 
-#: The settings the reference records with its results (``time_series.config``), by their names in both.
-RECORDED_SETTINGS = (
-    "num_employees", "num_clients", "initial_funds_cents", "salary_bump_pct", "trust_build_rate",
-    "trust_gating_fraction", "trust_gated_reward_boost", "trust_work_reduction_max", "loyalty_rat_fraction",
-    "loyalty_severity", "penalty_fail_funds_pct", "deadline_min_biz_days", "deadline_qty_per_day",
-    "prestige_decay_per_day", "reward_prestige_scale", "skill_rate_max", "market_browse_default_limit",
-)
+def _replay_llm(root: Path) -> tuple[list[dict[str, Any]], dict, str, Any]:
+    """Every model call of the LLM run in ``root`` with the messages bizsim's harness sent, ``run.json``, the model
+    and the world at the end of the last episode."""
+    from bizsim.runs.llm_run import llm_settings, load_run_spec, run_llm
 
-
-def time_series(world: Any) -> dict[str, Any]:
-    """The parts of the reference's ``time_series`` bizsim writes (last episode): funds after every money
-    movement, the ledger, every accepted task's status and the recorded settings."""
-    from bizsim.simcore.config import config_to_dict
-
-    cal, funds = world.calendar, world.ledger.initial_cents
-    series = [{"time": cal.iso(0), "funds_cents": funds, "event": "start"}]
-    ledger = []
-    for entry in world.ledger:
-        funds += entry.amount_cents
-        series.append({"time": cal.iso(entry.t_us), "funds_cents": funds, "event": entry.category})
-        ledger.append({"time": cal.iso(entry.t_us), "category": entry.category, "amount_cents": entry.amount_cents})
-    tasks = [{"title": t.title, "client_name": t.client.name, "status": t.status,
-              "reward_funds_cents": t.reward_cents,
-              "accepted_at": None if t.accepted_at is None else cal.iso(t.accepted_at),
-              "completed_at": None if t.completed_at is None else cal.iso(t.completed_at)}
-             for t in world.tasks if t.accepted_at is not None]
-    settings = config_to_dict(world.config)
-    return {"funds": series, "ledger": ledger, "tasks": tasks,
-            "config": {k: settings[k] for k in RECORDED_SETTINGS if k in settings}}
+    spec, recorded = load_run_spec(root)
+    model = llm_settings(spec)[0].model
+    rows = [r for r in RunDir(root).read_calls() if r.get("kind") == "chat" and r.get("ok", True)
+            and r.get("role") in (None, "agent")]
+    client = _Recorded(rows, model)
+    scratch = Path(tempfile.mkdtemp(prefix="bizsim-export-"))
+    try:
+        world = run_llm(spec, out=scratch / "run", client=client).final_world
+        if client.seen and client.seen[-1]["tool_texts"] is None:
+            client.seen[-1]["tool_texts"] = _last_turn_texts(scratch / "run", int(client.seen[-1]["row"].get("episode") or 1),
+                                                              preset=spec.preset, seed=spec.seed)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return client.seen, recorded, model, world
 
 
 def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:
@@ -164,33 +150,64 @@ def _turn(n: int, seen: dict[str, Any]) -> dict[str, Any]:
             "cost_usd": float(response.get("cost_usd") or 0.0)}
 
 
-def _rollout(spec: Any, model: str, recorded: dict, result: dict, seen: list[dict[str, Any]]) -> dict[str, Any]:
-    from bizsim.models.startup import StartupWorld
+def _ending(summary: dict, max_turns: Any) -> tuple[bool, str | None, str | None]:
+    """``terminal``, ``terminal_reason`` and ``terminal_detail`` as the reference words an episode's end."""
+    if isinstance(summary.get("live"), dict) and summary["live"].get("open"):
+        return False, None, None  # a live episode still open: the reference's file of a run in progress
+    reason = str(summary.get("terminal_reason"))
+    if reason in _REASONS:
+        return True, _REASONS[reason], reason
+    detail = summary.get("terminal_detail")
+    if detail == "max_turns" and isinstance(max_turns, int):
+        detail = f"max_turns={max_turns} reached"
+    return True, "error", str(detail if detail is not None else reason)
 
-    years = StartupWorld(spec.preset, spec.seed).config.horizon_years
+
+def _stamp(rows: list[dict], *, end: bool) -> str | None:
+    """When the first of ``rows`` was asked or the last answered (UTC, ISO 8601): the reference's wall-clock times."""
+    if not rows:
+        return None
+    row = rows[-1] if end else rows[0]
+    wall = row.get("wall_time")
+    if not isinstance(wall, (int, float)):
+        return None
+    latency = (row.get("response") or {}).get("latency_s")
+    if not end and isinstance(latency, (int, float)):
+        wall -= latency
+    return datetime.fromtimestamp(wall, UTC).isoformat()
+
+
+def _rollout(seed: int, model: str, years: int, recorded: dict, result: dict,
+             seen: list[dict[str, Any]]) -> dict[str, Any]:
     by_episode: dict[int, list[dict]] = {}
+    rows: dict[int, list[dict]] = {}
     for s in seen:
         ep = int(s["row"].get("episode") or 1)
         by_episode.setdefault(ep, []).append(_turn(len(by_episode.get(ep, [])) + 1, s))
+        rows.setdefault(ep, []).append(s["row"])
     summaries = result.get("episodes") or [result]
+    max_turns = (result.get("agent_options") or {}).get("max_turns")
+    terminal, reason, detail = _ending(result, max_turns)
+    last = len(summaries)
     base: dict[str, Any] = {
-        "session_id": f"run-{spec.seed}-{model}", "model": model, "seed": spec.seed,
-        "horizon_years": years, "total_episodes": len(summaries), "terminal": True,
-        "terminal_reason": result.get("terminal_reason"), "terminal_detail": result.get("terminal_detail"),
-        "started_at": recorded.get("started_at"), "ended_at": None,
+        "session_id": f"run-{seed}-{model}", "model": model, "seed": seed,
+        "horizon_years": years, "total_episodes": last, "terminal": terminal,
+        "terminal_reason": reason, "terminal_detail": detail,
+        # Over several episodes the reference keeps the last one's times at the top, as it does its ending.
+        "started_at": recorded.get("started_at") if last == 1 else _stamp(rows.get(last, []), end=False),
+        "ended_at": _stamp(rows.get(last, []), end=True),
     }
     cost = sum(t["cost_usd"] for turns in by_episode.values() for t in turns)
-    base["turns_completed"] = sum(len(t) for t in by_episode.values())
+    base["turns_completed"] = sum(len(t) for t in by_episode.values()) if seen else int(result.get("turns") or 0)
     base["total_cost_usd"] = round(cost, 6)
-    if len(summaries) == 1:
-        base.pop("total_episodes")
+    if last == 1:
         base["transcript"] = by_episode.get(1, [])
         return base
     base["episodes"] = [
-        {"episode": n, "turns_completed": len(by_episode.get(n, [])), "terminal_reason": s.get("terminal_reason"),
-         "terminal_detail": s.get("terminal_detail"),
-         "cost_usd": round(sum(t["cost_usd"] for t in by_episode.get(n, [])), 6), "started_at": None,
-         "ended_at": None, "transcript": by_episode.get(n, [])}
-        for n, s in enumerate(summaries, 1)
+        {"episode": n, "turns_completed": len(by_episode.get(n, [])), "terminal_reason": ending[1],
+         "terminal_detail": ending[2], "cost_usd": round(sum(t["cost_usd"] for t in by_episode.get(n, [])), 6),
+         "started_at": _stamp(rows.get(n, []), end=False), "ended_at": _stamp(rows.get(n, []), end=True),
+         "transcript": by_episode.get(n, [])}
+        for n, s in enumerate(summaries, 1) for ending in [_ending(s, max_turns)]
     ]
     return base

@@ -1,0 +1,144 @@
+"""Published results, kept as data with their source, to draw beside a user's runs.
+
+What is kept (``published_ycbench.toml`` beside this module, numbers copied as published):
+
+- the YC-Bench project page's funds chart: each model's mean funds over its 3 seeds at twelve month labels
+  (``2025-12`` is the final figure; the page does not say which instant of a month a point is, and ``2025-01``
+  is the starting $200,000 for the first release's 13 models but not for the 6 added later), and its
+  leaderboard: the final funds as the page rounds them and how many of the 3 seeds went bankrupt. Source: collinear-ai/yc-bench at ``6b33452``,
+  ``docs/static/data.json`` and ``docs/index.html``.
+
+Not kept, because no number of it could be read from a source at hand: the YC-Bench paper's own figures
+(its per-model figures are images) and the EcoGym paper's Table 2 (arXiv 2602.09514; its repository's README
+shows the results as images only). docs/published.md says so too.
+
+>>> board = published_final_funds().set_index("model")
+>>> board.loc["glm-5", "name"], board.loc["glm-5", "final_funds_shown"], int(board.loc["glm-5", "bankrupt_seeds"])
+('GLM-5', '$1.21M', 0)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+__all__ = ["plot_beside_published", "published_final_funds", "published_funds", "published_source"]
+
+_FILE = Path(__file__).with_name("published_ycbench.toml")
+_FUNDS = "month_end_funds_cents"
+
+
+@cache
+def _data() -> dict[str, Any]:
+    with _FILE.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def published_source() -> dict[str, Any]:
+    """Where the published YC-Bench figures come from: title, URL, repository, commit and files."""
+    return dict(_data()["source"])
+
+
+def published_funds(models: Sequence[str] | None = None) -> Any:
+    """The project page's mean funds per model and month label, in dollars: a DataFrame with ``model`` (the
+    page's key), ``name``, ``month``, ``step`` (0 for ``2025-01``) and ``funds_usd``.
+
+    Args:
+        models: keys or display names to keep (default: every model the page shows).
+
+    Raises:
+        ConfigError: a model the page does not show (the message lists those it does).
+    """
+    import pandas as pd
+
+    rows = []
+    for key, m in _chosen(models).items():
+        for step, (month, usd) in enumerate(sorted(m["monthly_mean_funds_usd"].items())):
+            rows.append({"model": key, "name": m["name"], "month": month, "step": step, "funds_usd": float(usd)})
+    return pd.DataFrame(rows, columns=["model", "name", "month", "step", "funds_usd"])
+
+
+def published_final_funds(models: Sequence[str] | None = None) -> Any:
+    """The project page's leaderboard: per model its ``final_funds_usd`` (the chart's last point, mean over
+    seeds), ``final_funds_shown`` (the leaderboard's rounded text), ``bankrupt_seeds`` and ``seeds``; best first."""
+    import pandas as pd
+
+    rows = []
+    for key, m in _chosen(models).items():
+        last = max(m["monthly_mean_funds_usd"])
+        rows.append({"model": key, "name": m["name"], "provider": m["provider"],
+                     "final_funds_usd": float(m["monthly_mean_funds_usd"][last]),
+                     "final_funds_shown": m["final_funds_shown"], "bankrupt_seeds": m["bankrupt_seeds"],
+                     "seeds": m["seeds"]})
+    table = pd.DataFrame(rows)
+    return table.sort_values("final_funds_usd", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _chosen(models: Sequence[str] | None) -> dict[str, dict]:
+    from bizsim.simcore.errors import ConfigError
+
+    every = _data()["models"]
+    if models is None:
+        return dict(every)
+    by_name = {m["name"].lower(): k for k, m in every.items()}
+    out = {}
+    for wanted in models:
+        key = wanted if wanted in every else by_name.get(str(wanted).lower())
+        if key is None:
+            raise ConfigError(f"model {wanted!r} is not among the published YC-Bench results; choose from "
+                              f"{', '.join(sorted(every))}")
+        out[key] = every[key]
+    return out
+
+
+def plot_beside_published(
+    runs_or_path: Any, *, models: Sequence[str] | None = None, by: str | Sequence[str] | None = None, ax: Any = None,
+) -> Any:
+    """Your startup runs' month-end funds (mean over seeds per group, bold) beside the published models' mean
+    funds (thin, dashed), month label against month label.
+
+    Args:
+        runs_or_path: a :class:`~bizsim.runs.store.Results` (``bizsim.analysis.load(...)``) or a path it loads.
+        models: published models to draw (keys or names; default all).
+        by: runs columns that make your lines (default as :func:`bizsim.analysis.plots.series_over_time`).
+        ax: matplotlib axes to draw on.
+
+    Returns:
+        the axes.
+    """
+    from bizsim.analysis import plots
+    from bizsim.runs.store import Results, load
+
+    res = runs_or_path if isinstance(runs_or_path, Results) else load(runs_or_path)
+    runs = res.runs[(res.runs["world"] == "startup") & (res.runs["status"] == "ok")] if len(res.runs) else res.runs
+    ax = ax if ax is not None else plots.new_axes((10.0, 5.0))
+    order = published_final_funds(models)["model"].tolist()  # the legend reads best first, as the leaderboard
+    theirs = published_funds(order)
+    months = sorted(theirs["month"].unique())
+    ours = plots.plotted_series(res.series, runs, _FUNDS, plots.columns_for(runs, by)) if len(runs) else None
+    if ours is not None and len(ours):
+        months = sorted(set(months) | set(ours["key"].astype(str)))
+    x = {m: i for i, m in enumerate(months)}
+    for key, g in theirs.groupby("model", sort=False):
+        ax.plot([x[m] for m in g["month"]], g["funds_usd"], linestyle="--", linewidth=1, alpha=0.6,
+                label=f"{g['name'].iloc[0]} (published, 3 seeds)")
+    if ours is not None and len(ours):
+        cols = plots.columns_for(runs, by)
+        for key, g in ours.groupby(cols, sort=True):
+            g = g.sort_values("step")
+            ax.plot([x[str(k)] for k in g["key"]], g["mean"] / 100, linewidth=2.5,
+                    label=f"{plots.group_label(key, cols)} (yours, n={int(g['n'].max())})")
+    every = max(1, len(months) // 12)
+    ax.set_xticks(list(range(len(months)))[::every], months[::every], rotation=45, ha="right")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    plots.money_axis(ax)
+    ax.set_ylabel("Funds (dollars)")
+    ax.set_xlabel("month")
+    ax.set_title("Your runs beside the published YC-Bench results (mean funds over seeds)")
+    handles, labels = ax.get_legend_handles_labels()
+    # Beside the axes, not over the lines: nineteen published models would hide them.
+    ax.figure.legend(handles, labels, fontsize="x-small", loc="outside right upper")
+    return ax
