@@ -168,6 +168,8 @@ class Episode:
         fsync: also ``fsync`` the logs after every call (survives power loss, not just a kill; slower).
         metadata: JSON-able facts about the run kept in ``result.json`` under ``live.metadata`` (an Inspect
             sample's id, the harness's log); :meth:`add_metadata` adds more later.
+        resumed: the record and command log of the run ``out`` held, replayed before anything is written
+            (:meth:`resume` passes them; its counters and wall time carry on).
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -190,6 +192,7 @@ class Episode:
         overwrite: bool = False,
         fsync: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        resumed: tuple[RunRecord, Sequence[tuple[int, str]]] | None = None,
     ) -> None:
         from bizsim.agents.start import Window, start_of
 
@@ -214,6 +217,8 @@ class Episode:
                 check_run_dir_free(self.root, overwrite=overwrite)
             self.world: World = self._new_world()
             self.driver = Driver(self.world)
+            if resumed is not None:
+                self._replay(resumed[1])
             self._mark_start()
             self.budgets = budgets or Budgets()
             self.max_turns = self.budgets.max_turns if self.budgets.max_turns is not None else getattr(
@@ -230,6 +235,9 @@ class Episode:
             self.closed = False
             self._written = 0  # trajectory records already in trajectory.jsonl
             self._command_count = 0  # command records among them
+            self._wall_before = 0.0  # wall seconds of the sessions before a resume
+            if resumed is not None:
+                self._carry(resumed[0])
             if self.root is not None:
                 write_text_atomic(self.root / CONFIG, dump_toml(config_to_dict(self.world.config)))
                 _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
@@ -241,6 +249,52 @@ class Episode:
             if self._lockfile is not None:
                 self._lockfile.close()
             raise
+
+    @classmethod
+    def resume(cls, out: str | Path, *, surface: str, budgets: Budgets | None = None, fsync: bool = False) -> Episode:
+        """Continue the live episode recorded in ``out`` (the server was stopped, the client went away).
+
+        Its command log is replayed to rebuild the world, then the directory is written anew and recording goes on:
+        counters, clients, metadata and wall time carry on from its ``result.json``.
+
+        Raises:
+            ConfigError: ``out`` holds no live episode (a baseline or LLM run), one that has ended, one another
+                process is recording, or one whose log does not replay.
+        """
+        from bizsim.runs.rundir import read_command_log, read_record
+
+        record = read_record(out)
+        live = record.live
+        if not isinstance(live, dict):
+            raise ConfigError(f"{str(out)!r} holds a {record.agent} run, not a live episode; only live episodes "
+                              "(bizsim play, mcp, serve) resume")
+        if record.terminal_reason != "agent_stopped":
+            raise ConfigError(f"{str(out)!r} has ended ({record.terminal_reason}); nothing is left to play: start "
+                              "another run")
+        overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
+        metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
+        preset = record.preset if not overrides else "default"
+        return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
+                   agent=record.agent, budgets=budgets, overwrite=True, fsync=fsync, metadata=metadata,
+                   resumed=(record, read_command_log(out)))
+
+    def _replay(self, log: Sequence[tuple[int, str]]) -> None:
+        for _, line in log:
+            self.driver.send(line)
+        if self.world.command_log() != list(log):
+            raise ConfigError(f"{str(self.root)!r}: its command log does not replay on {self.spec.world} preset "
+                              f"{self.spec.preset} seed {self.spec.seed}; the directory was edited or written by "
+                              "another bizsim version")
+
+    def _carry(self, record: RunRecord) -> None:
+        live = record.live or {}
+        counts = [live.get(k) for k in ("calls", "refused_calls", "calls_not_run", "advances")]
+        if all(type(n) is int and n >= 0 for n in counts):
+            self.calls, self.refused, self.not_run, self.advances = counts
+        clients = live.get("clients") if isinstance(live.get("clients"), list) else []
+        self.clients = [{"name": _clip(c.get("name")), "version": None if c.get("version") is None else
+                         _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
+        self._wall_before = float(record.wall_s or 0.0)
 
     # -- stepping (reset, step, reward) ------------------------------------------
     def _new_world(self) -> World:
@@ -658,7 +712,7 @@ class Episode:
                           "cost_usd": self.cost_usd},
                 "overrides": self.spec.overrides, "metadata": self.metadata,
             },
-            wall_s=round(time.perf_counter() - self._started, 6),
+            wall_s=round(self._wall_before + time.perf_counter() - self._started, 6),
         )
 
     def _budget_text(self) -> str:
