@@ -296,6 +296,11 @@ class Episode:
                          _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
         self._wall_before = float(record.wall_s or 0.0)
 
+    @property
+    def wall_s(self) -> float:
+        """Wall seconds the run has been played, the sessions before a :meth:`resume` included."""
+        return self._wall_before + time.perf_counter() - self._started
+
     # -- stepping (reset, step, reward) ------------------------------------------
     def _new_world(self) -> World:
         if self.start is not None:
@@ -712,7 +717,7 @@ class Episode:
                           "cost_usd": self.cost_usd},
                 "overrides": self.spec.overrides, "metadata": self.metadata,
             },
-            wall_s=round(self._wall_before + time.perf_counter() - self._started, 6),
+            wall_s=round(self.wall_s, 6),
         )
 
     def _budget_text(self) -> str:
