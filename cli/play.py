@@ -24,6 +24,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("world", nargs="?", help="world name, e.g. operation (not with --resume)")
     p.add_argument("--preset", default="default", help="preset name (default: default)")
     p.add_argument("--seed", type=bounded_int(0), default=1, help="world seed (default 1)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                   help="a config value laid over the preset (repeatable), e.g. --set horizon_days=30")
     p.add_argument("--out", metavar="DIR", help="the run directory (default: play-WORLD-seedN here)")
     p.add_argument("--name", default="anonymous", help="the player's name, kept in the run (default: anonymous)")
     p.add_argument("--minutes", type=bounded_float(0, 10_000, above=True), default=None,
@@ -38,18 +40,21 @@ def run_play(args: argparse.Namespace) -> int:
     """Open (or resume) the run, serve its page until interrupted, and leave the run resumable."""
     from bizsim.surfaces.play import PlaySession, PlayServer
 
+    from .live import _overrides
+
     limit = None if args.minutes is None else 60.0 * args.minutes
     if args.resume:
-        if args.world:
-            raise BizSimError(f"--resume continues the run in {args.resume!r}, whose world it names; drop "
-                              f"{args.world!r}")
+        if args.world or args.overrides:
+            raise BizSimError(f"--resume continues the run in {args.resume!r}, whose world and config it names; drop "
+                              "the world and --set")
         session = PlaySession.resume(args.resume, time_limit_s=limit)
     else:
         if not args.world:
             raise BizSimError("name a world to play (bizsim list shows them), e.g. bizsim play operation, "
                               "or continue a run with --resume DIR")
         out = args.out or f"play-{args.world}-seed{args.seed}"
-        session = PlaySession(args.world, args.preset, args.seed, out=out, player=args.name, time_limit_s=limit)
+        session = PlaySession(args.world, args.preset, args.seed, out=out, player=args.name, time_limit_s=limit,
+                              overrides=_overrides(args.overrides))
     session.episode.set_client("bizsim play", bizsim_version())
     try:
         server = PlayServer(session, port=args.port)

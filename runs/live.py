@@ -273,7 +273,7 @@ class Episode:
                               "another run")
         overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
         metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
-        preset = record.preset if not overrides else "default"
+        preset = live.get("base_preset") if isinstance(live.get("base_preset"), str) else record.preset
         return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
                    agent=record.agent, budgets=budgets, overwrite=True, fsync=fsync, metadata=metadata,
                    resumed=(record, read_command_log(out)))
@@ -597,7 +597,8 @@ class Episode:
     # -- inside --------------------------------------------------------------
     def _precheck(self, text: str | None, wrong_type: str) -> CallOutcome | None:
         if self.closed:
-            return self._not_run("The episode is closed.", "Start a new episode.", record=False)
+            why = f" ({self.stopped})" if self.stopped else ""
+            return self._not_run(f"The episode is closed{why}.", "Start a new episode.", record=False)
         if self.done:
             detail = self.world.terminal_detail or self.stopped
             status = self.world.status.value + (f": {detail}" if detail else "")
@@ -715,7 +716,7 @@ class Episode:
                             "max_cost_usd": self.budgets.max_cost_usd, "max_call_chars": self.budgets.max_call_chars},
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "cost_usd": self.cost_usd},
-                "overrides": self.spec.overrides, "metadata": self.metadata,
+                "overrides": self.spec.overrides, "base_preset": self.spec.preset, "metadata": self.metadata,
             },
             wall_s=round(self.wall_s, 6),
         )

@@ -41,6 +41,7 @@ class PlaySession:
 
     Args:
         world, preset, seed: the run's world, preset and seed.
+        overrides: config values laid over the preset (``{"horizon_days": 30}``: a shorter study).
         out: the run directory (created; must not hold a run).
         player: the player's name (kept in ``live.metadata.player``; cut to :data:`MAX_PLAYER_CHARS`).
         time_limit_s: wall seconds the player has (the run's whole wall time, resumed sessions included); past it
@@ -49,14 +50,15 @@ class PlaySession:
     """
 
     def __init__(self, world: str = "", preset: str = "default", seed: int = 1, *, out: str | Path | None = None,
-                 player: str = "anonymous", time_limit_s: float | None = None, episode: Episode | None = None) -> None:
+                 player: str = "anonymous", time_limit_s: float | None = None,
+                 overrides: Mapping[str, Any] | None = None, episode: Episode | None = None) -> None:
         if time_limit_s is not None and not (isinstance(time_limit_s, (int, float)) and time_limit_s > 0):
             raise ConfigError(f"time_limit_s(={show(time_limit_s)}) must be a number of seconds > 0 (or unset)")
         if episode is None:
             if out is None:
                 raise ConfigError("a played run needs a run directory (out=...): a human run is recorded as it goes")
             name = _player(player)
-            episode = Episode(world, preset, seed, out=out, surface="play", agent=HUMAN,
+            episode = Episode(world, preset, seed, out=out, overrides=overrides, surface="play", agent=HUMAN,
                               metadata={"player": name, "time_limit_s": time_limit_s})
         self.episode = episode
         self.time_limit_s = time_limit_s
@@ -133,8 +135,6 @@ class PlaySession:
         ep = self.episode
         with self._lock:
             self._check_time()
-            if not isinstance(arguments, Mapping):
-                arguments = {"": arguments}  # refused by the episode, in its words
             before = ep.world.now_iso
             metric = metric_of(ep.world)
             outcome = ep.call_tool(tool, arguments)
