@@ -70,7 +70,7 @@
       if (isRows(v)) cell.append(table(v));
       else if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 4) cell.append(kv(v));
       else cell.textContent = fmt(k, v);
-      t.append(el("tr", {}, el("th", {text: label(k), title: k}), cell));
+      t.append(el("tr", {"data-key": k}, el("th", {text: label(k), title: k}), cell));
     }
     return t;
   }
@@ -357,6 +357,7 @@
   }
   async function send(tool, args) {
     if (busy || S.done) return;
+    const t0 = performance.now();
     busy = true;
     const r = await post("/call", {tool, arguments: args});
     busy = false;
@@ -365,6 +366,7 @@
     lastAnswer = r.answer ? {command: r.answer.command || commandName(tool), status: r.answer.status, result: r.answer.result}
       : {command: commandName(tool), status: 2, result: {error: r.error || "no answer"}};
     draw();
+    document.body.dataset.lastMs = (performance.now() - t0).toFixed(2);  // click to updated page (benchmarks)
   }
   async function refresh() {
     busy = true;
@@ -378,6 +380,7 @@
 
   document.addEventListener("keydown", ev => {
     const tag = (ev.target && ev.target.tagName) || "";
+    if (ev.key === "Escape" && ["INPUT", "TEXTAREA", "SELECT"].includes(tag)) { ev.target.blur(); return; }
     if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === "n") { ev.preventDefault(); send(S.advance, {}); }
   });
