@@ -367,6 +367,7 @@
       : {command: commandName(tool), status: 2, result: {error: r.error || "no answer"}};
     draw();
     document.body.dataset.lastMs = (performance.now() - t0).toFixed(2);  // click to updated page (benchmarks)
+    requestAnimationFrame(() => setTimeout(() => { document.body.dataset.paintMs = (performance.now() - t0).toFixed(2); }, 0));
   }
   async function refresh() {
     busy = true;
