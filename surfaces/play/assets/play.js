@@ -52,7 +52,7 @@
 
   function table(rows) {
     const cols = [];
-    for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+    for (const r of rows) for (const k of Object.keys(r)) if (!cols.includes(k) && !twin(r, k)) cols.push(k);
     const t = el("table", {class: "rows"});
     t.append(el("thead", {}, el("tr", {}, ...cols.map(c => el("th", {text: label(c), title: c})))));
     const body = el("tbody");
@@ -63,9 +63,12 @@
     if (rows.length > 300) t.append(el("caption", {text: `the first 300 of ${rows.length} rows`}));
     return t;
   }
+  // A field with a *_cents twin is shown once, as the exact cents (EcoGym's "money" beside "money_cents").
+  const twin = (obj, k) => !/_cents$/.test(k) && Object.prototype.hasOwnProperty.call(obj, k + "_cents");
   function kv(obj) {
     const t = el("table", {class: "kv"});
     for (const [k, v] of Object.entries(obj)) {
+      if (twin(obj, k)) continue;
       const cell = el("td", {class: typeof v === "number" ? "num" : ""});
       if (isRows(v)) cell.append(table(v));
       else if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 4) cell.append(kv(v));
