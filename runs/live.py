@@ -273,7 +273,8 @@ class Episode:
                               "another run")
         overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
         metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
-        preset = live.get("base_preset") if isinstance(live.get("base_preset"), str) else record.preset
+        base = live.get("base_preset")
+        preset = base if isinstance(base, str) else record.preset
         return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
                    agent=record.agent, budgets=budgets, overwrite=True, fsync=fsync, metadata=metadata,
                    resumed=(record, read_command_log(out)))
@@ -290,8 +291,9 @@ class Episode:
         live = record.live or {}
         counts = [live.get(k) for k in ("calls", "refused_calls", "calls_not_run", "advances")]
         if all(type(n) is int and n >= 0 for n in counts):
-            self.calls, self.refused, self.not_run, self.advances = counts
-        clients = live.get("clients") if isinstance(live.get("clients"), list) else []
+            self.calls, self.refused, self.not_run, self.advances = (int(n or 0) for n in counts)
+        given = live.get("clients")
+        clients: list[Any] = given if isinstance(given, list) else []
         self.clients = [{"name": _clip(c.get("name")), "version": None if c.get("version") is None else
                          _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
         self._wall_before = float(record.wall_s or 0.0)

@@ -77,8 +77,8 @@ class PlayServer:
     @property
     def url(self) -> str:
         """The page's address, token included: whoever has it can play this run."""
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/?t={self.token}"
+        port = self.httpd.server_address[1]
+        return f"http://127.0.0.1:{port}/?t={self.token}"
 
     # -- answering -----------------------------------------------------------------
     def _answer(self, req: BaseHTTPRequestHandler, method: str) -> None:
