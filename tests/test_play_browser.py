@@ -23,14 +23,23 @@ def browser():
     yield from browser_fixture()
 
 
-class Player:
-    """A page of a served session, and the tool calls its clicks and keys sent (to replay through the API)."""
+@pytest.fixture(scope="module")
+def tab(browser):
+    """One tab at 1280x800 that every test's page is opened in (a new tab costs more than a navigation)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    yield page
+    page.close()
 
-    def __init__(self, browser, session):
+
+class Player:
+    """A served session's page, opened in the module's tab and played by clicks and keys."""
+
+    def __init__(self, tab, session):
         self.server = PlayServer(session).start()
-        self.page = browser.new_page(viewport={"width": 1280, "height": 800})
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page = tab
+        self.errors = tab.errors
         self.reload(goto=True)
 
     def reload(self, goto: bool = False) -> None:
@@ -63,7 +72,6 @@ class Player:
         self.act(lambda: self.page.keyboard.press("n") if key else self.page.click("#advance"))
 
     def close(self) -> None:
-        self.page.close()
         self.server.close()
         assert [] == self.errors
 
@@ -80,13 +88,13 @@ def _lines(root):
     return [json.loads(x)["line"] for x in (root / "commands.jsonl").read_text().splitlines()]
 
 
-def test_a_whole_operation_episode_by_clicks_and_keys(browser, tmp_path):
-    """Four days of interventions and advances (buttons and the n key) end as the same commands through the API."""
+def test_a_whole_operation_episode_by_clicks_and_keys(tab, tmp_path):
+    """Three days of interventions and advances (buttons and the n key) end as the same commands through the API."""
     out = tmp_path / "run"
-    player = Player(browser, PlaySession("operation", "default", 2, out=out, player="ann",
-                                         overrides={"horizon_days": 4}))
+    player = Player(tab, PlaySession("operation", "default", 2, out=out, player="ann",
+                                         overrides={"horizon_days": 3}))
     sent = []
-    for day, tool in enumerate(["acquisition_boost", "creator_incentive", "engagement_tune", "moderation_tighten"]):
+    for day, tool in enumerate(["acquisition_boost", "engagement_tune", "moderation_tighten"]):
         player.click(tool)
         player.advance(key=day % 2 == 0)
         sent += [tool, "task_done"]
@@ -94,7 +102,7 @@ def test_a_whole_operation_episode_by_clicks_and_keys(browser, tmp_path):
     assert "horizon" in player.page.inner_text("#ended")
     metric_text = player.page.inner_text("#metric")
     player.close()
-    api = _replayed("operation", 2, sent, overrides={"horizon_days": 4})
+    api = _replayed("operation", 2, sent, overrides={"horizon_days": 3})
     assert api.done and verify_run_dir(out).ok
     assert sent == _lines(out)
     assert api.world.trajectory.to_jsonl() == (out / "trajectory.jsonl").read_text()
@@ -105,10 +113,10 @@ BAD = '<img src=x onerror="document.title=1">'
 
 
 @pytest.fixture(scope="module")
-def startup(browser, tmp_path_factory):
+def startup(tab, tmp_path_factory):
     """A startup page played through January by its forms and keys (player and notes hold markup)."""
     out = tmp_path_factory.mktemp("play") / "run"
-    player = Player(browser, PlaySession("startup", "default", 1, out=out, player=f"bo{BAD}"))
+    player = Player(tab, PlaySession("startup", "default", 1, out=out, player=f"bo{BAD}"))
     page = player.page
     player.click("employee_list")
     team = ",".join(page.locator("#dl-employees option").evaluate_all("os => os.map(o => o.value)"))
@@ -154,7 +162,7 @@ def test_forms_refuse_bad_input_before_sending(startup):
     assert startup.january == _lines(startup.server.session.episode.root)
 
 
-def test_hostile_text_is_shown_as_text(startup, browser, tmp_path):
+def test_hostile_text_is_shown_as_text(startup, tab, tmp_path):
     """Markup in a task id, the world's scratchpad, the player's notes and name, and a product name is drawn as the
     characters typed."""
     page = startup.page
@@ -170,25 +178,24 @@ def test_hostile_text_is_shown_as_text(startup, browser, tmp_path):
     assert BAD in page.inner_text("header") and f"plan{BAD}" == page.inner_text("#scratchpad")
     assert f"note{BAD}" == page.input_value("#mynotes")
     assert 0 == page.locator("img").count() and "1" != page.title()
-    vending = Player(browser, PlaySession("vending", "default", 1, out=tmp_path / "run"))
+    vending = Player(tab, PlaySession("vending", "default", 1, out=tmp_path / "run"))
     vending.submit("price_query", product_name=f"cola{BAD}")
     assert f"cola{BAD}" in vending.page.inner_text("#last") and 0 == vending.page.locator("img").count()
     vending.close()
 
 
-def test_a_third_party_world_plays_with_no_play_code_of_its_own(browser, tmp_path):
+def test_a_third_party_world_plays_with_no_play_code_of_its_own(tab, tmp_path):
     """examples/lemonade (registered by conftest) plays through its declared forms and fits 1280x800."""
     out = tmp_path / "run"
-    player = Player(browser, PlaySession("lemonade", "default", 1, out=out))
+    player = Player(tab, PlaySession("lemonade", "default", 1, out=out))
     page = player.page
     player.submit("price", cents="150")
     player.submit("order", lemons="60")
     player.click("status")
-    player.advance(key=False)
     player.advance(key=True)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
     assert "$1.50" == page.inner_text("#state tr[data-key=price_cents] td")
     player.close()
-    api = _replayed("lemonade", 1, ["price --cents 150", "order --lemons 60", "status", "run_day", "run_day"])
+    api = _replayed("lemonade", 1, ["price --cents 150", "order --lemons 60", "status", "run_day"])
     assert verify_run_dir(out).ok
     assert api.world.trajectory.to_jsonl() == (out / "trajectory.jsonl").read_text()
