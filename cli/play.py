@@ -70,8 +70,16 @@ def run_play(args: argparse.Namespace) -> int:
             webbrowser.open(server.url)
         except Exception as exc:  # noqa: BLE001 -- no browser here: the printed URL is the way in
             print(f"(no browser opened: {exc})", file=sys.stderr)
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops as Ctrl-C does: the run is written a last time, closed
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         server.serve_forever()
+    except KeyboardInterrupt:
+        pass  # the way to stop: the run is kept, resumable
     finally:
         server.close()
         print(f"stopped; the run is in {session.episode.root}", flush=True)

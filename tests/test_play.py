@@ -146,3 +146,13 @@ def test_human_runs_are_their_own_group_in_the_results(tmp_path):
     runs = load([tmp_path / "runs" / "human", tmp_path / "runs" / "rr"]).runs
     table = headline_table(runs, ["world", "agent"])
     assert ["human", "round-robin"] == sorted(table["agent"])
+
+
+def test_the_command_line_says_what_is_missing(tmp_path, capsys):
+    """``bizsim play`` without a world, or a world beside --resume, is refused with the fix in the message."""
+    from bizsim.cli.main import main
+
+    assert 2 == main(["play", "--no-browser"])
+    assert "name a world to play" in capsys.readouterr().err
+    assert 2 == main(["play", "operation", "--resume", str(tmp_path), "--no-browser"])
+    assert "drop the world" in capsys.readouterr().err
