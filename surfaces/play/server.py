@@ -84,6 +84,7 @@ class PlayServer:
     def _answer(self, req: BaseHTTPRequestHandler, method: str) -> None:
         refusal = self._refusal(req)
         if refusal is not None:
+            req.close_connection = True  # a body left unread must not be read as the next request
             self._send(req, {"error": refusal[1]}, refusal[0])
             return
         path = urlsplit(req.path).path
@@ -104,6 +105,7 @@ class PlayServer:
                     answer = {"saved": True}
                 self._send(req, {"answer": answer, "state": self.session.state()})
             else:
+                req.close_connection = True
                 self._send(req, {"error": f"no {method} {path[:80]} here"}, 404)
         except BizSimError as exc:
             self._send(req, {"error": str(exc)}, 400)

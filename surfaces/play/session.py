@@ -84,13 +84,15 @@ class PlaySession:
     # -- what the page shows ------------------------------------------------------
     def _rebuild_history(self) -> None:
         """The metric at each advance so far: a replay of the log on a world of its own (milliseconds)."""
-        from bizsim.runs._replay import probe_replay
+        from bizsim.simcore.registry import world_spec
+        from bizsim.simcore.replay import replay
 
         ep = self.episode
         log = ep.world.command_log()
         points: list[list[Any]] = []
         if log:
-            probe_replay(ep.spec, log, lambda w: points.append([w.now_iso, metric_of(w)]), ep.world.config)
+            cls, config, seed = world_spec(ep.spec.world).world_class(), ep.world.config, ep.spec.seed
+            replay(lambda: cls(config, seed), log, lambda w: points.append([w.now_iso, metric_of(w)]))
         if not points or points[-1][0] != ep.world.now_iso:
             points.append([ep.world.now_iso, metric_of(ep.world)])
         self.history = points
