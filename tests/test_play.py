@@ -156,3 +156,17 @@ def test_the_command_line_says_what_is_missing(tmp_path, capsys):
     assert "name a world to play" in capsys.readouterr().err
     assert 2 == main(["play", "operation", "--resume", str(tmp_path), "--no-browser"])
     assert "drop the world" in capsys.readouterr().err
+
+
+def test_a_killed_server_loses_nothing(tmp_path):
+    """Never closed (the process killed: the kernel drops its lock), the run verifies and resumes where it was."""
+    out = tmp_path / "run"
+    session = PlaySession("operation", "default", 4, out=out, overrides=SHORT)
+    for tool in OPERATION_PLAY[:4]:
+        session.call(tool, {})
+    session.episode._lockfile.close()  # what the kernel does to a killed process's lock; nothing else is written
+    assert read_record(out).live["open"] and verify_run_dir(out).ok
+    resumed = PlaySession.resume(out)
+    assert (4, OPERATION_PLAY[4]) == (resumed.episode.calls, resumed.call(OPERATION_PLAY[4], {})["command"])
+    resumed.close()
+    assert verify_run_dir(out).ok
