@@ -193,9 +193,10 @@ def test_a_third_party_world_plays_with_no_play_code_of_its_own(tab, tmp_path):
     player.submit("order", lemons="60")
     player.click("status")
     player.advance(key=True)
+    player.act(lambda: page.click("details[data-command=status] button.again"))  # the status table, refreshed
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
     assert "$1.50" == page.inner_text("#state tr[data-key=price_cents] td")
     player.close()
-    api = _replayed("lemonade", 1, ["price --cents 150", "order --lemons 60", "status", "run_day"])
+    api = _replayed("lemonade", 1, ["price --cents 150", "order --lemons 60", "status", "run_day", "status"])
     assert verify_run_dir(out).ok
     assert api.world.trajectory.to_jsonl() == (out / "trajectory.jsonl").read_text()

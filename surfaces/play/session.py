@@ -143,7 +143,9 @@ class PlaySession:
             result = _bounded(outcome.result)
             name = outcome.command or str(tool)[:80]
             if outcome.command is not None:
-                self.answers[name] = {"result": result, "status": outcome.status, "at": before}
+                # The arguments ran are kept so the page can ask the same again (a read command's table, refreshed).
+                self.answers[name] = {"result": result, "status": outcome.status, "at": before, "tool": str(tool),
+                                      "arguments": dict(arguments) if isinstance(arguments, Mapping) else {}}
             if ep.world.now_iso != before:
                 if self.history and self.history[-1][0] == before:
                     self.history[-1][1] = metric

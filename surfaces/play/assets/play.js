@@ -289,7 +289,8 @@
     const box = el("section", {class: "panel state", id: "state"}, el("h2", {text: "The world now"}));
     if (S.done) {
       box.append(el("div", {class: "ended", id: "ended",
-        text: `The episode has ended (${S.status}${S.ended ? ": " + S.ended : ""}). The run is in ${S.run_dir}.`}));
+        text: `The episode has ended (${S.status === "running" ? "stopped" : S.status}${S.ended ? ": " + S.ended : ""}). ` +
+          `The run is in ${S.run_dir}.`}));
     }
     box.append(kv(S.observation));
     const m = S.metric || {};
@@ -304,7 +305,11 @@
     box.append(lastBox);
     for (const [name, a] of Object.entries(S.answers || {}).reverse()) {
       if (last && name === last.command) continue;
-      const d = el("details", {"data-command": name}, el("summary", {text: `${name} · ${String(a.at).replace("T", " ")}`}), answerView(a));
+      const again = el("button", {type: "button", class: "again", title: "run it again (recorded like any command)",
+        text: "again", onclick: ev => { ev.preventDefault(); send(a.tool, a.arguments || {}); }});
+      again.disabled = S.done || busy;
+      const d = el("details", {"data-command": name},
+        el("summary", {}, el("span", {text: `${name} · ${String(a.at).replace("T", " ")} `}), again), answerView(a));
       if (isRows(Object.values(a.result || {}).find(isRows)) || a.status !== 0) d.open = true;
       box.append(d);
     }
