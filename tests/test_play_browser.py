@@ -184,6 +184,23 @@ def test_hostile_text_is_shown_as_text(startup, tab, tmp_path):
     vending.close()
 
 
+def test_hostile_text_from_a_file_is_shown_as_text(tab, tmp_path):
+    """A freelance task bank whose categories and questions hold markup: the task table and the task, as text."""
+    bank = tmp_path / "tasks.jsonl"
+    row = {"question": f"6*7?{BAD}", "answer": "42", "category": f"Math{BAD}", "init_payment": 20, "init_effort": 2}
+    bank.write_text((json.dumps(row) + "\n") * 4, encoding="utf-8")
+    player = Player(tab, PlaySession("freelance", "default", 1, out=tmp_path / "run",
+                                     overrides={"tasks_path": str(bank)}))
+    page = player.page
+    player.act(lambda: page.click("form[data-tool=tasks_discover] button[type=submit]"))
+    player.click("tasks_browse")
+    assert f"Math{BAD}" == page.inner_text("#last table.rows tbody tr:first-child td:nth-child(2)")
+    player.submit("task_inspect", task_id=page.inner_text("#last table.rows tbody tr:first-child td:first-child"))
+    assert f"6*7?{BAD}" == page.inner_text("#last tr[data-key=question] td")
+    assert 0 == page.locator("img").count() and "1" != page.title()
+    player.close()
+
+
 def test_a_third_party_world_plays_with_no_play_code_of_its_own(tab, tmp_path):
     """examples/lemonade (registered by conftest) plays through its declared forms and fits 1280x800."""
     out = tmp_path / "run"
