@@ -170,3 +170,16 @@ def test_a_killed_server_loses_nothing(tmp_path):
     assert (4, OPERATION_PLAY[4]) == (resumed.episode.calls, resumed.call(OPERATION_PLAY[4], {})["command"])
     resumed.close()
     assert verify_run_dir(out).ok
+
+
+def test_the_page_never_parses_text_as_markup():
+    """The page's script builds elements and sets text only; the page loads nothing from elsewhere."""
+    from importlib import resources
+
+    from bizsim.surfaces.play.page import render
+
+    script = resources.files("bizsim.surfaces.play").joinpath("assets", "play.js").read_text(encoding="utf-8")
+    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        assert sink not in script
+    page = render({"benchmark_id": "</script><b>x"}, token="t")
+    assert "</script><b>" not in page and "default-src 'none'" in page
