@@ -91,8 +91,8 @@ class PlaySession:
         log = ep.world.command_log()
         points: list[list[Any]] = []
         if log:
-            cls, config, seed = world_spec(ep.spec.world).world_class(), ep.world.config, ep.spec.seed
-            replay(lambda: cls(config, seed), log, lambda w: points.append([w.now_iso, metric_of(w)]))
+            spec, config, seed = world_spec(ep.spec.world), ep.world.config, ep.spec.seed
+            replay(lambda: spec.make(config, seed), log, lambda w: points.append([w.now_iso, metric_of(w)]))
         if not points or points[-1][0] != ep.world.now_iso:
             points.append([ep.world.now_iso, metric_of(ep.world)])
         self.history = points
