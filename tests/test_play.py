@@ -183,3 +183,18 @@ def test_the_page_never_parses_text_as_markup():
         assert sink not in script
     page = render({"benchmark_id": "</script><b>x"}, token="t")
     assert "</script><b>" not in page and "default-src 'none'" in page
+
+
+def test_a_played_run_is_viewed_and_forked(tmp_path):
+    """The viewer reads a played run (agent human) and a fork continues it with an agent from a day of it."""
+    from bizsim.runs.fork import fork
+    from bizsim.view import view_data
+
+    played = PlaySession("operation", "default", 5, out=tmp_path / "human", player="cy", overrides=SHORT)
+    for tool in OPERATION_PLAY:
+        played.call(tool, {})
+    played.close()
+    data = view_data([tmp_path / "human"])
+    assert "human" in json.dumps(data)
+    result = fork(tmp_path / "human", {"day": 2}, "round-robin", out=tmp_path / "fork")
+    assert verify_run_dir(tmp_path / "fork").ok and result is not None
