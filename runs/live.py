@@ -103,6 +103,8 @@ class Episode:
         fsync: also ``fsync`` the logs after every call (survives power loss, not just a kill; slower).
         metadata: JSON-able facts about the run kept in ``result.json`` under ``live.metadata`` (an Inspect
             sample's id, the harness's log); :meth:`add_metadata` adds more later.
+        resumed: the record and command log of the run ``out`` held, replayed before anything is written
+            (:meth:`resume` passes them; its counters and wall time carry on).
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -125,6 +127,7 @@ class Episode:
         overwrite: bool = False,
         fsync: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        resumed: tuple[RunRecord, Sequence[tuple[int, str]]] | None = None,
     ) -> None:
         from bizsim.agents.start import Window, start_of
 
@@ -149,6 +152,8 @@ class Episode:
                 check_run_dir_free(self.root, overwrite=overwrite)
             self.world: World = self._new_world()
             self.driver = Driver(self.world)
+            if resumed is not None:
+                self._replay(resumed[1])
             self._mark_start()
             self.budgets = budgets or Budgets()
             self.max_turns = self.budgets.max_turns if self.budgets.max_turns is not None else getattr(
@@ -165,6 +170,9 @@ class Episode:
             self.closed = False
             self._written = 0  # trajectory records already in trajectory.jsonl
             self._command_count = 0  # command records among them
+            self._wall_before = 0.0  # wall seconds of the sessions before a resume
+            if resumed is not None:
+                self._carry(resumed[0])
             if self.root is not None:
                 write_text_atomic(RunDir(self.root).config, dump_toml(config_to_dict(self.world.config)))
                 _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
@@ -176,6 +184,59 @@ class Episode:
             if self._lockfile is not None:
                 self._lockfile.close()
             raise
+
+    @classmethod
+    def resume(cls, out: str | Path, *, surface: str, budgets: Budgets | None = None, fsync: bool = False) -> Episode:
+        """Continue the live episode recorded in ``out`` (the server was stopped, the client went away).
+
+        Its command log is replayed to rebuild the world, then the directory is written anew and recording goes on:
+        counters, clients, metadata and wall time carry on from its ``result.json``.
+
+        Raises:
+            ConfigError: ``out`` holds no live episode (a baseline or LLM run), one that has ended, one another
+                process is recording, or one whose log does not replay.
+        """
+        from bizsim.runs.rundir import read_command_log, read_record
+
+        record = read_record(out)
+        live = record.live
+        if not isinstance(live, dict):
+            raise ConfigError(f"{str(out)!r} holds a {record.agent} run, not a live episode; only live episodes "
+                              "(bizsim play, mcp, serve) resume")
+        if record.terminal_reason != "agent_stopped":
+            raise ConfigError(f"{str(out)!r} has ended ({record.terminal_reason}); nothing is left to play: start "
+                              "another run")
+        overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
+        metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
+        base = live.get("base_preset")
+        preset = base if isinstance(base, str) else record.preset
+        return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
+                   agent=record.agent, budgets=budgets, overwrite=True, fsync=fsync, metadata=metadata,
+                   resumed=(record, read_command_log(out)))
+
+    def _replay(self, log: Sequence[tuple[int, str]]) -> None:
+        for _, line in log:
+            self.driver.send(line)
+        if self.world.command_log() != list(log):
+            raise ConfigError(f"{str(self.root)!r}: its command log does not replay on {self.spec.world} preset "
+                              f"{self.spec.preset} seed {self.spec.seed}; the directory was edited or written by "
+                              "another bizsim version")
+
+    def _carry(self, record: RunRecord) -> None:
+        live = record.live or {}
+        counts = [live.get(k) for k in ("calls", "refused_calls", "calls_not_run", "advances")]
+        if all(type(n) is int and n >= 0 for n in counts):
+            self.calls, self.refused, self.not_run, self.advances = (int(n or 0) for n in counts)
+        given = live.get("clients")
+        clients: list[Any] = given if isinstance(given, list) else []
+        self.clients = [{"name": _clip(c.get("name")), "version": None if c.get("version") is None else
+                         _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
+        self._wall_before = float(record.wall_s or 0.0)
+
+    @property
+    def wall_s(self) -> float:
+        """Wall seconds the run has been played, the sessions before a :meth:`resume` included."""
+        return self._wall_before + time.perf_counter() - self._started
 
     # -- stepping (reset, step, reward) ------------------------------------------
     def _new_world(self) -> World:
@@ -473,7 +534,8 @@ class Episode:
     # -- inside --------------------------------------------------------------
     def _precheck(self, text: str | None, wrong_type: str) -> CallOutcome | None:
         if self.closed:
-            return self._not_run("The episode is closed.", "Start a new episode.", record=False)
+            why = f" ({self.stopped})" if self.stopped else ""
+            return self._not_run(f"The episode is closed{why}.", "Start a new episode.", record=False)
         if self.done:
             detail = self.world.terminal_detail or self.stopped
             status = self.world.status.value + (f": {detail}" if detail else "")
@@ -591,9 +653,9 @@ class Episode:
                             "max_cost_usd": self.budgets.max_cost_usd, "max_call_chars": self.budgets.max_call_chars},
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "cost_usd": self.cost_usd},
-                "overrides": self.spec.overrides, "metadata": self.metadata,
+                "overrides": self.spec.overrides, "base_preset": self.spec.preset, "metadata": self.metadata,
             },
-            wall_s=round(time.perf_counter() - self._started, 6),
+            wall_s=round(self.wall_s, 6),
         )
 
     def _budget_text(self) -> str:

@@ -14,16 +14,14 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS, SOCKET_REQUEST_SECONDS
 
+from bizsim.surfaces._bounded_server import LOOPBACK as _LOOPBACK
+from bizsim.surfaces._bounded_server import LOOPBACK_HOST as _LOOPBACK_HOST
 from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
 
 __all__ = ["ViewServer"]
 
 _RUN = re.compile(r"/run/([A-Za-z0-9_.-]{1,128})")
 _PAGE = re.compile(r"/page/([^/]{1,300})")
-#: A loopback server answers only requests addressed to a loopback name: a web page elsewhere that points its own
-#: domain at 127.0.0.1 (DNS rebinding) is refused, so it cannot read the runs.
-_LOOPBACK = ("127.0.0.1", "localhost", "::1")
-_LOOPBACK_HOST = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?", re.IGNORECASE)
 
 
 def _version(paths: Sequence[Path]) -> str:
