@@ -48,6 +48,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import load_object, world_names, world_spec
 
+from bizsim.surfaces._rl_args import check_seed
 from bizsim.surfaces.textenv import TextEnv
 
 __all__ = ["MAX_COMMAND", "MAX_EPISODE_STEPS", "MAX_OBSERVATION", "OBSERVATION_CHARSET", "BizSimEnv",
@@ -143,7 +144,9 @@ class BizSimEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         """Start an episode; the observation is the world's system prompt."""
-        if seed is None and self._first:
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._first:
             seed = self.text.seed  # the constructor's seed, and np_random's: later unseeded resets repeat too
         super().reset(seed=seed)
         if seed is None:

@@ -18,6 +18,8 @@ from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.world import World
 
+from bizsim.surfaces._rl_args import check_seed
+
 __all__ = ["TextEnv", "metric_of", "observation_text", "prompt_text"]
 
 
@@ -44,7 +46,7 @@ class TextEnv:
     Args:
         world: a registered world name (``startup``, ``operation``, ``vending``...).
         preset: a preset name, a ``.toml`` path, or a config object.
-        seed: the episode seed :meth:`reset` uses when given none.
+        seed: the episode seed :meth:`reset` uses when given none (an integer from 0 to 2^63 - 1).
         start: where episodes start (default: a fresh world of ``preset``), or a snapshot.
         window: how long an episode lasts (default: until the world ends): a ``Window``, ``N`` turns or
             ``{"days": D}``.
@@ -57,7 +59,7 @@ class TextEnv:
 
         self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
         self.preset = preset
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.start = start_of(start)
         if self.start is not None and self.start.world_name != self.world_name:
             raise BizSimError(f"start is a start state of {self.start.world_name}, not {self.world_name}")
@@ -107,7 +109,7 @@ class TextEnv:
         world is freed first (:meth:`close`): read what you need of it before.
         """
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = check_seed(seed)
         self.close()
         self._episode = Episode(self.world_name, self.preset, self.seed, start=self.start, window=self.window,
                                 surface="text")

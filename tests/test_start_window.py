@@ -78,7 +78,7 @@ def test_bad_start_states_and_windows_are_refused_with_one_line():
         StartState("startup", agent="nobody", until=3)
     with pytest.raises(ConfigError, match="one of them"):
         Window()
-    with pytest.raises(ConfigError, match="> 0"):
+    with pytest.raises(ConfigError, match=">= 1"):
         Window(turns=0)
 
 
