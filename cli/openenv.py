@@ -33,6 +33,9 @@ def add_parser(sub: Any) -> None:
     window.add_argument("--window-turns", type=bounded_int(1), metavar="N", help="end each episode after N agent turns")
     window.add_argument("--window-days", type=bounded_float(0, above=True), metavar="D",
                         help="end each episode after D simulated days")
+    p.add_argument("--reward", choices=("delta", "terminal"), default="delta",
+                   help="delta: each step's metric change (default); terminal: 0 until the step that ends the "
+                        "episode, which gets the whole change")
     p.add_argument("--reward-scale", type=bounded_float(0, above=True), default=1.0, metavar="X",
                    help="the reward is the metric change times X (default 1; startup's metric is in cents)")
     p.set_defaults(handler=run_openenv)
@@ -47,7 +50,7 @@ def run_openenv(args: argparse.Namespace) -> int:
     window = ({"turns": args.window_turns} if args.window_turns is not None else
               {"days": args.window_days} if args.window_days is not None else None)
     runs = EpisodeRuns(args.world, args.preset, args.seed, out=args.out, window=window,
-                       reward_scale=args.reward_scale)
+                       reward=args.reward, reward_scale=args.reward_scale)
     try:
         serve(runs, host=args.host, port=args.port, max_episodes=args.max_episodes)
     except KeyboardInterrupt:

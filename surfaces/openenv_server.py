@@ -46,7 +46,7 @@ from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
 from bizsim.simcore.registry import world_spec
 
-from bizsim.runs.live import Episode
+from bizsim.runs.live import REWARDS, Episode
 from bizsim.runs.rundir import make_output_dir
 from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
 
@@ -113,6 +113,8 @@ class EpisodeRuns:
         out: the folder each episode's run directory is made in.
         start: where episodes start (:class:`~bizsim.agents.start.StartState` or a snapshot); default fresh.
         window: how long an episode lasts (``N`` turns, ``{"days": D}``); default until the world ends.
+        reward: ``"delta"`` (each step's metric change) or ``"terminal"`` (all of it on the step that ends the
+            episode); see :data:`bizsim.runs.live.REWARDS`.
         reward_scale: the reward is the metric change times this (a finite number > 0).
 
     Raises:
@@ -120,7 +122,7 @@ class EpisodeRuns:
     """
 
     def __init__(self, world: str, preset: str = "default", seed: int = 1, *, out: str | Path, start: Any = None,
-                 window: Any = None, reward_scale: float = 1.0) -> None:
+                 window: Any = None, reward: str = "delta", reward_scale: float = 1.0) -> None:
         from bizsim.agents.start import Window, start_of
         from bizsim.runs.runspec import RunSpec, world_config
 
@@ -134,6 +136,9 @@ class EpisodeRuns:
         if self.start is not None and self.start.world_name != self.world:
             raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.world}")
         self.window = Window.of(window)
+        if reward not in REWARDS:
+            raise ConfigError(f"reward(={reward!r:.60}) must be one of {', '.join(REWARDS)}")
+        self.reward = reward
         self.reward_scale = check_reward_scale(reward_scale)
         self.out = make_output_dir(out)
         self._numbers = itertools.count(1)
@@ -149,7 +154,7 @@ class EpisodeRuns:
             folder.mkdir()
         metadata = {} if episode_id is None else {"episode_id": str(episode_id)[:MAX_CLIENT_NAME_CHARS]}
         return Episode(self.world, self.preset, seed, out=folder, start=self.start, window=self.window,
-                       surface="openenv", metadata=metadata)
+                       surface="openenv", metadata=metadata, reward=self.reward)
 
 
 class BizSimEnvironment(Environment[BizSimAction, BizSimObservation, BizSimState]):
