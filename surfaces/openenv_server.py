@@ -236,6 +236,26 @@ def build_app(runs: EpisodeRuns, max_episodes: int = 64) -> Any:
                               max_concurrent_envs=limit)
 
 
+class _QuietClose:
+    """The app, without the traceback OpenEnv 0.3 logs at every session's end: its WebSocket handler closes a
+    socket the client has already closed, and Starlette raises ``WebSocketDisconnect`` for that (nothing is lost:
+    the session's episode was closed before)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.websockets import WebSocketDisconnect
+
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            pass
+
+
 def serve(runs: EpisodeRuns, *, host: str = "127.0.0.1", port: int = 8000, max_episodes: int = 64,
           ready: Any = None) -> None:
     """Serve ``runs`` until stopped (Ctrl-C, SIGTERM); ``ready(server, port)`` is called once it listens.
@@ -247,7 +267,7 @@ def serve(runs: EpisodeRuns, *, host: str = "127.0.0.1", port: int = 8000, max_e
 
     from bizsim.surfaces.mcp_server import bind_http
 
-    app = build_app(runs, max_episodes)
+    app = _QuietClose(build_app(runs, max_episodes))
     sock = bind_http(host, port, what="OpenEnv")
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_CALL_CHARS,
