@@ -15,7 +15,10 @@ pytest.importorskip("openenv.core.env_server.http_server")
 from bizsim.cli.main import main
 from bizsim.runs.rundir import read_record
 from bizsim.runs.verify import verify_run_dir
-from bizsim.surfaces.openenv_server import EpisodeRuns, serve
+from bizsim.agents.start import StartState
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.registry import world_names, world_spec
+from bizsim.surfaces.openenv_server import BizSimAction, BizSimEnvironment, EpisodeRuns, build_app, serve
 from openenv.core.generic_client import GenericEnvClient
 
 pytestmark = pytest.mark.xdist_group("openenv")
@@ -104,3 +107,35 @@ def test_the_command_refuses_a_port_in_use_before_serving(tmp_path, capsys):
         port = busy.getsockname()[1]
         assert 2 == main(["openenv", "operation", "--out", str(tmp_path), "--port", str(port)])
     assert f"cannot serve OpenEnv on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("world", world_names())
+def test_every_registered_world_plays_an_episode_through_the_environment(world, tmp_path):
+    """Each registered world resets with its tools and plays its advance command; the run directory verifies."""
+    env = BizSimEnvironment(EpisodeRuns(world, out=tmp_path))
+    first = env.reset(seed=2)
+    advance = env.episode.advance_command
+    assert any(t["function"]["name"] == advance.replace(" ", "_") for t in first.tools) and not first.done
+    stepped = env.step(BizSimAction(command=advance))
+    assert (world_spec(world).benchmark_id, 1) == (env.state.world, env.state.step_count)
+    assert stepped.reward == pytest.approx(stepped.metric - env.episode.start_metric)
+    run = tmp_path / env.state.run
+    env.close()
+    assert verify_run_dir(run).ok
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"world": 3}, r"world\(=3\) must be a registered world's name"),
+    ({"preset": "nope"}, r"unknown operation preset 'nope'"),
+    ({"seed": -1}, r"seed\(=-1\) must be an integer from 0"),
+    ({"reward": "shaped"}, r"reward\(='shaped'\) must be one of delta, terminal"),
+    ({"reward_scale": float("nan")}, r"reward_scale\(=nan\) must be a finite number > 0"),
+    ({"window": {"days": 0}}, r"days\(=0\) must be a finite number > 0"),
+    ({"start": StartState("startup")}, r"start is a start state of startup, not operation"),
+])
+def test_server_arguments_are_refused_with_their_rule(kwargs, match, tmp_path):
+    """Every argument of the server's episodes is checked before it listens; so is the number of sessions."""
+    with pytest.raises(ConfigError, match=match):
+        EpisodeRuns(**{"world": "operation", "out": tmp_path, **kwargs})
+    with pytest.raises(ConfigError, match=r"max_episodes\(=0\) must be an integer from 1 to 1,024"):
+        build_app(EpisodeRuns("operation", out=tmp_path), max_episodes=0)
