@@ -22,12 +22,14 @@ the return over a window is the metric at the window's end minus the metric at i
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import show
 from bizsim.simcore.points import US_PER_DAY, fork_point, point_t_us
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.snapshot import Snapshot, restore
@@ -169,9 +171,12 @@ class Window:
     def __attrs_post_init__(self) -> None:
         if (self.turns is None) == (self.days is None):
             raise ConfigError("a window is turns=N or days=D (one of them)")
-        value = self.turns if self.turns is not None else self.days
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ConfigError(f"a window's length(={value!r}) must be a number > 0")
+        if self.turns is not None:
+            if isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1:
+                raise ConfigError(f"a window's turns(={show(self.turns)}) must be an integer >= 1, e.g. turns=10")
+        elif isinstance(self.days, bool) or not isinstance(self.days, (int, float)) or not (
+                math.isfinite(self.days) and self.days > 0):  # NaN and infinity would never end the window
+            raise ConfigError(f"a window's days(={show(self.days)}) must be a finite number > 0, e.g. days=7")
 
     @classmethod
     def of(cls, value: Any) -> Window | None:

@@ -17,7 +17,7 @@ from .parser import Parser, bizsim_version
 __all__ = ["main"]
 
 #: The subcommands' modules, in the order ``bizsim --help`` lists them; each has ``add_parser(s)(sub)``.
-_COMMANDS = ("run", "shell", "play", "listing", "verify", "fork", "sweep", "live", "ycbench", "view")
+_COMMANDS = ("run", "shell", "play", "listing", "verify", "fork", "sweep", "live", "openenv", "ycbench", "view")
 
 
 def _build_parser() -> argparse.ArgumentParser:

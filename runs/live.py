@@ -68,7 +68,12 @@ from bizsim.runs.record import RunRecord
 from bizsim.runs.rundir import RunDir, _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
 from bizsim.runs.runspec import RunSpec, world_config
 
-__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
+__all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "REWARDS", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
+
+#: How :meth:`Episode.step` rewards: ``delta``, each step the change of the world's metric it caused (dense);
+#: ``terminal``, 0 until the step that ends the episode (the world's end or the window's), which gets the metric's
+#: change over the whole episode (sparse). Either way an episode's rewards sum to its metric change.
+REWARDS = ("delta", "terminal")
 
 #: Distinct clients recorded in ``result.json`` (a shell session may see many); later ones are counted only.
 _MAX_CLIENTS = 16
@@ -105,6 +110,7 @@ class Episode:
             sample's id, the harness's log); :meth:`add_metadata` adds more later.
         resumed: the record and command log of the run ``out`` held, replayed before anything is written
             (:meth:`resume` passes them; its counters and wall time carry on).
+        reward: how :meth:`step` rewards, one of :data:`REWARDS` (default ``delta``).
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -128,8 +134,13 @@ class Episode:
         fsync: bool = False,
         metadata: Mapping[str, Any] | None = None,
         resumed: tuple[RunRecord, Sequence[tuple[int, str]]] | None = None,
+        reward: str = "delta",
     ) -> None:
         from bizsim.agents.start import Window, start_of
+
+        if reward not in REWARDS:
+            raise ConfigError(f"reward(={show(reward)}) must be one of {', '.join(REWARDS)}")
+        self.reward = reward
 
         config = None if isinstance(preset, (str, PurePath)) else preset
         if config is not None and out is not None:
@@ -290,8 +301,9 @@ class Episode:
         """Run one command line; return ``(observation, reward, done, info)``.
 
         The observation is the command's answer as canonical JSON text (a refusal's is its ``{"error", "hint"}``
-        and changes nothing); the reward is the change of the world's metric the step caused, so an episode's
-        rewards sum to its final metric minus its first. ``info`` holds the answer as data, ``error``, the
+        and changes nothing); the reward is the change of the world's metric the step caused (with
+        ``reward="terminal"``, 0 until the last step, which gets the whole change), so an episode's rewards sum to
+        its final metric minus its first. ``info`` holds the answer as data, ``error``, the
         ``metric``, the world's ``status`` and ``time``, ``truncated`` and the agent ``turns``.
 
         Raises:
@@ -323,6 +335,8 @@ class Episode:
         metric = metric_of(world)
         reward, self._metric = metric - self._metric, metric
         truncated = not world.done and self.truncated
+        if self.reward == "terminal":
+            reward = metric - self.start_metric if outcome.done or truncated else 0.0
         result = outcome.result
         info = {"result": result, "error": isinstance(result, dict) and "error" in result, "metric": metric,
                 "status": world.status.value, "time": world.now_iso, "truncated": truncated, "turns": self.turns}

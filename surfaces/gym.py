@@ -48,6 +48,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import load_object, world_names, world_spec
 
+from bizsim.surfaces._rl_args import check_seed
 from bizsim.surfaces.textenv import TextEnv
 
 __all__ = ["MAX_COMMAND", "MAX_EPISODE_STEPS", "MAX_OBSERVATION", "OBSERVATION_CHARSET", "BizSimEnv",
@@ -110,12 +111,13 @@ class BizSimEnv(gymnasium.Env):
         window: how long an episode lasts: a :class:`~bizsim.agents.start.Window`, ``N`` agent turns or
             ``{"days": D}``; when it is over, ``step`` returns ``truncated=True``. The rewards of a window sum
             to the metric at its end minus the metric at its start.
+        reward: ``"delta"`` (each step's metric change; default) or ``"terminal"`` (all of it on the last step).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - as gymnasium.Env types it
 
     def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
-                 render_mode: str | None = None, start: Any = None, window: Any = None) -> None:
+                 render_mode: str | None = None, start: Any = None, window: Any = None, reward: str = "delta") -> None:
         name = world_spec(world).name
         names = _discrete_names(name)
         actions = actions or ("discrete" if names else "text")
@@ -125,7 +127,7 @@ class BizSimEnv(gymnasium.Env):
         if render_mode not in (None, "ansi"):
             raise ConfigError(f"render_mode(={render_mode!r}) must be None or 'ansi'")
         self.render_mode = render_mode
-        self.text = TextEnv(name, preset, seed, start=start, window=window)
+        self.text = TextEnv(name, preset, seed, start=start, window=window, reward=reward)
         self._first = True
         self._last = ""
         #: The command each discrete action issues (empty for text actions).
@@ -143,7 +145,9 @@ class BizSimEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         """Start an episode; the observation is the world's system prompt."""
-        if seed is None and self._first:
+        if seed is not None:
+            seed = check_seed(seed)
+        elif self._first:
             seed = self.text.seed  # the constructor's seed, and np_random's: later unseeded resets repeat too
         super().reset(seed=seed)
         if seed is None:

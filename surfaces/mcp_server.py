@@ -139,7 +139,7 @@ def build_server(episode: LiveEpisode) -> Server[Any]:
     )
 
 
-def bind_http(host: str, port: int) -> socket.socket:
+def bind_http(host: str, port: int, what: str = "MCP") -> socket.socket:
     """A listening socket on ``host:port`` for :func:`serve`, taken before the episode is opened, so a port in use
     is an error that leaves the run directory untouched.
 
@@ -156,7 +156,7 @@ def bind_http(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except (OSError, UnicodeError) as exc:  # a host name too long for IDNA is a UnicodeError
         sock.close()
-        raise ConfigError(f"cannot serve MCP on {host[:200]}:{port}: {exc.strerror if isinstance(exc, OSError) else exc}"
+        raise ConfigError(f"cannot serve {what} on {host[:200]}:{port}: {exc.strerror if isinstance(exc, OSError) else exc}"
                           ) from None
     return sock
 

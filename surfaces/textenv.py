@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bizsim.runs.live import Episode
+from bizsim.runs.live import REWARDS, Episode
 from bizsim.runs.observation import metric_of, observation_text, prompt_text
 from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.world import World
+
+from bizsim.surfaces._rl_args import check_seed
 
 __all__ = ["TextEnv", "metric_of", "observation_text", "prompt_text"]
 
@@ -44,24 +46,29 @@ class TextEnv:
     Args:
         world: a registered world name (``startup``, ``operation``, ``vending``...).
         preset: a preset name, a ``.toml`` path, or a config object.
-        seed: the episode seed :meth:`reset` uses when given none.
+        seed: the episode seed :meth:`reset` uses when given none (an integer from 0 to 2^63 - 1).
         start: where episodes start (default: a fresh world of ``preset``), or a snapshot.
         window: how long an episode lasts (default: until the world ends): a ``Window``, ``N`` turns or
             ``{"days": D}``.
+        reward: ``"delta"`` (each step's metric change, above) or ``"terminal"`` (0 until the step that ends the
+            episode or its window, which gets the metric change over the episode); see ``bizsim.runs.live.REWARDS``.
     """
 
 
     def __init__(self, world: str, preset: Any = "default", seed: int = 1, *, start: Any = None,
-                 window: Any = None) -> None:
+                 window: Any = None, reward: str = "delta") -> None:
         from bizsim.agents.start import Window, start_of
 
         self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
         self.preset = preset
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.start = start_of(start)
         if self.start is not None and self.start.world_name != self.world_name:
             raise BizSimError(f"start is a start state of {self.start.world_name}, not {self.world_name}")
         self.window = Window.of(window)
+        if reward not in REWARDS:
+            raise BizSimError(f"reward(={reward!r:.60}) must be one of {', '.join(REWARDS)}")
+        self.reward = reward
         self._episode: Episode | None = None
 
     @property
@@ -107,10 +114,10 @@ class TextEnv:
         world is freed first (:meth:`close`): read what you need of it before.
         """
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = check_seed(seed)
         self.close()
         self._episode = Episode(self.world_name, self.preset, self.seed, start=self.start, window=self.window,
-                                surface="text")
+                                surface="text", reward=self.reward)
         return prompt_text(self._episode.world)
 
     def step(self, command: str) -> tuple[str, float, bool, dict]:

@@ -33,12 +33,17 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
 from bizsim.agents.start import StartState, Window, start_of
+from bizsim.surfaces._rl_args import check_count, check_reward_scale
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
-__all__ = ["DEFAULT_SEEDS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
+__all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
 
 #: Train and eval seeds when none are given: disjoint, as every split must be.
 DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}
+#: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
+MAX_ROLLOUT_MODEL_CALLS = 100_000
+#: verifiers' own arguments that :func:`load_environment` passes on; the others it sets itself.
+_OWN = frozenset({"dataset", "eval_dataset", "rubric", "tool_defs", "env_id", "max_turns", "system_prompt"})
 
 
 def split_seeds(seeds: Any = None, eval_seeds: Any = None) -> tuple[list[int], list[int]]:
@@ -77,7 +82,7 @@ class BizSimVerifiersEnv(vf.MultiTurnEnv):
     def __init__(self, *, world: str, preset: str, start: StartState | None, window: Window | None,
                  reward_scale: float = 1.0, **kwargs: Any) -> None:
         self.world_name, self.preset, self.start, self.window = world, preset, start, window
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = check_reward_scale(reward_scale)
         self.commands = world_spec(world).world_class().commands
         tools = [vf.Tool(name=t["function"]["name"], description=t["function"]["description"],
                          parameters=t["function"]["parameters"]) for t in self.commands.tool_schemas()]
@@ -148,6 +153,22 @@ class BizSimVerifiersEnv(vf.MultiTurnEnv):
             env.close()
 
 
+def _check_passed_on(kwargs: Mapping[str, Any]) -> None:
+    """Refuse an argument verifiers would silently keep (a typo of one of ours, or one we set)."""
+    import inspect
+
+    known: set[str] = set()
+    for cls in (vf.MultiTurnEnv, vf.Environment):
+        known |= {p.name for p in inspect.signature(cls.__init__).parameters.values()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    known -= _OWN | {"self"}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ConfigError(f"load_environment got unknown argument(s) {unknown}; bizsim's are world, preset, start, "
+                          f"window, seeds, eval_seeds, max_turns, reward_scale, and verifiers' own are "
+                          f"{sorted(known)}")
+
+
 def _arguments(raw: Any) -> dict[str, Any] | None:
     """A tool call's arguments as a dict; text that is not a JSON object becomes an empty call the command
     refuses with its own error (the model sees why)."""
@@ -200,20 +221,29 @@ def load_environment(
             :data:`DEFAULT_SEEDS`.
         eval_seeds: eval seeds when ``seeds`` gives only the train ones.
         max_turns: at most this many model calls a rollout.
-        reward_scale: the reward is the metric change times this (startup's metric is in cents).
-        kwargs: passed to ``vf.MultiTurnEnv`` (``system_prompt`` is not: the world writes its own).
+        reward_scale: the reward is the metric change times this: a finite number > 0 (startup's metric is in
+            cents).
+        kwargs: verifiers' own ``Environment``/``MultiTurnEnv`` arguments (``sampling_args``, ``max_workers``,
+            ...), passed on; not those this function sets (``system_prompt``: the world writes its own).
 
     Raises:
-        ConfigError: an unknown world, overlapping seed sets, a start state of another world.
+        ConfigError: an unknown world or preset, overlapping or empty seed sets (or more than
+            :data:`~bizsim.simcore.limits.MAX_SEEDS`, counted before any is listed), a start state of another world,
+            a ``max_turns`` that is not an integer from 1 to :data:`MAX_ROLLOUT_MODEL_CALLS`, a ``reward_scale``
+            that is not a finite number > 0, a bad window, an argument verifiers does not take.
     """
+    if not isinstance(world, str):
+        raise ConfigError(f"world(={world!r}) must be a registered world's name, e.g. 'startup'")
     name = world_spec(world).name
+    turns = check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS)
+    scale = check_reward_scale(reward_scale)
+    _check_passed_on(kwargs)
     state = start_of(start)
     if state is not None and state.world_name != name:
         raise ConfigError(f"start is a start state of {state.world_name}, not {name}")
     if state is None:
         state = StartState(name, preset=preset)
     train, held = split_seeds(seeds, eval_seeds)
-    scale = float(reward_scale)
 
     async def metric_change(state: vf.State) -> float:
         """The world's metric at the end of the rollout minus at its start (the per-step rewards' sum)."""
@@ -223,6 +253,6 @@ def load_environment(
     rubric = vf.Rubric(funcs=[metric_change], weights=[1.0])
     return BizSimVerifiersEnv(
         world=name, preset=preset, start=state, window=Window.of(window), reward_scale=scale,
-        dataset=_rows(name, train), eval_dataset=_rows(name, held), rubric=rubric, max_turns=max_turns,
+        dataset=_rows(name, train), eval_dataset=_rows(name, held), rubric=rubric, max_turns=turns,
         env_id=f"bizsim-{world_spec(name).benchmark_id}", **kwargs,
     )

@@ -21,5 +21,5 @@ def test_every_subcommand_is_handled_by_its_own_module():
     sub = next(a for a in _build_parser()._actions if a.dest == "cmd")
     handlers = {name: p.get_default("handler") for name, p in sub.choices.items()}
     assert [] == [name for name, h in handlers.items() if h is None or h.__module__ == "bizsim.cli.main"]
-    assert {"run", "shell", "play", "list", "verify", "fork", "sweep", "report", "mcp", "serve", "do", "shim", "import",
-            "export", "view"} == set(handlers)
+    assert {"run", "shell", "play", "list", "verify", "fork", "sweep", "report", "mcp", "serve", "do", "shim",
+            "openenv", "import", "export", "view"} == set(handlers)

@@ -203,3 +203,21 @@ def test_a_key_the_endpoint_echoes_is_masked_in_every_record(tmp_path, monkeypat
     assert any(p.name == "llm_calls.jsonl" for p in written)
     assert [] == [p for p in written if KEY.encode() in p.read_bytes()]
     assert "my key is ***" in (tmp_path / "run" / "llm_calls.jsonl").read_text()
+
+
+def test_the_loopback_server_streams_when_asked():
+    """A streaming request gets OpenAI's chunks (the message, the finish reason, the usage when asked, [DONE]):
+    the openai client assembles the same tool call the policy answered."""
+    openai = pytest.importorskip("openai")
+
+    def policy(messages, tools):
+        return {"content": "hi", "tool_calls": [{"name": "task_done", "arguments": {"x": 1}}]}
+
+    with LoopbackLLMServer(policy, lifetime_s=30) as server:
+        client = openai.OpenAI(base_url=server.url, api_key="k")
+        chunks = list(client.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}],
+                                                     stream=True, stream_options={"include_usage": True}))
+    calls = [c for chunk in chunks for choice in chunk.choices for c in choice.delta.tool_calls or []]
+    assert ("hi", "task_done", '{"x": 1}') == (chunks[0].choices[0].delta.content, calls[0].function.name,
+                                              calls[0].function.arguments)
+    assert "tool_calls" == chunks[1].choices[0].finish_reason and chunks[-1].usage.total_tokens > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bizsim.agents.start import StartState, Window
+from bizsim.runs.live import REWARDS
 from bizsim.surfaces.textenv import TextEnv, metric_of
 from bizsim.analysis import run_episode
 from bizsim.simcore.errors import ConfigError
@@ -20,11 +21,13 @@ from .strategies import QUICK_AGENTS, script_lines, seeds, start_states, windows
 @settings(max_examples=6, deadline=None)
 @given(data=st.data(), seed=seeds(30))
 def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, data, seed):
-    """From any start state, any commands: the rewards of a window add up to the metric at its end minus the
-    metric at its start, and the window ends at its length in turns or days (or when the world does)."""
+    """From any start state, any commands, either reward: the rewards of a window add up to the metric at its end
+    minus the metric at its start (``terminal``: all of it on the last step), and the window ends at its length in
+    turns or days (or when the world does)."""
     start = data.draw(start_states(name), label="start")
     window = data.draw(windows(), label="window")
-    env = TextEnv(name, start.preset, seed, start=start, window=window)
+    mode = data.draw(st.sampled_from(REWARDS), label="reward")
+    env = TextEnv(name, start.preset, seed, start=start, window=window, reward=mode)
     try:
         env.reset()
     except ConfigError as exc:
@@ -33,15 +36,20 @@ def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, da
         assert restore(start.snapshot_for(seed)).done
         return
     assert not env.done  # an episode that resets is live: its first step is played, never "the episode has ended"
-    first, total, done, info = env.metric, 0.0, env.done, {"turns": 0, "truncated": False}
+    first, rewards, done, info = env.metric, [], env.done, {"turns": 0, "truncated": False}
     lines = script_lines(name, data.draw(world_scripts(name, max_turns=4), label="script"))
     # A startup world with no task refuses to advance, so a window in days may never end: the steps are capped.
     for line in lines + [env.world.advance_command] * 60:
         _, reward, done, info = env.step(line)
-        total += reward
+        rewards.append(reward)
         if done:
             break
-    assert total == pytest.approx(env.metric - first, rel=1e-9, abs=1e-6)
+    change = env.metric - first
+    if mode == "delta" or done:  # a terminal reward is paid when the episode ends, not while the steps are capped
+        assert sum(rewards) == pytest.approx(change, rel=1e-9, abs=1e-6)
+    if mode == "terminal":
+        assert [0.0] * (len(rewards) - 1) == rewards[:-1]
+        assert rewards[-1] == pytest.approx(change if done else 0.0, rel=1e-9, abs=1e-6)
     assert env.metric == metric_of(env.world)
     days = window.days_since(env.start_us, env.world.now_us)
     assert info["truncated"] == (done and not env.world.done)
@@ -78,7 +86,7 @@ def test_bad_start_states_and_windows_are_refused_with_one_line():
         StartState("startup", agent="nobody", until=3)
     with pytest.raises(ConfigError, match="one of them"):
         Window()
-    with pytest.raises(ConfigError, match="> 0"):
+    with pytest.raises(ConfigError, match=">= 1"):
         Window(turns=0)
 
 

@@ -92,3 +92,38 @@ def test_the_startup_world_offers_its_commands_as_tools_and_plays_a_window():
         out = _evaluate(env, server, 1)
     (o,) = out["outputs"]
     assert (0.0, 2, "episode_over") == (o["reward"], o["bizsim"]["turns"], o["stop_condition"])
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"reward_scale": "nan"}, r"reward_scale\(='nan'\) must be a finite number > 0"),
+    ({"reward_scale": "x"}, r"reward_scale\(='x'\) must be a finite number > 0"),
+    ({"reward_scale": float("nan")}, r"reward_scale\(=nan\)"),
+    ({"reward_scale": float("inf")}, r"reward_scale\(=inf\)"),
+    ({"reward_scale": 0}, r"reward_scale\(=0\)"),
+    ({"reward_scale": True}, r"reward_scale\(=True\)"),
+    ({"max_turns": -1}, r"max_turns\(=-1\) must be an integer from 1 to 100,000"),
+    ({"max_turns": 1.5}, r"max_turns\(=1.5\) must be an integer"),
+    ({"max_turns": "10"}, r"max_turns\(='10'\) must be an integer"),
+    ({"seeds": "1-10000000"}, r"10,000,000 seeds or more, past the limit of 100,000"),
+    ({"seeds": "1-5", "eval_seeds": "x"}, r"seeds: 'x' is not a seed"),
+    ({"window": {"days": float("inf")}}, r"days\(=inf\) must be a finite number > 0"),
+    ({"window": {"turns": 1.5}}, r"turns\(=1.5\) must be an integer >= 1"),
+    ({"window": {"weeks": 1}}, r"window\(=\{'weeks': 1\}\)"),
+    ({"preset": "nope"}, r"unknown operation preset 'nope'"),
+    ({"world": 3}, r"world\(=3\) must be a registered world's name"),
+    ({"max_turn": 5}, r"unknown argument\(s\) \['max_turn'\]"),
+    ({"system_prompt": "hi"}, r"unknown argument\(s\) \['system_prompt'\]"),
+])
+def test_load_environment_refuses_each_bad_argument_with_one_config_error(kwargs, match):
+    """A bad value is a ConfigError naming the argument and the rule, not a raw ValueError, a MemoryError or
+    a reward that is silently NaN."""
+    kwargs = {"world": "operation", **kwargs}
+    with pytest.raises(ConfigError, match=match):
+        load_environment(**kwargs)
+
+
+def test_load_environment_takes_verifiers_own_arguments():
+    """An argument verifiers' environment takes is passed on, and good values of ours are kept."""
+    env = load_environment(world="operation", seeds="1-2", eval_seeds="9", max_turns=3, reward_scale=2,
+                                  max_workers=4)
+    assert (3, 2.0, 4) == (env.max_turns, env.reward_scale, env.max_workers)

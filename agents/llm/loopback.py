@@ -161,6 +161,8 @@ class LoopbackLLMServer:
     def respond(self, body: dict, auth: str) -> tuple[int, bytes, dict[str, str]]:
         """Status, body and extra headers for one chat request."""
         status, payload, fault = self._respond(body, auth)
+        if payload.startswith(b"data: "):
+            return status, payload, {"Content-Type": "text/event-stream"}
         retry = fault.removeprefix("429 retry-after ") if fault and fault.startswith("429 retry-after ") else None
         return status, payload, {"Retry-After": retry} if retry else {}
 
@@ -217,7 +219,10 @@ class LoopbackLLMServer:
             wire["prompt_tokens_details"] = {"cached_tokens": usage["cache_read_tokens"]}
         if usage.get("reasoning_tokens"):
             wire["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning_tokens"]}
-        return 200, json.dumps(_completion(body, reply, wire)).encode(), fault
+        completion = _completion(body, reply, wire)
+        if body.get("stream") is True:  # an agent program that streams (verifiers 0.4's harnesses do)
+            return 200, _event_stream(completion, bool((body.get("stream_options") or {}).get("include_usage"))), fault
+        return 200, json.dumps(completion).encode(), fault
 
     def _billed_usage(self, body: dict, reply: Reply) -> dict:
         """Usage of every class: the prompt in cache units, read and written as the configured cache would."""
@@ -278,6 +283,22 @@ def _completion(body: dict, reply: Reply, usage: dict) -> dict:
     }
 
 
+def _event_stream(completion: dict, with_usage: bool) -> bytes:
+    """A completion as OpenAI's server-sent chunks: the whole message in one delta, the finish reason, the usage
+    when asked (``stream_options.include_usage``), then ``[DONE]``."""
+    head = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    choice = completion["choices"][0]
+    message = choice["message"]
+    delta: dict = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [dict(call, index=i) for i, call in enumerate(message["tool_calls"])]
+    chunks = [head | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+              head | {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}]
+    if with_usage:
+        chunks.append(head | {"choices": [], "usage": completion["usage"]})
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
 def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -304,7 +325,8 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.send_response(status)
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
+                if "Content-Type" not in (headers or {}):
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

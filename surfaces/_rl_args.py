@@ -1,0 +1,78 @@
+"""The checks every reinforcement-learning entry point runs on its arguments: one clear ConfigError each.
+
+A trainer's configuration arrives as JSON or command-line text, so a bad value must be refused where it is
+given, naming the argument, the value and the rule, never later as a raw ``ValueError`` deep in a rollout or a
+reward that is silently NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.limits import MAX_INT, show
+
+__all__ = ["check_count", "check_reward_scale", "check_seed"]
+
+
+def _integer(name: str, value: Any, rule: str) -> int:
+    if isinstance(value, bool):
+        raise ConfigError(f"{name}(={show(value)}) {rule}; a bool is not one")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ConfigError(f"{name}(={show(value)}) {rule}") from None
+
+
+def check_seed(value: Any, name: str = "seed") -> int:
+    """A world seed: an integer from 0 to 2^63 - 1 (a bool, a float or text is refused, not truncated).
+
+    >>> check_seed(7)
+    7
+
+    Raises:
+        ConfigError: naming the value and the rule.
+    """
+    rule = f"must be an integer from 0 to {MAX_INT} (2^63 - 1), e.g. {name}=1"
+    seed = _integer(name, value, rule)
+    if not 0 <= seed <= MAX_INT:
+        raise ConfigError(f"{name}(={show(value)}) {rule}")
+    return seed
+
+
+def check_count(value: Any, name: str, *, low: int = 1, high: int = MAX_INT) -> int:
+    """An integer count in ``[low, high]`` (``max_turns``, a port, a number of episodes).
+
+    >>> check_count(200, "max_turns")
+    200
+
+    Raises:
+        ConfigError: naming the value and the rule.
+    """
+    rule = f"must be an integer from {low:,} to {high:,}"
+    count = _integer(name, value, rule)
+    if not low <= count <= high:
+        raise ConfigError(f"{name}(={show(value)}) {rule}")
+    return count
+
+
+def check_reward_scale(value: Any, name: str = "reward_scale") -> float:
+    """A reward multiplier: a finite number > 0 (text, NaN, infinities, zero and negatives are refused).
+
+    Zero would make every reward 0 and a negative scale would reward losing the metric; neither teaches.
+
+    >>> check_reward_scale(1e-6)
+    1e-06
+
+    Raises:
+        ConfigError: naming the value and the rule.
+    """
+    rule = "must be a finite number > 0 (the reward is the metric change times it), e.g. 1e-6 for startup's cents"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name}(={show(value)}) {rule}; give a number, not {type(value).__name__}")
+    number = float(value)
+    if not (math.isfinite(number) and number > 0):
+        raise ConfigError(f"{name}(={show(value)}) {rule}")
+    return number

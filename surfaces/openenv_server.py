@@ -1,0 +1,283 @@
+"""Any registered world as an OpenEnv environment: reset, step and state over HTTP and WebSocket on 127.0.0.1.
+
+OpenEnv (``openenv-core``) is the environment-server contract TRL's GRPO trainer and other trainers talk to. A
+client (``openenv.core.GenericEnvClient``, or any ``EnvClient``) opens a WebSocket session at ``/ws``; each session
+has its own :class:`BizSimEnvironment`, so one server holds many episodes at once (``max_episodes``). Every
+``reset`` opens a new episode, recorded as it goes into its own run directory under ``out`` (named
+``<n>-seed<seed>``, ``n`` counting from 1 on this server), which ``bizsim verify`` accepts after every answered
+step; the session's end (the client closes or goes away) closes it.
+
+Actions are one command line (``{"command": "task accept --task-id Task-42"}``) or one tool call (``{"tool":
+"task_accept", "arguments": {"task_id": "Task-42"}}``). The observation's ``text`` is the world's prompt and state
+after ``reset`` (with the world's ``tools``) and the command's answer as JSON text after ``step``; the reward of a
+step is the change of the world's metric it caused, times ``reward_scale``, so an episode's rewards sum to the
+metric change over it (see :class:`~bizsim.runs.live.Episode`). ``done`` is true once the world ended or the
+episode's window is over; a step after that, or before any reset, answers ``{"error", "hint"}`` and changes
+nothing.
+
+OpenEnv's stateless ``POST /reset`` and ``POST /step`` build a fresh environment for each request (its design):
+a ``/reset`` records a run of no step, and a ``/step`` answers that no episode is open. Train through sessions.
+
+Needs the ``openenv`` extra (``pip install -e ".[openenv]"`` in the bizsim checkout; tested with openenv-core 0.3.0).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+try:
+    from openenv.core.env_server.http_server import create_fastapi_app
+    from openenv.core.env_server.interfaces import Environment
+    from openenv.core.env_server.types import Action, Observation, State
+    from pydantic import Field, model_validator
+    from pydantic_core import PydanticCustomError
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    from bizsim.simcore.extras import install_hint
+
+    raise ImportError(f"bizsim.surfaces.openenv_server needs openenv-core: {install_hint('openenv')}") from exc
+
+from bizsim.simcore.errors import BizSimError, ConfigError
+from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
+from bizsim.simcore.registry import world_spec
+
+from bizsim.runs.live import REWARDS, Episode
+from bizsim.runs.rundir import make_output_dir
+from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
+
+__all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
+           "build_app", "serve"]
+
+#: The most episodes one server holds at once (OpenEnv's ``max_concurrent_envs``): each is a live world.
+MAX_EPISODES = 1024
+#: The longest tool name an action may carry (every command's tool name is far shorter).
+_MAX_TOOL_NAME = 200
+
+
+class BizSimAction(Action):
+    """One command line (``command``) or one tool call (``tool`` and its ``arguments``), never both."""
+
+    command: str | None = Field(default=None, max_length=MAX_CALL_CHARS, description="a command line, e.g. 'help'")
+    tool: str | None = Field(default=None, max_length=_MAX_TOOL_NAME, description="a tool name, e.g. 'task_accept'")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="the tool call's arguments")
+
+    @model_validator(mode="after")
+    def _one_call(self) -> BizSimAction:
+        if (self.command is None) == (self.tool is None):
+            # A custom error, not a ValueError: OpenEnv 0.3 cannot serialise a ValueError inside a validation error
+            # and would end the session instead of answering the rule.
+            raise PydanticCustomError("one_call", "an action is a command line ('command') or a tool call ('tool' "
+                                      "with 'arguments'), one of them")
+        return self
+
+
+class BizSimObservation(Observation):
+    """What the agent sees: ``text`` for the model, the same answer as data, and the episode's figures."""
+
+    text: str = ""
+    result: dict[str, Any] = Field(default_factory=dict)
+    tools: list[dict[str, Any]] = Field(default_factory=list, description="the world's tools (after reset only)")
+    metric: float = 0.0
+    status: str = ""
+    time: str = ""
+    truncated: bool = False
+    turns: int = 0
+    error: bool = False
+
+
+class BizSimState(State):
+    """The session's episode: world, seed, run directory (its name under the server's ``out``) and figures."""
+
+    world: str = ""
+    seed: int | None = None
+    run: str | None = None
+    metric: float = 0.0
+    start_metric: float = 0.0
+    status: str = ""
+    turns: int = 0
+    done: bool = False
+
+
+class EpisodeRuns:
+    """What every episode of one server shares: the world, preset, start, window, scale, and where runs go.
+
+    Args:
+        world: a registered world.
+        preset: its preset name (or a ``.toml`` file).
+        seed: the seed of a reset that names none.
+        out: the folder each episode's run directory is made in.
+        start: where episodes start (:class:`~bizsim.agents.start.StartState` or a snapshot); default fresh.
+        window: how long an episode lasts (``N`` turns, ``{"days": D}``); default until the world ends.
+        reward: ``"delta"`` (each step's metric change) or ``"terminal"`` (all of it on the step that ends the
+            episode); see :data:`bizsim.runs.live.REWARDS`.
+        reward_scale: the reward is the metric change times this (a finite number > 0).
+
+    Raises:
+        ConfigError: any argument that is not valid, named with its rule.
+    """
+
+    def __init__(self, world: str, preset: str = "default", seed: int = 1, *, out: str | Path, start: Any = None,
+                 window: Any = None, reward: str = "delta", reward_scale: float = 1.0) -> None:
+        from bizsim.agents.start import Window, start_of
+        from bizsim.runs.runspec import RunSpec, world_config
+
+        if not isinstance(world, str):
+            raise ConfigError(f"world(={world!r:.60}) must be a registered world's name, e.g. 'startup'")
+        self.world = world_spec(world).name
+        self.preset = preset
+        world_config(RunSpec(self.world, preset, "openenv", 1))  # an unknown preset fails now, not at the first reset
+        self.seed = check_seed(seed)
+        self.start = start_of(start)
+        if self.start is not None and self.start.world_name != self.world:
+            raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.world}")
+        self.window = Window.of(window)
+        if reward not in REWARDS:
+            raise ConfigError(f"reward(={reward!r:.60}) must be one of {', '.join(REWARDS)}")
+        self.reward = reward
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.out = make_output_dir(out)
+        self._numbers = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def open(self, seed: int, episode_id: str | None) -> Episode:
+        """A new recorded episode on ``seed``, in the next free run directory."""
+        with self._lock:
+            while True:
+                folder = self.out / f"{next(self._numbers):06d}-seed{seed}"
+                if not folder.exists():
+                    break
+            folder.mkdir()
+        metadata = {} if episode_id is None else {"episode_id": str(episode_id)[:MAX_CLIENT_NAME_CHARS]}
+        return Episode(self.world, self.preset, seed, out=folder, start=self.start, window=self.window,
+                       surface="openenv", metadata=metadata, reward=self.reward)
+
+
+class BizSimEnvironment(Environment[BizSimAction, BizSimObservation, BizSimState]):
+    """One session's environment: at most one open episode, replaced by each reset (see the module's description)."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, runs: EpisodeRuns) -> None:
+        super().__init__()
+        self.runs = runs
+        self.episode: Episode | None = None
+        self.steps = 0
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> BizSimObservation:
+        """Close the session's episode and open a new one on ``seed`` (default: the server's)."""
+        if kwargs:
+            raise ConfigError(f"reset takes seed and episode_id, not {sorted(kwargs)[:5]}")
+        chosen = self.runs.seed if seed is None else check_seed(seed)
+        self.close()
+        self.episode = episode = self.runs.open(chosen, episode_id)
+        self.steps = 0
+        world = episode.world
+        opening = (f"{episode.system_prompt()}\n\nIt is {world.now_iso}. Your score is the change in "
+                   f"{world.summary()['metric']}; the {world.advance_command} command moves time on.\n"
+                   f"Current state: {json.dumps(world.observation(), sort_keys=True, default=str)}")
+        return BizSimObservation(text=opening, tools=episode.tools(), metric=episode.metric,
+                                 status=world.status.value, time=world.now_iso, reward=0.0, done=False)
+
+    def step(self, action: BizSimAction, timeout_s: float | None = None, **kwargs: Any) -> BizSimObservation:
+        """Run the action as the world's command; the reward is the metric change it caused, scaled."""
+        episode = self.episode
+        if episode is None:
+            return _refusal("No episode is open.", "Send reset first.")
+        try:
+            if action.command is not None:
+                text, reward, done, info = episode.step(action.command)
+            else:
+                text, reward, done, info = episode.step_tool(str(action.tool), action.arguments)
+        except BizSimError as exc:
+            return _refusal(f"{exc}.", "Send reset for a new episode.")
+        self.steps += 1
+        return BizSimObservation(text=text, result=info["result"], metric=info["metric"], status=info["status"],
+                                 time=info["time"], truncated=info["truncated"], turns=info["turns"],
+                                 error=info["error"], reward=reward * self.runs.reward_scale, done=done)
+
+    @property
+    def state(self) -> BizSimState:
+        """The session's episode as it stands (empty before the first reset)."""
+        episode = self.episode
+        if episode is None:
+            return BizSimState(world=self.runs.world)
+        assert episode.root is not None
+        return BizSimState(episode_id=episode.metadata.get("episode_id"), step_count=self.steps,
+                           world=episode.world.benchmark_id, seed=episode.spec.seed, run=episode.root.name,
+                           metric=episode.metric, start_metric=episode.start_metric,
+                           status=episode.world.status.value, turns=episode.turns,
+                           done=episode.done or episode.truncated)
+
+    def close(self) -> None:
+        """Close the session's episode (its run directory is then final)."""
+        if self.episode is not None:
+            self.episode.close("the OpenEnv session ended or reset")
+            self.episode = None
+
+
+def _refusal(message: str, hint: str) -> BizSimObservation:
+    result = {"error": message, "hint": hint}
+    return BizSimObservation(text=json.dumps(result), result=result, error=True, reward=0.0, done=True)
+
+
+def build_app(runs: EpisodeRuns, max_episodes: int = 64) -> Any:
+    """The OpenEnv FastAPI app serving ``runs`` (``/ws`` sessions, ``/reset``, ``/step``, ``/state``, ``/schema``).
+
+    Raises:
+        ConfigError: ``max_episodes`` is not an integer from 1 to :data:`MAX_EPISODES`.
+    """
+    limit = check_count(max_episodes, "max_episodes", high=MAX_EPISODES)
+    return create_fastapi_app(functools.partial(BizSimEnvironment, runs), BizSimAction, BizSimObservation,
+                              max_concurrent_envs=limit)
+
+
+class _QuietClose:
+    """The app, without the traceback OpenEnv 0.3 logs at every session's end: its WebSocket handler closes a
+    socket the client has already closed, and Starlette raises ``WebSocketDisconnect`` for that (nothing is lost:
+    the session's episode was closed before)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.websockets import WebSocketDisconnect
+
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            pass
+
+
+def serve(runs: EpisodeRuns, *, host: str = "127.0.0.1", port: int = 8000, max_episodes: int = 64,
+          ready: Any = None) -> None:
+    """Serve ``runs`` until stopped (Ctrl-C, SIGTERM); ``ready(server, port)`` is called once it listens.
+
+    Raises:
+        ConfigError: a bad port or ``max_episodes``, or an address that cannot be listened on.
+    """
+    import uvicorn
+
+    from bizsim.surfaces.mcp_server import bind_http
+
+    app = _QuietClose(build_app(runs, max_episodes))
+    sock = bind_http(host, port, what="OpenEnv")
+    bound = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_CALL_CHARS,
+                                           timeout_graceful_shutdown=5))
+    shown = f"[{host}]" if ":" in host else host
+    print(f"bizsim openenv: serving {world_spec(runs.world).benchmark_id} at http://{shown}:{bound} "
+          f"(WebSocket sessions at /ws); recording episodes into {runs.out}", file=sys.stderr, flush=True)
+    if ready is not None:
+        ready(server, bound)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()

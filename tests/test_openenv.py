@@ -1,0 +1,141 @@
+"""`bizsim openenv`: OpenEnv's own client plays concurrent recorded episodes of a world over WebSocket sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+pytest.importorskip("openenv.core.env_server.http_server")
+
+from bizsim.cli.main import main
+from bizsim.runs.rundir import read_record
+from bizsim.runs.verify import verify_run_dir
+from bizsim.agents.start import StartState
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.registry import world_names, world_spec
+from bizsim.surfaces.openenv_server import BizSimAction, BizSimEnvironment, EpisodeRuns, build_app, serve
+from openenv.core.generic_client import GenericEnvClient
+
+pytestmark = pytest.mark.xdist_group("openenv")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server on a free port of 127.0.0.1: operation, episodes of two days; stopped after the module."""
+    out = tmp_path_factory.mktemp("openenv")
+    runs = EpisodeRuns("operation", seed=3, out=out, window={"days": 2})
+    box: dict = {}
+    thread = threading.Thread(target=serve, args=(runs,),
+                              kwargs={"port": 0, "ready": lambda s, p: box.update(server=s, port=p)}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not (box.get("server") and box["server"].started):
+        assert time.monotonic() < deadline, "the OpenEnv server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{box['port']}", out
+    box["server"].should_exit = True
+    thread.join(10)
+
+
+async def _play(url: str, seed: int) -> tuple[list[float], dict, dict]:
+    """One session: reset on ``seed``, then (a tool call, a command line) a day until the window ends."""
+    async with GenericEnvClient(base_url=url) as env:
+        first = await env.reset(seed=seed, episode_id=f"e{seed}")
+        assert {"creator_incentive", "task_done"} <= {t["function"]["name"] for t in first.observation["tools"]}
+        rewards, done = [], False
+        while not done:
+            for action in ({"tool": "creator_incentive", "arguments": {}}, {"command": "task_done"}):
+                result = await env.step(action)
+                rewards.append(result.reward)
+                done = result.done
+        after = await env.step({"command": "task_done"})
+        return rewards, dict(await env.state()), after.observation["result"]
+
+
+def test_concurrent_sessions_each_play_a_recorded_episode_that_verifies(server):
+    """Eight sessions at once, each with its own world: the window ends each after two days, the rewards sum to
+    the metric change, a step after the end is refused, and every run directory replays to its record."""
+    url, out = server
+
+    async def many():
+        return await asyncio.gather(*(_play(url, seed) for seed in range(10, 18)))
+
+    played = asyncio.run(many())
+    for seed, (rewards, state, after) in zip(range(10, 18), played, strict=True):
+        assert (seed, f"e{seed}", 2, True) == (state["seed"], state["episode_id"], state["turns"], state["done"])
+        assert sum(rewards) == pytest.approx(state["metric"] - state["start_metric"], rel=1e-12)
+        assert "the episode has ended" in after["error"]
+        run = out / state["run"]
+        assert verify_run_dir(run).ok
+        record = read_record(run)
+        assert ("openenv", seed, 4) == (record.live["surface"], record.seed, record.live["calls"])
+
+
+def test_bad_requests_are_refused_with_the_rule(server):
+    """A step before any reset answers an error observation; an action that is both a command and a tool call is
+    a validation error (the session goes on), a negative seed is refused with its rule."""
+    url, _ = server
+
+    async def session():
+        async with GenericEnvClient(base_url=url) as env:
+            early = await env.step({"command": "help"})
+            assert early.done and "No episode is open" in early.observation["result"]["error"]
+            with pytest.raises(RuntimeError, match="VALIDATION_ERROR"):
+                await env.step({"command": "help", "tool": "task_done"})
+            await env.reset(seed=4)
+            assert not (await env.step({"command": "help"})).observation["error"]
+        async with GenericEnvClient(base_url=url) as env:
+            with pytest.raises(RuntimeError, match=r"seed\(=-1\) must be an integer from 0"):
+                await env.reset(seed=-1)
+
+    asyncio.run(session())
+    # OpenEnv's client shows only the error's code; its HTTP route answers the rule.
+    answer = httpx.post(f"{url}/step", json={"action": {"command": "help", "tool": "task_done"}}, timeout=30)
+    assert 422 == answer.status_code and "one of them" in answer.text
+
+
+def test_the_command_refuses_a_port_in_use_before_serving(tmp_path, capsys):
+    """`bizsim openenv` names the address it cannot listen on and exits 2."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert 2 == main(["openenv", "operation", "--out", str(tmp_path), "--port", str(port)])
+    assert f"cannot serve OpenEnv on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("world", world_names())
+def test_every_registered_world_plays_an_episode_through_the_environment(world, tmp_path):
+    """Each registered world resets with its tools and plays its advance command; the run directory verifies."""
+    env = BizSimEnvironment(EpisodeRuns(world, out=tmp_path))
+    first = env.reset(seed=2)
+    advance = env.episode.advance_command
+    assert any(t["function"]["name"] == advance.replace(" ", "_") for t in first.tools) and not first.done
+    stepped = env.step(BizSimAction(command=advance))
+    assert (world_spec(world).benchmark_id, 1) == (env.state.world, env.state.step_count)
+    assert stepped.reward == pytest.approx(stepped.metric - env.episode.start_metric)
+    run = tmp_path / env.state.run
+    env.close()
+    assert verify_run_dir(run).ok
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"world": 3}, r"world\(=3\) must be a registered world's name"),
+    ({"preset": "nope"}, r"unknown operation preset 'nope'"),
+    ({"seed": -1}, r"seed\(=-1\) must be an integer from 0"),
+    ({"reward": "shaped"}, r"reward\(='shaped'\) must be one of delta, terminal"),
+    ({"reward_scale": float("nan")}, r"reward_scale\(=nan\) must be a finite number > 0"),
+    ({"window": {"days": 0}}, r"days\(=0\) must be a finite number > 0"),
+    ({"start": StartState("startup")}, r"start is a start state of startup, not operation"),
+])
+def test_server_arguments_are_refused_with_their_rule(kwargs, match, tmp_path):
+    """Every argument of the server's episodes is checked before it listens; so is the number of sessions."""
+    with pytest.raises(ConfigError, match=match):
+        EpisodeRuns(**{"world": "operation", "out": tmp_path, **kwargs})
+    with pytest.raises(ConfigError, match=r"max_episodes\(=0\) must be an integer from 1 to 1,024"):
+        build_app(EpisodeRuns("operation", out=tmp_path), max_episodes=0)
