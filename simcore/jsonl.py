@@ -21,7 +21,7 @@ __all__ = ["JsonlWriter", "cut_torn_tail", "lines_of", "read_jsonl"]
 
 
 def lines_of(text: str) -> list[str]:
-    """The records of JSON-lines text: split at ``\n`` only.
+    r"""The records of JSON-lines text: split at ``\n`` only.
 
     ``str.splitlines`` also splits at U+2028, U+0085 and other line breaks,
     which a JSON writer may leave unescaped inside a string.
