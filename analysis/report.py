@@ -134,7 +134,7 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
 
 def write_report(
     path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None,
-    command: list[str] | None = None, papers: Sequence[str] | None = None,
+    command: list[str] | None = None, papers: Sequence[str] | None = None, judge: Any = None,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
@@ -146,6 +146,9 @@ def write_report(
         command: the command line that made it, for the provenance section (default: this process's).
         papers: only these papers' sections (``yc-bench``, ``ecogym``: the names the worlds' hooks give), after
             the summary and before the provenance; None: every section, each paper's after the worlds'.
+        judge: an LLM judge for the analyses that offer one (a
+            :class:`~bizsim.analysis.worlds.startup.judge.PolicyJudge`: Figure 4(b) read by a model too, its
+            answers cached beside ``report.html``).
 
     Returns:
         the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
@@ -246,7 +249,7 @@ def write_report(
         mine = ok_all[ok_all["world"].isin(paper.worlds)]
         paper.hook(ReportContext(doc, events[events["run_id"].isin(mine["run_id"])] if len(events) else events, series,
                            mine, ["preset_label", "agent", *metrics.varied_columns(mine)],
-                           next_paper_figure))
+                           next_paper_figure, judge=judge, out=root))
         n_fig = counter[0]
     if whole and (has_cost or len(llm)):
         doc.h(2, "Model cost", "cost")
