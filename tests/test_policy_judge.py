@@ -93,7 +93,9 @@ def test_the_judge_reads_each_class_beside_the_rule_and_a_second_report_costs_no
         rows = re.findall(r"<tr>(.*?)</tr>", section[:section.index("</table>")])
         assert 6 == len(rows) and "select and avoid" in section[:section.index("</table>")]
     assert "0 scratchpad(s) were asked of the model now, 5 answered from the cache" in again
-    assert "5 scratchpad(s) were asked of the model now, 0 answered from the cache" in html.unescape(text)
+    assert re.search(r"5 scratchpad\(s\) were asked of the model now, 0 answered from the cache; the calls made now "
+                     r"cost \$0\.0\d+\.", html.unescape(text))
+    assert "answered from the cache; the calls made now cost $0." in again
 
 
 def test_a_scratchpad_is_cut_to_its_limit_and_a_bad_cache_line_is_asked_again(tmp_path, monkeypatch):

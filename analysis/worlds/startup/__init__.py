@@ -126,10 +126,11 @@ def _judged_section(ctx: ReportContext, by: list[str]) -> None:
     agree = judging.agreement(table)
     costs = table["cost_usd"]
     asked = int((~table["cached"]).sum())
-    cost = "unknown (no price for the model)" if costs.isna().any() else f"${human_number(float(costs.sum()))}"
+    cost = ("the cost of the calls made now is unknown (no price for the model)" if costs.isna().any()
+            else f"the calls made now cost ${human_number(float(costs.sum()))}")
     ctx.doc.p(f"The judge and the rule agree on {'' if math.isnan(agree) else f'{100 * agree:.0f} % of '}"
               f"{len(table)} run(s) (an unclassified answer counts as a disagreement). {asked} scratchpad(s) were "
-              f"asked of the model now, {len(table) - asked} answered from the cache; the calls made now cost {cost}.",
+              f"asked of the model now, {len(table) - asked} answered from the cache; {cost}.",
               "note")
 
 
