@@ -27,17 +27,14 @@ _SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model"})
 def _cell(v: Any) -> str | None:
     """A value as the rule compares it: missing (``None``, NaN, pandas' NA) as ``None``, anything else as text (a
     whole float as an integer: a column with gaps holds ``5`` as ``5.0``)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    # pandas' NA is known by its type's name: the viewer uses this rule without importing pandas.
+    if v is None or type(v).__name__ in ("NAType", "NaTType"):
         return None
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    try:
-        import pandas as pd
-
-        if pd.isna(v) is True:
+    if isinstance(v, float):
+        if math.isnan(v):
             return None
-    except (ImportError, TypeError, ValueError):
-        pass
+        if v.is_integer():
+            return str(int(v))
     return str(v)
 
 
