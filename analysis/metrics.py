@@ -103,16 +103,13 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, flo
 
 
 def varied_columns(runs: Any) -> list[str]:
-    """The spec fields besides :data:`GROUP` that take more than one value in ``runs``: the model, then each agent
-    option (``history_rounds``, ``memory``, ``temperature``, ...), in name order. A field a run does not have (a
-    baseline beside LLM runs) counts as a value of its own."""
-    from bizsim.runs.store import option_columns
+    """The grouping columns of ``runs`` besides :data:`GROUP`: the model, then each agent option
+    (``history_rounds``, ``memory``, ``temperature``, ...) in name order, each where it takes more than one value
+    among the runs of one agent (:func:`bizsim.analysis.grouping.grouping_columns`: an option a baseline lacks
+    beside LLM runs is not varied)."""
+    from bizsim.analysis.grouping import grouping_columns
 
-    out = []
-    for col in ["model", *option_columns(runs)]:
-        if col in runs.columns and col not in out and runs[col].astype(str).nunique(dropna=False) > 1:
-            out.append(col)
-    return out
+    return [c for c in grouping_columns(runs) if c not in GROUP]
 
 
 def group_columns(by: str | Sequence[str] | None, runs: Any = None) -> list[str]:

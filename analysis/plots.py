@@ -43,13 +43,13 @@ def new_axes(figsize: tuple[float, float] = (7.0, 4.0)) -> Any:
 
 
 def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
-    """The runs columns that make a line: ``by``, or by default the agent plus the world, the preset variant, the
-    model and each agent option where the runs have more than one (a line never pools presets, worlds or an
-    ablation's arms)."""
+    """The runs columns that make a line: ``by``, or by default the agent plus every other grouping column
+    (:func:`bizsim.analysis.grouping.label_columns`: a line never pools presets, worlds or an ablation's arms)."""
     if by is not None:
         return [by] if isinstance(by, str) else list(by)
-    varied = [c for c in ("world", "preset_label") if c in runs.columns and runs[c].nunique(dropna=False) > 1]
-    return [*varied, "agent", *metrics.varied_columns(runs)]
+    from bizsim.analysis.grouping import label_columns
+
+    return label_columns(runs)
 
 
 #: Grouping columns whose values name themselves in a legend (``hard``, ``greedy``); any other column (an agent

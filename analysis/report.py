@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from bizsim.simcore.files import write_text_atomic
 
 from bizsim.analysis import metrics, plots
+from bizsim.analysis.grouping import label_columns
 from bizsim.analysis.labels import human_number, is_money, words
 from bizsim.analysis.provenance import provenance
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
@@ -135,6 +136,7 @@ def _temporal(series: Any, world_runs: Any) -> list[str]:
 def write_report(
     path: str | Path, out: str | Path | None = None, *, results: Results | None = None, title: str | None = None,
     command: list[str] | None = None, papers: Sequence[str] | None = None, published: bool = False,
+    judge: Any = None,
 ) -> Path:
     """Write ``report.html`` and ``figures/*.png`` for the sweep (or run directories) at ``path``.
 
@@ -148,6 +150,9 @@ def write_report(
             the summary and before the provenance; None: every section, each paper's after the worlds'.
         published: add a section drawing the startup runs beside the published YC-Bench results
             (:mod:`bizsim.analysis.published`).
+        judge: an LLM judge for the analyses that offer one (a
+            :class:`~bizsim.analysis.worlds.startup.judge.PolicyJudge`: Figure 4(b) read by a model too, its
+            answers cached beside ``report.html``).
 
     Returns:
         the HTML file; every figure it embeds is also in ``figures/`` beside it, as PNG and as SVG.
@@ -169,8 +174,10 @@ def write_report(
     doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals are 95 % "
           "confidence intervals over seeds (Student's t for means, Wilson for rates).", "note")
 
+    # One rule names the groups everywhere (the viewer's sweep page too): a field is a column where it varies, an
+    # agent option only where it varies among one agent's runs.
     varied = metrics.varied_columns(runs) if len(runs) else []
-    groups = ["world", "preset_label", "agent", *varied]
+    groups = label_columns(runs) if len(runs) else ["world", "preset_label", "agent"]
     worlds = sorted(runs[runs["status"] == "ok"]["world"].dropna().unique()) if len(runs) else []  # sections drawn
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
@@ -211,7 +218,7 @@ def write_report(
             continue
         doc.h(2, f"World: {world}", f"world-{_slug(str(world))}")
         multi = ok["preset_label"].nunique() > 1
-        by = (["preset_label", "agent"] if multi else ["agent"]) + [c for c in varied if ok[c].notna().any()]
+        by = (["preset_label", "agent"] if multi else ["agent"]) + metrics.varied_columns(ok)
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
@@ -247,8 +254,8 @@ def write_report(
 
         mine = ok_all[ok_all["world"].isin(paper.worlds)]
         paper.hook(ReportContext(doc, events[events["run_id"].isin(mine["run_id"])] if len(events) else events, series,
-                           mine, ["preset_label", "agent", *[c for c in varied if mine[c].notna().any()]],
-                           next_paper_figure))
+                           mine, ["preset_label", "agent", *metrics.varied_columns(mine)],
+                           next_paper_figure, judge=judge, out=root))
         n_fig = counter[0]
     if beside:
         n_fig += 1

@@ -62,6 +62,13 @@ def add_parsers(sub: Any) -> None:
     rp.add_argument("--published", action="store_true",
                     help="add the startup runs' funds beside the published YC-Bench results (the project page's "
                     "models: monthly mean funds, final funds, bankruptcies)")
+    rp.add_argument("--judge-model", metavar="PROVIDER/MODEL",
+                    help="also classify each startup run's final scratchpad (the paper's Figure 4(b)) by this model, "
+                    "beside the rule-based class, with their agreement; answers are cached in REPORT, so a second "
+                    "report costs nothing")
+    rp.add_argument("--judge-api-base", metavar="URL", help="the judge model's OpenAI-compatible endpoint")
+    rp.add_argument("--judge-api-key-env", metavar="VAR",
+                    help="the environment variable holding the judge's API key (default: the provider's usual one)")
     sw.set_defaults(handler=run_sweep)
     rp.set_defaults(handler=run_report)
 
@@ -189,7 +196,7 @@ def group_table(out: Any, limit: int = 40) -> str:
 
 
 def _report(path: str, out: str | None, title: str | None, papers: list[str] | None = None,
-            published: bool = False) -> Any:
+            published: bool = False, judge: Any = None) -> Any:
     from pathlib import Path
 
     from bizsim.analysis.report import write_report
@@ -197,13 +204,28 @@ def _report(path: str, out: str | None, title: str | None, papers: list[str] | N
     if not Path(path).exists():
         raise BizSimError(f"{path!r} does not exist; give a sweep directory (bizsim sweep --out DIR)")
     try:
-        return write_report(path, out, title=title, papers=papers, published=published)
+        return write_report(path, out, title=title, papers=papers, published=published, judge=judge)
     except ImportError as exc:
-        raise _needs("data,plot", exc) from None
+        raise _needs("data,plot" + (",llm" if judge is not None else ""), exc) from None
+
+
+def _judge(args: argparse.Namespace) -> Any:
+    """The report's LLM judge from ``--judge-*``, or None."""
+    model = getattr(args, "judge_model", None)
+    if model is None:
+        if getattr(args, "judge_api_base", None) or getattr(args, "judge_api_key_env", None):
+            raise BizSimError("--judge-api-base and --judge-api-key-env say where the judge is: give "
+                              "--judge-model PROVIDER/MODEL too")
+        return None
+    if "/" not in model.strip("/"):
+        raise BizSimError(f"--judge-model(={model!r}) must be PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
+    from bizsim.analysis.worlds.startup.judge import PolicyJudge
+
+    return PolicyJudge(model, api_base=args.judge_api_base, api_key_env=args.judge_api_key_env)
 
 
 def run_report(args: argparse.Namespace) -> int:
     """``bizsim report DIR``: write the HTML report and print where it is."""
-    target = _report(args.dir, args.out, args.title, args.paper, args.published)
+    target = _report(args.dir, args.out, args.title, args.paper, args.published, _judge(args))
     print(target)
     return 0

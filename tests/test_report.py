@@ -216,10 +216,10 @@ def test_the_report_reads_top_down(sweep_dir, tmp_path):
     text = write_report(sweep_dir, tmp_path / "all").read_text(encoding="utf-8")
     assert text.index('<h2 id="summary">Summary</h2>') < text.index("<img") < text.index('<h2 id="runs">')
     top = re.sub(r"<[^>]+>", " ", text[text.index("Headline metric"):text.index("</table>", text.index("Headline metric"))])
-    assert re.search(r"startup\s+default\s+random\s+Final funds \(dollars\)\s+2\s+-\$[\d,.]+\s+-\$[\d,.]+ to", top)
+    assert re.search(r"startup\s+random\s+Final funds \(dollars\)\s+2\s+-\$[\d,.]+\s+-\$[\d,.]+ to", top)
     assert re.search(r"random\s+Final funds \(dollars\)\s+2\s.*?\s2 of 2 \(100 %\)\s+0", top)
     assert re.search(r"tests\._sweep_agents:explode\s+1\s+1\s*$", top)  # one run, and it failed to run
-    assert re.search(r"operation\s+default\s+threshold\s+Mean daily active users\s+2\s+[\d,.]+\s", top)
+    assert re.search(r"operation\s+threshold\s+Mean daily active users\s+2\s+[\d,.]+\s", top)
     res = load(sweep_dir)
     operation = attrs.evolve(res, runs=res.runs[res.runs.world == "operation"])
     alone = write_report(sweep_dir, tmp_path / "op", results=operation).read_text(encoding="utf-8")

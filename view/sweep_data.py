@@ -10,6 +10,7 @@ from typing import Any
 from bizsim.runs.rundir import SweepDir
 from bizsim.simcore.jsonl import lines_of
 
+from bizsim.analysis.grouping import group_name, varying_fields, with_agent
 from bizsim.analysis.labels import is_money, words
 from bizsim.analysis.metrics import mean_ci
 from bizsim.runs.store import PRIVATE_OPTIONS, option_column, option_value
@@ -122,9 +123,13 @@ def sweep_data(path: Path) -> dict:
             options[str(rec["run_id"])] = _options(rec)
     if bad:
         problems.append(f"{file.name}: {bad} line(s) are not JSON; skipped")
-    # An agent option is a column (and splits the groups) where the runs hold more than one value of it.
+    # An agent option is a column (and splits the groups) by the report's rule: where one agent's runs hold more
+    # than one value of it (a baseline beside LLM runs has none of their options, which is no variation).
     names = sorted({k for o in options.values() for k in o})
-    varied = [k for k in names if len({o.get(k) for o in options.values()}) > 1][:_MAX_OPTION_COLUMNS]
+    cells = [{"world": r[0], "preset_label": r[1], "agent": r[2], "model": r[3], **options[rid]}
+             for rid, r in latest.items()]
+    named = varying_fields(cells, ["world", "preset_label", "agent", "model", *names])
+    varied = [k for k in named if k in names][:_MAX_OPTION_COLUMNS]
     for rid, row in latest.items():
         row.extend(options[rid].get(k) for k in varied)
     rows = sorted(latest.values(), key=lambda r: tuple(_order(v) for v in (r[0], r[1], r[2], r[3], *r[len(COLUMNS):], r[4])))
@@ -132,6 +137,12 @@ def sweep_data(path: Path) -> dict:
     with_dirs = sorted(p.name for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     money = sorted({r[5] for r in rows if r[5] and is_money(r[5])})
     columns = list(COLUMNS) + varied
+    groups = _groups(rows, varied)
+    # A group's name, as the report's headline table names it: the fields that vary, the agent always.
+    label = with_agent([c for c in named if c not in names or c in varied])
+    for g in groups:
+        g["name"] = group_name({"world": g["world"], "preset_label": g["preset"], "agent": g["agent"],
+                                "model": g["model"], **g["options"]}, label)
     return {"kind": "sweep", "meta": {"path": str(path), "runs": len(rows)}, "columns": columns, "rows": rows,
-            "option_columns": varied, "groups": _groups(rows, varied), "run_dirs": with_dirs, "money_metrics": money,
+            "option_columns": varied, "groups": groups, "run_dirs": with_dirs, "money_metrics": money,
             "problems": problems}

@@ -20,6 +20,10 @@ class ReportContext:
     runs: Any
     by: list[str]
     next_figure: Callable[[], int]
+    #: The settings of an LLM judge for analyses that offer one (the startup world's Figure 4(b)), or None.
+    judge: Any = None
+    #: The report's folder, where a section may keep files of its own (a judge's cache), or None.
+    out: Any = None
 
 
 @attrs.frozen

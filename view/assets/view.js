@@ -842,7 +842,7 @@
     const x = (v) => L + (W - L - R) * (v - lo) / (hi - lo || 1);
     gs.forEach((g, k) => {
       const y = 12 + k * rowH;
-      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = [g.world, g.preset, g.agent, g.model, ...Object.entries(g.options || {}).filter(([, v]) => v != null).map(([k, v]) => k.replace(/_/g, " ") + " " + v)].filter(Boolean).join(" · "); s.appendChild(lab);
+      const lab = svg("text", {x: L - 8, y: y + 4, "text-anchor": "end", "font-size": 12}); lab.textContent = g.name || [g.world, g.preset, g.agent, g.model, ...Object.entries(g.options || {}).filter(([, v]) => v != null).map(([k, v]) => k.replace(/_/g, " ") + " " + v)].filter(Boolean).join(" · "); s.appendChild(lab);
       for (const v of g.values) s.appendChild(svg("circle", {cx: x(v), cy: y, r: 3, fill: PALETTE[k % PALETTE.length], "fill-opacity": 0.45}));
       if (g.ci_low != null) s.appendChild(svg("line", {x1: x(g.ci_low), x2: x(g.ci_high), y1: y, y2: y, stroke: "#111", "stroke-width": 2}));
       if (g.mean != null) s.appendChild(svg("rect", {x: x(g.mean) - 1.5, y: y - 7, width: 3, height: 14, fill: "#111"}));

@@ -90,6 +90,8 @@ def _paper_section(ctx: ReportContext) -> None:
     policies = paper.scratchpad_policies(ok, ctx.series, by)
     doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
               "Figure 4(b): the client policy of the final scratchpad (rule-based)")
+    if ctx.judge is not None:
+        _judged_section(ctx, by)
     causes = paper.bankruptcy_causes(ctx.events, ok, by)
     doc.table(causes.assign(cause=causes["cause"].str.replace("_", " ")), "Figure 5(a): causes of bankruptcy")
     if "llm_cost_usd" in ok.columns and ok["llm_cost_usd"].notna().any():
@@ -100,6 +102,36 @@ def _paper_section(ctx: ReportContext) -> None:
                    f"{ctx.next_figure():02d}-startup-metric-against-k",
                    "startup: the metric against the context length K (history_rounds), as the paper's Figure 10: "
                    "the mean over seeds, bars the seeds' range")
+
+
+def _judged_section(ctx: ReportContext, by: list[str]) -> None:
+    """Figure 4(b) as the rule and the LLM judge read each run, side by side, with their agreement and its cost."""
+    import math
+    from pathlib import Path
+
+    import attrs
+
+    from bizsim.analysis.labels import human_number
+    from bizsim.analysis.worlds.startup import judge as judging
+
+    judge = ctx.judge
+    if judge.cache is None and ctx.out is not None:
+        judge = attrs.evolve(judge, cache=Path(ctx.out) / judging.JUDGE_CACHE_NAME)
+    table = judging.judged_scratchpad_policies(ctx.runs, ctx.series, judge, by)
+    shown = table.drop(columns=["cost_usd", "cached"]).rename(columns={"rule": "rule-based", "judged": "LLM judge"})
+    for col in ("rule-based", "LLM judge"):
+        shown[col] = shown[col].str.replace("_", " ")
+    ctx.doc.table(shown, f"Figure 4(b): the rule-based class beside the LLM judge's ({judge.model}, prompt "
+                         f"{judging.PROMPT_VERSION})")
+    agree = judging.agreement(table)
+    costs = table["cost_usd"]
+    asked = int((~table["cached"]).sum())
+    cost = ("the cost of the calls made now is unknown (no price for the model)" if costs.isna().any()
+            else f"the calls made now cost ${human_number(float(costs.sum()))}")
+    ctx.doc.p(f"The judge and the rule agree on {'' if math.isnan(agree) else f'{100 * agree:.0f} % of '}"
+              f"{len(table)} run(s) (an unclassified answer counts as a disagreement). {asked} scratchpad(s) were "
+              f"asked of the model now, {len(table) - asked} answered from the cache; {cost}.",
+              "note")
 
 
 def _timeline(rows: list[dict], result: dict | None, start: dict | None) -> tuple[str, list[list[float]]]:
