@@ -44,8 +44,19 @@ def greedy(world: StartupWorld) -> Process:
         report = yield world.advance()
         if "error" in report:
             return
-        if any(e["type"] == "task_completed" and e["task_title"] == current for e in report["wake_events"]):
+        if current in _ended(report):
             current = None
+
+
+def _ended(report: dict) -> set[str]:
+    """Titles of the tasks a stop report says ended: completed, or cancelled because their client went under."""
+    out = set()
+    for e in report.get("wake_events", []):
+        if e["type"] == "task_completed":
+            out.add(e["task_title"])
+        elif e["type"] == "client_collapsed":
+            out.update(e["tasks_cancelled"])
+    return out
 
 
 def _value(rates: dict[str, float], salary_cents: int) -> float:
@@ -136,6 +147,10 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
         if "error" in report:
             return
         plan.observe(report)
+        for title in _ended(report):  # cancelled by a collapse: v1's plan only hears of completions
+            plan.running.pop(title, None)
+            if plan.parked == title:
+                plan.parked = None
 
 
 def _off(world: StartupWorld) -> bool:

@@ -9,7 +9,7 @@ from bizsim.simcore.errors import ConfigError
 
 from ..config import StartupConfig
 
-__all__ = ["Hiring", "StartupV2Config", "MAX_SEVERANCE_CENTS"]
+__all__ = ["Disruptions", "Hiring", "StartupV2Config", "MAX_SEVERANCE_CENTS"]
 
 #: The most one severance may cost: amounts stay exact in JSON readers that hold numbers as doubles (2**53).
 MAX_SEVERANCE_CENTS = 2**53 - 1
@@ -41,11 +41,37 @@ class Hiring:
         check_config(self)
 
 
+@nested_config
+@attrs.frozen(cache_hash=True)
+class Disruptions:
+    """Exogenous events, seeded and reproducible (docs: the disruptions page). Rates are expected events a year;
+    each calendar day brings one with probability rate / 365."""
+
+    enabled: bool = False
+    #: Days of warning before a downturn or a client's collapse (a wake event); 0: no warning.
+    warning_days: int = attrs.field(default=0, validator=in_range(0, 60))
+    downturns_per_year: float = attrs.field(default=1.0, validator=in_range(0.0, 52.0))
+    #: Calendar days a downturn lasts; rewards paid meanwhile are cut by ``downturn_reward_cut``.
+    downturn_days: int = attrs.field(default=30, validator=in_range(1, 365))
+    downturn_reward_cut: float = attrs.field(default=0.3, validator=in_range(0.0, 0.95))
+    #: A client going under: its planned and active tasks are cancelled unpaid, its market tasks withdrawn.
+    collapses_per_year: float = attrs.field(default=0.5, validator=in_range(0.0, 52.0))
+    #: An employee resigning, leaving at once (no severance).
+    resignations_per_year: float = attrs.field(default=1.0, validator=in_range(0.0, 52.0))
+    #: Chance that a succeeded task's reward is paid ``late_payment_days`` calendar days late.
+    late_payment_prob: float = attrs.field(default=0.1, validator=in_range(0.0, 1.0))
+    late_payment_days: int = attrs.field(default=30, validator=in_range(1, 365))
+
+    def __attrs_post_init__(self) -> None:
+        check_config(self)
+
+
 @attrs.frozen(cache_hash=True)
 class StartupV2Config(StartupConfig):
     """Every value of a startup-v2 episode: a :class:`StartupConfig` plus the new mechanics' tables."""
 
     hiring: Hiring = Hiring()
+    disruptions: Disruptions = Disruptions()
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()

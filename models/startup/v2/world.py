@@ -6,23 +6,30 @@ reads each employee's rates, which the onboarding ramp scales at named instants.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from bizsim.simcore import Status
+from bizsim.simcore.errors import CommandError
 
-from ..state import Employee, q4
-from ..world import PRIO_COMPLETION, PRIO_PAYROLL_STOP, StartupWorld
+from ..outcomes import complete_task
+from ..state import Employee, Task, q4
+from ..world import PRIO_COMPLETION, PRIO_PAYROLL_STOP, PRIO_STOP, StartupWorld
+from .disruptions import cut_cents, late_payment, pick, schedule
 from .commands import V2_COMMANDS
 from .config import StartupV2Config
 from .hiring import Candidate, draw_candidate, new_employee, onboarding_schedule, severance_cents
 from .presets import PRESETS
 
-__all__ = ["PRIO_ROSTER", "PendingHire", "StartupV2World"]
+__all__ = ["PRIO_DISRUPTION", "PRIO_ROSTER", "PendingHire", "StartupV2World"]
 
 #: Roster changes (a hire's first day, an onboarding step) come after the payroll of the same instant, which pays
 #: the roster as it stood, and before completions, which then count the new rates.
 PRIO_ROSTER = (PRIO_PAYROLL_STOP + PRIO_COMPLETION) // 2
+#: Disruptions and late payments: after the roster changes of their instant, before completions.
+PRIO_DISRUPTION = PRIO_ROSTER + 1
 
 
 class PendingHire:
@@ -63,6 +70,16 @@ class StartupV2World(StartupWorld):
         #: Everyone who left, in order: (name, instant, why).
         self.departed: list[tuple[str, int, str]] = []
         self._ramp = onboarding_schedule(h.onboarding_start, h.onboarding_steps) if h.onboarding_days else []
+        #: Clients gone under (names): their tasks are off the market.
+        self.defunct: set[str] = set()
+        #: Rewards paid before this instant are cut by the downturn.
+        self.downturn_until_us = 0
+        self._start = self.calendar.to_datetime(0)
+        days = (self.calendar.to_datetime(self.horizon_us) - self._start).days
+        #: Every disruption the seed holds for this episode: (calendar day, kind); drawn before any play.
+        self.disruption_schedule = schedule(self.seed, cfg.disruptions, days)
+        for n, (day, kind) in enumerate(self.disruption_schedule):
+            self.env.process(self._disrupt(n, day, kind))
 
     # the market ------------------------------------------------------------------------------
     def show_candidate(self, cand: Candidate) -> dict[str, Any]:
@@ -153,6 +170,117 @@ class StartupV2World(StartupWorld):
         self.resolve_etas(impacted)
         return left
 
+    # disruptions -------------------------------------------------------------------------------
+    def _day_us(self, day: int) -> int:
+        return self.calendar.to_us(self._start + timedelta(days=day))
+
+    def _wake(self, event: dict[str, Any]) -> None:
+        self._note(event)
+        self._schedule_stop()
+
+    def _target(self, kind: str, n: int) -> str | None:
+        """The client a collapse strikes (by name), or ``None`` when none is left."""
+        alive = sorted(c.name for c in self.clients if c.name not in self.defunct)
+        return alive[pick(self.seed, kind, n, len(alive))] if alive else None
+
+    def _disrupt(self, n: int, day: int, kind: str):
+        d = self.config.disruptions
+        at = self._day_us(day)
+        target = None
+        if d.warning_days and kind != "resignation" and self._day_us(day - d.warning_days) > 0:
+            warn = self._day_us(day - d.warning_days)
+            yield self.env.fire_at(warn, PRIO_DISRUPTION)
+            if self.done:
+                return
+            self._catch_up(warn)
+            target = self._target(kind, n) if kind == "client_collapse" else None
+            self._wake({"type": "disruption_warning", "kind": kind, "starts_at": self.calendar.iso(at),
+                        **({"client_name": target} if target else {})})
+        yield self.env.fire_at(at, PRIO_DISRUPTION)
+        if self.done:
+            return
+        self._catch_up(at)
+        if kind == "downturn":
+            self.downturn_until_us = max(self.downturn_until_us, self._day_us(day + d.downturn_days))
+            self._wake({"type": "market_downturn", "until": self.calendar.iso(self.downturn_until_us),
+                        "reward_cut": d.downturn_reward_cut})
+        elif kind == "client_collapse":
+            if target is None or target in self.defunct:
+                target = self._target(kind, n)
+            if target is not None:
+                self._wake({"type": "client_collapsed", "client_name": target, "tasks_cancelled": self.collapse(target)})
+        elif len(self.employees) > 1:
+            staff = sorted(self.employees, key=lambda e: e.name)
+            emp = staff[pick(self.seed, kind, n, len(staff))]
+            self._wake({"type": "employee_resigned", "employee": emp.name,
+                        "left_tasks": self.remove_employee(emp, "resigned")})
+
+    def collapse(self, client: str) -> list[str]:
+        """``client`` goes under: its planned and active tasks are cancelled, unpaid; its market tasks withdrawn."""
+        self.defunct.add(client)
+        gone = [t for t in self.tasks if t.client.name == client and t.status in ("planned", "active")]
+        for t in gone:
+            was_active = t.status == "active"
+            self.set_task_status(t, "cancelled")
+            t.cancel_reason = "the client went under"
+            if was_active:
+                self.deactivate(t)
+                team = set(t.assignees)
+                self.resolve_etas([o for o in self.active if team.intersection(o.assignees)])
+        return [t.title for t in gone]
+
+    def market_up_to(self, level: int) -> Iterable[Task]:
+        """v1's market, without the tasks of clients that went under."""
+        tasks = super().market_up_to(level)
+        return (t for t in tasks if t.client.name not in self.defunct) if self.defunct else tasks
+
+    def accept(self, task: Task, *, bot: bool = False) -> Task:
+        """v1's accept; a task of a client that went under is refused first, changing nothing."""
+        if task.client.name in self.defunct:
+            raise CommandError(f"{task.client.name} has gone under; its tasks are off the market.",
+                               "Browse the market again.")
+        return super().accept(task, bot=bot)
+
+    def _on_completion(self, ev: Any) -> None:
+        task = self._live(ev)
+        if task is None:
+            return
+        event = complete_task(self, task)
+        if event["success"]:
+            self._settle(task, event)
+        event["bankrupt"] = self.funds_cents < 0
+        self._note(event)
+        if event["bankrupt"]:
+            self._end(Status.BANKRUPT, "funds_negative_after_task_failure")
+            self._stop(PRIO_STOP)
+        else:
+            self._schedule_stop()
+
+    def _settle(self, task: Task, event: dict[str, Any]) -> None:
+        """A downturn's cut of the reward, and a late payment's delay of the rest (both booked)."""
+        d, now = self.config.disruptions, self._now_us
+        due = task.reward_cents
+        if now < self.downturn_until_us:
+            cut = cut_cents(due, d.downturn_reward_cut)
+            self.ledger.post(now, "downturn_cut", -cut, task.uid)
+            event["downturn_cut_cents"] = cut
+            event["funds_delta"] -= cut
+            due -= cut
+        if late_payment(self.seed, d, task.uid):
+            self.ledger.post(now, "payment_delayed", -due, task.uid)
+            at = self._day_us((self.calendar.to_datetime(now).date() - self._start.date()).days + d.late_payment_days)
+            event["payment_due"] = self.calendar.iso(at)
+            event["funds_delta"] -= due
+            self.env.process(self._pay_late(task, due, at))
+
+    def _pay_late(self, task: Task, amount: int, at: int):
+        yield self.env.fire_at(at, PRIO_DISRUPTION)
+        if self.done:
+            return
+        self._catch_up(at)
+        self.ledger.post(at, "late_payment", amount, task.uid)
+        self._wake({"type": "late_payment", "task_title": task.title, "amount_cents": amount})
+
     # reports -----------------------------------------------------------------------------------
     def state(self) -> dict:
         """Complete state as JSON-able data: v1's, the labour market's and who left."""
@@ -161,6 +289,8 @@ class StartupV2World(StartupWorld):
         out["pending_hires"] = [(p.employee.name, p.candidate, p.start_us) for p in self.pending]
         out["productivity"] = {k: str(v) for k, v in self.productivity.items()}
         out["departed"] = list(self.departed)
+        out["defunct"] = sorted(self.defunct)
+        out["downturn_until_us"] = self.downturn_until_us
         return out
 
     def invariants(self) -> list[str]:
