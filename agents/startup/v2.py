@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bizsim.agents.declare import Process, agent
 from bizsim.models.startup import StartupWorld
+from bizsim.models.startup.v2.signals import rate_estimate, work_estimate
 from bizsim.simcore import CommandError, ConfigError
 
 from .planner import _check_options as _check_plan
@@ -114,7 +115,7 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
         ConfigError: an option is out of range.
     """
     _check(max_concurrent, safety_margin, max_team, pad_teams, hire_runway_months, max_hires)
-    plan = _Plan(world, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
+    plan = _Plan(_Estimates(world), max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
                  max_team=int(max_team), pad_teams=pad_teams)
     return _play(world, plan, float(hire_runway_months), int(max_hires))
 
@@ -136,7 +137,7 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
     hiring = "employee candidates" in world.commands and not _off(world)
     while not world.done:
         if hiring:
-            _staff(world, runway, max_hires, hired)
+            _staff(plan.world, runway, max_hires, hired)  # type: ignore[arg-type]  # the estimating view
         plan.refresh()
         plan.fill()
         if not plan.running:
@@ -151,6 +152,35 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
             plan.running.pop(title, None)
             if plan.parked == title:
                 plan.parked = None
+
+
+class _Estimates:
+    """The world as v1's plan reads it: answers in words (presets with ``signals.words``) turned back into the
+    middles of their bands, the only numbers the words give."""
+
+    def __init__(self, world: StartupWorld) -> None:
+        self._world = world
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._world, name)
+
+    def call(self, name: str, **kwargs: object) -> dict:
+        out = self._world.call(name, **kwargs)
+        people = {"employee list": "employees", "employee candidates": "candidates"}.get(name)
+        for row in out.get(people, ()) if people else ():
+            row["skill_rates"] = {d: _num(v, rate_estimate) for d, v in row["skill_rates"].items()}
+        rows = [r for t in out.get("tasks", ())
+                for r in t.get("requirements", ())] if name == "market browse" else out.get("requirements", [])
+        for r in rows if name in ("market browse", "task inspect") else ():
+            if "work" in r:
+                r["required_qty"] = work_estimate(r.pop("work"))
+            if "remaining" in r:
+                r["remaining_qty"] = work_estimate(r.pop("remaining"))
+        return out
+
+
+def _num(value: object, estimate) -> float:
+    return estimate(value) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
 
 
 def _off(world: StartupWorld) -> bool:

@@ -9,14 +9,17 @@ from bizsim.simcore.errors import CommandError
 from bizsim.simcore.limits import clip
 
 from ..commands import COMMANDS
+from .signals import worded
 
 if TYPE_CHECKING:
     from .world import StartupV2World
 
 __all__ = ["V2_COMMANDS"]
 
-#: The reference's bot commands go: they reach into v1's state and no v2 agent uses them.
-V2_COMMANDS = COMMANDS.variant(drop=("help", "bot take", "bot wait"))
+#: The reference's bot commands go: they reach into v1's state and no v2 agent uses them. The answers that show
+#: work and skill show them in words in presets that ask (``signals.words``).
+V2_COMMANDS = COMMANDS.variant(drop=("help", "bot take", "bot wait"), wrap={
+    name: worded(name) for name in ("market browse", "task inspect", "employee list")})
 command = V2_COMMANDS.command
 #: Longest id a hire or fire names (ids are ``Cand-N`` and ``Emp_N``); a longer one is refused unread.
 _MAX_ID = 100
@@ -29,6 +32,7 @@ def _hiring_on(world: StartupV2World) -> None:
 
 @command("employee candidates", "List the candidates you may hire: tier, salary ask, skill rates; and hires "
          "not yet started.")
+@worded("employee candidates")
 def employee_candidates(world: StartupV2World) -> dict:
     _hiring_on(world)
     h = world.config.hiring

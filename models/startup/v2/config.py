@@ -9,7 +9,7 @@ from bizsim.simcore.errors import ConfigError
 
 from ..config import StartupConfig
 
-__all__ = ["Disruptions", "Hiring", "StartupV2Config", "MAX_SEVERANCE_CENTS"]
+__all__ = ["Disruptions", "Hiring", "Signals", "StartupV2Config", "MAX_SEVERANCE_CENTS"]
 
 #: The most one severance may cost: amounts stay exact in JSON readers that hold numbers as doubles (2**53).
 MAX_SEVERANCE_CENTS = 2**53 - 1
@@ -66,12 +66,25 @@ class Disruptions:
         check_config(self)
 
 
+@nested_config
+@attrs.frozen(cache_hash=True)
+class Signals:
+    """How quantities are shown (docs: the signals page)."""
+
+    #: Work quantities and skill rates as words within stated bands, the numbers kept in the record.
+    words: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        check_config(self)
+
+
 @attrs.frozen(cache_hash=True)
 class StartupV2Config(StartupConfig):
     """Every value of a startup-v2 episode: a :class:`StartupConfig` plus the new mechanics' tables."""
 
     hiring: Hiring = Hiring()
     disruptions: Disruptions = Disruptions()
+    signals: Signals = Signals()
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
