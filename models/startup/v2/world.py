@@ -281,6 +281,28 @@ class StartupV2World(StartupWorld):
         self.ledger.post(at, "late_payment", amount, task.uid)
         self._wake({"type": "late_payment", "task_title": task.title, "amount_cents": amount})
 
+    def prompt_extra(self) -> str:
+        """What the LLM protocol's system prompt adds for this preset's mechanics."""
+        cfg = self.config
+        out = []
+        if cfg.hiring.enabled:
+            h = cfg.hiring
+            out.append(
+                "\nThe labour market (startup-v2):\n"
+                "- `yc-bench employee candidates`: people you may hire, their salary ask and skill rates\n"
+                "- `yc-bench employee hire --candidate <ID>`: they start after "
+                f"{h.notice_days} business days at {h.onboarding_start:.0%} productivity, full after "
+                f"{h.onboarding_days} business days; payroll pays whoever is on the roster\n"
+                "- `yc-bench employee fire --employee <NAME>`: they leave every task at once; severance is "
+                f"{h.severance_months:g} months of salary, paid now\n")
+        if cfg.disruptions.enabled:
+            out.append("\nThe world is not calm: market downturns cut rewards for a while, clients can go under "
+                       "(their tasks are cancelled unpaid), employees can resign, and some clients pay late.\n")
+        if cfg.signals.words:
+            out.append("\nWork and skill are shown in words: work in business days of one strong engineer "
+                       "(5.5 units an hour), skill as slow, steady, strong or exceptional.\n")
+        return "".join(out)
+
     # reports -----------------------------------------------------------------------------------
     def state(self) -> dict:
         """Complete state as JSON-able data: v1's, the labour market's and who left."""
