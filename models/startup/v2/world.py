@@ -281,6 +281,10 @@ class StartupV2World(StartupWorld):
         self.ledger.post(at, "late_payment", amount, task.uid)
         self._wake({"type": "late_payment", "task_title": task.title, "amount_cents": amount})
 
+    def system_prompt(self) -> str:
+        """v1's YC-Bench system prompt and what this preset's mechanics add to it."""
+        return super().system_prompt() + self.prompt_extra()
+
     def prompt_extra(self) -> str:
         """What the LLM protocol's system prompt adds for this preset's mechanics."""
         cfg = self.config
