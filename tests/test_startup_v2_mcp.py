@@ -46,3 +46,7 @@ def test_a_v2_year_over_stdio_hires_plays_and_verifies(tmp_path):
     assert '"employee_started"' in events and '"employee_ramp"' in events
     found = verify_run_dir(out)
     assert found.ok, found.problems
+    from bizsim.view.run_data import run_data
+
+    shown = {m["name"] for m in run_data(out)["markers"]}  # the viewer marks the new events and the hire
+    assert {"employee hire", "employee_started", "employee_ramp"} <= shown
