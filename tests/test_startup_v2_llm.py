@@ -1,23 +1,18 @@
-"""A scripted model plays a startup-v2 year through the LLM harness, over real HTTP to the loopback server."""
+"""A scripted model plays a startup-v2 year through the LLM harness (run_llm, the yc-bench protocol, a run directory).
+
+The model is played in process (``ScriptedClient``): what v2 adds to the harness is the prompt and the events, the
+same over any client; the HTTP path through litellm and the loopback server is the same as v1's and is tested there
+(tests/test_llm_e2e.py), once.
+"""
 
 from __future__ import annotations
 
-import pytest
+from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
+from bizsim.analysis import RunSpec, run_llm
+from bizsim.models.startup.v2 import StartupV2World
+from bizsim.simcore.testing import assert_money_conserved, assert_replays
 
-from .llm_server import require_litellm
-
-pytestmark = pytest.mark.xdist_group("startup_v2_llm")
-require_litellm()
-
-from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig  # noqa: E402
-from bizsim.analysis import RunSpec, run_llm  # noqa: E402
-from bizsim.models.startup.v2 import StartupV2World  # noqa: E402
-from bizsim.simcore.testing import assert_money_conserved, assert_replays  # noqa: E402
-
-from .llm_policies import calls, greedy_policy  # noqa: E402
-from .llm_server import LoopbackLLMServer  # noqa: E402
-
-MODEL = "openai/gpt-4o-mini"
+from .llm_policies import calls, greedy_policy
 
 
 SYSTEM: list[str] = []
@@ -32,14 +27,11 @@ def hiring_policy(messages: list[dict], tools: list[dict] | None) -> dict:
     return greedy_policy(messages, tools)
 
 
-def test_a_scripted_model_plays_a_v2_year_over_http(tmp_path):
+def test_a_scripted_model_plays_a_v2_year(tmp_path):
     """The harness tells the model of the labour market and the disruptions, carries the new commands and events,
     and the year it records replays byte for byte with money conserved."""
-    with LoopbackLLMServer(hiring_policy, lifetime_s=240) as server:
-        spec = RunSpec("startup-v2", "default", "llm", 1, agent_options=LLMAgentConfig(model=MODEL,
-                                                                                        api_base=server.url))
-        result = run_llm(spec, out=tmp_path / "run", client=LiteLLMClient(MODEL, api_base=server.url,
-                                                                           api_key="sk-loopback-0123456789"))
+    spec = RunSpec("startup-v2", "default", "llm", 1, agent_options=LLMAgentConfig(model="scripted"))
+    result = run_llm(spec, out=tmp_path / "run", client=ScriptedClient(hiring_policy))
     system = SYSTEM[0]
     world = result.final_world
     assert "startup-v2" == result.episode.benchmark_id and world.done

@@ -28,7 +28,7 @@ def _rate_band(word: str) -> tuple[float, float]:
 
 
 @given(st.floats(0, 1e6, allow_nan=False), st.floats(0, 1e3, allow_nan=False))
-@settings(max_examples=200)
+@settings(max_examples=100)
 def test_every_number_gets_the_phrase_of_its_band(qty, rate):
     """The bands tile [0, inf): every quantity and rate falls in the band of the phrase it is shown as, and the
     band's middle (what an agent reads back) lies in it too."""

@@ -26,7 +26,7 @@ def test_doctests():
 
 
 @given(kit.world_scripts("startup", max_turns=3), kit.seeds(30))
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 def test_a_random_script_keeps_money_and_replays(script, seed):
     """Any script the kit draws for a world keeps its invariants and money, and replays byte for byte."""
     world = StartupWorld("default", seed)
@@ -36,7 +36,7 @@ def test_a_random_script_keeps_money_and_replays(script, seed):
 
 
 @given(st.data())
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 def test_every_registered_world_gets_its_own_command_names(data):
     """The line strategy draws each registered world's own commands (never the advance command)."""
     from bizsim.simcore.registry import world_spec
