@@ -179,9 +179,9 @@ class StartupV2World(StartupWorld):
         self._schedule_stop()
 
     def _target(self, kind: str, n: int) -> str | None:
-        """The client a collapse strikes (by name), or ``None`` when none is left."""
+        """The client a collapse strikes (by name), or ``None`` when one is left: the market never empties."""
         alive = sorted(c.name for c in self.clients if c.name not in self.defunct)
-        return alive[pick(self.seed, kind, n, len(alive))] if alive else None
+        return alive[pick(self.seed, kind, n, len(alive))] if len(alive) > 1 else None
 
     def _disrupt(self, n: int, day: int, kind: str):
         d = self.config.disruptions
