@@ -6,6 +6,8 @@ change); the planner adds a staffing rule to v1's plan, so the gap between them 
 
 from __future__ import annotations
 
+from typing import cast
+
 from bizsim.agents.declare import Process, agent
 from bizsim.models.startup import StartupWorld
 from bizsim.models.startup.v2.signals import rate_estimate, work_estimate
@@ -115,8 +117,9 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
         ConfigError: an option is out of range.
     """
     _check(max_concurrent, safety_margin, max_team, pad_teams, hire_runway_months, max_hires)
-    plan = _Plan(_Estimates(world), max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
-                 max_team=int(max_team), pad_teams=pad_teams)
+    view = cast(StartupWorld, _Estimates(world))  # the plan reads the world only through call()
+    plan = _Plan(view, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin), max_team=int(max_team),
+                 pad_teams=pad_teams)
     return _play(world, plan, float(hire_runway_months), int(max_hires))
 
 
@@ -137,7 +140,7 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
     hiring = "employee candidates" in world.commands and not _off(world)
     while not world.done:
         if hiring:
-            _staff(plan.world, runway, max_hires, hired)  # type: ignore[arg-type]  # the estimating view
+            _staff(plan.world, runway, max_hires, hired)  # the estimating view
         plan.refresh()
         plan.fill()
         if not plan.running:
