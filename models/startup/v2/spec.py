@@ -19,5 +19,5 @@ WORLD = WorldSpec(
     figures=("final_funds_cents", "leaderboard_funds_cents", "income_cents"),
     default_agent="greedy",
     protocol="yc-bench",
-    analysis="bizsim.analysis.worlds.startup:HOOKS",
+    analysis="bizsim.analysis.worlds.startup.v2:HOOKS",
 )
