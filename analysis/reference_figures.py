@@ -45,7 +45,10 @@ def beside(benchmark_id: str, preset: str, seed: int, agent: str, shown: Callabl
     'beside it on this seed: planner $2,832,906, greedy (the default agent) $420,295'
     """
     table = FIGURES.get(benchmark_id)
-    world = benchmark_id.rsplit("-v", 1)[0]
+    from bizsim.simcore.registry import registered
+
+    # A later version registers under its versioned name (startup-v2): that name, not its base, runs it.
+    world = benchmark_id if benchmark_id in registered() else benchmark_id.rsplit("-v", 1)[0]
     if table is None or preset != "default":
         return [f"beside it: no reference figures for {benchmark_id} preset {preset}; "
                 f"`bizsim run {world} --preset {preset} --agent planner --seed {seed}` gives the planner's"]

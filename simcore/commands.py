@@ -459,6 +459,7 @@ class CommandSet:
         last_option_wins: bool | None = None,
         params: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
         drop: Iterable[str] = (),
+        wrap: Mapping[str, Callable[[Callable[..., Any]], Callable[..., Any]]] | None = None,
     ) -> CommandSet:
         """A copy of this set with other parsing rules: the same commands, some arguments changed, some dropped.
 
@@ -470,10 +471,13 @@ class CommandSet:
             params: ``{(command, argument): {field: value}}``, fields of :class:`Param`
                 such as ``minimum`` or ``validate``.
             drop: names of commands the copy does not have.
+            wrap: ``{command: wrapper}``: the copy runs ``wrapper(func)`` in place of the command's function, with
+                the same arguments (a later version of a world that rewrites some answers).
         """
         out = CommandSet(self.programs, last_option_wins=self.last_option_wins if last_option_wins is None
                          else last_option_wins)
         changes = dict(params or {})
+        wrappers = dict(wrap or {})
         dropped = set(drop)
         for name, spec in self._specs.items():
             if name in dropped:
@@ -482,9 +486,13 @@ class CommandSet:
             if mine:
                 spec = attrs.evolve(spec, params=tuple(attrs.evolve(p, **mine[p.name]) if p.name in mine else p
                                                        for p in spec.params))
+            if name in wrappers:
+                spec = attrs.evolve(spec, func=wrappers.pop(name)(spec.func))
             out._specs[name] = spec
         if changes:
             raise ValueError(f"no such arguments: {sorted(changes)}")
+        if wrappers:
+            raise ValueError(f"no such commands to wrap: {sorted(wrappers)}")
         return out
 
     def __getitem__(self, name: str) -> CommandSpec:

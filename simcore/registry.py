@@ -27,14 +27,16 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "WorldSpec", "broken_worlds", "load_object", "register", "registered", "unregister", "world_names",
+    "ENTRY_POINT_GROUP", "WorldSpec", "benchmark_id", "broken_worlds", "load_object", "register", "registered", "unregister", "world_names",
     "world_spec",
 ]
 
 #: The entry-point group a package declares its worlds in (``name = "package.module:SPEC"``).
 ENTRY_POINT_GROUP = "bizsim.worlds"
 
-_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+# A name may carry its version (``startup-v2``): a later version registered beside the first keeps the first's
+# name free, so runs recorded under that name keep their meaning.
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}(-v[1-9][0-9]{0,3})?")
 _REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
@@ -54,6 +56,15 @@ def load_object(ref: str) -> Any:
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"{ref!r} cannot be imported: {exc}") from None
     return obj
+
+
+def benchmark_id(name: str, version: int) -> str:
+    """A world's versioned id: ``startup-v1``; a name that carries its version is the id itself (``startup-v2``).
+
+    >>> benchmark_id("startup", 1), benchmark_id("startup-v2", 2)
+    ('startup-v1', 'startup-v2')
+    """
+    return name if name.endswith(f"-v{version}") else f"{name}-v{version}"
 
 
 def _ref(_inst: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -113,6 +124,10 @@ class WorldSpec:
                               "starting with a letter")
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
             raise ConfigError(f"WorldSpec.version(={self.version!r}) must be an integer >= 1")
+        base, sep, tail = self.name.rpartition("-v")
+        if sep and tail != str(self.version):
+            raise ConfigError(f"WorldSpec.name(={self.name!r}) names version {tail} but version is {self.version}; "
+                              f"name it {base}-v{self.version}")
         for label, table in (("agents", self.agents), ("roles", self.roles)):
             for key, ref in table.items():
                 if not isinstance(key, str) or not key or not isinstance(ref, str) or not _REF.fullmatch(ref):
@@ -125,7 +140,7 @@ class WorldSpec:
     @property
     def benchmark_id(self) -> str:
         """The versioned id, e.g. ``startup-v1``."""
-        return f"{self.name}-v{self.version}"
+        return benchmark_id(self.name, self.version)
 
     def world_class(self) -> type[World]:
         """The world class (imported now)."""

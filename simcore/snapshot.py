@@ -80,7 +80,9 @@ class Snapshot:
     @property
     def benchmark_id(self) -> str:
         """The versioned id, e.g. ``startup-v1``."""
-        return f"{self.world}-v{self.version}"
+        from .registry import benchmark_id
+
+        return benchmark_id(self.world, self.version)
 
     @property
     def t_us(self) -> int:

@@ -141,7 +141,9 @@ class World:
     @property
     def benchmark_id(self) -> str:
         """Versioned id, e.g. ``startup-v1``; bumped whenever dynamics change."""
-        return f"{self.name}-v{self.version}"
+        from .registry import benchmark_id
+
+        return benchmark_id(self.name, self.version)
 
     # commands -------------------------------------------------------------
     def execute(

@@ -1,5 +1,8 @@
 """Shared Hypothesis strategies: presets, seeds, command lines and command sequences.
 
+The world-generic ones come from the public kit (``bizsim.simcore.testing.strategies``); this module adds the
+startup world's vocabulary and the suite's own hostile inputs.
+
 Every new feature extends this module (a new preset is picked up from
 ``PRESETS``; a new command from ``COMMANDS``; a new kind of agent action gets
 a case in :func:`actions` and in :func:`render`).
@@ -14,6 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bizsim.models.startup import PRESETS
+from bizsim.simcore.testing import strategies as kit
 from bizsim.models.startup.commands import COMMANDS
 from bizsim.models.startup.state import DOMAINS, TASK_STATUSES
 
@@ -47,9 +51,7 @@ def presets() -> st.SearchStrategy[str]:
     return st.sampled_from(sorted(PRESETS))
 
 
-def seeds(max_value: int = 100_000) -> st.SearchStrategy[int]:
-    """A world seed."""
-    return st.integers(min_value=0, max_value=max_value)
+seeds = kit.seeds
 
 
 def _text(max_size: int = 12) -> st.SearchStrategy[str]:
@@ -234,51 +236,21 @@ def seed_texts() -> st.SearchStrategy[tuple[str, list[int]]]:
 
 
 def world_lines(world_name: str) -> st.SearchStrategy[str]:
-    """Command lines for any registered world, made from its own command declarations: each visible command
-    with some of its flags, the values drawn from what its parameters accept and from odd text."""
-    from bizsim.simcore.registry import world_spec
-
-    commands = world_spec(world_name).world_class().commands
-    visible = [spec for spec in commands.visible() if not spec.advances]
-
-    def value(param: Any) -> st.SearchStrategy[str]:
-        picks: list[st.SearchStrategy[str]] = [st.sampled_from(VALUE_WORDS)]
-        if param.choices:
-            picks.append(st.sampled_from([str(c) for c in param.choices]))
-        if param.type is int:
-            picks.append(st.integers(-5, 200).map(str))
-        if param.type is float:
-            picks.append(st.floats(-10, 500, allow_nan=False).map(lambda x: f"{x:.2f}"))
-        return st.one_of(picks)
-
-    def line(spec: Any) -> st.SearchStrategy[str]:
-        if not spec.params:
-            return st.just(spec.name)
-        flags = st.lists(st.sampled_from(spec.params), max_size=len(spec.params), unique_by=lambda p: p.name)
-        return flags.flatmap(lambda ps: st.tuples(*[value(p) for p in ps]).map(
-            lambda vals: " ".join([spec.name, *(f"{p.flag} {shlex.quote(v)}" for p, v in zip(ps, vals))])))
-
-    return st.sampled_from(visible).flatmap(line) if visible else st.just("help")
+    """Command lines for any registered world (the public kit's, with the startup world's words as values)."""
+    return kit.world_lines(world_name, VALUE_WORDS)
 
 
 def world_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[list[list[str]]]:
     """A script for any registered world: for each turn, a few command lines before the advance command."""
-    return st.lists(st.lists(world_lines(world_name), max_size=4), min_size=1, max_size=max_turns)
+    return kit.world_scripts(world_name, max_turns, VALUE_WORDS)
 
 
-def script_lines(world_name: str, script: list[list[str]]) -> list[str]:
-    """A script as the flat list of command lines a driver sends: each turn's lines, then the advance command."""
-    from bizsim.simcore.registry import world_spec
-
-    advance = world_spec(world_name).world_class().advance_command
-    return [line for turn in script for line in [*turn, advance]]
+script_lines = kit.script_lines
 
 
 def cut_scripts(world_name: str, max_turns: int = 8) -> st.SearchStrategy[tuple[list[str], int]]:
-    """A flat script for any registered world (see :func:`script_lines`) and a point in it, from 0 to its end:
-    where a snapshot is taken, a fork starts or a window opens."""
-    return world_scripts(world_name, max_turns).map(lambda s: script_lines(world_name, s)).flatmap(
-        lambda lines: st.tuples(st.just(lines), st.integers(0, len(lines))))
+    """A flat script for any registered world and a point in it (see the kit's ``cut_scripts``)."""
+    return kit.cut_scripts(world_name, max_turns, VALUE_WORDS)
 
 
 #: Per world, (preset, agent) pairs whose whole year plays in well under a second: parents of forks and windows.

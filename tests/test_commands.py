@@ -368,3 +368,21 @@ def test_bind_json_refuses_arguments_that_are_not_an_object(args):
 def test_bind_json_unwraps_an_object_sent_as_json_text():
     """A JSON object sent as text (a common model output) is read as that object."""
     assert TOY["item add"].bind_json({"name": "a"}) == TOY["item add"].bind_json('{"name": "a"}')
+
+
+def test_a_variant_can_wrap_a_command_keeping_its_arguments():
+    """variant(wrap=...) runs the wrapper around the command's function with the same declared arguments; naming a
+    command the set lacks is an error."""
+    import pytest as _pytest
+
+    from bizsim.models.startup.commands import COMMANDS
+
+    def shout(func):
+        return lambda world, **kw: {**func(world, **kw), "wrapped": True}
+
+    wrapped = COMMANDS.variant(wrap={"scratchpad read": shout})
+    assert wrapped["scratchpad read"].params == COMMANDS["scratchpad read"].params
+    world = type("W", (), {"scratchpad": "x"})()
+    assert {"content": "x", "wrapped": True} == wrapped["scratchpad read"].func(world)
+    with _pytest.raises(ValueError, match="no such commands to wrap"):
+        COMMANDS.variant(wrap={"no such": shout})

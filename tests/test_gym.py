@@ -29,9 +29,10 @@ def test_check_env_passes(world):
 
 
 def test_every_world_is_registered_with_its_version():
-    """Each world of the registry has an id ``bizsim/<world>-v<version>`` with a lazy entry point."""
+    """Each world of the registry has an id ``bizsim/<benchmark id>`` (``bizsim/startup-v1``, ``bizsim/startup-v2``)
+    with a lazy entry point."""
     for name, world in registered().items():
-        spec = gymnasium.spec(f"bizsim/{name}-v{world.version}")
+        spec = gymnasium.spec(f"bizsim/{world.benchmark_id}")
         assert "bizsim.surfaces.gym:BizSimEnv" == spec.entry_point
         assert {"world": name} == spec.kwargs
 

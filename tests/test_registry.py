@@ -40,6 +40,9 @@ def test_unknown_worlds_and_versions_are_refused_with_the_choices():
     with pytest.raises(ConfigError, match="world 'startup' is at version 1; 'startup-v9' is not available"):
         world_spec("startup-v9")
     assert world_spec("startup") is world_spec("startup-v1")
+    # A later version registered beside the first carries its version in its name: both stay chosen by name.
+    assert ("startup-v2", "startup-v2", 2) == (world_spec("startup-v2").name, world_spec("startup-v2").benchmark_id,
+                                              world_spec("startup-v2").world_class().version)
 
 
 def test_a_world_registered_from_code_is_used_everywhere_and_can_be_removed():
@@ -62,6 +65,7 @@ def test_a_world_registered_from_code_is_used_everywhere_and_can_be_removed():
     ({"factory": "not a reference"}, "package.module:attribute"),
     ({"agents": {"x": "nope"}}, "package.module:attribute"),
     ({"default_agent": "nobody"}, "not one of its agents"),
+    ({"name": "operation-v3"}, r"names version 3 but version is 1; name it operation-v1"),
 ])
 def test_a_malformed_registration_is_refused_with_its_rule(change, rule):
     """WorldSpec checks its own fields when it is made."""

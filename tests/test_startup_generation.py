@@ -275,7 +275,8 @@ def test_world_registry():
     with pytest.raises(ConfigError, match="unknown world 'moonbase'; choose one of .*startup"):
         world_class("moonbase")
     with pytest.raises(ConfigError, match="version 1"):
-        world_class("startup-v2")
+        world_class("startup-v3")
+    assert (2, "startup-v2") == (world_class("startup-v2").version, make_world("startup-v2", "easy", 1).benchmark_id)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -207,9 +207,29 @@ def event_lines(events: Iterable[Mapping[str, Any]], *, faithful: bool = False, 
             out.append(f"- {title} reached {ev.get('milestone_pct')}% progress")
         elif kind == "horizon_end":
             out.append("- Event: horizon_end (the year is over)")
+        elif kind in _V2_EVENTS:  # startup-v2's events (v1 never reports them)
+            out.append("- " + _V2_EVENTS[kind].format_map(_Blank(ev)))
         else:
             out.append(f"- Event: {kind}")
     return out
+
+
+#: startup-v2's wake events, as lines.
+_V2_EVENTS = {
+    "employee_started": "{employee} ({tier}) started work at {productivity:.0%} productivity",
+    "market_downturn": "Market downturn: rewards paid until {until} are cut by {reward_cut:.0%}",
+    "client_collapsed": "{client_name} went under; cancelled unpaid: {tasks_cancelled}",
+    "employee_resigned": "{employee} resigned; left tasks: {left_tasks}",
+    "disruption_warning": "Warning: a {kind} is coming on {starts_at} {client_name}",
+    "late_payment": "Late payment received for {task_title}: +{amount_cents} cents",
+}
+
+
+class _Blank(dict):  # type: ignore[type-arg]
+    """Event fields for a line; one an event lacks reads as empty."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 def turn_message(

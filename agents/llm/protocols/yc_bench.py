@@ -93,7 +93,9 @@ class YCBenchProtocol:
         self.max_chars = config.max_command_chars
         self.max_reply = config.max_reply_chars
         self.advance_command = world.advance_command
-        self._system = prompt.system_prompt(self.keep)
+        # A later version of the world (startup-v2) adds what its mechanics need said; v1 has nothing to add.
+        extra = getattr(world, "prompt_extra", None)
+        self._system = prompt.system_prompt(self.keep) + (extra() if callable(extra) else "")
         self._marker = prompt.history_marker(self.keep, self.block)
         settings = {
             "protocol": self.name, "tools": ["run_command"], "history_rounds": self.keep, "auto_advance": self.auto,

@@ -9,7 +9,7 @@ from bizsim.simcore import Status
 from bizsim.simcore.check import check_world
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.replay import replay
+from bizsim.simcore.testing import assert_deterministic, assert_money_conserved, assert_replays, play
 from bizsim_lemonade import PRESETS, LemonadeConfig, LemonadeWorld
 from bizsim_lemonade.agents import steady
 from hypothesis import given, settings
@@ -17,38 +17,22 @@ from hypothesis import strategies as st
 from lemonade_strategies import configs, lines, presets, seeds
 
 
-def _play(world: LemonadeWorld, script: list[str]) -> list[dict]:
-    """Send ``script`` through a driver, checking the invariants after every command."""
-    driver, out = Driver(world), []
-    for line in script:
-        if driver.done:
-            break
-        out.append(driver.send(line))
-        assert [] == world.invariants(), line
-    return out
-
-
 @given(presets(), seeds())
 @settings(max_examples=10)
 def test_same_seed_same_trajectory(preset, seed):
     """Two runs of the steady agent on one seed leave the same bytes and end in the same state."""
-    a, b = LemonadeWorld(preset, seed), LemonadeWorld(preset, seed)
-    a.run(steady)
-    b.run(steady)
-    assert a.trajectory.to_jsonl() == b.trajectory.to_jsonl()
-    assert a.state() == b.state()
-    assert Status.HORIZON == a.status
+    world = assert_deterministic(lambda: LemonadeWorld(preset, seed), steady)
+    assert Status.HORIZON == world.status
 
 
 @given(configs(), seeds(), lines())
 def test_invariants_hold_under_random_commands(config, seed, script):
-    """Whatever an agent types, money, lemons and orders add up, and replaying the log gives the same state."""
+    """Whatever an agent types, money, lemons and orders add up, and replaying the log gives the same bytes."""
     world = LemonadeWorld(config, seed)
-    _play(world, script)
-    assert world.ledger.balanced()
-    assert world.cash_cents == config.initial_cash_cents + sum(e.amount_cents for e in world.ledger)
-    again = replay(lambda: LemonadeWorld(config, seed), world.command_log())
-    assert world.state() == again.state()
+    play(world, script)  # the kit checks the invariants after every line
+    assert_money_conserved(world, world.cash_cents)
+    assert config.initial_cash_cents == world.ledger.initial_cents
+    assert_replays(lambda: LemonadeWorld(config, seed), world)
 
 
 @given(configs(), seeds(), lines(), st.sampled_from([
@@ -57,7 +41,7 @@ def test_invariants_hold_under_random_commands(config, seed, script):
 def test_a_refused_command_changes_nothing(config, seed, script, bad):
     """A refusal is an error answer; the state, the day's budget and the clock stay as they were."""
     world = LemonadeWorld(config, seed)
-    _play(world, script)
+    play(world, script)
     before, now, left = world.state(), world.now_us, world.actions_left
     out = world.execute(bad)
     if world.done:

@@ -1,0 +1,89 @@
+"""The public test kit (bizsim.simcore.testing): its checks pass on sound worlds and catch broken ones."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bizsim.simcore.testing.checks
+from bizsim.models.startup import StartupWorld
+from bizsim.simcore.testing import (
+    assert_deterministic, assert_money_conserved, assert_rate, assert_refusal_changes_nothing, assert_replays, play,
+    rate_band,
+)
+from bizsim.simcore.testing import strategies as kit
+
+from .strategies import WORLD_NAMES
+
+
+def test_doctests():
+    """The kit's docstring examples run."""
+    failed, tried = doctest.testmod(bizsim.simcore.testing.checks)
+    assert (0, True) == (failed, tried > 0)
+
+
+@given(kit.world_scripts("startup", max_turns=3), kit.seeds(30))
+@settings(max_examples=4, deadline=None)
+def test_a_random_script_keeps_money_and_replays(script, seed):
+    """Any script the kit draws for a world keeps its invariants and money, and replays byte for byte."""
+    world = StartupWorld("default", seed)
+    play(world, kit.script_lines("startup", script))
+    assert_money_conserved(world, world.funds_cents)
+    assert_replays(lambda: StartupWorld("default", seed), world)
+
+
+@given(st.data())
+@settings(max_examples=10, deadline=None)
+def test_every_registered_world_gets_its_own_command_names(data):
+    """The line strategy draws each registered world's own commands (never the advance command)."""
+    from bizsim.simcore.registry import world_spec
+
+    name = data.draw(st.sampled_from(WORLD_NAMES))
+    cls = world_spec(name).world_class()
+    line = data.draw(kit.world_lines(name))
+    names = [spec.name for spec in cls.commands.visible() if not spec.advances]
+    assert any(line == n or line.startswith(n + " ") for n in names), line
+
+
+def test_money_made_outside_the_ledger_is_caught():
+    """A world whose funds move without a ledger entry fails the money check, naming the gap."""
+    world = StartupWorld("default", 1)
+    world.ledger._funds += 5
+    with pytest.raises(AssertionError, match="outside the ledger"):
+        assert_money_conserved(world)
+
+
+def test_a_refusal_that_changes_the_world_is_caught():
+    """A refusal check fails when the line is accepted (here: a valid command changes the scratchpad)."""
+    world = StartupWorld("default", 1)
+    assert "error" in assert_refusal_changes_nothing(world, "task accept --task-id Task-99999")
+    with pytest.raises(AssertionError, match="was not refused"):
+        assert_refusal_changes_nothing(world, "scratchpad write --content x")
+
+
+def test_nondeterminism_is_caught():
+    """An agent that draws from state shared between runs makes two runs differ, and the check says so."""
+    import itertools
+
+    counter = itertools.count()
+
+    def agent(world):
+        world.execute(f"scratchpad write --content {next(counter)}")
+        yield world.advance()
+
+    with pytest.raises(AssertionError, match="different trajectories"):
+        assert_deterministic(lambda: StartupWorld("default", 1), agent)
+
+
+def test_rate_band_and_assert_rate():
+    """Counts inside the band pass; one far outside fails with the band in the message."""
+    lo, hi = rate_band(1000, 0.1)
+    assert lo < 100 < hi
+    assert_rate(100, 1000, 0.1)
+    with pytest.raises(AssertionError, match="a rate of 0.1"):
+        assert_rate(200, 1000, 0.1)
+    with pytest.raises(ValueError, match="p=1.5"):
+        rate_band(10, 1.5)
