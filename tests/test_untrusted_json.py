@@ -57,3 +57,32 @@ def test_deep_tool_arguments_are_json_errors_in_the_world_and_the_llm_harness():
     assert ("error", "invalid_json") == (out["status"], out["error_type"]) and before == world.state()
     args, error = parse_arguments('{"command": ' + deep + "}", "run_command")
     assert args is None and "Nesting deeper than 64 levels" in error
+
+
+def _deepest_by_hand(text: str, max_depth: int) -> int | None:
+    """The depth scan as a reader does it, character by character (what the regex fast path must agree with)."""
+    depth, in_string, escaped = 0, False, False
+    for pos, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                return pos
+        elif ch in "]}" and depth:
+            depth -= 1
+    return None
+
+
+@given(st.text(alphabet='[]{}"\\a\n', max_size=60), st.integers(0, 6))
+def test_the_fast_depth_check_finds_what_a_scan_by_hand_finds(text, max_depth):
+    from bizsim.simcore.untrusted_json import _too_deep_at
+
+    assert _deepest_by_hand(text, max_depth) == _too_deep_at(text, 0, max_depth)

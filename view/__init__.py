@@ -15,6 +15,7 @@ from urllib.parse import quote
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.files import write_text_atomic
 
+from bizsim.runs.rundir import SweepDir
 from bizsim.view.page import embed_json, render
 from bizsim.view.sources import Source, load_view, page_data, register_source, unregister_source, view_sources
 
@@ -79,7 +80,7 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
             folder.mkdir(exist_ok=True)
             root = Path(paths[0])
             for run_id in ids:
-                page = load_view(root / "runs" / run_id, **options) | {"back": back}
+                page = load_view(SweepDir(root).run(run_id).root, **options) | {"back": back}
                 write_text_atomic(folder / f"{run_id}.html", render(page, title=title_of(page)))
             data["run_links"] = f"{folder.name}/{{id}}.html"
         elif ids:
@@ -90,8 +91,9 @@ def write_view(paths: Sequence[str | Path], out: str | Path, **options: Any) -> 
         folder.mkdir(exist_ok=True)
         root = Path(paths[0])
         back = back_link(data, f"../{quote(target.name)}")
+        loaded: dict[Path, dict] = {}
         for page_id, spec in data["pages"].items():
-            page = page_data(root, spec, **options) | {"back": back}
+            page = page_data(root, spec, loaded=loaded, **options) | {"back": back}
             write_text_atomic(folder / f"{page_id}.html", render(page, title=title_of(page)))
         data["page_links"] = f"{folder.name}/{{id}}.html"
     write_text_atomic(target, render(data, title=title_of(data)))

@@ -38,12 +38,10 @@ def clip(value: Any, limit: int = MAX_VIEW_TEXT_CHARS) -> Any:
 SHARED_KEY = "$bizsim_shared"
 
 
-def _has_key(value: Any, key: str) -> bool:
-    if isinstance(value, dict):
-        return key in value or any(_has_key(v, key) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_key(v, key) for v in value)
-    return False
+def _may_hold_key(values: list[Any], key: str) -> bool:
+    """Whether ``key`` may be a key somewhere in ``values``: written as JSON (in C, not a walk in Python) a key is
+    ``"key":``. A string that merely looks so answers yes too, which only costs the sharing, never a wrong page."""
+    return f"{json.dumps(key)}:" in json.dumps(values, ensure_ascii=False, default=str)
 
 
 def share_repeats(turns: list[dict], min_chars: int = 60) -> list[Any]:
@@ -55,7 +53,7 @@ def share_repeats(turns: list[dict], min_chars: int = 60) -> list[Any]:
     already holds the reference key (then nothing could tell a reference from a value).
     """
     results = [c for t in turns for c in t.get("commands", ()) if isinstance(c.get("result"), (dict, list))]
-    if any(_has_key(c["result"], SHARED_KEY) for c in results):
+    if _may_hold_key([c["result"] for c in results], SHARED_KEY):
         return []
     counts: dict[str, int] = {}
 

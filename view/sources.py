@@ -129,10 +129,13 @@ def load_view(path: str | Path, **options: Any) -> dict:
                       "run directories of which one is forked from another, an Inspect log ends in .eval (a folder of them is shown whole)")
 
 
-def page_data(root: Path, spec: Any, **options: Any) -> dict:
+def page_data(root: Path, spec: Any, *, loaded: dict[Path, dict] | None = None, **options: Any) -> dict:
     """The data of a page a view links to: ``spec`` is what its ``pages`` entry holds (run directories relative to
     ``root``, ``{"inspect_sample": i}`` for a sample of the Inspect log ``root``, or ``{"inspect_log": name,
-    "inspect_sample": i}`` for a sample of the log ``name`` in the folder ``root``)."""
+    "inspect_sample": i}`` for a sample of the log ``name`` in the folder ``root``).
+
+    ``loaded`` keeps each run read for the pages of one view (a family's run is on its own page and on each pair's),
+    so it is read once; the pages only read the data."""
     if isinstance(spec, dict) and isinstance(spec.get("inspect_sample"), int):
         from bizsim.view.inspect_data import inspect_sample_data, is_inspect_log
 
@@ -143,6 +146,8 @@ def page_data(root: Path, spec: Any, **options: Any) -> dict:
             root = root / log
         return inspect_sample_data(root, spec["inspect_sample"], **options)
     if isinstance(spec, list) and 1 <= len(spec) <= 2 and all(isinstance(d, str) for d in spec):
-        loaded = [load_view(root / d, **options) for d in spec]
-        return loaded[0] if len(loaded) == 1 else {"kind": "compare", "runs": loaded}
+        cache = {} if loaded is None else loaded
+        runs = [cache[root / d] if root / d in cache else cache.setdefault(root / d, load_view(root / d, **options))
+                for d in spec]
+        return runs[0] if len(runs) == 1 else {"kind": "compare", "runs": runs}
     raise ConfigError(f"not a page this view links to: {str(spec)[:200]}")
