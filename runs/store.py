@@ -485,7 +485,14 @@ def _read_dir(root: Path) -> Results:
             with results.open("rb") as fh:
                 records = [read_at(fh, off) for off, _ in _latest(results)]
             return _from_records(records, root)
-    return _to_pandas({n: pq.read_table(SweepDir(root).table(n)) for n in TABLES}, root)
+    return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n)) for n in TABLES}, root)
+
+
+def _read_parquet(pq: Any, path: Path) -> Any:
+    """One table whole. ``ParquetFile`` reads it as ``read_table`` does without importing ``pyarrow.dataset``, which
+    took 1.5 of a report's 4 seconds."""
+    with pq.ParquetFile(path) as file:
+        return file.read()
 
 
 def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence[dict] = ()) -> Results:
