@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-inspect_ai = pytest.importorskip("inspect_ai", reason="the Inspect tasks need bizsim[inspect]")
+if importlib.util.find_spec("inspect_ai") is None:  # checked without the import (seconds in every xdist worker)
+    pytest.skip("the Inspect tasks need bizsim[inspect]", allow_module_level=True)
 
 from bizsim.analysis import load, run_episode
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.registry import registered, world_spec
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from inspect_ai.solver import generate
+
+if TYPE_CHECKING:
+    from inspect_ai.model import ModelOutput
 
 from .llm_policies import greedy_policy
 from .llm_server import LoopbackLLMServer
@@ -23,6 +27,8 @@ GREEDY_SEED_1 = 42029521  # $420,295.21: `bizsim run startup --agent greedy --se
 
 def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
     """A mockllm answer calling ``tool`` (or a text reply), with usage given so no tokenizer is needed."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
     out = (ModelOutput.for_tool_call("mockllm/model", tool, dict(arguments)) if tool
            else ModelOutput.from_content("mockllm/model", "I am done."))
     out.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110)
@@ -30,6 +36,9 @@ def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
 
 
 def _eval(world: str, outputs, tmp_path: Path, **options):
+    import inspect_ai
+    from inspect_ai.model import get_model
+
     task_args = {"seeds": "1", "runs_dir": str(tmp_path / "runs"), **options.pop("task_args", {})}
     model = get_model("mockllm/model", custom_outputs=outputs)
     [log] = inspect_ai.eval(f"bizsim/{world}", model=model, task_args=task_args, log_dir=str(tmp_path / "logs"),
@@ -134,6 +143,8 @@ def test_inspect_limits_stop_bizsims_harness_on_preset_reference(limit, kind, de
 def test_a_replacement_agent_gets_the_reference_run_command_tool_and_its_wire_answers(tmp_path):
     """--solver replaces bizsim's harness on preset reference; the setup still gives the published prompt and the
     single run_command tool, answered as YC-Bench's harness answers (its executor's result object)."""
+    from inspect_ai.solver import generate
+
     outputs = [_out("run_command", command="yc-bench company status"), _out("run_command", command="company status"),
                _out("run_command", command="yc-bench task accept --task-id nope"), _out()]
     log = _eval("startup", outputs, tmp_path, task_args={"preset": "reference"}, solver=generate(tool_calls="loop"))
@@ -152,6 +163,8 @@ def test_greedy_year_over_http_through_run_command_on_preset_reference(tmp_path,
     """An OpenAI-compatible loopback server plays the scripted greedy policy through the run_command tool on preset
     reference, seed 1: the sample scores $420,295.21, as `bizsim run startup --agent greedy --seed 1` and bizsim's
     own harness; the commands are the harness's, byte for byte; verify passes; load reads the log."""
+    import inspect_ai
+
     from bizsim.agents.llm import ScriptedClient
     from bizsim.analysis import RunSpec, run_llm
 

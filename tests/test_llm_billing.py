@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm, require_litellm
 
 pytestmark = pytest.mark.xdist_group("llm_billing")
 
-litellm = require_litellm()
+needs_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig
 from bizsim.analysis import RunSpec, run_llm
@@ -48,6 +48,7 @@ def _run(tmp_path, dialect: str, caching: bool = True, turns: int = 12):
 def _price(model: str, usage: dict) -> float:
     """The provider's bill for one answer, from litellm's price map by hand: uncached input, cache reads and
     writes, and output each at their own price."""
+    litellm = require_litellm()
     info = litellm.model_cost[model.split("/", 1)[1]]
     read, write = usage["cache_read_tokens"], usage["cache_write_tokens"]
     return ((usage["prompt_tokens"] - read - write) * info["input_cost_per_token"]
@@ -60,6 +61,7 @@ def _price(model: str, usage: dict) -> float:
 def test_every_token_class_is_recorded_and_priced_as_billed(tmp_path, dialect):
     """Each call's token classes equal what the server reported in its provider's shape; each call's cost equals
     litellm's cost of that same answer and the price map's bill by hand; the run's counters are the sums."""
+    litellm = require_litellm()
     model = SHAPES[dialect][0]
     result, calls, usages = _run(tmp_path, dialect)
     assert len(usages) == len(calls) == 12

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm, require_litellm
 
 # One worker runs this module: its module-scoped fixtures are built once, not once per worker.
 pytestmark = pytest.mark.xdist_group("llm_e2e")
 
 
-litellm = require_litellm()
+needs_litellm()
 
 from bizsim.runs.rundir import RunDir
 from bizsim.agents import greedy
@@ -42,6 +42,7 @@ def server():
 
 
 def _expected_cost(model: str, usages: list[dict]) -> float:
+    litellm = require_litellm()
     total = 0.0
     for u in usages:
         p, c = litellm.cost_per_token(model=model, prompt_tokens=u["prompt_tokens"], completion_tokens=u["completion_tokens"])

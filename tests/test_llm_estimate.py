@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm
 
 pytestmark = pytest.mark.xdist_group("llm_estimate")
 
-require_litellm()
+needs_litellm()
 
 from bizsim.analysis import RunSpec, run_llm, sweep
 from bizsim.runs.llm_estimate import estimate_run

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm
 
-require_litellm()
+needs_litellm()
 
 from bizsim.agents import greedy
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig

@@ -14,9 +14,9 @@ from pathlib import Path
 import attrs
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm
 
-require_litellm()
+needs_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
 from bizsim.simcore.jsonl import read_jsonl

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm
 
-litellm = require_litellm()
+needs_litellm()
 
 from bizsim.runs.rundir import RunDir
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import socket
 import threading
 import time
@@ -10,7 +11,8 @@ import time
 import httpx
 import pytest
 
-pytest.importorskip("openenv.core.env_server.http_server")
+if importlib.util.find_spec("openenv") is None:  # checked without the import: gradio's takes seconds per worker
+    pytest.skip("needs openenv-core (bizsim[openenv])", allow_module_level=True)
 
 from bizsim.cli.main import main
 from bizsim.runs.rundir import read_record
@@ -18,8 +20,6 @@ from bizsim.runs.verify import verify_run_dir
 from bizsim.agents.start import StartState
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_names, world_spec
-from bizsim.surfaces.openenv_server import BizSimAction, BizSimEnvironment, EpisodeRuns, build_app, serve
-from openenv.core.generic_client import GenericEnvClient
 
 pytestmark = pytest.mark.xdist_group("openenv")
 
@@ -27,6 +27,8 @@ pytestmark = pytest.mark.xdist_group("openenv")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """One server on a free port of 127.0.0.1: operation, episodes of two days; stopped after the module."""
+    from bizsim.surfaces.openenv_server import EpisodeRuns, serve
+
     out = tmp_path_factory.mktemp("openenv")
     runs = EpisodeRuns("operation", seed=3, out=out, window={"days": 2})
     box: dict = {}
@@ -44,6 +46,8 @@ def server(tmp_path_factory):
 
 async def _play(url: str, seed: int) -> tuple[list[float], dict, dict]:
     """One session: reset on ``seed``, then (a tool call, a command line) a day until the window ends."""
+    from openenv.core.generic_client import GenericEnvClient
+
     async with GenericEnvClient(base_url=url) as env:
         first = await env.reset(seed=seed, episode_id=f"e{seed}")
         assert {"creator_incentive", "task_done"} <= {t["function"]["name"] for t in first.observation["tools"]}
@@ -79,6 +83,8 @@ def test_concurrent_sessions_each_play_a_recorded_episode_that_verifies(server):
 def test_bad_requests_are_refused_with_the_rule(server):
     """A step before any reset answers an error observation; an action that is both a command and a tool call is
     a validation error (the session goes on), a negative seed is refused with its rule."""
+    from openenv.core.generic_client import GenericEnvClient
+
     url, _ = server
 
     async def session():
@@ -112,6 +118,8 @@ def test_the_command_refuses_a_port_in_use_before_serving(tmp_path, capsys):
 @pytest.mark.parametrize("world", world_names())
 def test_every_registered_world_plays_an_episode_through_the_environment(world, tmp_path):
     """Each registered world resets with its tools and plays its advance command; the run directory verifies."""
+    from bizsim.surfaces.openenv_server import BizSimAction, BizSimEnvironment, EpisodeRuns
+
     env = BizSimEnvironment(EpisodeRuns(world, out=tmp_path))
     first = env.reset(seed=2)
     advance = env.episode.advance_command
@@ -135,6 +143,8 @@ def test_every_registered_world_plays_an_episode_through_the_environment(world, 
 ])
 def test_server_arguments_are_refused_with_their_rule(kwargs, match, tmp_path):
     """Every argument of the server's episodes is checked before it listens; so is the number of sessions."""
+    from bizsim.surfaces.openenv_server import EpisodeRuns, build_app
+
     with pytest.raises(ConfigError, match=match):
         EpisodeRuns(**{"world": "operation", "out": tmp_path, **kwargs})
     with pytest.raises(ConfigError, match=r"max_episodes\(=0\) must be an integer from 1 to 1,024"):

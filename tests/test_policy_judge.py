@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from .llm_server import LoopbackLLMServer, require_litellm
+from .llm_server import LoopbackLLMServer, needs_litellm
 
-require_litellm()
+needs_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.analysis import RunSpec, load, run_llm

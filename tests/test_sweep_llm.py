@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from .llm_server import require_litellm
+from .llm_server import needs_litellm
 
-require_litellm()
+needs_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.analysis import RunSpec, load, metrics, run_llm, sweep

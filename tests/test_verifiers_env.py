@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
 
-vf = pytest.importorskip("verifiers")
-openai = pytest.importorskip("openai")
+if importlib.util.find_spec("verifiers") is None or importlib.util.find_spec("openai") is None:
+    # checked without the import, which takes seconds in every pytest-xdist worker that collects the module
+    pytest.skip("needs verifiers and openai (bizsim[rl])", allow_module_level=True)
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.agents.start import StartState
 from bizsim.surfaces.textenv import TextEnv
-from bizsim.surfaces.verifiers_env import load_environment, split_seeds
 from bizsim.simcore.errors import ConfigError
-from verifiers.clients import OpenAIChatCompletionsClient
+
+
+def _adapter():
+    """bizsim's verifiers adapter, imported when a test runs (it imports verifiers)."""
+    from bizsim.surfaces import verifiers_env
+
+    return verifiers_env
 
 
 def rotating_policy(messages, tools):
@@ -34,6 +41,9 @@ def _tool_calls(completion):
 
 
 def _evaluate(env, server, n):
+    import openai
+    from verifiers.clients import OpenAIChatCompletionsClient
+
     client = OpenAIChatCompletionsClient(openai.AsyncOpenAI(base_url=server.url, api_key="sk-loopback"))
     return env.evaluate_sync(client=client, model="scripted", num_examples=n, rollouts_per_example=1,
                              state_columns=["bizsim"])
@@ -44,7 +54,7 @@ def test_a_verifiers_rollout_scores_the_metric_change_of_its_window():
     world's command (a refused one included), and the reward equals the metric change the same calls make
     through the stepping env, which is also the sum of the per-step rewards."""
     start = StartState("operation", agent="planner", until={"day": 30})
-    env = load_environment(world="operation", start=start, window={"days": 3},
+    env = _adapter().load_environment(world="operation", start=start, window={"days": 3},
                            seeds={"train": "1-8", "eval": "101-102"})
     with LoopbackLLMServer(rotating_policy, lifetime_s=120) as server:
         out = _evaluate(env, server, 2)
@@ -69,19 +79,19 @@ def test_a_verifiers_rollout_scores_the_metric_change_of_its_window():
 
 def test_train_and_eval_rows_use_disjoint_seed_sets():
     """The train dataset holds the train seeds, the eval dataset the eval seeds; overlapping sets are refused."""
-    env = load_environment(world="startup", window=5, seeds="1-5", eval_seeds=[50, 51])
+    env = _adapter().load_environment(world="startup", window=5, seeds="1-5", eval_seeds=[50, 51])
     assert [1, 2, 3, 4, 5] == [r["info"]["seed"] for r in env.dataset]
     assert [50, 51] == [r["info"]["seed"] for r in env.eval_dataset]
     with pytest.raises(ConfigError, match="disjoint"):
-        split_seeds({"train": "1-10", "eval": "10-12"})
+        _adapter().split_seeds({"train": "1-10", "eval": "10-12"})
     with pytest.raises(ConfigError, match="not operation"):
-        load_environment(world="operation", start=StartState("startup"))
+        _adapter().load_environment(world="operation", start=StartState("startup"))
 
 
 def test_the_startup_world_offers_its_commands_as_tools_and_plays_a_window():
     """Startup rollouts get one tool per visible command; a model that only resumes time plays refused turns and
     the window of two turns still ends the rollout."""
-    env = load_environment(world="startup", window=2, seeds="1", eval_seeds="7")
+    env = _adapter().load_environment(world="startup", window=2, seeds="1", eval_seeds="7")
     names = {t.name for t in env.tool_defs}
     assert {"task_accept", "sim_resume", "market_browse"} <= names
 
@@ -119,11 +129,11 @@ def test_load_environment_refuses_each_bad_argument_with_one_config_error(kwargs
     a reward that is silently NaN."""
     kwargs = {"world": "operation", **kwargs}
     with pytest.raises(ConfigError, match=match):
-        load_environment(**kwargs)
+        _adapter().load_environment(**kwargs)
 
 
 def test_load_environment_takes_verifiers_own_arguments():
     """An argument verifiers' environment takes is passed on, and good values of ours are kept."""
-    env = load_environment(world="operation", seeds="1-2", eval_seeds="9", max_turns=3, reward_scale=2,
+    env = _adapter().load_environment(world="operation", seeds="1-2", eval_seeds="9", max_turns=3, reward_scale=2,
                                   max_workers=4)
     assert (3, 2.0, 4) == (env.max_turns, env.reward_scale, env.max_workers)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,17 +13,22 @@ import pytest
 pytestmark = pytest.mark.xdist_group("viewer_inspect")
 
 
-inspect_ai = pytest.importorskip("inspect_ai", reason="reading Inspect logs needs bizsim[inspect]")
+if importlib.util.find_spec("inspect_ai") is None:  # checked without the import (seconds in every xdist worker)
+    pytest.skip("reading Inspect logs needs bizsim[inspect]", allow_module_level=True)
 
 from bizsim.analysis.labels import dollars
 from bizsim.view import load_view, write_view
 from bizsim.view.sources import page_data
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from ._browser import browser_fixture, legend_colours, open_page, rgb
 
+if TYPE_CHECKING:
+    from inspect_ai.model import ModelOutput
+
 
 def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
+    from inspect_ai.model import ModelOutput, ModelUsage
+
     out = (ModelOutput.for_tool_call("mockllm/model", tool, dict(arguments)) if tool
            else ModelOutput.from_content("mockllm/model", "I am done."))
     out.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110)
@@ -34,6 +41,9 @@ def _out(tool: str | None = None, **arguments: object) -> ModelOutput:
 def log_file(tmp_path_factory) -> Path:
     """An Inspect eval of startup seed 1: a browse, a refused accept, an accept, assign and dispatch, an advance,
     then a text reply."""
+    import inspect_ai
+    from inspect_ai.model import get_model
+
     root = tmp_path_factory.mktemp("inspect")
     outputs = [_out("market_browse", limit=2), _out("task_accept", task_id="Task-99999"),
                _out("task_accept", task_id="Task-10"), _out("task_assign", task_id="Task-10", employees="Emp_1,Emp_2"),
