@@ -36,10 +36,22 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     return {"greedy": baseline_run(root / "greedy"), "planner": baseline_run(root / "planner", agent="planner")}
 
 
-def test_a_kind_of_event_has_one_colour_on_the_run_and_the_compare_page(browser, runs, tmp_path):
+@pytest.fixture(scope="module")
+def planner_page(runs, tmp_path_factory) -> Path:
+    """The planner's page, written once for the tests that only read it."""
+    return write_view([runs["planner"]], tmp_path_factory.mktemp("planner-page") / "planner.html")
+
+
+@pytest.fixture(scope="module")
+def planner_data(runs) -> dict:
+    """The viewer's data of the planner's run."""
+    return run_data(runs["planner"])
+
+
+def test_a_kind_of_event_has_one_colour_on_the_run_and_the_compare_page(browser, runs, planner_page, tmp_path):
     """`task accept`, `task completed` and the rest: the colour of labels.KIND_COLORS on one run's page and on the
     side-by-side page, whatever other kinds each page holds."""
-    one = open_page(browser, write_view([runs["planner"]], tmp_path / "one.html").as_uri())
+    one = open_page(browser, planner_page.as_uri())
     two = open_page(browser, write_view([runs["greedy"], runs["planner"]], tmp_path / "two.html").as_uri())
     on_one, on_two = legend_colours(one), legend_colours(two)
     assert {"task accept", "task completed", "monthly payroll", "task cancel"} <= set(on_one)
@@ -106,10 +118,10 @@ def test_compare_marks_say_whose_they_are_and_lists_lead_with_decisions(browser,
     assert [] == page.errors
 
 
-def test_search_finds_the_date_the_list_shows_and_the_detail_follows(browser, runs, tmp_path):
+def test_search_finds_the_date_the_list_shows_and_the_detail_follows(browser, planner_page, planner_data):
     """"Jul 9" (as the list writes dates) finds the turns of that day; the detail moves to the first turn found."""
-    page = open_page(browser, write_view([runs["planner"]], tmp_path / "one.html").as_uri())
-    data = run_data(runs["planner"])
+    page = open_page(browser, planner_page.as_uri())
+    data = planner_data
     start = datetime.fromisoformat(data["meta"]["start"])
     on_day = [i for i, t in enumerate(data["turns"]) if (start + timedelta(microseconds=t["t"])).date() == date(2025, 7, 9)]
     assert on_day, "seed 1's planner has turns on Jul 9"
@@ -147,14 +159,15 @@ def test_an_ecogym_turn_shows_its_days_report_and_counts_days_as_the_world_does(
     assert [] == page.errors
 
 
-def test_a_planner_years_page_writes_a_listed_object_once_and_shows_it_whole(browser, runs, tmp_path):
+def test_a_planner_years_page_writes_a_listed_object_once_and_shows_it_whole(browser, runs, planner_page,
+                                                                            planner_data):
     """The startup planner browses the market ~300 times a year: each task it lists is written once (the page was
     10.6 MB, 9.5 of it repeated tasks), and a turn's result reads exactly as the world answered it."""
-    path = write_view([runs["planner"]], tmp_path / "planner.html")
+    path = planner_page
     assert path.stat().st_size < 4_000_000
     rows = [json.loads(line) for line in (runs["planner"] / "trajectory.jsonl").read_text().splitlines()]
     browses = [r for r in rows if r["kind"] == "cmd" and r["name"] == "market browse"]
-    data = run_data(runs["planner"])
+    data = planner_data
     k = next(i for i, t in enumerate(data["turns"]) if i > 3 and any(c["name"] == "market browse" for c in t["commands"]))
     before = sum(1 for t in data["turns"][:k] for c in t["commands"] if c["name"] == "market browse")
     page = open_page(browser, path.as_uri())
