@@ -129,3 +129,12 @@ def test_the_judge_options_are_checked(capsys):
     assert "give --judge-model PROVIDER/MODEL too" in capsys.readouterr().err
     assert 0 != main(["report", ".", "--judge-model", "gpt-4o-mini"])
     assert "--judge-model(='gpt-4o-mini') must be PROVIDER/MODEL" in capsys.readouterr().err
+
+
+def test_a_cache_line_nested_past_the_limit_is_skipped_not_raised(tmp_path):
+    """The cache is anyone's to edit: a line of 200,000 brackets (a RecursionError for json.loads) is skipped."""
+    from bizsim.analysis.worlds.startup.judge import _read_cache
+
+    cache = tmp_path / "policy-judge-cache.jsonl"
+    cache.write_text("[" * 200_000 + "\n" + json.dumps({"key": "k", "answer": "whitelist"}) + "\n")
+    assert ["k"] == list(_read_cache(cache))

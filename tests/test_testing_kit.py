@@ -87,3 +87,14 @@ def test_rate_band_and_assert_rate():
         assert_rate(200, 1000, 0.1)
     with pytest.raises(ValueError, match="p=1.5"):
         rate_band(10, 1.5)
+
+
+def test_world_lines_keep_the_odd_values_beside_the_worlds_own():
+    """Values given add to the kit's odd values; they do not replace them (the property tests' hostile inputs)."""
+    from hypothesis import find
+
+    from bizsim.simcore.testing.strategies import ODD_VALUES, world_lines
+
+    odd = next(v for v in ODD_VALUES if v.strip())
+    line = find(world_lines("startup", values=("Task-1",)), lambda text: odd in text.split())
+    assert odd in line.split()

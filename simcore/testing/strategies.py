@@ -35,7 +35,7 @@ def world_lines(world_name: str, values: Sequence[str] = ()) -> st.SearchStrateg
     of its type), from :data:`ODD_VALUES` and from ``values`` (the world's own words, e.g. ids it shows)."""
     commands = world_spec(world_name).world_class().commands
     visible = [spec for spec in commands.visible() if not spec.advances]
-    words = tuple(values) or ODD_VALUES
+    words = (*ODD_VALUES, *values)
 
     def value(param: Param) -> st.SearchStrategy[str]:
         picks: list[st.SearchStrategy[str]] = [st.sampled_from(words)]

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from bizsim.simcore.untrusted_json import loads_untrusted
 from bizsim.analysis.worlds.startup.paper import POLICIES, scratchpad_policy
 from bizsim.simcore.digests import canonical_digest
 
@@ -100,8 +101,8 @@ def _read_cache(path: Path | None) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for line in path.read_bytes().decode("utf-8", errors="replace").splitlines():
         try:
-            rec = json.loads(line)
-        except ValueError:
+            rec = loads_untrusted(line)
+        except (ValueError, RecursionError):  # not JSON, or nested past what untrusted JSON may
             continue
         if isinstance(rec, dict) and isinstance(rec.get("key"), str) and isinstance(rec.get("answer"), str):
             out[rec["key"]] = rec
