@@ -134,6 +134,7 @@ class Episode:
         fsync: bool = False,
         metadata: Mapping[str, Any] | None = None,
         resumed: tuple[RunRecord, Sequence[tuple[int, str]]] | None = None,
+        _held: Any = None,
         reward: str = "delta",
     ) -> None:
         from bizsim.agents.start import Window, start_of
@@ -157,7 +158,8 @@ class Episode:
         self.root = make_output_dir(out) if out is not None else None
         self._lock = threading.RLock()
         self._started = time.perf_counter()
-        self._lockfile = hold(RunDir(self.root).live_lock) if self.root is not None else None
+        self._lockfile = _held if _held is not None else hold(RunDir(self.root).live_lock) if self.root is not None \
+            else None
         try:
             if self.root is not None:
                 check_run_dir_free(self.root, overwrite=overwrite)
@@ -209,21 +211,28 @@ class Episode:
         """
         from bizsim.runs.rundir import read_command_log, read_record
 
-        record = read_record(out)
-        live = record.live
-        if not isinstance(live, dict):
-            raise ConfigError(f"{str(out)!r} holds a {record.agent} run, not a live episode; only live episodes "
-                              "(bizsim play, mcp, serve) resume")
-        if record.terminal_reason != "agent_stopped":
-            raise ConfigError(f"{str(out)!r} has ended ({record.terminal_reason}); nothing is left to play: start "
-                              "another run")
-        overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
-        metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
-        base = live.get("base_preset")
-        preset = base if isinstance(base, str) else record.preset
-        return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
-                   agent=record.agent, budgets=budgets, overwrite=True, fsync=fsync, metadata=metadata,
-                   resumed=(record, read_command_log(out)))
+        read_record(out)  # a directory without a run is refused before a lock file is made in it
+        held = hold(RunDir(out).live_lock)  # read under the lock: a process still recording cannot add a call unseen
+        try:
+            record = read_record(out)
+            live = record.live
+            if not isinstance(live, dict):
+                raise ConfigError(f"{str(out)!r} holds a {record.agent} run, not a live episode; only live episodes "
+                                  "(bizsim play, mcp, serve) resume")
+            if record.terminal_reason != "agent_stopped":
+                raise ConfigError(f"{str(out)!r} has ended ({record.terminal_reason}); nothing is left to play: "
+                                  "start another run")
+            overrides = live.get("overrides") if isinstance(live.get("overrides"), dict) else {}
+            metadata = live.get("metadata") if isinstance(live.get("metadata"), dict) else {}
+            base = live.get("base_preset")
+            preset = base if isinstance(base, str) else record.preset
+            return cls(record.world, preset, record.seed, out=out, overrides=overrides, surface=surface,
+                       agent=record.agent, budgets=budgets if budgets is not None else _recorded_budgets(live),
+                       overwrite=True, fsync=fsync, metadata=metadata, resumed=(record, read_command_log(out)),
+                       _held=held)
+        except BaseException:
+            held.close()
+            raise
 
     def _replay(self, log: Sequence[tuple[int, str]]) -> None:
         for _, line in log:
@@ -243,6 +252,13 @@ class Episode:
         self.clients = [{"name": _clip(c.get("name")), "version": None if c.get("version") is None else
                          _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
         self._wall_before = float(record.wall_s or 0.0)
+        usage = live.get("usage") if isinstance(live.get("usage"), dict) else {}
+        tokens = [usage.get(k) for k in ("prompt_tokens", "completion_tokens")]
+        if all(type(n) is int and 0 <= n <= MAX_REPORTED_TOKENS for n in tokens):
+            self.prompt_tokens, self.completion_tokens = tokens
+        cost = usage.get("cost_usd")
+        if type(cost) in (int, float) and 0 <= cost <= MAX_REPORTED_COST_USD:
+            self.cost_usd = float(cost)
 
     @property
     def wall_s(self) -> float:
@@ -684,6 +700,13 @@ class Episode:
 
 #: The name the surfaces have always used.
 LiveEpisode = Episode
+
+def _recorded_budgets(live: Mapping[str, Any]) -> Budgets:
+    """The budgets a live episode recorded (a resumed one keeps them); what is missing is no limit."""
+    given = live.get("budgets") if isinstance(live.get("budgets"), Mapping) else {}
+    names = ("max_turns", "max_tokens_total", "max_cost_usd", "max_call_chars")
+    return Budgets(**{k: given[k] for k in names if given.get(k) is not None})
+
 
 def _clean(value: Any) -> Any:
     """Lone surrogates (JSON escapes and undecodable argv bytes carry them; no UTF-8 file can hold them) as U+FFFD,

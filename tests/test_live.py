@@ -260,3 +260,23 @@ def test_a_swapped_file_shows_each_version_whole_and_closes_to_an_ordinary_file(
     assert ('{"final": true}\n', 1, ["result.json"]) == (
         target.read_text(), os.stat(target).st_nlink, [p.name for p in tmp_path.iterdir()])
     assert 0 == doctest.testmod(bizsim.runs.live).failed
+
+
+def test_a_resumed_episode_keeps_its_budgets_and_reported_usage(tmp_path):
+    """Resuming continues the run as it was: the calls, the usage the client reported and the budgets carry on, so
+    a budget cannot be escaped by stopping the server and resuming."""
+    from bizsim.runs.budgets import Budgets
+    from bizsim.runs.live import Episode
+
+    with Episode("startup", "default", 1, out=tmp_path, surface="doc", budgets=Budgets(max_turns=4)) as ep:
+        ep.call_line("company status")
+        ep.report_usage(prompt_tokens=10, completion_tokens=5, cost_usd=0.5)
+    again = Episode.resume(tmp_path, surface="doc")
+    try:
+        assert (1, 10, 5, 0.5, 4) == (again.calls, again.prompt_tokens, again.completion_tokens, again.cost_usd,
+                                      again.max_turns)
+        for _ in range(3):
+            again.call_line("company status")
+        assert again.done and "max_turns" == again.world.terminal_detail
+    finally:
+        again.close()
