@@ -14,13 +14,15 @@ from typing import Any
 
 from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS
 
-__all__ = ["LOOPBACK", "LOOPBACK_HOST", "BoundedThreadingMixIn"]
+__all__ = ["LOOPBACK", "LOOPBACK_HOST", "LOOPBACK_ORIGIN", "BoundedThreadingMixIn"]
 
 #: The host names of this machine's loopback interface.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: A loopback server answers only requests addressed to a loopback name: a web page elsewhere that points its own
 #: domain at 127.0.0.1 (DNS rebinding) is refused, so it cannot read what the server holds.
 LOOPBACK_HOST = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?", re.IGNORECASE)
+#: A page of this machine (a browser's ``Origin`` header): any other site's script is refused.
+LOOPBACK_ORIGIN = re.compile(r"https?://" + LOOPBACK_HOST.pattern, re.IGNORECASE)
 
 
 class BoundedThreadingMixIn(socketserver.ThreadingMixIn):

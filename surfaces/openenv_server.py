@@ -48,6 +48,7 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.live import REWARDS, Episode
 from bizsim.runs.rundir import make_output_dir
+from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
 from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
 
 __all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
@@ -236,6 +237,65 @@ def build_app(runs: EpisodeRuns, max_episodes: int = 64) -> Any:
                               max_concurrent_envs=limit)
 
 
+#: The largest HTTP request body (``/reset``, ``/step``) the server reads: an action is at most
+#: ``MAX_CALL_CHARS`` characters, and its JSON envelope a few more.
+MAX_BODY_BYTES = 4 * MAX_CALL_CHARS
+
+
+class _Guard:
+    """Refuse what a web page could send a server on this machine: a ``Host`` that is not loopback (DNS rebinding)
+    when the server listens on loopback, an ``Origin`` that is not loopback (any site's script, WebSockets
+    included), and an HTTP body past :data:`MAX_BODY_BYTES` (OpenEnv's and uvicorn's own limits cover only
+    WebSocket messages)."""
+
+    def __init__(self, app: Any, *, loopback: bool) -> None:
+        self.app = app
+        self.loopback = loopback
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        host, origin = headers.get("host", ""), headers.get("origin")
+        foreign_origin = origin is not None and not LOOPBACK_ORIGIN.fullmatch(origin)
+        if (self.loopback and not LOOPBACK_HOST.fullmatch(host)) or foreign_origin:
+            await _deny(scope, send, 403, "the OpenEnv server answers only this machine's clients")
+            return
+        if scope["type"] == "http":
+            size = headers.get("content-length", "0")
+            if not size.isdigit() or int(size) > MAX_BODY_BYTES:
+                await _deny(scope, send, 413, f"a request body is at most {MAX_BODY_BYTES:,} bytes")
+                return
+            receive = _bounded(receive)
+        await self.app(scope, receive, send)
+
+
+def _bounded(receive: Any) -> Any:
+    """``receive`` that stops a body sent in chunks past :data:`MAX_BODY_BYTES` (one without a length)."""
+    seen = [0]
+
+    async def bounded() -> Any:
+        message = await receive()
+        if message.get("type") == "http.request":
+            seen[0] += len(message.get("body", b""))
+            if seen[0] > MAX_BODY_BYTES:
+                raise ConnectionError(f"request body past {MAX_BODY_BYTES:,} bytes")
+        return message
+
+    return bounded
+
+
+async def _deny(scope: Any, send: Any, status: int, text: str) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008, "reason": text})
+        return
+    body = json.dumps({"detail": text}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 class _QuietClose:
     """The app, without the traceback OpenEnv 0.3 logs at every session's end: its WebSocket handler closes a
     socket the client has already closed, and Starlette raises ``WebSocketDisconnect`` for that (nothing is lost:
@@ -267,7 +327,8 @@ def serve(runs: EpisodeRuns, *, host: str = "127.0.0.1", port: int = 8000, max_e
 
     from bizsim.surfaces.mcp_server import bind_http
 
-    app = _QuietClose(build_app(runs, max_episodes))
+    loopback = host in LOOPBACK
+    app = _Guard(_QuietClose(build_app(runs, max_episodes)), loopback=loopback)
     sock = bind_http(host, port, what="OpenEnv")
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_CALL_CHARS,

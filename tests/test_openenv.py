@@ -149,3 +149,29 @@ def test_server_arguments_are_refused_with_their_rule(kwargs, match, tmp_path):
         EpisodeRuns(**{"world": "operation", "out": tmp_path, **kwargs})
     with pytest.raises(ConfigError, match=r"max_episodes\(=0\) must be an integer from 1 to 1,024"):
         build_app(EpisodeRuns("operation", out=tmp_path), max_episodes=0)
+
+
+def test_only_this_machines_clients_and_bounded_bodies_are_served(server):
+    """A page of another site (its Origin), a request for another host name (DNS rebinding) and a body past the
+    limit are refused before OpenEnv sees them; a plain local client is served."""
+    from bizsim.surfaces.openenv_server import MAX_BODY_BYTES
+
+    url, out = server
+    before = sorted(p.name for p in out.iterdir())
+    assert 200 == httpx.get(f"{url}/schema").status_code
+    assert 403 == httpx.post(f"{url}/reset", json={}, headers={"Origin": "https://evil.example"}).status_code
+    assert 403 == httpx.post(f"{url}/reset", json={}, headers={"Host": "evil.example"}).status_code
+    big = httpx.post(f"{url}/step", content=b"{" + b" " * MAX_BODY_BYTES + b"}",
+                     headers={"Content-Type": "application/json"})
+    assert 413 == big.status_code
+    assert before == sorted(p.name for p in out.iterdir())  # no episode was opened for them
+
+    async def foreign_socket():
+        import websockets
+
+        with pytest.raises(websockets.exceptions.WebSocketException):
+            async with websockets.connect(url.replace("http", "ws") + "/ws", origin="https://evil.example") as ws:
+                await ws.send("{}")
+                await ws.recv()
+
+    asyncio.run(foreign_socket())

@@ -43,7 +43,8 @@ class PlaySession:
         world, preset, seed: the run's world, preset and seed.
         overrides: config values laid over the preset (``{"horizon_days": 30}``: a shorter study).
         out: the run directory (created; must not hold a run).
-        player: the player's name (kept in ``live.metadata.player``; cut to :data:`MAX_PLAYER_CHARS`).
+        player: the player's name (kept in ``live.metadata.player``; a longer one than :data:`MAX_PLAYER_CHARS` is
+            refused).
         time_limit_s: wall seconds the player has (the run's whole wall time, resumed sessions included); past it
             the episode is closed and calls are refused. ``None``: no limit.
         episode: an episode already open (:meth:`resume` passes it); the other arguments are then ignored.
