@@ -252,12 +252,13 @@ class Episode:
         self.clients = [{"name": _clip(c.get("name")), "version": None if c.get("version") is None else
                          _clip(c.get("version"))} for c in clients[:_MAX_CLIENTS] if isinstance(c, dict)]
         self._wall_before = float(record.wall_s or 0.0)
-        usage = live.get("usage") if isinstance(live.get("usage"), dict) else {}
-        tokens = [usage.get(k) for k in ("prompt_tokens", "completion_tokens")]
-        if all(type(n) is int and 0 <= n <= MAX_REPORTED_TOKENS for n in tokens):
-            self.prompt_tokens, self.completion_tokens = tokens
+        given_usage = live.get("usage")
+        usage: dict[str, Any] = given_usage if isinstance(given_usage, dict) else {}
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if all(type(n) is int and 0 <= n <= MAX_REPORTED_TOKENS for n in (prompt, completion)):
+            self.prompt_tokens, self.completion_tokens = int(prompt or 0), int(completion or 0)
         cost = usage.get("cost_usd")
-        if type(cost) in (int, float) and 0 <= cost <= MAX_REPORTED_COST_USD:
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and 0 <= cost <= MAX_REPORTED_COST_USD:
             self.cost_usd = float(cost)
 
     @property
@@ -703,7 +704,8 @@ LiveEpisode = Episode
 
 def _recorded_budgets(live: Mapping[str, Any]) -> Budgets:
     """The budgets a live episode recorded (a resumed one keeps them); what is missing is no limit."""
-    given = live.get("budgets") if isinstance(live.get("budgets"), Mapping) else {}
+    recorded = live.get("budgets")
+    given: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     names = ("max_turns", "max_tokens_total", "max_cost_usd", "max_call_chars")
     return Budgets(**{k: given[k] for k in names if given.get(k) is not None})
 
