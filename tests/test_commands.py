@@ -311,7 +311,7 @@ def test_to_line_omits_defaults_and_quotes_text():
 
 
 ADD = TOY["item add"]
-texts = st.text(st.characters(codec="utf-8") | st.sampled_from("'\" \\\t\n=-"), max_size=30)
+texts = st.text(st.characters(exclude_categories=("Cs",)) | st.sampled_from("'\" \\\t\n=-"), max_size=30)
 add_kwargs = st.fixed_dictionaries(
     {"name": texts},
     optional={
@@ -319,7 +319,7 @@ add_kwargs = st.fixed_dictionaries(
         "price": st.floats(allow_nan=False, allow_infinity=False),
         "fragile": st.booleans(),
         "colour": st.sampled_from(["red", "green", "blue"]),
-        "note": st.text(st.characters(codec="utf-8") | st.sampled_from("'\" "), max_size=20),
+        "note": st.text(st.characters(exclude_categories=("Cs",)) | st.sampled_from("'\" "), max_size=20),
         "count": st.integers(-MAX_INT, MAX_INT),  # past 64 bits both paths refuse (tests/test_hostile_commands.py)
     },
 )
