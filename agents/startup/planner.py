@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 
 from bizsim.agents.declare import Process, agent
@@ -388,8 +389,12 @@ def _check_options(max_concurrent: int, safety_margin: float, max_team: int, pad
 planner = agent(planner, check=_check_options)
 
 
-def _play(world: StartupWorld, plan: _Plan) -> Process:
+def _play(world: StartupWorld, plan: _Plan, *, before_turn: Callable[[], None] | None = None,
+          on_report: Callable[[dict], None] | None = None) -> Process:
+    """The plan's loop; a variant world's planner adds its own step before each turn and after each report."""
     while not world.done:
+        if before_turn is not None:
+            before_turn()
         plan.refresh()
         plan.fill()
         if not plan.running:
@@ -400,3 +405,5 @@ def _play(world: StartupWorld, plan: _Plan) -> Process:
         if "error" in report:
             return
         plan.observe(report)
+        if on_report is not None:
+            on_report(report)

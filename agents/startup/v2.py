@@ -14,20 +14,15 @@ from bizsim.models.startup.v2.signals import rate_estimate, work_estimate
 from bizsim.simcore import CommandError, ConfigError
 
 from .planner import _check_options as _check_plan
+from .baselines import _start_task
 from .planner import _Plan
+from .planner import _play as _plan_loop
 
 __all__ = ["greedy", "planner"]
 
 
 def _start(world: StartupWorld, task_id: str) -> bool:
-    names = ",".join(e["name"] for e in world.call("employee list")["employees"])
-    try:
-        world.call("task accept", task_id=task_id)
-        world.call("task assign", task_id=task_id, employees=names)
-        world.call("task dispatch", task_id=task_id)
-    except CommandError:
-        return False
-    return True
+    return _start_task(world, task_id, [e["name"] for e in world.call("employee list")["employees"]])
 
 
 @agent
@@ -136,25 +131,20 @@ planner = agent(planner, check=_check)
 
 
 def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Process:
+    """v1's plan loop, staffing before each turn and forgetting the tasks a collapse cancelled after each report."""
     hired: list[int] = []
     hiring = "employee candidates" in world.commands and not _off(world)
-    while not world.done:
-        if hiring:
-            _staff(plan.world, runway, max_hires, hired)  # the estimating view
-        plan.refresh()
-        plan.fill()
-        if not plan.running:
-            plan.park()
-        if not plan.running:
-            return
-        report = yield world.advance()
-        if "error" in report:
-            return
-        plan.observe(report)
+
+    def staff() -> None:
+        _staff(plan.world, runway, max_hires, hired)  # the estimating view
+
+    def forget_cancelled(report: dict) -> None:
         for title in _ended(report):  # cancelled by a collapse: v1's plan only hears of completions
             plan.running.pop(title, None)
             if plan.parked == title:
                 plan.parked = None
+
+    return _plan_loop(world, plan, before_turn=staff if hiring else None, on_report=forget_cancelled)
 
 
 class _Estimates:
