@@ -51,6 +51,8 @@ import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import lines_of
+from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES
+from bizsim.simcore.untrusted_json import read_json_file
 
 from bizsim.runs._results_file import iter_heads, read_at
 from bizsim.runs.rundir import RunDir, SweepDir
@@ -455,9 +457,11 @@ def _stale(root: Path) -> bool:
         return False
     if any(not sweep.table(n).exists() for n in TABLES):
         return True
-    try:
-        manifest = json.loads(sweep.tables_stamp.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
+    try:  # anyone who can write the sweep directory can edit the stamp: read bounded, and a bad one means rebuild
+        manifest = read_json_file(sweep.tables_stamp, sweep.tables_stamp.name, MAX_CONFIG_FILE_BYTES)
+    except ConfigError:
+        return True
+    if not isinstance(manifest, dict):
         return True
     now = _stamp(results)
     return any(manifest.get(k) != v for k, v in now.items())

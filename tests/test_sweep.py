@@ -435,6 +435,21 @@ def test_a_sweep_that_cannot_be_compacted_loads_from_its_results(serial_dir, tmp
         assert expected[name].reset_index(drop=True).equals(got[name].reset_index(drop=True)), name
 
 
+@pytest.mark.parametrize("stamp", ["[" * 100_000, "[1, 2]", "not json"])
+def test_a_damaged_tables_stamp_rebuilds_the_tables(serial_dir, tmp_path, stamp):
+    """The stamp that says which results the Parquet tables were built from is a file anyone may edit: one nested
+    past the limit, not an object or not JSON means the tables are rebuilt, never a RecursionError."""
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(serial_dir, copy)
+    load(copy)  # builds the tables and their stamp
+    (copy / "tables.json").write_text(stamp)
+    got = load(copy)
+    assert load(serial_dir).runs.reset_index(drop=True).equals(got.runs.reset_index(drop=True))
+    assert isinstance(json.loads((copy / "tables.json").read_text()), dict)
+
+
 def test_the_parquet_files_open_in_duckdb_and_polars(serial_dir):
     """Plain Parquet: DuckDB and polars read the same rows."""
     runs = load(serial_dir).runs
