@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import socketserver
 import threading
+from http.server import HTTPServer
 from typing import Any
 
 from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS
 
-__all__ = ["LOOPBACK", "LOOPBACK_HOST", "LOOPBACK_ORIGIN", "BoundedThreadingMixIn"]
+__all__ = ["LOOPBACK", "LOOPBACK_HOST", "LOOPBACK_ORIGIN", "BoundedHTTPServer", "BoundedThreadingMixIn"]
 
 #: The host names of this machine's loopback interface.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -58,3 +59,15 @@ class BoundedThreadingMixIn(socketserver.ThreadingMixIn):
 
     def refuse(self, request: Any) -> None:
         """Tell a connection past the bound that the server is busy (the default says nothing)."""
+
+
+class BoundedHTTPServer(BoundedThreadingMixIn, HTTPServer):
+    """The HTTP server of the viewer and the play page: a thread per connection, at most MAX_SOCKET_CONNECTIONS at
+    once; one more is told 503."""
+
+    # A browser opens a burst of connections: they wait in the kernel's queue instead of having their SYNs dropped
+    # and resent a second later (the default queue holds 5), and each is then served or told 503 at once.
+    request_queue_size = 4 * MAX_SOCKET_CONNECTIONS
+
+    def refuse(self, request: Any) -> None:
+        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")

@@ -7,16 +7,16 @@ import json
 import re
 import threading
 from collections.abc import Sequence
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS, SOCKET_REQUEST_SECONDS
+from bizsim.simcore.limits import SOCKET_REQUEST_SECONDS
 
 from bizsim.surfaces._bounded_server import LOOPBACK as _LOOPBACK
 from bizsim.surfaces._bounded_server import LOOPBACK_HOST as _LOOPBACK_HOST
-from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
+from bizsim.surfaces._bounded_server import BoundedHTTPServer
 
 __all__ = ["ViewServer"]
 
@@ -35,17 +35,6 @@ def _version(paths: Sequence[Path]) -> str:
                 continue
             h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()[:16]
-
-
-class _HTTPServer(BoundedThreadingMixIn, HTTPServer):
-    """The viewer's HTTP server: a thread per connection, at most MAX_SOCKET_CONNECTIONS at once."""
-
-    # A browser opens a burst of connections: they wait in the kernel's queue instead of having their SYNs dropped
-    # and resent a second later (the default queue holds 5), and each is then served or told 503 at once.
-    request_queue_size = 4 * MAX_SOCKET_CONNECTIONS
-
-    def refuse(self, request: Any) -> None:
-        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 
 
 class ViewServer:
@@ -79,7 +68,7 @@ class ViewServer:
                 server._answer(self)
 
         self.check_host = host in _LOOPBACK
-        self.httpd = _HTTPServer((host, port), Handler)
+        self.httpd = BoundedHTTPServer((host, port), Handler)
         self._thread: threading.Thread | None = None
 
     @property

@@ -13,27 +13,20 @@ import hmac
 import json
 import secrets
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from bizsim.simcore.errors import BizSimError, ConfigError
-from bizsim.simcore.limits import MAX_SOCKET_CONNECTIONS, SOCKET_REQUEST_SECONDS
+from bizsim.simcore.limits import SOCKET_REQUEST_SECONDS
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-from bizsim.surfaces._bounded_server import LOOPBACK_HOST, BoundedThreadingMixIn
+from bizsim.surfaces._bounded_server import LOOPBACK_HOST, BoundedHTTPServer
 from bizsim.surfaces.play.page import render
 from bizsim.surfaces.play.session import MAX_REQUEST_BYTES, PlaySession
 
 __all__ = ["PlayServer"]
 
-
-
-class _HTTPServer(BoundedThreadingMixIn, HTTPServer):
-    request_queue_size = 4 * MAX_SOCKET_CONNECTIONS
-
-    def refuse(self, request: Any) -> None:
-        request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 
 
 class PlayServer:
@@ -69,7 +62,7 @@ class PlayServer:
                 server._answer(self, "POST")
 
         try:
-            self.httpd = _HTTPServer((host, port), Handler)
+            self.httpd = BoundedHTTPServer((host, port), Handler)
         except OSError as exc:
             raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port") from None
         self._thread: threading.Thread | None = None
