@@ -20,6 +20,7 @@ from bizsim.analysis.labels import kind_color, words
 __all__ = [
     "action_frequency",
     "fork_metric",
+    "mean_and_range",
     "funds_over_time",
     "new_axes",
     "per_seed_trajectories",
@@ -295,3 +296,13 @@ def fork_metric(series: Any, *, metric: str = "metric", cents: bool | None = Non
     if len(series):
         ax.legend(fontsize="small")
     return ax
+
+
+def mean_and_range(ax: Any, table: Any, field: str, cols: Sequence[str], div: float = 1.0) -> None:
+    """One line a group of ``table`` (columns ``field``, ``mean``, ``min``, ``max``, and the group's ``cols``): the
+    mean against ``field``, the runs' range as bars; values divided by ``div`` (100 for cents)."""
+    for key, g in table.groupby(list(cols), sort=True, dropna=False) if cols else [("all", table)]:
+        g = g.sort_values(field)
+        mean = g["mean"] / div
+        ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
+                    capsize=3, label=group_label(key, cols) if cols else "all runs")

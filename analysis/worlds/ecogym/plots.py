@@ -25,11 +25,7 @@ def context_length(
                                                    "ci_high", "min", "max")]
     figure = paper._figure_of(world, None)
     div = 100.0 if figure.endswith("_cents") else 1.0
-    for key, g in table.groupby(cols, sort=True, dropna=False) if cols else [("all", table)]:
-        g = g.sort_values(field)
-        mean = g["mean"] / div
-        ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
-                    capsize=3, label=plots.group_label(key, cols) if cols else "all runs")
+    plots.mean_and_range(ax, table, field, cols, div)
     ax.set_xlabel(words(field))
     ax.set_ylabel(paper.words_of(figure))
     if div != 1.0:

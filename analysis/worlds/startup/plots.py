@@ -53,11 +53,7 @@ def metric_against(
     cents = value.endswith("_cents") or (value == "metric_value" and "metric" in runs.columns
                                          and runs["metric"].dropna().astype(str).str.endswith("_cents").all())
     div = 100.0 if cents else 1.0
-    for key, g in table.groupby(cols, sort=True, dropna=False) if cols else [("all", table)]:
-        g = g.sort_values(field)
-        mean = g["mean"] / div
-        ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
-                    capsize=3, label=plots.group_label(key, cols) if cols else "all runs")
+    plots.mean_and_range(ax, table, field, cols, div)
     ax.set_xlabel(words(field))
     metric = str(runs["metric"].dropna().iloc[0]) if value == "metric_value" and "metric" in runs.columns and \
         runs["metric"].notna().any() else value

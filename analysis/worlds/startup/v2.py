@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 from bizsim.analysis.metrics import group_columns, with_groups
-from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
+from bizsim.analysis.worlds.hooks import ReportContext
 from bizsim.analysis.worlds.startup import HOOKS as V1_HOOKS
 
 __all__ = ["HOOKS", "MECHANIC_EVENTS", "mechanics_table"]
