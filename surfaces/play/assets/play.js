@@ -29,6 +29,8 @@
   };
   const moneyUnit = key => (/_cents$/.test(key) ? "cents" : (S.money || {})[key] || null);
   const label = key => String(key).replace(/_cents$/, "").replace(/_/g, " ");
+  // The metric is shown as it stands during play: "final funds" is the funds now until the run ends.
+  const metricLabel = name => label(name || "metric").replace(/^final /, "");
   const flag = name => "--" + name.replace(/_/g, "-");
   const commandName = tool => tool.replace(/_/g, " ");
   function dollars(v, unit) {
@@ -254,7 +256,7 @@
         el("span", {text: ` preset ${S.preset} · seed ${S.seed} · player ${S.player}`})),
       el("div", {class: "clock"}, el("span", {id: "now", text: c.now.replace("T", " ")}),
         el("span", {text: " of " + c.horizon.replace("T", " ")}), bar),
-      el("div", {class: "metric"}, el("span", {text: label(metric.name || "metric") + " "}),
+      el("div", {class: "metric"}, el("span", {text: metricLabel(metric.name) + " "}),
         el("strong", {id: "metric", text: fmt(metric.name || "", metric.value)})),
       el("div", {class: "timer"}, time));
   }
@@ -294,7 +296,7 @@
     }
     box.append(kv(S.observation));
     const m = S.metric || {};
-    box.append(el("h3", {text: `${label(m.name || "metric")} over time`}), chart(m.history || [], m.name || ""));
+    box.append(el("h3", {text: `${metricLabel(m.name)} over time`}), chart(m.history || [], m.name || ""));
     return box;
   }
 
