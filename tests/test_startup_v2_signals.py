@@ -5,15 +5,19 @@ from __future__ import annotations
 import math
 
 import attrs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bizsim.models.startup.v2 import PRESETS, StartupV2World
 from bizsim.models.startup.v2.config import Signals
+from bizsim.agents.startup.planner import business_hours
 from bizsim.models.startup.v2.signals import (
-    DAY_HOURS, RATE_BANDS, STRONG_RATE, WORK_BANDS, rate_estimate, rate_phrase, work_estimate, work_phrase,
+    DAY_HOURS, DEADLINE_BANDS, PASSED, RATE_BANDS, STRONG_RATE, WORK_BANDS, deadline_band, deadline_phrase,
+    rate_estimate, rate_phrase, work_estimate, work_phrase,
 )
 from bizsim.simcore.testing import play
+from bizsim.simcore.testing.strategies import seeds
 
 
 def _work_band(phrase: str) -> tuple[float, float]:
@@ -37,6 +41,57 @@ def test_every_number_gets_the_phrase_of_its_band(qty, rate):
     lo, hi = _rate_band(rate_phrase(rate))
     assert lo <= rate < hi and lo <= rate_estimate(rate_phrase(rate)) < hi
     assert all(a[2] == b[1] for a, b in zip(WORK_BANDS, WORK_BANDS[1:])) and math.isinf(WORK_BANDS[-1][2])
+
+
+@given(st.floats(0, 1e4, allow_nan=False))
+@settings(max_examples=50)
+def test_every_deadline_gets_the_phrase_of_its_band(days):
+    """The deadline bands tile [0, inf) and every phrase reads back as its band; a passed deadline reads as passed."""
+    lo, hi = deadline_band(deadline_phrase(days))
+    assert lo <= days < hi
+    assert all(a[2] == b[1] for a, b in zip(DEADLINE_BANDS, DEADLINE_BANDS[1:])) and DEADLINE_BANDS[0][1] == 0.0
+    assert math.isinf(DEADLINE_BANDS[-1][2]) and deadline_band(deadline_phrase(None)) == (-math.inf, 0.0)
+
+
+def _deadline_rows(command: str, result: dict) -> list[dict]:
+    rows = result["tasks"] if command == "task list" else [result]
+    return [r for r in rows if r["deadline"] is not None]
+
+
+@given(seed=seeds(1000), preset=st.sampled_from(["hard", "nightmare"]), take=st.integers(1, 3),
+       resumes=st.integers(0, 4))
+@settings(max_examples=12, deadline=None)
+def test_every_worded_deadline_covers_the_hidden_one(seed, preset, take, resumes):
+    """Wherever a words preset shows a deadline (``task accept``, ``task list``, ``task inspect``), the phrase's band
+    holds the business days then left before the task's real deadline, counted here independently of the world."""
+    world = StartupV2World(preset, seed)
+    titles = [t["task_id"] for t in play(world, ["market browse --limit 3"])[0]["tasks"]][:take]
+    staff = [e["name"] for e in play(world, ["employee list"])[0]["employees"]]
+    lines = []
+    for i, title in enumerate(titles):
+        lines += [f"task accept --task-id {title}", f"task assign --task-id {title} --employees {','.join(staff[i::len(titles)])}",
+                  f"task dispatch --task-id {title}"]
+    lines += ["task list"] + ["sim resume", "task list", *(f"task inspect --task-id {t}" for t in titles)] * resumes
+    play(world, lines)
+    deadlines = {t.title: t.deadline for t in world.tasks if t.deadline is not None}
+    records = list(world.trajectory)
+    checked = 0
+    for (t_us, _, name, data), (_, _, command, shown) in zip(records, records[1:]):
+        if name != "signal_truth" or command not in ("task accept", "task list", "task inspect"):
+            continue
+        assert data["numbers"] == [] or command == "task inspect"  # deadlines never mix into the work numbers
+        now = world.calendar.to_datetime(t_us)
+        for row, truth in zip(_deadline_rows(command, shown["result"]), data["deadlines"], strict=True):
+            due = deadlines[row["task_id"]]
+            assert (truth["task_id"], truth["deadline"]) == (row["task_id"], world.calendar.iso(due))
+            passed = due < t_us
+            left = business_hours(now, world.calendar.to_datetime(due)) / DAY_HOURS
+            assert (passed, row["deadline"] == PASSED) == (truth["passed"], passed)
+            if not passed:
+                lo, hi = deadline_band(row["deadline"])
+                assert lo <= left < hi and truth["business_days_left"] == pytest.approx(left, abs=1e-6)
+            checked += 1
+    assert checked >= len(titles)
 
 
 def test_worded_answers_hide_the_numbers_and_the_record_keeps_them():
@@ -64,7 +119,7 @@ def test_worded_answers_hide_the_numbers_and_the_record_keeps_them():
                     lo, hi = _work_band(row["remaining"])
                     assert lo <= truth["remaining_qty"] < hi
                 checked += 1
-        else:
+        elif command in ("employee list", "employee candidates"):
             people = result["employees" if command == "employee list" else "candidates"]
             for person, truth in zip(people, data["numbers"], strict=True):
                 for d, word in person["skill_rates"].items():
