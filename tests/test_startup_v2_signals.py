@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 from bizsim.models.startup.v2 import PRESETS, StartupV2World
 from bizsim.models.startup.v2.config import Signals
 from bizsim.agents.startup.planner import business_hours
+from bizsim.agents.startup.v2 import _WordPlan
+from bizsim.agents.startup.v2 import planner as planner_v2
 from bizsim.models.startup.v2.signals import (
     DAY_HOURS, DEADLINE_BANDS, PASSED, RATE_BANDS, STRONG_RATE, WORK_BANDS, deadline_band, deadline_phrase,
     rate_estimate, rate_phrase, work_estimate, work_phrase,
 )
+from bizsim.simcore import Status
 from bizsim.simcore.testing import play
 from bizsim.simcore.testing.strategies import seeds
 
@@ -135,3 +138,19 @@ def test_numeric_presets_show_numbers_and_record_no_truth_events():
     out = play(world, ["market browse --limit 3", "employee list"])
     assert isinstance(out[0]["tasks"][0]["requirements"][0]["required_qty"], float)
     assert not [r for r in world.trajectory if r[2] == "signal_truth"]
+
+
+def test_the_planner_reads_each_worded_deadline_at_its_safe_end_and_plays_the_year():
+    """In a words preset the v2 planner plans every accepted task for no more business hours than its deadline
+    gives (the band's low end, raised to the published 7-day minimum inside the band, which is then exact), and
+    plays the year to its end."""
+    world = StartupV2World("hard", 1)
+    world.run(planner_v2)
+    plan = _WordPlan(world, max_concurrent=3, safety_margin=0.04, max_team=4, pad_teams=True)
+    accepted = [(shown["result"]["deadline"], data["deadlines"][0]["business_days_left"] * DAY_HOURS)
+                for (_, _, name, data), (_, _, command, shown) in zip(world.trajectory, list(world.trajectory)[1:])
+                if name == "signal_truth" and command == "task accept"]
+    planned = [(plan.deadline_hours({"deadline": phrase}), hours) for phrase, hours in accepted]
+    assert len(planned) > 20 and all(not exact and 0 < est <= hours for (est, exact), hours in planned)
+    assert any(est == hours for (est, _), hours in planned)
+    assert Status.HORIZON is world.status
