@@ -2,8 +2,8 @@
 
 ``bizsim run`` prints them under its result, so a first run has something to be judged by. They are the figures of
 the README's results table (preset ``default``, seeds 1-10; startup-v2, which that table leaves out, has the
-first ten seeds of the ``default`` row of its page's results table), kept per benchmark version: a change to a world's
-dynamics bumps its version, and a version this table lacks gets no figures, never stale ones. A test replays
+first ten seeds of the ``default`` row of its page's results table), kept per benchmark version: a change to a
+world's dynamics bumps its version, and a version this table lacks gets no figures, never stale ones. A test replays
 seed 1 of each (``tests/test_episode_cli.py``). Remake the table with ``python -m bizsim.analysis.reference_figures``.
 """
 

@@ -12,6 +12,7 @@ import argparse
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from itertools import pairwise
 
 from calibration import machine_line  # benchmarks/calibration.py
 
@@ -54,7 +55,7 @@ def main() -> None:
             cells += [_money(means[(p, a)]), _money(statistics.median(funds)),
                       f"{sum(b for _, b in runs)}/{args.seeds}"]
         print(f"| `{p}` | " + " | ".join(cells) + " |")
-    falls = all(means[(a, "planner")] > means[(b, "planner")] for a, b in zip(PRESETS, PRESETS[1:]))
+    falls = all(means[(a, "planner")] > means[(b, "planner")] for a, b in pairwise(PRESETS))
     above = all(means[(p, "planner")] > means[(p, "greedy")] for p in PRESETS)
     print(f"planner's mean falls from easy to nightmare: {falls}; above greedy's on every rung: {above}")
     print(f"{len(jobs)} episodes in {elapsed:.0f} s on {args.jobs} processes")

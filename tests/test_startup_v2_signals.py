@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import attrs
 import pytest
@@ -52,7 +53,7 @@ def test_every_deadline_gets_the_phrase_of_its_band(days):
     """The deadline bands tile [0, inf) and every phrase reads back as its band; a passed deadline reads as passed."""
     lo, hi = deadline_band(deadline_phrase(days))
     assert lo <= days < hi
-    assert all(a[2] == b[1] for a, b in zip(DEADLINE_BANDS, DEADLINE_BANDS[1:])) and DEADLINE_BANDS[0][1] == 0.0
+    assert all(a[2] == b[1] for a, b in pairwise(DEADLINE_BANDS)) and DEADLINE_BANDS[0][1] == 0.0
     assert math.isinf(DEADLINE_BANDS[-1][2]) and deadline_band(deadline_phrase(None)) == (-math.inf, 0.0)
 
 
@@ -72,14 +73,15 @@ def test_every_worded_deadline_covers_the_hidden_one(seed, preset, take, resumes
     staff = [e["name"] for e in play(world, ["employee list"])[0]["employees"]]
     lines = []
     for i, title in enumerate(titles):
-        lines += [f"task accept --task-id {title}", f"task assign --task-id {title} --employees {','.join(staff[i::len(titles)])}",
+        team = ",".join(staff[i::len(titles)])  # the staff split between the tasks
+        lines += [f"task accept --task-id {title}", f"task assign --task-id {title} --employees {team}",
                   f"task dispatch --task-id {title}"]
     lines += ["task list"] + ["sim resume", "task list", *(f"task inspect --task-id {t}" for t in titles)] * resumes
     play(world, lines)
     deadlines = {t.title: t.deadline for t in world.tasks if t.deadline is not None}
     records = list(world.trajectory)
     checked = 0
-    for (t_us, _, name, data), (_, _, command, shown) in zip(records, records[1:]):
+    for (t_us, _, name, data), (_, _, command, shown) in pairwise(records):
         if name != "signal_truth" or command not in ("task accept", "task list", "task inspect"):
             continue
         assert data["numbers"] == [] or command == "task inspect"  # deadlines never mix into the work numbers
@@ -148,7 +150,7 @@ def test_the_planner_reads_each_worded_deadline_at_its_safe_end_and_plays_the_ye
     world.run(planner_v2)
     plan = _WordPlan(world, max_concurrent=3, safety_margin=0.04, max_team=4, pad_teams=True)
     accepted = [(shown["result"]["deadline"], data["deadlines"][0]["business_days_left"] * DAY_HOURS)
-                for (_, _, name, data), (_, _, command, shown) in zip(world.trajectory, list(world.trajectory)[1:])
+                for (_, _, name, data), (_, _, command, shown) in pairwise(world.trajectory)
                 if name == "signal_truth" and command == "task accept"]
     planned = [(plan.deadline_hours({"deadline": phrase}), hours) for phrase, hours in accepted]
     assert len(planned) > 20 and all(not exact and 0 < est <= hours for (est, exact), hours in planned)

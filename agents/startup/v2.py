@@ -117,8 +117,8 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
     """
     _check(max_concurrent, safety_margin, max_team, pad_teams, hire_runway_months, max_hires)
     view = cast(StartupWorld, _Estimates(world))  # the plan reads the world only through call()
-    plan = _WordPlan(view, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin), max_team=int(max_team),
-                 pad_teams=pad_teams)
+    plan = _WordPlan(view, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
+                     max_team=int(max_team), pad_teams=pad_teams)
     return _play(world, plan, float(hire_runway_months), int(max_hires))
 
 

@@ -94,7 +94,8 @@ def deadline_band(phrase: str) -> tuple[float, float]:
         return -math.inf, 0.0
     band = next(((lo, hi) for word, lo, hi in DEADLINE_BANDS if word == phrase), None)
     if band is None:
-        raise ValueError(f"deadline phrase {phrase[:100]!r} is not one of {[w for w, _, _ in DEADLINE_BANDS] + [PASSED]}")
+        known = [w for w, _, _ in DEADLINE_BANDS] + [PASSED]
+        raise ValueError(f"deadline phrase {phrase[:100]!r} is not one of {known}")
     return band
 
 
