@@ -154,13 +154,16 @@ class _Plan:
                 if self.misses[client] >= 2:
                     self.blacklist.add(client)
 
-    def _learn(self, client: str, listed: dict, qty: dict, hours: float) -> None:
-        """Correct the work-reduction and deadline beliefs from one accepted task."""
+    def _learn(self, client: str, listed: dict, qty: dict, hours: float | None) -> None:
+        """Correct the work-reduction and deadline beliefs from one accepted task (``hours``: its exact time to the
+        deadline; ``None`` when only an estimate was shown, which corrects no deadline belief)."""
         trust = self.trust.get(client, 0.0)
         if trust >= 0.5:
             for d, q in qty.items():
                 if q > 200:  # above the floor the cut is exact up to truncation
                     self.reduction = min(self.reduction, max(0.0, (1 - q / listed[d]) * _TRUST_MAX / trust))
+        if hours is None:
+            return
         days = max(1, round(hours / _DAY_HOURS))
         longest = max(qty.values())
         # Learn only towards shorter deadlines: a belief too short costs some choice, one too long a cancel.
@@ -173,6 +176,11 @@ class _Plan:
         """Work per domain after acceptance, for a client that does not inflate it."""
         cut = self.reduction * self.trust.get(task["client_name"], 0.0) / _TRUST_MAX
         return {r["domain"]: max(200, int(r["required_qty"] * (1 - cut))) for r in task["requirements"]}
+
+    def deadline_hours(self, accepted: dict) -> tuple[float, bool]:
+        """Business hours from acceptance to the deadline, as ``task accept`` shows it, and whether that figure is
+        exact. A variant world that shows deadlines otherwise (in words) overrides this."""
+        return business_hours(_parse(accepted["accepted_at"]), _parse(accepted["deadline"])), True
 
     def need(self, qty: dict[str, float], hours: float) -> dict[str, float]:
         """Units per hour per domain that finish ``qty`` within ``hours``, with the safety margin."""
@@ -273,8 +281,8 @@ class _Plan:
             self.blacklist.add(task["client_name"])
             self._cancel(title, "the scope grew after acceptance")
             return None
-        hours = business_hours(_parse(accepted["accepted_at"]), _parse(accepted["deadline"]))
-        self._learn(task["client_name"], listed, qty, hours)
+        hours, exact = self.deadline_hours(accepted)
+        self._learn(task["client_name"], listed, qty, hours if exact else None)
         need = self.need(qty, hours)
         if not _meets(team, need):
             staffed = _team(free, need, self.max_team)

@@ -10,12 +10,12 @@ from typing import cast
 
 from bizsim.agents.declare import Process, agent
 from bizsim.models.startup import StartupWorld
-from bizsim.models.startup.v2.signals import rate_estimate, work_estimate
+from bizsim.models.startup.v2.signals import deadline_band, rate_estimate, work_estimate
 from bizsim.simcore import CommandError, ConfigError
 
 from .planner import _check_options as _check_plan
 from .baselines import _start_task
-from .planner import _Plan
+from .planner import _DAY_HOURS, _Plan
 from .planner import _play as _plan_loop
 
 __all__ = ["greedy", "planner"]
@@ -104,6 +104,10 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
     pending and half the year remains (at most ``max_hires`` a year); when funds fall below two months
     of payroll, fire the idle employee of worst value (severance is cheaper than the salaries to come).
 
+    In words presets it reads work and skill as the middles of their bands, and a deadline as the low end of its
+    band, raised to the published minimum deadline (7 business days) when that lies inside the band: a plan that
+    assumes too little time costs some choice, one that assumes too much a missed deadline.
+
     Args:
         hire_runway_months: months of payroll, the hire's included, that funds must cover to hire.
         max_hires: hires a year at most.
@@ -113,8 +117,8 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
     """
     _check(max_concurrent, safety_margin, max_team, pad_teams, hire_runway_months, max_hires)
     view = cast(StartupWorld, _Estimates(world))  # the plan reads the world only through call()
-    plan = _Plan(view, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin), max_team=int(max_team),
-                 pad_teams=pad_teams)
+    plan = _WordPlan(view, max_concurrent=int(max_concurrent), safety_margin=float(safety_margin),
+                     max_team=int(max_team), pad_teams=pad_teams)
     return _play(world, plan, float(hire_runway_months), int(max_hires))
 
 
@@ -145,6 +149,20 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
                 plan.parked = None
 
     return _plan_loop(world, plan, before_turn=staff if hiring else None, on_report=forget_cancelled)
+
+
+class _WordPlan(_Plan):
+    """v1's plan, reading a deadline shown in words at the safe end of its band."""
+
+    def deadline_hours(self, accepted: dict) -> tuple[float, bool]:
+        try:
+            lo, hi = deadline_band(accepted["deadline"])
+        except ValueError:  # a date: a preset without words
+            return super().deadline_hours(accepted)
+        # The deadline is at least ``min_days`` (the published rule, never corrected by words); inside the band
+        # that bound is the tighter one. An hour at least: a task due within a day is then refused, not divided by 0.
+        days = max(lo, self.min_days) if self.min_days < hi else lo
+        return max(1.0, days * _DAY_HOURS), False
 
 
 class _Estimates:

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 __all__ = ["V2_COMMANDS"]
 
 #: The reference's bot commands go: they reach into v1's state and no v2 agent uses them. The answers that show
-#: work and skill show them in words in presets that ask (``signals.words``).
+#: work, skill or deadlines show them in words in presets that ask (``signals.words``).
 V2_COMMANDS = COMMANDS.variant(drop=("help", "bot take", "bot wait"), wrap={
-    name: worded(name) for name in ("market browse", "task inspect", "employee list")})
+    name: worded(name) for name in ("market browse", "task inspect", "task accept", "task list", "employee list")})
 command = V2_COMMANDS.command
 #: Longest id a hire or fire names (ids are ``Cand-N`` and ``Emp_N``); a longer one is refused unread.
 _MAX_ID = 100

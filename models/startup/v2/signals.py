@@ -1,7 +1,9 @@
-"""Signals in words: work quantities and skill rates shown as phrases instead of numbers (presets that ask).
+"""Signals in words: work quantities, skill rates and deadlines shown as phrases instead of numbers (presets that
+ask).
 
-Each phrase stands for a stated band of the hidden number (:data:`WORK_BANDS`, :data:`RATE_BANDS`); the numbers
-themselves stay in the run's record (a ``signal_truth`` event after every worded answer).
+Each phrase stands for a stated band of the hidden number (:data:`WORK_BANDS`, :data:`RATE_BANDS`,
+:data:`DEADLINE_BANDS`); the numbers themselves stay in the run's record (a ``signal_truth`` event with every
+worded answer: work and skill under ``numbers``, deadlines under ``deadlines``).
 
 Work is measured in business days of one *strong* engineer (:data:`STRONG_RATE` units an hour, the middle of
 v1's mid tier, 9-hour days), so "about two weeks of training work for one strong engineer" means 7.5 to 12.5 such
@@ -13,13 +15,14 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .world import StartupV2World
 
-__all__ = ["RATE_BANDS", "STRONG_RATE", "WORK_BANDS", "rate_estimate", "rate_phrase", "work_estimate", "work_phrase",
-           "worded"]
+__all__ = ["DEADLINE_BANDS", "PASSED", "RATE_BANDS", "STRONG_RATE", "WORK_BANDS", "deadline_band", "deadline_phrase",
+           "rate_estimate", "rate_phrase", "work_estimate", "work_phrase", "worded"]
 
 #: Units an hour of the engineer work is measured against, and the length of their day.
 STRONG_RATE = 5.5
@@ -34,6 +37,16 @@ WORK_BANDS: tuple[tuple[str, float, float], ...] = (
 RATE_BANDS: tuple[tuple[str, float, float], ...] = (
     ("slow", 0.0, 2.5), ("steady", 2.5, 4.5), ("strong", 4.5, 7.0), ("exceptional", 7.0, math.inf),
 )
+
+#: (phrase, low, high) in business days left before a deadline: the phrase covers ``low <= days < high``. From a
+#: week on the bands are the work bands', so a task's deadline and its work read alike when they are alike.
+DEADLINE_BANDS: tuple[tuple[str, float, float], ...] = (
+    ("within a day", 0.0, 1.0), ("in a few days", 1.0, 5.0), ("in about one week", 5.0, 7.5),
+    ("in about two weeks", 7.5, 12.5), ("in about three weeks", 12.5, 17.5), ("in about a month", 17.5, 27.5),
+    ("in about two months", 27.5, 50.0), ("in several months", 50.0, math.inf),
+)
+#: A deadline that has passed (its instant is before now), however long ago.
+PASSED = "already passed"
 
 
 def _band(bands: tuple[tuple[str, float, float], ...], x: float) -> str:
@@ -57,6 +70,33 @@ def rate_phrase(rate: float) -> str:
     ('steady', 'exceptional')
     """
     return _band(RATE_BANDS, max(0.0, rate))
+
+
+def deadline_phrase(days_left: float | None) -> str:
+    """A deadline in words, from the business days left before it; ``None``: it has passed.
+
+    >>> deadline_phrase(7.0), deadline_phrase(0.5), deadline_phrase(None)
+    ('in about one week', 'within a day', 'already passed')
+    """
+    return PASSED if days_left is None else _band(DEADLINE_BANDS, max(0.0, days_left))
+
+
+def deadline_band(phrase: str) -> tuple[float, float]:
+    """The band of business days left that a deadline phrase stands for (what an agent can read back).
+
+    >>> deadline_band("in about two weeks"), deadline_band("already passed")
+    ((7.5, 12.5), (-inf, 0.0))
+
+    Raises:
+        ValueError: ``phrase`` is none of the deadline phrases.
+    """
+    if phrase == PASSED:
+        return -math.inf, 0.0
+    band = next(((lo, hi) for word, lo, hi in DEADLINE_BANDS if word == phrase), None)
+    if band is None:
+        known = [w for w, _, _ in DEADLINE_BANDS] + [PASSED]
+        raise ValueError(f"deadline phrase {phrase[:100]!r} is not one of {known}")
+    return band
 
 
 def _middle(lo: float, hi: float) -> float:
@@ -101,19 +141,42 @@ def _rates(rows: list[dict[str, Any]], key: str, truth: list[Any]) -> None:
         r["skill_rates"] = {d: rate_phrase(v) for d, v in r["skill_rates"].items()}
 
 
-def _rewrite(name: str, out: dict[str, Any]) -> list[Any]:
-    """Put words in place of numbers in an answer of command ``name``; the numbers taken out."""
+def _deadlines(world: StartupV2World, rows: list[dict[str, Any]], truth: list[Any]) -> None:
+    """Deadlines as the business time left before them, in words; a task not yet accepted has none to hide."""
+    cfg, now = world.config, world.now_us
+    day = cfg.workday_end_hour - cfg.workday_start_hour
+    for r in rows:
+        if r.get("deadline") is None:
+            continue
+        due = world.calendar.to_us(datetime.fromisoformat(r["deadline"]))
+        passed = due < now
+        hours = world.calendar.business_hours_between(*((due, now) if passed else (now, due)))
+        days = float(hours) / day
+        truth.append({"task_id": r["task_id"], "deadline": r["deadline"], "passed": passed,
+                      "business_days_left": -days if passed else days})
+        r["deadline"] = deadline_phrase(None if passed else days)
+
+
+def _rewrite(world: StartupV2World, name: str, out: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """Put words in place of numbers in an answer of command ``name``; the numbers taken out (work and skill) and
+    the deadlines taken out, apart: the two lists index different rows."""
     truth: list[Any] = []
+    due: list[Any] = []
     if name == "market browse":
         for row in out["tasks"]:
             _requirements(row["requirements"], truth)
     elif name == "task inspect":
         _requirements(out["requirements"], truth)
+        _deadlines(world, [out], due)
+    elif name == "task accept":
+        _deadlines(world, [out], due)
+    elif name == "task list":
+        _deadlines(world, out["tasks"], due)
     elif name == "employee list":
         _rates(out["employees"], "name", truth)
     elif name == "employee candidates":
         _rates(out["candidates"], "candidate_id", truth)
-    return truth
+    return truth, due
 
 
 def worded(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -125,7 +188,8 @@ def worded(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def run(world: StartupV2World, **kwargs: Any) -> Any:
             out = func(world, **kwargs)
             if world.config.signals.words and isinstance(out, dict):
-                world.record_event("signal_truth", {"command": name, "numbers": _rewrite(name, out)})
+                numbers, deadlines = _rewrite(world, name, out)
+                world.record_event("signal_truth", {"command": name, "numbers": numbers, "deadlines": deadlines})
             return out
 
         return run

@@ -303,8 +303,9 @@ class StartupV2World(StartupWorld):
             out.append("\nThe world is not calm: market downturns cut rewards for a while, clients can go under "
                        "(their tasks are cancelled unpaid), employees can resign, and some clients pay late.\n")
         if cfg.signals.words:
-            out.append("\nWork and skill are shown in words: work in business days of one strong engineer "
-                       "(5.5 units an hour), skill as slow, steady, strong or exceptional.\n")
+            out.append("\nWork, skill and deadlines are shown in words: work in business days of one strong engineer "
+                       "(5.5 units an hour), skill as slow, steady, strong or exceptional, a deadline as the business "
+                       "days left before it (within a day, in a few days, in about one week ...) or already passed.\n")
         return "".join(out)
 
     # reports -----------------------------------------------------------------------------------
