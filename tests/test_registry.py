@@ -99,8 +99,8 @@ def test_a_malformed_sub_metric_is_refused_with_its_rule(change, rule):
 def test_check_registration_catches_a_sub_metric_that_reads_no_number():
     """A sub-metric reading a summary key the world lacks, or one that is not a number, fails the check, naming it."""
     sub = world_spec("operation").sub_metrics[0]
-    for reads, rule in (("users_today", r"'users' reads summary\(\)\['users_today'\], which this world's summary "
-                                        r"does not hold"),
+    for reads, rule in (("users_today", (r"'users' reads summary\(\)\['users_today'\], which this world's summary "
+                                         r"does not hold")),
                         ("collapsed", r"'users' read False from collapsed, not a finite number")):
         spec = attrs.evolve(world_spec("operation"), sub_metrics=[attrs.evolve(sub, name="users", reads=reads)])
         with pytest.raises(AssertionError, match=rule):

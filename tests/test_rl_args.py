@@ -38,8 +38,8 @@ def test_windows_refuse_lengths_that_never_end_or_never_start(bad):
     ({"reward": "dense"}, r"reward\(='dense'\) must be one of delta, terminal, shaped"),
     ({"reward_weights": {"dau": 1}}, r"reward_weights weigh the sub-metrics of reward='shaped'; reward is 'delta'"),
     ({"reward": "shaped", "reward_weights": {"users": 1}},
-     r"reward_weights\['users'\] is not a sub-metric of operation; its sub-metrics are dau, content_quality, "
-     r"creator_activity"),
+     (r"reward_weights\['users'\] is not a sub-metric of operation; its sub-metrics are dau, content_quality, "
+      r"creator_activity")),
     ({"reward": "shaped", "reward_weights": {"dau": float("nan")}},
      r"reward_weights\['dau'\]\(=nan\) must be a finite number from -1e12 to 1e12"),
     ({"reward": "shaped", "reward_weights": {"dau": True}}, r"reward_weights\['dau'\]\(=True\) must be a finite"),
@@ -83,8 +83,8 @@ def test_a_shaped_step_is_the_metric_change_plus_the_weighted_sub_metric_changes
     env = TextEnv("operation", reward="shaped", reward_weights={"dau": 0.5, "content_quality": -200})
     env.reset(seed=3)
     before = env.world.summary()
-    _, reward, _, info = env.step("creator_incentive")
-    _, reward2, _, info = env.step(env.world.advance_command)
+    reward = env.step("creator_incentive")[1]
+    reward2 = env.step(env.world.advance_command)[1]
     after = env.world.summary()
     expected = (after["mean_dau"] - before["mean_dau"] + 0.5 * (after["final_dau"] - before["final_dau"])
                 - 200 * (after["final_content_quality"] - before["final_content_quality"])
