@@ -92,3 +92,13 @@ def test_a_shaped_step_is_the_metric_change_plus_the_weighted_sub_metric_changes
     assert after["final_dau"] != before["final_dau"] and after["final_creator_activity"] != before[
         "final_creator_activity"]
     assert expected == pytest.approx(reward + reward2, rel=1e-12)
+
+
+def test_the_reward_modules_examples_run():
+    """The examples in ``bizsim.runs.rewards`` run and hold."""
+    import doctest
+
+    import bizsim.runs.rewards
+
+    failed, tried = doctest.testmod(bizsim.runs.rewards)
+    assert (0, True) == (failed, tried > 0)
