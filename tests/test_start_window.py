@@ -83,6 +83,29 @@ def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, mo
 
 
 @pytest.mark.parametrize("name", world_names())
+def test_each_shaped_step_pays_the_metric_change_plus_the_weighted_sub_metric_changes(name):
+    """Every world, after its default agent's first ten days: each shaped step (advances only) is the metric change
+    plus each default weight times its sub-metric's change, and over the window the sub-metrics do move (so the
+    property test above is not vacuous where its drawn scripts leave them still)."""
+    spec = world_spec(name)
+    start = StartState(name, agent=spec.default_agent, until={"day": 10})
+    env = TextEnv(name, "default", 3, start=start, window={"days": 10}, reward="shaped")
+    env.reset()
+    first = [s.read(env.world) for s in spec.sub_metrics]
+    subs = first
+    for _ in range(60):
+        metric = env.metric
+        _, reward, done, _ = env.step(env.world.advance_command)
+        now = [s.read(env.world) for s in spec.sub_metrics]
+        shaping = sum(s.weight * (b - a) for s, a, b in zip(spec.sub_metrics, subs, now, strict=True))
+        assert env.metric - metric + shaping == pytest.approx(reward, rel=1e-9, abs=1e-9)
+        subs = now
+        if done:
+            break
+    assert any(s.weight * (b - a) for s, a, b in zip(spec.sub_metrics, first, subs, strict=True))
+
+
+@pytest.mark.parametrize("name", world_names())
 def test_a_policy_start_is_the_policys_own_run_cut_at_the_point(name):
     """``StartState(agent=A, until=P)`` on seed s is A's whole run on s, cut at the first turn at or after P."""
     preset, agent = QUICK_AGENTS.get(name, (("default", world_spec(name).default_agent),))[0]
