@@ -10,7 +10,8 @@ A :class:`StartState` says which world an episode starts on:
 
 A :class:`Window` cuts an episode to a number of agent turns or simulated days from its start. The reward of a
 step is the change in the world's metric it caused (as :class:`~bizsim.surfaces.textenv.TextEnv` defines it), so
-the return over a window is the metric at the window's end minus the metric at its start.
+the return over a window is the metric at the window's end minus the metric at its start (with
+``reward="shaped"``, plus each sub-metric's weighted change: ``bizsim.runs.rewards``).
 
 >>> start = StartState("operation", agent="round-robin", until={"day": 30})
 >>> world = start.world(seed=4)

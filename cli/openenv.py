@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
+from bizsim.runs.rewards import REWARDS
 from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.limits import show
 
 from .options import bounded_float, bounded_int
 
@@ -33,9 +36,13 @@ def add_parser(sub: Any) -> None:
     window.add_argument("--window-turns", type=bounded_int(1), metavar="N", help="end each episode after N agent turns")
     window.add_argument("--window-days", type=bounded_float(0, above=True), metavar="D",
                         help="end each episode after D simulated days")
-    p.add_argument("--reward", choices=("delta", "terminal"), default="delta",
+    p.add_argument("--reward", choices=REWARDS, default="delta",
                    help="delta: each step's metric change (default); terminal: 0 until the step that ends the "
-                        "episode, which gets the whole change")
+                        "episode, which gets the whole change; shaped: delta plus the weighted change of the world's "
+                        "sub-metrics (docs: Reinforcement learning)")
+    p.add_argument("--reward-weight", action="append", type=_weight, default=[], metavar="NAME=W",
+                   help="with --reward shaped: the weight of sub-metric NAME (a finite number; repeat for more); "
+                        "the others keep the world's defaults")
     p.add_argument("--reward-scale", type=bounded_float(0, above=True), default=1.0, metavar="X",
                    help="the reward is the metric change times X (default 1; startup's metric is in cents)")
     p.set_defaults(handler=run_openenv)
@@ -49,10 +56,24 @@ def run_openenv(args: argparse.Namespace) -> int:
         raise BizSimError(str(exc)) from None
     window = ({"turns": args.window_turns} if args.window_turns is not None else
               {"days": args.window_days} if args.window_days is not None else None)
+    weights = dict(args.reward_weight) if args.reward_weight else None
     runs = EpisodeRuns(args.world, args.preset, args.seed, out=args.out, window=window,
-                       reward=args.reward, reward_scale=args.reward_scale)
+                       reward=args.reward, reward_scale=args.reward_scale, reward_weights=weights)
     try:
         serve(runs, host=args.host, port=args.port, max_episodes=args.max_episodes)
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _weight(text: str) -> tuple[str, float]:
+    """``--reward-weight NAME=W``: a name and a finite number (the world checks the name when the server starts)."""
+    name, eq, raw = text.partition("=")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not eq or not name or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{show(text)} must look like NAME=W with W a finite number, e.g. "
+                                         "prestige=150000")
+    return name, value

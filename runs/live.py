@@ -65,15 +65,11 @@ from bizsim.runs.episode import TERMINAL_REASONS
 from bizsim.runs.live_lock import hold
 from bizsim.runs.observation import metric_of, observation_text
 from bizsim.runs.record import RunRecord
+from bizsim.runs.rewards import REWARDS, reward_rule
 from bizsim.runs.rundir import RunDir, _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
 from bizsim.runs.runspec import RunSpec, world_config
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "REWARDS", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
-
-#: How :meth:`Episode.step` rewards: ``delta``, each step the change of the world's metric it caused (dense);
-#: ``terminal``, 0 until the step that ends the episode (the world's end or the window's), which gets the metric's
-#: change over the whole episode (sparse). Either way an episode's rewards sum to its metric change.
-REWARDS = ("delta", "terminal")
 
 #: Distinct clients recorded in ``result.json`` (a shell session may see many); later ones are counted only.
 _MAX_CLIENTS = 16
@@ -110,7 +106,9 @@ class Episode:
             sample's id, the harness's log); :meth:`add_metadata` adds more later.
         resumed: the record and command log of the run ``out`` held, replayed before anything is written
             (:meth:`resume` passes them; its counters and wall time carry on).
-        reward: how :meth:`step` rewards, one of :data:`REWARDS` (default ``delta``).
+        reward: how :meth:`step` rewards, one of :data:`~bizsim.runs.rewards.REWARDS` (default ``delta``).
+        reward_weights: with ``reward="shaped"``, weights by sub-metric name over the world's defaults
+            (:func:`~bizsim.runs.rewards.reward_rule` checks them).
 
     Raises:
         ConfigError: an unknown world or preset, bad overrides, a directory that holds a run (or a live
@@ -136,11 +134,11 @@ class Episode:
         resumed: tuple[RunRecord, Sequence[tuple[int, str]]] | None = None,
         _held: Any = None,
         reward: str = "delta",
+        reward_weights: Mapping[str, float] | None = None,
     ) -> None:
         from bizsim.agents.start import Window, start_of
 
-        if reward not in REWARDS:
-            raise ConfigError(f"reward(={show(reward)}) must be one of {', '.join(REWARDS)}")
+        self._reward = reward_rule(world, reward, reward_weights)
         self.reward = reward
 
         config = None if isinstance(preset, (str, PurePath)) else preset
@@ -275,7 +273,10 @@ class Episode:
 
     def _mark_start(self) -> None:
         #: Where the episode started: its metric and instant, and the agent turns played since.
-        self.start_metric = self._metric = metric_of(self.world)
+        summary = self.world.summary()
+        self.start_metric = self._metric = float(summary["metric_value"])
+        #: The shaping potential (``sum_i w_i x sub_i``; 0 unless ``reward="shaped"``) where it started.
+        self.start_potential = self._potential = self._reward.potential(self.world, summary)
         self.start_us, self.turns = self.world.now_us, 0
 
     @property
@@ -320,7 +321,9 @@ class Episode:
         The observation is the command's answer as canonical JSON text (a refusal's is its ``{"error", "hint"}``
         and changes nothing); the reward is the change of the world's metric the step caused (with
         ``reward="terminal"``, 0 until the last step, which gets the whole change), so an episode's rewards sum to
-        its final metric minus its first. ``info`` holds the answer as data, ``error``, the
+        its final metric minus its first. With ``reward="shaped"`` each step also gets ``sum_i w_i x`` the change
+        of sub-metric ``i``, so the rewards sum to the metric's change plus ``sum_i w_i x (sub_i at the end -
+        sub_i at the start)`` (:mod:`bizsim.runs.rewards`). ``info`` holds the answer as data, ``error``, the
         ``metric``, the world's ``status`` and ``time``, ``truncated`` and the agent ``turns``.
 
         Raises:
@@ -349,8 +352,14 @@ class Episode:
         # An advance command ends the agent's turn, even one the world refused (as turns count in a run's log).
         if ("cmd", world.advance_command) in world.trajectory.heads_since(before):
             self.turns += 1
-        metric = metric_of(world)
-        reward, self._metric = metric - self._metric, metric
+        if self._reward.mode == "shaped":
+            summary = world.summary()
+            metric, potential = float(summary["metric_value"]), self._reward.potential(world, summary)
+            reward = (metric - self._metric) + (potential - self._potential)
+            self._metric, self._potential = metric, potential
+        else:
+            metric = metric_of(world)
+            reward, self._metric = metric - self._metric, metric
         truncated = not world.done and self.truncated
         if self.reward == "terminal":
             reward = metric - self.start_metric if outcome.done or truncated else 0.0

@@ -16,20 +16,22 @@ if TYPE_CHECKING:
     from .errors import BizSimError, CommandError, ConfigError, NotInProcessError, ReplayError
     from .ledger import Entry, Ledger
     from .streams import RandomStreams, stable_hash
+    from .submetrics import SubMetric
     from .trajectory import Trajectory, to_json
     from .world import Agent, Status, World
 
 __all__ = [
     "Agent", "Arg", "BizSimError", "Calendar", "CommandError", "CommandSet", "CommandSpec", "ConfigError", "Entry",
-    "Ledger", "NotInProcessError", "Param", "RandomStreams", "ReplayError", "SimEnvironment", "Status", "Trajectory", "World",
-    "stable_hash", "to_json",
+    "Ledger", "NotInProcessError", "Param", "RandomStreams", "ReplayError", "SimEnvironment", "Status", "SubMetric",
+    "Trajectory", "World", "stable_hash", "to_json",
 ]
 
 _WHERE = {
     "Calendar": "calendar", "Arg": "commands", "CommandSet": "commands", "CommandSpec": "commands",
     "Param": "commands", "SimEnvironment": "env", "BizSimError": "errors", "CommandError": "errors",
     "ConfigError": "errors", "NotInProcessError": "errors", "ReplayError": "errors", "Entry": "ledger", "Ledger": "ledger",
-    "RandomStreams": "streams", "stable_hash": "streams", "Trajectory": "trajectory", "to_json": "trajectory",
+    "RandomStreams": "streams", "stable_hash": "streams", "SubMetric": "submetrics", "Trajectory": "trajectory",
+    "to_json": "trajectory",
     "Agent": "world", "Status": "world", "World": "world",
 }
 

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 import simpy
 
+from .errors import BizSimError
 from .registry import WorldSpec, load_object
 from .replay import replay
 from .watch import watch
@@ -173,8 +174,9 @@ def check_registration(spec: WorldSpec, seed: int = 1) -> None:
 
     Checked: the class has the registered name and version; every preset
     builds a world and round-trips through TOML; a fresh world's summary names
-    its metric and holds its value; every agent, role, hook and action
-    reference imports; the default agent is one of the agents.
+    its metric and holds its value, and every declared sub-metric reads a
+    finite number on it; every agent, role, hook and action reference
+    imports; the default agent is one of the agents.
     """
     cls = spec.world_class()
     assert isinstance(cls, type) and issubclass(cls, World), f"{spec.factory} is not a World subclass"
@@ -191,6 +193,11 @@ def check_registration(spec: WorldSpec, seed: int = 1) -> None:
         assert "metric" in summary and summary["metric"] in summary and "metric_value" in summary, (
             f"preset {name!r}: summary() must name its metric and hold metric_value; it has {sorted(summary)[:12]}")
         assert world.invariants() == [], f"preset {name!r}: a fresh world breaks {world.invariants()}"
+        for sub in spec.sub_metrics:
+            try:
+                sub.read(world, summary)
+            except BizSimError as exc:
+                raise AssertionError(f"preset {name!r}: {exc}") from None
         world.close()
     for label, refs in (("agents", spec.agents), ("roles", spec.roles)):
         for key, ref in refs.items():

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from .errors import ConfigError
+from .submetrics import SubMetric
 
 if TYPE_CHECKING:
     from .presets import PresetTable
@@ -80,6 +81,10 @@ def _names(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _sub_metrics(value: Iterable[SubMetric]) -> tuple[SubMetric, ...]:
+    return tuple(value)
+
+
 @attrs.frozen
 class WorldSpec:
     """Everything the rest of bizsim needs to know of a world, as data.
@@ -103,6 +108,9 @@ class WorldSpec:
             (the advance command follows them); worlds without one offer text actions only.
         figures: per-run figures the report and ``metrics.outcomes`` show beside the metric: columns of the runs
             table (``summary()`` scalars, or columns the world's analysis hooks add).
+        sub_metrics: the figures a shaped reward (``reward="shaped"``) weighs beside the metric, each a
+            :class:`~bizsim.simcore.submetrics.SubMetric` with its unit, where it is read and its default weight;
+            a world that declares none offers only the ``delta`` and ``terminal`` rewards.
     """
 
     name: str
@@ -117,6 +125,7 @@ class WorldSpec:
     analysis: str | None = attrs.field(default=None, validator=_ref)
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
     figures: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    sub_metrics: tuple[SubMetric, ...] = attrs.field(default=(), converter=_sub_metrics)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -133,6 +142,13 @@ class WorldSpec:
                 if not isinstance(key, str) or not key or not isinstance(ref, str) or not _REF.fullmatch(ref):
                     raise ConfigError(f"WorldSpec.{label}[{key!r}](={ref!r}) must map a name to "
                                       "'package.module:attribute'")
+        names = [s.name if isinstance(s, SubMetric) else None for s in self.sub_metrics]
+        if None in names:
+            bad = next(s for s in self.sub_metrics if not isinstance(s, SubMetric))
+            raise ConfigError(f"WorldSpec.sub_metrics holds {bad!r:.60}; each must be a SubMetric")
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise ConfigError(f"WorldSpec.sub_metrics names {', '.join(map(repr, twice))} twice; names must differ")
         if self.default_agent not in self.agents:
             raise ConfigError(f"WorldSpec.default_agent(={self.default_agent!r}) is not one of its agents "
                               f"({', '.join(self.agents) or 'none'})")

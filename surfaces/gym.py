@@ -111,13 +111,17 @@ class BizSimEnv(gymnasium.Env):
         window: how long an episode lasts: a :class:`~bizsim.agents.start.Window`, ``N`` agent turns or
             ``{"days": D}``; when it is over, ``step`` returns ``truncated=True``. The rewards of a window sum
             to the metric at its end minus the metric at its start.
-        reward: ``"delta"`` (each step's metric change; default) or ``"terminal"`` (all of it on the last step).
+        reward: ``"delta"`` (each step's metric change; default), ``"terminal"`` (all of it on the last step) or
+            ``"shaped"`` (``delta`` plus ``sum_i w_i x`` each of the world's sub-metrics' change; over a window the
+            metric change plus ``sum_i w_i x`` each sub-metric's change); see :mod:`bizsim.runs.rewards`.
+        reward_weights: ``"shaped"`` only: weights by sub-metric name over the world's declared defaults.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - as gymnasium.Env types it
 
     def __init__(self, world: str = "startup", preset: Any = "default", seed: int = 1, actions: str | None = None,
-                 render_mode: str | None = None, start: Any = None, window: Any = None, reward: str = "delta") -> None:
+                 render_mode: str | None = None, start: Any = None, window: Any = None, reward: str = "delta",
+                 reward_weights: Any = None) -> None:
         name = world_spec(world).name
         names = _discrete_names(name)
         actions = actions or ("discrete" if names else "text")
@@ -127,7 +131,8 @@ class BizSimEnv(gymnasium.Env):
         if render_mode not in (None, "ansi"):
             raise ConfigError(f"render_mode(={render_mode!r}) must be None or 'ansi'")
         self.render_mode = render_mode
-        self.text = TextEnv(name, preset, seed, start=start, window=window, reward=reward)
+        self.text = TextEnv(name, preset, seed, start=start, window=window, reward=reward,
+                            reward_weights=reward_weights)
         self._first = True
         self._last = ""
         #: The command each discrete action issues (empty for text actions).

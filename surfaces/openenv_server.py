@@ -11,7 +11,8 @@ Actions are one command line (``{"command": "task accept --task-id Task-42"}``) 
 "task_accept", "arguments": {"task_id": "Task-42"}}``). The observation's ``text`` is the world's prompt and state
 after ``reset`` (with the world's ``tools``) and the command's answer as JSON text after ``step``; the reward of a
 step is the change of the world's metric it caused, times ``reward_scale``, so an episode's rewards sum to the
-metric change over it (see :class:`~bizsim.runs.live.Episode`). ``done`` is true once the world ended or the
+metric change over it (see :class:`~bizsim.runs.live.Episode`); with ``reward="shaped"`` each step adds ``sum_i w_i
+x`` the change of the world's sub-metrics (:mod:`bizsim.runs.rewards`). ``done`` is true once the world ended or the
 episode's window is over; a step after that, or before any reset, answers ``{"error", "hint"}`` and changes
 nothing.
 
@@ -46,7 +47,8 @@ from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
 from bizsim.simcore.registry import world_spec
 
-from bizsim.runs.live import REWARDS, Episode
+from bizsim.runs.live import Episode
+from bizsim.runs.rewards import reward_rule
 from bizsim.runs.rundir import make_output_dir
 from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
 from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
@@ -114,8 +116,10 @@ class EpisodeRuns:
         out: the folder each episode's run directory is made in.
         start: where episodes start (:class:`~bizsim.agents.start.StartState` or a snapshot); default fresh.
         window: how long an episode lasts (``N`` turns, ``{"days": D}``); default until the world ends.
-        reward: ``"delta"`` (each step's metric change) or ``"terminal"`` (all of it on the step that ends the
-            episode); see :data:`bizsim.runs.live.REWARDS`.
+        reward: ``"delta"`` (each step's metric change), ``"terminal"`` (all of it on the step that ends the
+            episode) or ``"shaped"`` (``delta`` plus the weighted change of the world's sub-metrics); see
+            :mod:`bizsim.runs.rewards`.
+        reward_weights: ``"shaped"`` only: weights by sub-metric name over the world's declared defaults.
         reward_scale: the reward is the metric change times this (a finite number > 0).
 
     Raises:
@@ -123,7 +127,8 @@ class EpisodeRuns:
     """
 
     def __init__(self, world: str, preset: str = "default", seed: int = 1, *, out: str | Path, start: Any = None,
-                 window: Any = None, reward: str = "delta", reward_scale: float = 1.0) -> None:
+                 window: Any = None, reward: str = "delta", reward_scale: float = 1.0,
+                 reward_weights: Any = None) -> None:
         from bizsim.agents.start import Window, start_of
         from bizsim.runs.runspec import RunSpec, world_config
 
@@ -137,9 +142,8 @@ class EpisodeRuns:
         if self.start is not None and self.start.world_name != self.world:
             raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.world}")
         self.window = Window.of(window)
-        if reward not in REWARDS:
-            raise ConfigError(f"reward(={reward!r:.60}) must be one of {', '.join(REWARDS)}")
-        self.reward = reward
+        self.reward_rule = reward_rule(self.world, reward, reward_weights)
+        self.reward, self.reward_weights = reward, reward_weights
         self.reward_scale = check_reward_scale(reward_scale)
         self.out = make_output_dir(out)
         self._numbers = itertools.count(1)
@@ -155,7 +159,8 @@ class EpisodeRuns:
             folder.mkdir()
         metadata = {} if episode_id is None else {"episode_id": str(episode_id)[:MAX_CLIENT_NAME_CHARS]}
         return Episode(self.world, self.preset, seed, out=folder, start=self.start, window=self.window,
-                       surface="openenv", metadata=metadata, reward=self.reward)
+                       surface="openenv", metadata=metadata, reward=self.reward,
+                       reward_weights=self.reward_weights)
 
 
 class BizSimEnvironment(Environment[BizSimAction, BizSimObservation, BizSimState]):

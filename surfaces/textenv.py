@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bizsim.runs.live import REWARDS, Episode
+from bizsim.runs.live import Episode
+from bizsim.runs.rewards import reward_rule
 from bizsim.runs.observation import metric_of, observation_text, prompt_text
 from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.registry import world_spec
@@ -50,13 +51,17 @@ class TextEnv:
         start: where episodes start (default: a fresh world of ``preset``), or a snapshot.
         window: how long an episode lasts (default: until the world ends): a ``Window``, ``N`` turns or
             ``{"days": D}``.
-        reward: ``"delta"`` (each step's metric change, above) or ``"terminal"`` (0 until the step that ends the
-            episode or its window, which gets the metric change over the episode); see ``bizsim.runs.live.REWARDS``.
+        reward: ``"delta"`` (each step's metric change, above), ``"terminal"`` (0 until the step that ends the
+            episode or its window, which gets the metric change over the episode) or ``"shaped"`` (``delta`` plus
+            ``sum_i w_i x`` each sub-metric's change: over a window, the metric change plus ``sum_i w_i x`` each
+            sub-metric's change); see :mod:`bizsim.runs.rewards`.
+        reward_weights: ``"shaped"`` only: weights by sub-metric name (``{"prestige": 0}``), over the world's
+            declared defaults.
     """
 
 
     def __init__(self, world: str, preset: Any = "default", seed: int = 1, *, start: Any = None,
-                 window: Any = None, reward: str = "delta") -> None:
+                 window: Any = None, reward: str = "delta", reward_weights: Any = None) -> None:
         from bizsim.agents.start import Window, start_of
 
         self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
@@ -66,9 +71,9 @@ class TextEnv:
         if self.start is not None and self.start.world_name != self.world_name:
             raise BizSimError(f"start is a start state of {self.start.world_name}, not {self.world_name}")
         self.window = Window.of(window)
-        if reward not in REWARDS:
-            raise BizSimError(f"reward(={reward!r:.60}) must be one of {', '.join(REWARDS)}")
+        self.reward_rule = reward_rule(world, reward, reward_weights)  # refused here, not at the first reset
         self.reward = reward
+        self.reward_weights = reward_weights
         self._episode: Episode | None = None
 
     @property
@@ -117,7 +122,7 @@ class TextEnv:
             self.seed = check_seed(seed)
         self.close()
         self._episode = Episode(self.world_name, self.preset, self.seed, start=self.start, window=self.window,
-                                surface="text", reward=self.reward)
+                                surface="text", reward=self.reward, reward_weights=self.reward_weights)
         return prompt_text(self._episode.world)
 
     def step(self, command: str) -> tuple[str, float, bool, dict]:

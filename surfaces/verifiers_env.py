@@ -7,7 +7,9 @@
 (:meth:`~bizsim.simcore.commands.CommandSet.tool_schemas`), runs every tool call as that command, and ends when
 the window is over, the world ends, the model answers without a tool call, or ``max_turns`` model calls were
 made. The rubric's reward is the change in the world's metric over the rollout (the sum of the per-step rewards
-the Gymnasium driver defines), times ``reward_scale``.
+the Gymnasium driver defines), times ``reward_scale``; with ``reward="shaped"`` it is the sum of the shaped step
+rewards (the metric change plus ``sum_i w_i x`` each sub-metric's change, :mod:`bizsim.runs.rewards`), times
+``reward_scale``.
 
 Train and eval rows use separate seed sets (``seeds={"train": "1-100", "eval": "1001-1020"}``); overlapping
 sets are refused, so an agent is never scored on a world it trained on.
@@ -18,6 +20,7 @@ Needs the ``rl`` extra (``pip install -e ".[rl]"`` in the bizsim checkout; verif
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +36,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
 from bizsim.agents.start import StartState, Window, start_of
+from bizsim.runs.rewards import reward_rule
 from bizsim.surfaces._rl_args import check_count, check_reward_scale
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
@@ -80,8 +84,11 @@ class BizSimVerifiersEnv(vf.MultiTurnEnv):
     """
 
     def __init__(self, *, world: str, preset: str, start: StartState | None, window: Window | None,
-                 reward_scale: float = 1.0, **kwargs: Any) -> None:
+                 reward_scale: float = 1.0, reward: str = "delta", reward_weights: Any = None,
+                 **kwargs: Any) -> None:
         self.world_name, self.preset, self.start, self.window = world, preset, start, window
+        reward_rule(world, reward, reward_weights)
+        self.reward, self.reward_weights = reward, reward_weights
         self.reward_scale = check_reward_scale(reward_scale)
         self.commands = world_spec(world).world_class().commands
         tools = [vf.Tool(name=t["function"]["name"], description=t["function"]["description"],
@@ -91,7 +98,8 @@ class BizSimVerifiersEnv(vf.MultiTurnEnv):
 
     def text_env(self, seed: int) -> TextEnv:
         """A stepping env on ``seed``, reset to where the start state says; its first observation is the prompt."""
-        env = TextEnv(self.world_name, self.preset, seed, start=self.start, window=self.window)
+        env = TextEnv(self.world_name, self.preset, seed, start=self.start, window=self.window, reward=self.reward,
+                      reward_weights=self.reward_weights)
         env.reset()
         return env
 
@@ -165,7 +173,8 @@ def _check_passed_on(kwargs: Mapping[str, Any]) -> None:
     unknown = sorted(set(kwargs) - known)
     if unknown:
         raise ConfigError(f"load_environment got unknown argument(s) {unknown}; bizsim's are world, preset, start, "
-                          f"window, seeds, eval_seeds, max_turns, reward_scale, and verifiers' own are "
+                          f"window, seeds, eval_seeds, max_turns, reward_scale, reward, reward_weights, and "
+                          f"verifiers' own are "
                           f"{sorted(known)}")
 
 
@@ -206,6 +215,8 @@ def load_environment(
     eval_seeds: Any = None,
     max_turns: int = 200,
     reward_scale: float = 1.0,
+    reward: str = "delta",
+    reward_weights: Any = None,
     **kwargs: Any,
 ) -> BizSimVerifiersEnv:
     """A verifiers environment for a registered world.
@@ -223,6 +234,10 @@ def load_environment(
         max_turns: at most this many model calls a rollout.
         reward_scale: the reward is the metric change times this: a finite number > 0 (startup's metric is in
             cents).
+        reward: ``"delta"`` or ``"terminal"`` (either way the rollout's reward is the metric change) or
+            ``"shaped"`` (the metric change plus ``sum_i w_i x`` each of the world's sub-metrics' change over the
+            rollout); see :mod:`bizsim.runs.rewards`.
+        reward_weights: ``"shaped"`` only: weights by sub-metric name over the world's declared defaults.
         kwargs: verifiers' own ``Environment``/``MultiTurnEnv`` arguments (``sampling_args``, ``max_workers``,
             ...), passed on; not those this function sets (``system_prompt``: the world writes its own).
 
@@ -230,13 +245,15 @@ def load_environment(
         ConfigError: an unknown world or preset, overlapping or empty seed sets (or more than
             :data:`~bizsim.simcore.limits.MAX_SEEDS`, counted before any is listed), a start state of another world,
             a ``max_turns`` that is not an integer from 1 to :data:`MAX_ROLLOUT_MODEL_CALLS`, a ``reward_scale``
-            that is not a finite number > 0, a bad window, an argument verifiers does not take.
+            that is not a finite number > 0, a bad window, an unknown reward or bad ``reward_weights``
+            (:func:`~bizsim.runs.rewards.reward_rule`), an argument verifiers does not take.
     """
     if not isinstance(world, str):
         raise ConfigError(f"world(={world!r}) must be a registered world's name, e.g. 'startup'")
     name = world_spec(world).name
     turns = check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS)
     scale = check_reward_scale(reward_scale)
+    rule = reward_rule(name, reward, reward_weights)
     _check_passed_on(kwargs)
     state = start_of(start)
     if state is not None and state.world_name != name:
@@ -250,9 +267,15 @@ def load_environment(
         record = state.get("bizsim") or {}
         return scale * float(record.get("metric", 0.0) - record.get("start_metric", 0.0))
 
-    rubric = vf.Rubric(funcs=[metric_change], weights=[1.0])
+    async def shaped_return(state: vf.State) -> float:
+        """The shaped step rewards' sum: the metric change plus ``sum_i w_i x`` each sub-metric's change."""
+        record = state.get("bizsim") or {}
+        return scale * math.fsum(record.get("rewards", ()))
+
+    rubric = vf.Rubric(funcs=[shaped_return if rule.mode == "shaped" else metric_change], weights=[1.0])
     return BizSimVerifiersEnv(
-        world=name, preset=preset, start=state, window=Window.of(window), reward_scale=scale,
+        world=name, preset=preset, start=state, window=Window.of(window), reward_scale=scale, reward=reward,
+        reward_weights=reward_weights,
         dataset=_rows(name, train), eval_dataset=_rows(name, held), rubric=rubric, max_turns=turns,
         env_id=f"bizsim-{world_spec(name).benchmark_id}", **kwargs,
     )

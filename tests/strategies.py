@@ -25,7 +25,7 @@ __all__ = [
     "PROGRAMS", "COMMAND_NAMES", "WORDS", "FLAGS", "VALUE_WORDS", "presets", "seeds", "tokens", "near_miss_lines",
     "command_lines", "valid_shaped_lines", "actions", "action_sequences", "render", "run_specs", "seed_texts",
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
-    "windows", "points",
+    "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values", "chat_messages", "conversations",
 ]
@@ -297,6 +297,17 @@ def windows() -> st.SearchStrategy[Any]:
 
     return st.one_of(st.builds(Window, turns=st.integers(1, 8)),
                      st.builds(Window, days=st.floats(0.25, 12, allow_nan=False)))
+
+
+def reward_weights(world_name: str) -> st.SearchStrategy[Any]:
+    """``reward_weights`` for ``reward="shaped"``: the world's defaults (``None``), every weight 0, or some of its
+    sub-metrics with weights of either sign."""
+    from bizsim.simcore.registry import world_spec
+
+    names = [s.name for s in world_spec(world_name).sub_metrics]
+    weight = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+    return st.one_of(st.none(), st.just(dict.fromkeys(names, 0.0)),
+                     st.fixed_dictionaries({}, optional=dict.fromkeys(names, weight)))
 
 
 #: Pieces of answer text that exercise the number pattern: signs, money, separators, exponents, markers, remarks.

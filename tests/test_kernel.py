@@ -19,6 +19,7 @@ import bizsim.simcore.streams
 import bizsim.simcore.summation
 import bizsim.simcore.digests
 import bizsim.simcore.untrusted_json
+import bizsim.simcore.submetrics
 from bizsim.simcore import (
     Arg, BizSimError, Calendar, CommandError, CommandSet, ConfigError, Ledger, RandomStreams, SimEnvironment, Status,
     Trajectory, World, stable_hash, to_json,
@@ -29,7 +30,7 @@ from bizsim.simcore.config import config_from_dict, deep_merge, dump_toml, in_ra
 
 @pytest.mark.parametrize("module", [
     bizsim.simcore.calendar, bizsim.simcore.ledger, bizsim.simcore.streams, bizsim.simcore.summation,
-    bizsim.simcore.untrusted_json, bizsim.simcore.digests,
+    bizsim.simcore.untrusted_json, bizsim.simcore.digests, bizsim.simcore.submetrics,
 ])
 def test_doctests(module):
     """The examples in the kernel's docstrings run and hold."""

@@ -136,7 +136,9 @@ def test_every_registered_world_plays_an_episode_through_the_environment(world, 
     ({"world": 3}, r"world\(=3\) must be a registered world's name"),
     ({"preset": "nope"}, r"unknown operation preset 'nope'"),
     ({"seed": -1}, r"seed\(=-1\) must be an integer from 0"),
-    ({"reward": "shaped"}, r"reward\(='shaped'\) must be one of delta, terminal"),
+    ({"reward": "dense"}, r"reward\(='dense'\) must be one of delta, terminal, shaped"),
+    ({"reward": "shaped", "reward_weights": {"users": 1}},
+     r"reward_weights\['users'\] is not a sub-metric of operation"),
     ({"reward_scale": float("nan")}, r"reward_scale\(=nan\) must be a finite number > 0"),
     ({"window": {"days": 0}}, r"days\(=0\) must be a finite number > 0"),
     ({"start": StartState("startup")}, r"start is a start state of startup, not operation"),
@@ -149,6 +151,31 @@ def test_server_arguments_are_refused_with_their_rule(kwargs, match, tmp_path):
         EpisodeRuns(**{"world": "operation", "out": tmp_path, **kwargs})
     with pytest.raises(ConfigError, match=r"max_episodes\(=0\) must be an integer from 1 to 1,024"):
         build_app(EpisodeRuns("operation", out=tmp_path), max_episodes=0)
+
+
+def test_a_shaped_server_pays_the_metric_change_plus_the_weighted_sub_metrics_scaled(tmp_path, capsys):
+    """``reward="shaped"`` with a weight given: a step's reward is (the metric change plus each weight times its
+    sub-metric's change) times ``reward_scale``; the command takes ``--reward shaped --reward-weight NAME=W`` and
+    refuses a weight that is not a number or names no sub-metric before it listens."""
+    from bizsim.surfaces.openenv_server import BizSimAction, BizSimEnvironment, EpisodeRuns
+
+    env = BizSimEnvironment(EpisodeRuns("operation", out=tmp_path, reward="shaped", reward_scale=0.5,
+                                        reward_weights={"dau": 2.0}))
+    env.reset(seed=2)
+    before = env.episode.world.summary()
+    stepped = env.step(BizSimAction(command="task_done"))
+    after = env.episode.world.summary()
+    gain = (after["mean_dau"] - before["mean_dau"] + 2.0 * (after["final_dau"] - before["final_dau"])
+            + 60 * sum(after[k] - before[k] for k in ("final_content_quality", "final_creator_activity")))
+    assert 0.5 * gain == pytest.approx(stepped.reward, rel=1e-12) and gain != after["mean_dau"] - before["mean_dau"]
+    env.close()
+    with pytest.raises(SystemExit) as usage:  # argparse's usage error
+        main(["openenv", "operation", "--out", str(tmp_path), "--reward", "shaped", "--reward-weight", "dau=x"])
+    assert 2 == usage.value.code
+    assert "'dau=x' must look like NAME=W with W a finite number" in capsys.readouterr().err
+    assert 2 == main(["openenv", "operation", "--out", str(tmp_path), "--reward", "shaped", "--reward-weight",
+                      "prestige=1"])
+    assert "reward_weights['prestige'] is not a sub-metric of operation" in capsys.readouterr().err
 
 
 def test_only_this_machines_clients_and_bounded_bodies_are_served(server):

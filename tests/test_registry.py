@@ -66,6 +66,8 @@ def test_a_world_registered_from_code_is_used_everywhere_and_can_be_removed():
     ({"agents": {"x": "nope"}}, "package.module:attribute"),
     ({"default_agent": "nobody"}, "not one of its agents"),
     ({"name": "operation-v3"}, r"names version 3 but version is 1; name it operation-v1"),
+    ({"sub_metrics": ["dau"]}, r"sub_metrics holds 'dau'; each must be a SubMetric"),
+    ({"sub_metrics": [world_spec("operation").sub_metrics[0]] * 2}, r"sub_metrics names 'dau' twice"),
 ])
 def test_a_malformed_registration_is_refused_with_its_rule(change, rule):
     """WorldSpec checks its own fields when it is made."""
@@ -78,6 +80,31 @@ def test_check_registration_catches_a_version_that_disagrees_with_the_class():
     """A registration whose version is not its class's fails the check, naming both."""
     with pytest.raises(AssertionError, match="operation-v1, the registration operation-v2"):
         check_registration(attrs.evolve(world_spec("operation"), version=2))
+
+
+@pytest.mark.parametrize("change, rule", [
+    ({"name": "Prestige"}, r"SubMetric.name\(='Prestige'\) must be 1-40 lower-case"),
+    ({"weight": float("inf")}, r"SubMetric.weight\(=inf\) must be a finite number"),
+    ({"weight": True}, r"SubMetric.weight\(=True\) must be a finite number"),
+    ({"reads": "a b"}, r"SubMetric.reads\(='a b'\) must be a key of the world's summary\(\)"),
+    ({"why": ""}, r"SubMetric.why\(=''\) must be text of 1 to 400 characters"),
+])
+def test_a_malformed_sub_metric_is_refused_with_its_rule(change, rule):
+    """A sub-metric declaration checks its own fields when it is made."""
+    sub = world_spec("operation").sub_metrics[0]
+    with pytest.raises(ConfigError, match=rule):
+        attrs.evolve(sub, **change)
+
+
+def test_check_registration_catches_a_sub_metric_that_reads_no_number():
+    """A sub-metric reading a summary key the world lacks, or one that is not a number, fails the check, naming it."""
+    sub = world_spec("operation").sub_metrics[0]
+    for reads, rule in (("users_today", (r"'users' reads summary\(\)\['users_today'\], which this world's summary "
+                                         r"does not hold")),
+                        ("collapsed", r"'users' read False from collapsed, not a finite number")):
+        spec = attrs.evolve(world_spec("operation"), sub_metrics=[attrs.evolve(sub, name="users", reads=reads)])
+        with pytest.raises(AssertionError, match=rule):
+            check_registration(spec)
 
 
 def test_a_broken_installed_world_is_named_and_the_others_still_work(tmp_path):

@@ -1,4 +1,5 @@
-"""Start states and windows: where episodes begin, how long they last, and what their rewards add up to."""
+"""Start states and windows: where episodes begin, how long they last, and what their rewards add up to (every
+reward mode of ``bizsim.runs.rewards``, the shaped one with each world's declared sub-metrics)."""
 
 from __future__ import annotations
 
@@ -14,20 +15,28 @@ from bizsim.simcore.registry import world_names, world_spec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .strategies import QUICK_AGENTS, script_lines, seeds, start_states, windows, world_scripts
+from .strategies import QUICK_AGENTS, reward_weights, script_lines, seeds, start_states, windows, world_scripts
 
 
+def _potential(subs, weights, world):
+    return sum(weights[s.name] * s.read(world) for s in subs)
+
+
+@pytest.mark.parametrize("mode", REWARDS)
 @pytest.mark.parametrize("name", world_names())
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(data=st.data(), seed=seeds(30))
-def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, data, seed):
-    """From any start state, any commands, either reward: the rewards of a window add up to the metric at its end
-    minus the metric at its start (``terminal``: all of it on the last step), and the window ends at its length in
-    turns or days (or when the world does)."""
+def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, mode, data, seed):
+    """From any start state, any commands, any reward: the rewards of a window add up to the metric at its end
+    minus the metric at its start (``terminal``: all of it on the last step; ``shaped``: plus ``sum_i w_i x`` the
+    change of each sub-metric the world declares), the window ends at its length in turns or days (or when the world
+    does), and ``shaped`` with every weight 0 is ``delta`` step for step."""
+    subs = world_spec(name).sub_metrics
     start = data.draw(start_states(name), label="start")
     window = data.draw(windows(), label="window")
-    mode = data.draw(st.sampled_from(REWARDS), label="reward")
-    env = TextEnv(name, start.preset, seed, start=start, window=window, reward=mode)
+    given_weights = data.draw(reward_weights(name), label="weights") if mode == "shaped" else None
+    weights = {s.name: s.weight for s in subs} | (given_weights or {})
+    env = TextEnv(name, start.preset, seed, start=start, window=window, reward=mode, reward_weights=given_weights)
     try:
         env.reset()
     except ConfigError as exc:
@@ -35,26 +44,65 @@ def test_a_windows_rewards_sum_to_the_metric_change_and_it_ends_on_time(name, da
         assert "no turn left to play" in str(exc) and start.snapshot_for(seed).log is not None
         assert restore(start.snapshot_for(seed)).done
         return
+    # Beside every delta episode, its twin shaped with every weight 0, stepped with the same lines.
+    twin = TextEnv(name, start.preset, seed, start=start, window=window, reward="shaped",
+                   reward_weights=dict.fromkeys(weights, 0)) if mode == "delta" else None
+    if twin is not None:
+        twin.reset()
     assert not env.done  # an episode that resets is live: its first step is played, never "the episode has ended"
     first, rewards, done, info = env.metric, [], env.done, {"turns": 0, "truncated": False}
+    first_potential = _potential(subs, weights, env.world)
+    twin_rewards = []
     lines = script_lines(name, data.draw(world_scripts(name, max_turns=4), label="script"))
     # A startup world with no task refuses to advance, so a window in days may never end: the steps are capped.
     for line in lines + [env.world.advance_command] * 60:
         _, reward, done, info = env.step(line)
         rewards.append(reward)
+        if twin is not None:
+            twin_rewards.append(twin.step(line)[1])
         if done:
             break
     change = env.metric - first
-    if mode == "delta" or done:  # a terminal reward is paid when the episode ends, not while the steps are capped
+    if mode == "delta" or (mode == "terminal" and done):  # paid when the episode ends, not while steps are capped
         assert sum(rewards) == pytest.approx(change, rel=1e-9, abs=1e-6)
+    if mode == "delta":
+        assert rewards == twin_rewards
     if mode == "terminal":
         assert [0.0] * (len(rewards) - 1) == rewards[:-1]
         assert rewards[-1] == pytest.approx(change if done else 0.0, rel=1e-9, abs=1e-6)
+    if mode == "shaped":
+        shaping = _potential(subs, weights, env.world) - first_potential
+        # Each step adds rounding of the magnitudes it subtracts (cents, weights up to 1e6).
+        scale = max(abs(first), abs(env.metric), abs(first_potential), abs(shaping), 1.0)
+        assert sum(rewards) == pytest.approx(change + shaping, rel=1e-9, abs=1e-6 + 1e-14 * len(rewards) * scale)
     assert env.metric == metric_of(env.world)
     days = window.days_since(env.start_us, env.world.now_us)
     assert info["truncated"] == (done and not env.world.done)
     if info["truncated"]:
         assert (info["turns"] == window.turns) if window.turns else (days >= window.days)
+
+
+@pytest.mark.parametrize("name", world_names())
+def test_each_shaped_step_pays_the_metric_change_plus_the_weighted_sub_metric_changes(name):
+    """Every world, after its default agent's first ten days: each shaped step (advances only) is the metric change
+    plus each default weight times its sub-metric's change, and over the window the sub-metrics do move (so the
+    property test above is not vacuous where its drawn scripts leave them still)."""
+    spec = world_spec(name)
+    start = StartState(name, agent=spec.default_agent, until={"day": 10})
+    env = TextEnv(name, "default", 3, start=start, window={"days": 10}, reward="shaped")
+    env.reset()
+    first = [s.read(env.world) for s in spec.sub_metrics]
+    subs = first
+    for _ in range(60):
+        metric = env.metric
+        _, reward, done, _ = env.step(env.world.advance_command)
+        now = [s.read(env.world) for s in spec.sub_metrics]
+        shaping = sum(s.weight * (b - a) for s, a, b in zip(spec.sub_metrics, subs, now, strict=True))
+        assert env.metric - metric + shaping == pytest.approx(reward, rel=1e-9, abs=1e-9)
+        subs = now
+        if done:
+            break
+    assert any(s.weight * (b - a) for s, a, b in zip(spec.sub_metrics, first, subs, strict=True))
 
 
 @pytest.mark.parametrize("name", world_names())

@@ -15,6 +15,7 @@ from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.agents.start import StartState
 from bizsim.surfaces.textenv import TextEnv
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.registry import world_spec
 
 
 def _adapter():
@@ -77,6 +78,29 @@ def test_a_verifiers_rollout_scores_the_metric_change_of_its_window():
         assert 33 == again.world.day
 
 
+def test_a_shaped_rollout_scores_the_metric_change_plus_the_weighted_sub_metrics():
+    """With ``reward="shaped"`` the rubric's reward is (the metric change plus each weight times its sub-metric's
+    change over the rollout) times ``reward_scale``: the sum of the shaped step rewards, not the bare metric change."""
+    env = _adapter().load_environment(world="operation", window={"days": 2}, seeds="1", eval_seeds="5",
+                                      reward="shaped", reward_weights={"dau": 2.0}, reward_scale=0.5)
+    with LoopbackLLMServer(rotating_policy, lifetime_s=120) as server:
+        (o,) = _evaluate(env, server, 1)["outputs"]
+    again = TextEnv("operation", seed=5, window={"days": 2})
+    again.reset()
+    spec = world_spec("operation")
+    weights = {s.name: s.weight for s in spec.sub_metrics} | {"dau": 2.0}
+    before = {s.name: s.read(again.world) for s in spec.sub_metrics}
+    for call in _tool_calls(o["completion"]):
+        try:
+            args = json.loads(call["arguments"])
+        except ValueError:
+            args = {"__invalid_json__": call["arguments"]}
+        again.step_tool(call["name"], args)
+    shaping = sum(weights[s.name] * (s.read(again.world) - before[s.name]) for s in spec.sub_metrics)
+    assert shaping != 0 and 2 == again.turns
+    assert 0.5 * (again.metric - again.start_metric + shaping) == pytest.approx(o["reward"], rel=1e-9)
+
+
 def test_train_and_eval_rows_use_disjoint_seed_sets():
     """The train dataset holds the train seeds, the eval dataset the eval seeds; overlapping sets are refused."""
     env = _adapter().load_environment(world="startup", window=5, seeds="1-5", eval_seeds=[50, 51])
@@ -123,6 +147,8 @@ def test_the_startup_world_offers_its_commands_as_tools_and_plays_a_window():
     ({"world": 3}, r"world\(=3\) must be a registered world's name"),
     ({"max_turn": 5}, r"unknown argument\(s\) \['max_turn'\]"),
     ({"system_prompt": "hi"}, r"unknown argument\(s\) \['system_prompt'\]"),
+    ({"reward": "dense"}, r"reward\(='dense'\) must be one of delta, terminal, shaped"),
+    ({"reward": "shaped", "reward_weights": {"dau": "high"}}, r"reward_weights\['dau'\]\(='high'\) must be a finite"),
 ])
 def test_load_environment_refuses_each_bad_argument_with_one_config_error(kwargs, match):
     """A bad value is a ConfigError naming the argument and the rule, not a raw ValueError, a MemoryError or

@@ -1,6 +1,7 @@
 """The operation world's registration: what the rest of bizsim needs to know of it, as data."""
 
 from bizsim.simcore.registry import WorldSpec
+from bizsim.simcore.submetrics import SubMetric
 
 __all__ = ["WORLD"]
 
@@ -25,4 +26,15 @@ WORLD = WorldSpec(
     protocol="ecogym",
     analysis="bizsim.analysis.worlds.ecogym:HOOKS",
     discrete_actions="bizsim.models.operation.config:ACTIONS",
+    # The metric is the mean DAU over the days so far: late in a year a day's gain moves it by 1/days of itself.
+    sub_metrics=(
+        SubMetric("dau", unit="daily active users today", reads="final_dau", weight=1,
+                  why="Today's users show a gain at full size the day it happens, where the mean shows 1/days of "
+                      "it: one user today counts as one user of the metric."),
+        SubMetric("content_quality", unit="content quality (0 to 1)", reads="final_content_quality", weight=60,
+                  why="New users a day grow by 60 per unit of quality (5 + 60Q + 60A, specs/ecogym.md, Operation): "
+                      "the weight is one day of that growth."),
+        SubMetric("creator_activity", unit="creator activity (0 to 1)", reads="final_creator_activity", weight=60,
+                  why="New users a day grow by 60 per unit of creator activity (5 + 60Q + 60A): one day of it."),
+    ),
 )

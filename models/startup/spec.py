@@ -2,6 +2,8 @@
 
 from bizsim.simcore.registry import WorldSpec
 
+from .submetrics import SUB_METRICS
+
 __all__ = ["WORLD"]
 
 WORLD = WorldSpec(
@@ -21,4 +23,5 @@ WORLD = WorldSpec(
     default_agent="greedy",
     protocol="yc-bench",
     analysis="bizsim.analysis.worlds.startup:HOOKS",
+    sub_metrics=SUB_METRICS,
 )

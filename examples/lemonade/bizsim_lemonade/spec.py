@@ -5,6 +5,7 @@ named by the ``"package.module:attribute"`` strings only when it uses them.
 """
 
 from bizsim.simcore.registry import WorldSpec
+from bizsim.simcore.submetrics import SubMetric
 
 __all__ = ["WORLD"]
 
@@ -21,4 +22,13 @@ WORLD = WorldSpec(
     figures=("profit_cents", "cups_sold"),
     default_agent="steady",
     protocol="ecogym",
+    # What a shaped reward (reward="shaped") weighs beside the cash, in cents per unit: the waste the cash shows late.
+    sub_metrics=(
+        SubMetric("lost_customers", unit="customers turned away (no lemons left)", reads="lost_customers",
+                  weight=-75, why="A customer turned away is a cup not sold: the default price (100 cents) less a "
+                                  "lemon (25 cents)."),
+        SubMetric("lemons_spoiled", unit="lemons spoiled", reads="lemons_spoiled", weight=-25,
+                  why="A spoiled lemon is its cost (25 cents) spent for nothing; the cash showed the cost at the "
+                      "order, days before it was wasted."),
+    ),
 )

@@ -2,6 +2,8 @@
 
 from bizsim.simcore.registry import WorldSpec
 
+from ..submetrics import SUB_METRICS
+
 __all__ = ["WORLD"]
 
 WORLD = WorldSpec(
@@ -20,4 +22,5 @@ WORLD = WorldSpec(
     default_agent="greedy",
     protocol="yc-bench",
     analysis="bizsim.analysis.worlds.startup.v2:HOOKS",
+    sub_metrics=SUB_METRICS,  # v1's: hiring changes neither prestige nor trust
 )
