@@ -94,8 +94,9 @@ def reward_rule(world: str, reward: Any = "delta", weights: Any = None) -> Rewar
             if key not in chosen:
                 raise ConfigError(f"reward_weights[{show(key)}] is not a sub-metric of {spec.name}; its sub-metrics "
                                   f"are {', '.join(names)}")
+            # The range first: math.isfinite raises OverflowError on an int too large for a float.
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                    math.isfinite(value) and abs(value) <= MAX_REWARD_WEIGHT):
+                    abs(value) <= MAX_REWARD_WEIGHT and math.isfinite(value)):
                 raise ConfigError(f"reward_weights[{key!r}](={show(value)}) must be a finite number from -1e12 to "
                                   f"1e12 (the metric's units per unit of {key}), e.g. {{{key!r}: 1.0}}")
             chosen[key] = float(value)

@@ -46,6 +46,8 @@ def test_windows_refuse_lengths_that_never_end_or_never_start(bad):
     ({"reward": "shaped", "reward_weights": {"dau": "2"}}, r"reward_weights\['dau'\]\(='2'\) must be a finite"),
     ({"reward": "shaped", "reward_weights": {"dau": 1e13}},
      r"reward_weights\['dau'\]\(=10000000000000.0\) must be a finite"),
+    ({"reward": "shaped", "reward_weights": {"dau": 10**400}},  # too large for a float: no OverflowError
+     r"reward_weights\['dau'\]\(=an integer of 1,329 bits\) must be a finite"),
     ({"reward": "shaped", "reward_weights": [("dau", 1)]}, r"reward_weights\(=.*\) must be a table of sub-metric"),
 ])
 def test_reward_modes_and_weights_are_refused_with_one_line_naming_the_allowed_ones(kwargs, match):
