@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from bizsim.runs.rewards import REWARDS
-from bizsim.simcore.errors import BizSimError
+from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.limits import show
 
 from .options import bounded_float, bounded_int
@@ -41,8 +41,8 @@ def add_parser(sub: Any) -> None:
                         "episode, which gets the whole change; shaped: delta plus the weighted change of the world's "
                         "sub-metrics (docs: Reinforcement learning)")
     p.add_argument("--reward-weight", action="append", type=_weight, default=[], metavar="NAME=W",
-                   help="with --reward shaped: the weight of sub-metric NAME (a finite number; repeat for more); "
-                        "the others keep the world's defaults")
+                   help="with --reward shaped: the weight of sub-metric NAME (a finite number; repeat for more, each "
+                        "name once); the others keep the world's defaults")
     p.add_argument("--reward-scale", type=bounded_float(0, above=True), default=1.0, metavar="X",
                    help="the reward is the metric change times X (default 1; startup's metric is in cents)")
     p.set_defaults(handler=run_openenv)
@@ -56,6 +56,11 @@ def run_openenv(args: argparse.Namespace) -> int:
         raise BizSimError(str(exc)) from None
     window = ({"turns": args.window_turns} if args.window_turns is not None else
               {"days": args.window_days} if args.window_days is not None else None)
+    names = [name for name, _ in args.reward_weight]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:  # a dict would keep the last silently
+        raise ConfigError(f"--reward-weight names {', '.join(map(show, twice))} more than once; give each sub-metric "
+                          "one weight")
     weights = dict(args.reward_weight) if args.reward_weight else None
     runs = EpisodeRuns(args.world, args.preset, args.seed, out=args.out, window=window,
                        reward=args.reward, reward_scale=args.reward_scale, reward_weights=weights)

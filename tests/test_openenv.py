@@ -178,6 +178,20 @@ def test_a_shaped_server_pays_the_metric_change_plus_the_weighted_sub_metrics_sc
     assert "reward_weights['prestige'] is not a sub-metric of operation" in capsys.readouterr().err
 
 
+def test_a_sub_metric_weighed_twice_on_the_command_line_is_refused_before_serving(tmp_path, capsys, monkeypatch):
+    """``--reward-weight dau=1 ... --reward-weight dau=2`` weighs one sub-metric twice: refused, naming it, where a
+    dict would have served the last weight and dropped the first unsaid."""
+    from bizsim.surfaces import openenv_server
+
+    def served(*_args, **_kwargs):
+        raise AssertionError("the server started with a sub-metric weighed twice")
+
+    monkeypatch.setattr(openenv_server, "serve", served)
+    assert 2 == main(["openenv", "operation", "--out", str(tmp_path), "--reward", "shaped", "--reward-weight",
+                      "dau=1", "--reward-weight", "content_quality=5", "--reward-weight", "dau=2"])
+    assert "--reward-weight names 'dau' more than once" in capsys.readouterr().err
+
+
 def test_only_this_machines_clients_and_bounded_bodies_are_served(server):
     """A page of another site (its Origin), a request for another host name (DNS rebinding) and a body past the
     limit are refused before OpenEnv sees them; a plain local client is served."""
