@@ -156,3 +156,18 @@ def test_the_planner_reads_each_worded_deadline_at_its_safe_end_and_plays_the_ye
     assert len(planned) > 20 and all(not exact and 0 < est <= hours for (est, exact), hours in planned)
     assert any(est == hours for (est, _), hours in planned)
     assert Status.HORIZON is world.status
+
+
+def test_the_planner_takes_its_worlds_minimum_deadline_where_words_hide_the_exact_one():
+    """A words world whose minimum deadline is 5 business days (``deadline_min_biz_days``, below v1's prior of 7): a
+    task due in 5 shows "in about one week" [5, 7.5), and the v2 planner plans it for no more than the 5 days it
+    has, not for 7 (words never show the exact deadline the v1 plan would learn the minimum from)."""
+    world = StartupV2World(attrs.evolve(PRESETS["hard"], deadline_min_biz_days=5), 1)
+    title = play(world, ["market browse --limit 1"])[0]["tasks"][0]["task_id"]
+    accepted = play(world, [f"task accept --task-id {title}"])[0]
+    left = next(data for _, _, name, data in reversed(list(world.trajectory)) if name == "signal_truth")[
+        "deadlines"][0]["business_days_left"]
+    plan = _WordPlan(world, max_concurrent=3, safety_margin=0.04, max_team=4, pad_teams=True)
+    hours, exact = plan.deadline_hours(accepted)
+    assert ("in about one week", 5.0) == (accepted["deadline"], left)
+    assert (5 * DAY_HOURS, False) == (hours, exact)

@@ -6,7 +6,7 @@ change); the planner adds a staffing rule to v1's plan, so the gap between them 
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from bizsim.agents.declare import Process, agent
 from bizsim.models.startup import StartupWorld
@@ -105,8 +105,9 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
     of payroll, fire the idle employee of worst value (severance is cheaper than the salaries to come).
 
     In words presets it reads work and skill as the middles of their bands, and a deadline as the low end of its
-    band, raised to the published minimum deadline (7 business days) when that lies inside the band: a plan that
-    assumes too little time costs some choice, one that assumes too much a missed deadline.
+    band, raised to the world's minimum deadline (``deadline_min_biz_days``: 7 business days in every preset) when
+    that lies inside the band: a plan that assumes too little time costs some choice, one that assumes too much a
+    missed deadline.
 
     Args:
         hire_runway_months: months of payroll, the hire's included, that funds must cover to hire.
@@ -154,12 +155,19 @@ def _play(world: StartupWorld, plan: _Plan, runway: float, max_hires: int) -> Pr
 class _WordPlan(_Plan):
     """v1's plan, reading a deadline shown in words at the safe end of its band."""
 
+    def __init__(self, world: StartupWorld, **options: Any) -> None:
+        super().__init__(world, **options)
+        if world.config.signals.words:
+            # v1's plan starts from the usual 7 days and learns a shorter minimum from the exact deadlines accepts
+            # show; words show none, so it takes the world's own (7 in every preset, lower in a config that says so).
+            self.min_days = int(world.config.deadline_min_biz_days)
+
     def deadline_hours(self, accepted: dict) -> tuple[float, bool]:
         try:
             lo, hi = deadline_band(accepted["deadline"])
         except ValueError:  # a date: a preset without words
             return super().deadline_hours(accepted)
-        # The deadline is at least ``min_days`` (the published rule, never corrected by words); inside the band
+        # The deadline is at least ``min_days`` (the world's rule, never corrected by words); inside the band
         # that bound is the tighter one. An hour at least: a task due within a day is then refused, not divided by 0.
         days = max(lo, self.min_days) if self.min_days < hi else lo
         return max(1.0, days * _DAY_HOURS), False
