@@ -41,6 +41,16 @@ def _tool_calls(completion):
             yield json.loads(call) if isinstance(call, str) else call
 
 
+def _replay(env, completion):
+    """Play a rollout's tool calls on ``env`` as the rollout did (arguments that are not JSON included)."""
+    for call in _tool_calls(completion):
+        try:
+            args = json.loads(call["arguments"])
+        except ValueError:
+            args = {"__invalid_json__": call["arguments"]}
+        env.step_tool(call["name"], args)
+
+
 def _evaluate(env, server, n):
     import openai
     from verifiers.clients import OpenAIChatCompletionsClient
@@ -67,12 +77,7 @@ def test_a_verifiers_rollout_scores_the_metric_change_of_its_window():
                                                  record["commands"])
         again = TextEnv("operation", seed=record["seed"], start=start, window={"days": 3})
         again.reset()
-        for call in _tool_calls(o["completion"]):
-            try:
-                args = json.loads(call["arguments"])
-            except ValueError:
-                args = {"__invalid_json__": call["arguments"]}
-            again.step_tool(call["name"], args)
+        _replay(again, o["completion"])
         assert again.metric - again.start_metric == pytest.approx(o["reward"], rel=1e-12)
         assert sum(record["rewards"]) == pytest.approx(o["reward"], rel=1e-9)
         assert 33 == again.world.day
@@ -90,12 +95,7 @@ def test_a_shaped_rollout_scores_the_metric_change_plus_the_weighted_sub_metrics
     spec = world_spec("operation")
     weights = {s.name: s.weight for s in spec.sub_metrics} | {"dau": 2.0}
     before = {s.name: s.read(again.world) for s in spec.sub_metrics}
-    for call in _tool_calls(o["completion"]):
-        try:
-            args = json.loads(call["arguments"])
-        except ValueError:
-            args = {"__invalid_json__": call["arguments"]}
-        again.step_tool(call["name"], args)
+    _replay(again, o["completion"])
     shaping = sum(weights[s.name] * (s.read(again.world) - before[s.name]) for s in spec.sub_metrics)
     assert shaping != 0 and 2 == again.turns
     assert 0.5 * (again.metric - again.start_metric + shaping) == pytest.approx(o["reward"], rel=1e-9)
