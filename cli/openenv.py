@@ -56,6 +56,9 @@ def run_openenv(args: argparse.Namespace) -> int:
         raise BizSimError(str(exc)) from None
     window = ({"turns": args.window_turns} if args.window_turns is not None else
               {"days": args.window_days} if args.window_days is not None else None)
+    if args.reward_weight and args.reward != "shaped":
+        raise ConfigError(f"--reward-weight weighs the sub-metrics of --reward shaped and --reward is {args.reward}: "
+                          "add --reward shaped or drop --reward-weight")
     names = [name for name, _ in args.reward_weight]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:  # a dict would keep the last silently

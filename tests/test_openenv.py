@@ -192,6 +192,16 @@ def test_a_sub_metric_weighed_twice_on_the_command_line_is_refused_before_servin
     assert "--reward-weight names 'dau' more than once" in capsys.readouterr().err
 
 
+def test_a_reward_weight_without_a_shaped_reward_is_refused_in_the_commands_own_terms(tmp_path, capsys):
+    """``--reward-weight`` with ``--reward`` delta or terminal: the error names the flags to change, not the Python
+    arguments they become."""
+    for reward in ("delta", "terminal"):
+        assert 2 == main(["openenv", "operation", "--out", str(tmp_path), "--reward", reward, "--reward-weight",
+                          "dau=1"])
+        assert (f"--reward-weight weighs the sub-metrics of --reward shaped and --reward is {reward}: add --reward "
+                "shaped or drop --reward-weight") in capsys.readouterr().err
+
+
 def test_only_this_machines_clients_and_bounded_bodies_are_served(server):
     """A page of another site (its Origin), a request for another host name (DNS rebinding) and a body past the
     limit are refused before OpenEnv sees them; a plain local client is served."""
