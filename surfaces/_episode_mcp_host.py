@@ -27,7 +27,10 @@ from bizsim.simcore.errors import BizSimError, ConfigError
 
 from bizsim.runs.live import Episode
 
-__all__ = ["EpisodeMCPHost", "Stepped"]
+__all__ = ["MAX_TOOL_NAME_CHARS", "EpisodeMCPHost", "Stepped"]
+
+#: The longest tool name a call may carry (every command's is far shorter); a longer one is refused unread.
+MAX_TOOL_NAME_CHARS = 200
 
 #: Called after every call a harness makes: the episode, and the reward of the step (0.0 for a refused call).
 Stepped = Callable[[Episode, float], None]
@@ -118,7 +121,14 @@ class EpisodeMCPHost:
         import uvicorn
         from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-        manager = StreamableHTTPSessionManager(app=_server(), json_response=True, stateless=True)
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        # Only requests addressed to a loopback name, and no other site's page (the SDK's DNS-rebinding check).
+        loopback = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*"])
+        manager = StreamableHTTPSessionManager(app=_server(), json_response=True, stateless=True,
+                                               security_settings=loopback)
 
         async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] != "http":
@@ -173,6 +183,10 @@ def _server() -> Any:
         if entry is None:
             return _refused("No episode is served at this path.", "Use the URL the rollout was given.")
         episode, stepped = entry
+        if len(params.name) > MAX_TOOL_NAME_CHARS:
+            stepped(episode, 0.0)
+            return _refused(f"The tool name is {len(params.name):,} characters long; the limit is "
+                            f"{MAX_TOOL_NAME_CHARS}.", "Call one of the tools listed.")
         if episode.done or episode.truncated:
             why = "its window is over" if not episode.done else f"the world ended: {episode.world.status.value}"
             stepped(episode, 0.0)

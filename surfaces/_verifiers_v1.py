@@ -102,7 +102,8 @@ class BizSimTask(vf.Task[BizSimData, BizSimState, vf.TaskConfig]):
 
     @vf.metric
     async def tool_calls(self, trace: vf.Trace) -> float:
-        """Tool calls the harness made (refused ones included)."""
+        """Tool calls the episode answered, as its run directory counts them (``live.calls``; refused ones
+        included, not those past the episode's end)."""
         return float(trace.state.calls)
 
 
@@ -159,12 +160,12 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
 
         def stepped(_episode: Episode, _reward: float) -> None:
             if traces:
-                _sync(traces[-1], episode, calls=1)
+                _sync(traces[-1], episode)
 
         def minted(trace: vf.Trace) -> None:
             traces.append(trace)  # a retried attempt mints another trace; the world carries on
             trace.state.run = None if folder is None else str(folder)
-            _sync(trace, episode, calls=0)
+            _sync(trace, episode)
 
         url, token = host.add(episode, stepped)
         try:
@@ -180,10 +181,10 @@ def load(taskset: Mapping[str, Any]) -> vf.Env:
     return vf.load_environment(resolve_env_config({"taskset": {**taskset, "id": TASKSET_ID}}))
 
 
-def _sync(trace: vf.Trace, episode: Episode, *, calls: int) -> None:
+def _sync(trace: vf.Trace, episode: Episode) -> None:
     state: BizSimState = trace.state
     state.start_metric, state.metric = episode.start_metric, episode.metric
-    state.calls += calls
+    state.calls = episode.calls
     state.over = episode.done or episode.truncated
     # The trace's record keeps info, not state: where the run directory is and the metric at both ends.
     trace.info["bizsim"] = {"run": state.run, "start_metric": state.start_metric, "metric": state.metric,
