@@ -5,7 +5,7 @@ verifiers 0.4 (``verifiers.v1``) loads an environment as a *taskset plugin*: a m
 top-level module name (``owner/name@version`` -> ``name``, ``-`` -> ``_``), so a dotted module path cannot be an
 id; bizsim installs the alias module ``bizsim_verifiers`` for it, whose id is :data:`TASKSET_ID`::
 
-    vf-eval bizsim-verifiers --env.taskset.world operation --env.taskset.window '{"days": 7}' ...
+    vf-eval bizsim-verifiers --env.taskset.world operation --env.taskset.window.days 7 --env.taskset.seeds 1-8 ...
 
 Each task is one seed of :attr:`TasksetSettings.seeds`. Its rollout opens an episode of the world on that seed
 (recorded as a run directory under ``out`` when one is given, which ``bizsim verify`` accepts), offers the model
