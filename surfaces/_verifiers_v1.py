@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Self
 
 import verifiers.v1 as vf
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from verifiers.v1.harnesses.null import NullHarnessConfig
 from verifiers.v1.mcp import SharedToolServer
 from verifiers.v1.runtimes import SubprocessConfig
@@ -77,6 +77,7 @@ class BizSimState(vf.State):
     start_metric: float = 0.0
     metric: float = 0.0
     calls: int = 0
+    step_rewards: list[float] = Field(default_factory=list)
     over: bool = False
 
 
@@ -158,8 +159,11 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
             reward=data.reward, metadata={"task": data.name})
         traces: list[vf.Trace] = []
 
-        def stepped(_episode: Episode, _reward: float) -> None:
+        def stepped(_episode: Episode, reward: float) -> None:
             if traces:
+                state = traces[-1].state
+                if len(state.step_rewards) < episode.calls:  # the call reached the episode
+                    state.step_rewards.append(data.reward_scale * reward)
                 _sync(traces[-1], episode)
 
         def minted(trace: vf.Trace) -> None:
@@ -186,9 +190,10 @@ def _sync(trace: vf.Trace, episode: Episode) -> None:
     state.start_metric, state.metric = episode.start_metric, episode.metric
     state.calls = episode.calls
     state.over = episode.done or episode.truncated
-    # The trace's record keeps info, not state: where the run directory is and the metric at both ends.
+    # The trace's record keeps info, not state: where the run directory is, the metric at both ends, and each
+    # call's reward (as `reward` shares it out, scaled), which sum to the rollout's.
     trace.info["bizsim"] = {"run": state.run, "start_metric": state.start_metric, "metric": state.metric,
-                            "status": episode.world.status.value}
+                            "status": episode.world.status.value, "step_rewards": list(state.step_rewards)}
 
 
 def _opening(settings: TasksetSettings, seed: int) -> tuple[str, str]:

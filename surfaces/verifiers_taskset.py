@@ -14,7 +14,7 @@ endpoint this process serves on 127.0.0.1 (:mod:`bizsim.surfaces._episode_mcp_ho
 that command, and ends when the window is over or the world ends (the next model call is refused), when the
 model answers without a tool call, or after ``max_turns`` model calls. The reward is the change of the world's
 metric over the rollout times ``reward_scale`` (with either ``reward`` mode: ``delta`` and ``terminal`` differ
-only in how the recorded steps share it). The model's program is verifiers' tool-calling chat loop (the ``null``
+only in how each call's reward, listed in the trace's ``info["bizsim"]["step_rewards"]``, shares it out). The model's program is verifiers' tool-calling chat loop (the ``null``
 harness) in the ``subprocess`` runtime unless the run pins another (``--env.player.harness.id``).
 
 This module imports without verifiers 0.4: :func:`taskset_settings` checks the arguments anywhere, and the

@@ -77,14 +77,16 @@ def recorded(trace: dict) -> tuple[Path, float]:
 def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_path):
     """One rollout of two turns (two days of a day-based world; startup refuses a resume with no task, which still
     ends a turn) for every registered world, lemonade (the example third-party world) included: each reward is the
-    metric change of the run directory it recorded, and each directory verifies."""
+    metric change of the run directory it recorded, all of it on the call that ended the window (``terminal``), and
+    each directory verifies."""
     from verifiers.v1 import EvalClientConfig, ModelContext
     from verifiers.v1.env import RunSlot
 
     from bizsim.surfaces.verifiers_taskset import load_environment
 
     async def roll(world: str, ctx: ModelContext) -> dict:
-        env = load_environment(world=world, seeds=[3], window={"turns": 2}, out=str(tmp_path / world))
+        env = load_environment(world=world, seeds=[3], window={"turns": 2}, reward="terminal",
+                               out=str(tmp_path / world))
         async with env.serving():
             (task,) = list(env.taskset)
             episode = await env.run_slot(RunSlot(task), ctx)
@@ -108,6 +110,9 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
         assert world == read_record(run).world
         assert "episode_over" == trace["stop_condition"], world
         assert pytest.approx(change) == trace["rewards"]["metric_change"]["score"], world
+        steps = trace["info"]["bizsim"]["step_rewards"]
+        assert read_record(run).live["calls"] == len(steps) and pytest.approx(change) == sum(steps), world
+        assert not any(steps[:-1]), world  # terminal: all of it on the call that ended the window
         assert read_record(run).live["calls"] == trace["metrics"]["tool_calls"] > 0
     assert sum(c != 0 for c in changes) >= 3, changes  # the day-based worlds moved: the rewards are not all 0
 
@@ -144,4 +149,5 @@ out = "{tmp_path / 'runs'}"
         assert verify_run_dir(run).ok
         assert "turn_limit" == trace["stop_condition"]
         assert pytest.approx(0.01 * change) == trace["rewards"]["metric_change"]["score"]
+        assert pytest.approx(0.01 * change) == sum(trace["info"]["bizsim"]["step_rewards"])
         assert 3 == read_record(run).live["calls"]
