@@ -21,7 +21,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from bizsim.simcore.errors import BizSimError, ConfigError
 
@@ -57,7 +57,7 @@ class EpisodeMCPHost:
         self._failed: BaseException | None = None
         self.port = 0
 
-    def start(self) -> EpisodeMCPHost:
+    def start(self) -> Self:
         """Listen on a free port of 127.0.0.1 and serve from a daemon thread; returns once it listens.
 
         Raises:
@@ -87,7 +87,7 @@ class EpisodeMCPHost:
             self._thread.join(_THREAD_WAIT_S)
             self._thread = None
 
-    def __enter__(self) -> EpisodeMCPHost:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
