@@ -45,6 +45,8 @@ class BizSimTasksetConfig(vf.TasksetConfig):
     reward: str = "delta"
     reward_scale: float = 1.0
     out: str | None = None
+    start_agent: str | None = None
+    start_until: int | dict[str, int | float] | list[int | dict[str, int | float]] | None = None
 
     @model_validator(mode="after")
     def _checked(self) -> Self:
@@ -55,7 +57,7 @@ class BizSimTasksetConfig(vf.TasksetConfig):
 def settings_of(config: BizSimTasksetConfig) -> TasksetSettings:
     """The config's arguments, checked."""
     return taskset_settings(config.world, config.preset, config.seeds, config.window, config.max_turns,
-                            config.reward, config.reward_scale, config.out)
+                            config.reward, config.reward_scale, config.out, config.start_agent, config.start_until)
 
 
 class BizSimData(vf.TaskData):
@@ -68,6 +70,8 @@ class BizSimData(vf.TaskData):
     max_turns: int
     reward: str
     reward_scale: float
+    start_agent: str | None = None
+    start_point: dict[str, int | float] | None = None
 
 
 class BizSimState(vf.State):
@@ -109,17 +113,25 @@ class BizSimTask(vf.Task[BizSimData, BizSimState, vf.TaskConfig]):
 
 
 class BizSimTaskset(vf.Taskset[BizSimTask, BizSimTasksetConfig]):
-    """One task per seed; each prompt is the world's opening on that seed."""
+    """One task per seed; each prompt is the world's opening on that seed (where its start state stands)."""
+
+    def __init__(self, config: BizSimTasksetConfig) -> None:
+        super().__init__(config)
+        # One start state for the taskset and its env: a policy's play on a seed is computed once, then restored.
+        self.settings = settings_of(config)
 
     def load(self) -> Iterator[BizSimTask]:
         """The tasks, in seed order."""
-        settings = settings_of(self.config)
+        settings = self.settings
+        start = settings.start
         for seed in settings.seeds:
             system, opening = _opening(settings, seed)
             yield BizSimTask(BizSimData(
                 name=f"{settings.world}/{settings.preset}/seed{seed}", prompt=opening, system_prompt=system,
                 world=settings.world, preset=settings.preset, seed=seed, window=settings.window,
                 max_turns=settings.max_turns, reward=settings.reward, reward_scale=settings.reward_scale,
+                start_agent=None if start is None else start.agent,
+                start_point=None if start is None else start.point_for(seed),
             ), self.config.task)
 
 
@@ -136,7 +148,8 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
 
     async def start(self) -> None:
         """Serve the episodes' tools and make the run folder (when ``out`` is set)."""
-        settings = settings_of(self.taskset.config)  # type: ignore[arg-type]
+        settings: TasksetSettings = self.taskset.settings  # type: ignore[attr-defined]
+        self._start = settings.start
         self._folders = _Folders(settings.out) if settings.out is not None else None
         self._host = await asyncio.to_thread(EpisodeMCPHost().start)
 
@@ -155,8 +168,8 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
         data = task.data
         folder = None if self._folders is None else self._folders.next(data.seed)
         episode = await asyncio.to_thread(
-            Episode, data.world, data.preset, data.seed, out=folder, window=data.window, surface="verifiers",
-            reward=data.reward, metadata={"task": data.name})
+            Episode, data.world, data.preset, data.seed, out=folder, start=self._start, window=data.window,
+            surface="verifiers", reward=data.reward, metadata={"task": data.name})
         traces: list[vf.Trace] = []
 
         def stepped(_episode: Episode, reward: float) -> None:
@@ -198,7 +211,7 @@ def _sync(trace: vf.Trace, episode: Episode) -> None:
 
 def _opening(settings: TasksetSettings, seed: int) -> tuple[str, str]:
     """The system prompt and first user message of a task: the world's prompt, and its state at the start."""
-    episode = Episode(settings.world, settings.preset, seed, window=settings.window)
+    episode = Episode(settings.world, settings.preset, seed, start=settings.start, window=settings.window)
     try:
         world = episode.world
         window = settings.window

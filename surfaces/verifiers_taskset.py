@@ -7,15 +7,17 @@ id; bizsim installs the alias module ``bizsim_verifiers`` for it, whose id is :d
 
     vf-eval bizsim-verifiers --env.taskset.world operation --env.taskset.window.days 7 --env.taskset.seeds 1-8 ...
 
-Each task is one seed of :attr:`TasksetSettings.seeds`. Its rollout opens an episode of the world on that seed
-(recorded as a run directory under ``out`` when one is given, which ``bizsim verify`` accepts), offers the model
-the world's tools (:meth:`~bizsim.runs.live.Episode.tools`, the declarations ``bizsim mcp`` serves) over an MCP
-endpoint this process serves on 127.0.0.1 (:mod:`bizsim.surfaces._episode_mcp_host`), runs every tool call as
-that command, and ends when the window is over or the world ends (the next model call is refused), when the
-model answers without a tool call, or after ``max_turns`` model calls. The reward is the change of the world's
-metric over the rollout times ``reward_scale`` (with either ``reward`` mode: ``delta`` and ``terminal`` differ
-only in how each call's reward, listed in the trace's ``info["bizsim"]["step_rewards"]``, shares it out). The model's program is verifiers' tool-calling chat loop (the ``null``
-harness) in the ``subprocess`` runtime unless the run pins another (``--env.player.harness.id``).
+Each task is one seed of :attr:`TasksetSettings.seeds`. Its rollout opens an episode of the world on that seed,
+fresh or where a policy's play on it stands (``start_agent`` played until ``start_until``, as a
+:class:`~bizsim.agents.start.StartState` says), recorded as a run directory under ``out`` when one is given (which
+``bizsim verify`` accepts). It offers the model the world's tools (:meth:`~bizsim.runs.live.Episode.tools`, the
+declarations ``bizsim mcp`` serves) over an MCP endpoint this process serves on 127.0.0.1
+(:mod:`bizsim.surfaces._episode_mcp_host`), runs every tool call as that command, and ends when the window is over
+or the world ends (the next model call is refused), when the model answers without a tool call, or after
+``max_turns`` model calls. The reward is the change of the world's metric over the rollout times ``reward_scale``
+(``delta`` and ``terminal`` differ only in how each call's reward, listed in the trace's
+``info["bizsim"]["step_rewards"]``, shares it out). The model's program is verifiers' tool-calling chat loop (the
+``null`` harness) in the ``subprocess`` runtime unless the run pins another (``--env.player.harness.id``).
 
 This module imports without verifiers 0.4: :func:`taskset_settings` checks the arguments anywhere, and the
 verifiers classes (``BizSimTaskset``, ``BizSimTask``, ``BizSimEnv``, ...) are built on first use. The verifiers
@@ -28,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -38,6 +40,9 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.live import REWARDS
 from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
+
+if TYPE_CHECKING:
+    from bizsim.agents.start import StartState
 
 # verifiers' loader reads the Taskset and Env classes through __all__; they are built on first use (__getattr__).
 __all__ = ["DEFAULT_SEEDS", "TASKSET_ID", "BizSimData", "BizSimEnv", "BizSimEnvConfig", "BizSimState",  # noqa: F822
@@ -65,11 +70,12 @@ class TasksetSettings:
     reward: str
     reward_scale: float
     out: Path | None
+    start: StartState | None = None
 
 
 def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any = DEFAULT_SEEDS, window: Any = None,
-                     max_turns: Any = 200, reward: Any = "delta", reward_scale: Any = 1.0,
-                     out: Any = None) -> TasksetSettings:
+                     max_turns: Any = 200, reward: Any = "delta", reward_scale: Any = 1.0, out: Any = None,
+                     start_agent: Any = None, start_until: Any = None) -> TasksetSettings:
     """Check a taskset's arguments, each with one clear error; no verifiers needed.
 
     >>> taskset_settings("operation", seeds="1-3", window={"days": 2}).seeds
@@ -86,11 +92,15 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         reward: ``delta`` or ``terminal`` (:data:`bizsim.runs.live.REWARDS`), as the run directory records steps.
         reward_scale: the reward is the metric change times this: a finite number > 0 (startup's metric is cents).
         out: a folder to record every rollout into (one run directory each), or ``None``.
+        start_agent: where rollouts start: this agent of the world plays each seed until ``start_until`` (default:
+            a fresh world).
+        start_until: one point or several (``30`` turns, ``{"day": 150}``, ``{"hours": 720}``); seed ``s`` starts
+            at point ``s % len(points)``; given with ``start_agent``.
 
     Raises:
         ConfigError: naming the argument, its value and the rule.
     """
-    from bizsim.agents.start import Window
+    from bizsim.agents.start import StartState, Window
     from bizsim.runs.runspec import RunSpec, world_config
     from bizsim.simcore.seeds import parse_seeds
 
@@ -118,11 +128,18 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         raise ConfigError(f"reward(={show(reward)}) must be one of {', '.join(REWARDS)}")
     if out is not None and not isinstance(out, (str, PathLike)):
         raise ConfigError(f"out(={show(out)}) must be a folder path, or None to record nothing")
+    if start_agent is not None and not isinstance(start_agent, str):
+        raise ConfigError(f"start_agent(={show(start_agent)}) must be an agent's name of {name}, e.g. "
+                          f"{world_spec(name).default_agent!r}")
+    if (start_agent is None) != (start_until is None):
+        raise ConfigError(f"start_agent(={show(start_agent)}) and start_until(={show(start_until)}) go together: "
+                          "give both (e.g. start_agent='planner', start_until={'day': 150}) or neither (a fresh world)")
+    start = None if start_agent is None else StartState(name, preset=preset, agent=start_agent, until=start_until)
     return TasksetSettings(
         world=name, preset=preset, seeds=tuple(chosen),
         window=length,
         max_turns=check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS), reward=reward,
-        reward_scale=check_reward_scale(reward_scale), out=None if out is None else Path(out),
+        reward_scale=check_reward_scale(reward_scale), out=None if out is None else Path(out), start=start,
     )
 
 

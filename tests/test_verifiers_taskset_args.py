@@ -26,6 +26,9 @@ from bizsim.surfaces.verifiers_taskset import taskset_settings
     ({"reward_scale": "nan"}, r"reward_scale\(='nan'\) must be a finite number > 0 .* not str"),
     ({"reward_scale": float("inf")}, r"reward_scale\(=inf\) must be a finite number > 0"),
     ({"out": 7}, r"out\(=7\) must be a folder path"),
+    ({"start_agent": "threshold"}, r"start_agent\(='threshold'\) and start_until\(=None\) go together"),
+    ({"start_agent": "nobody", "start_until": 5}, r"unknown agent 'nobody' for world 'operation'"),
+    ({"start_agent": 5, "start_until": 5}, r"start_agent\(=5\) must be an agent's name of operation"),
 ])
 def test_each_bad_argument_is_refused_naming_it_and_its_rule(given, match):
     """A bad argument is one ConfigError naming the argument, its value and the rule (seed sets counted first)."""
@@ -34,11 +37,14 @@ def test_each_bad_argument_is_refused_naming_it_and_its_rule(given, match):
 
 
 def test_arguments_are_kept_as_a_rollout_uses_them():
-    """Seeds are listed, a TOML window's float turns become an integer, the world's id becomes its name."""
+    """Seeds are listed, a TOML window's float turns become an integer, the world's id becomes its name, and a
+    policy start is one start state (seed s starts at point s mod the points' count)."""
     settings = taskset_settings("operation-v1", seeds="2,5-6", window={"turns": 2.0}, reward_scale=1e-2, out="runs")
     assert ("operation", (2, 5, 6), {"turns": 2}, 0.01) == (
         settings.world, settings.seeds, settings.window, settings.reward_scale)
-    assert isinstance(settings.window["turns"], int) and "runs" == str(settings.out)
+    assert isinstance(settings.window["turns"], int) and "runs" == str(settings.out) and settings.start is None
+    started = taskset_settings("operation", start_agent="threshold", start_until=[{"day": 5}, {"day": 9}]).start
+    assert ("threshold", {"day": 9}) == (started.agent, started.point_for(3))
 
 
 def test_the_alias_module_verifiers_loads_is_the_taskset_module():

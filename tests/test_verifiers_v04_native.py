@@ -32,10 +32,11 @@ if _verifiers_version() < (0, 4):
     pytest.skip("needs verifiers 0.4 (not in the test extra: it pins mcp 2.0.0)", allow_module_level=True)
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
+from bizsim.agents.start import StartState
 from bizsim.runs.live import Episode
 from bizsim.runs.rundir import read_record
 from bizsim.runs.verify import verify_run_dir
-from bizsim.simcore.registry import world_names
+from bizsim.simcore.registry import world_names, world_spec
 
 pytestmark = pytest.mark.xdist_group("verifiers_v04")
 
@@ -61,24 +62,24 @@ def play(messages, tools):
     return {"content": None, "tool_calls": [{"name": other if n % 2 == 0 else advance, "arguments": {}}]}
 
 
-def start_metric(world: str, seed: int) -> float:
-    """The world's metric on a fresh world of that seed: where every rollout starts."""
-    with Episode(world, seed=seed) as episode:
+def start_metric(world: str, seed: int, start: StartState | None) -> float:
+    """The world's metric where a rollout on that seed starts (a fresh world, or the start state's)."""
+    with Episode(world, seed=seed, start=start) as episode:
         return episode.start_metric
 
 
-def recorded(trace: dict) -> tuple[Path, float]:
-    """The run directory a trace names, and the metric change it recorded."""
+def recorded(trace: dict, start: StartState | None = None) -> tuple[Path, float]:
+    """The run directory a trace names, and the metric change it recorded since the rollout's start."""
     run = Path(trace["info"]["bizsim"]["run"])
     record = read_record(run)
-    return run, record.summary["metric_value"] - start_metric(record.world, record.seed)
+    return run, record.summary["metric_value"] - start_metric(record.world, record.seed, start)
 
 
 def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_path):
-    """One rollout of two turns (two days of a day-based world; startup refuses a resume with no task, which still
-    ends a turn) for every registered world, lemonade (the example third-party world) included: each reward is the
-    metric change of the run directory it recorded, all of it on the call that ended the window (``terminal``), and
-    each directory verifies."""
+    """For every registered world, lemonade (the example third-party world) included, one rollout of two turns
+    from where its default agent stands after day 2: each reward is the metric change of the run directory it
+    recorded since that start, all of it on the call that ended the window (``terminal``), and each directory
+    verifies."""
     from verifiers.v1 import EvalClientConfig, ModelContext
     from verifiers.v1.env import RunSlot
 
@@ -86,6 +87,7 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
 
     async def roll(world: str, ctx: ModelContext) -> dict:
         env = load_environment(world=world, seeds=[3], window={"turns": 2}, reward="terminal",
+                               start_agent=world_spec(world).default_agent, start_until={"day": 2},
                                out=str(tmp_path / world))
         async with env.serving():
             (task,) = list(env.taskset)
@@ -104,7 +106,7 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
     assert len(world_names()) >= 5 and "lemonade" in world_names()
     changes = []
     for world, trace in zip(world_names(), traces):
-        run, change = recorded(trace)
+        run, change = recorded(trace, StartState(world, agent=world_spec(world).default_agent, until={"day": 2}))
         changes.append(change)
         assert verify_run_dir(run).ok, world
         assert world == read_record(run).world
@@ -114,7 +116,7 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
         assert read_record(run).live["calls"] == len(steps) and pytest.approx(change) == sum(steps), world
         assert not any(steps[:-1]), world  # terminal: all of it on the call that ended the window
         assert read_record(run).live["calls"] == trace["metrics"]["tool_calls"] > 0
-    assert sum(c != 0 for c in changes) >= 3, changes  # the day-based worlds moved: the rewards are not all 0
+    assert sum(c != 0 for c in changes) >= 3, changes  # the worlds moved: the rewards are not all 0
 
 
 def test_vf_eval_scores_each_seed_with_the_recorded_metric_change_scaled(tmp_path):
