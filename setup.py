@@ -11,4 +11,6 @@ ROOTS = ("simcore", "models", "agents", "runs", "surfaces", "analysis", "view", 
 setup(
     package_dir={f"bizsim.{root}": root for root in ROOTS},
     packages=[f"bizsim.{p}" for p in find_packages(include=[*ROOTS, *(f"{r}.*" for r in ROOTS)])],
+    # verifiers 0.4 loads a taskset by a top-level module name: the alias of bizsim.surfaces.verifiers_taskset.
+    py_modules=["bizsim_verifiers"],
 )

@@ -14,7 +14,10 @@ from typing import Any
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_INT, show
 
-__all__ = ["check_count", "check_reward_scale", "check_seed"]
+__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_reward_scale", "check_seed"]
+
+#: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
+MAX_ROLLOUT_MODEL_CALLS = 100_000
 
 
 def _integer(name: str, value: Any, rule: str) -> int:

@@ -37,15 +37,13 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.agents.start import StartState, Window, start_of
 from bizsim.runs.rewards import reward_rule
-from bizsim.surfaces._rl_args import check_count, check_reward_scale
+from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
 __all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
 
 #: Train and eval seeds when none are given: disjoint, as every split must be.
 DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}
-#: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
-MAX_ROLLOUT_MODEL_CALLS = 100_000
 #: verifiers' own arguments that :func:`load_environment` passes on; the others it sets itself.
 _OWN = frozenset({"dataset", "eval_dataset", "rubric", "tool_defs", "env_id", "max_turns", "system_prompt"})
 
