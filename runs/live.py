@@ -285,6 +285,11 @@ class Episode:
         return self._metric
 
     @property
+    def potential(self) -> float:
+        """The shaping potential after the last step (``sum_i w_i x sub_i``; 0 unless ``reward="shaped"``)."""
+        return self._potential
+
+    @property
     def truncated(self) -> bool:
         """True once the episode's window is over (never without a window)."""
         if self.window is None:

@@ -47,6 +47,7 @@ class BizSimTasksetConfig(vf.TasksetConfig):
     out: str | None = None
     start_agent: str | None = None
     start_until: int | dict[str, int | float] | list[int | dict[str, int | float]] | None = None
+    reward_weights: dict[str, float] | None = None
 
     @model_validator(mode="after")
     def _checked(self) -> Self:
@@ -57,7 +58,8 @@ class BizSimTasksetConfig(vf.TasksetConfig):
 def settings_of(config: BizSimTasksetConfig) -> TasksetSettings:
     """The config's arguments, checked."""
     return taskset_settings(config.world, config.preset, config.seeds, config.window, config.max_turns,
-                            config.reward, config.reward_scale, config.out, config.start_agent, config.start_until)
+                            config.reward, config.reward_scale, config.out, config.start_agent, config.start_until,
+                            config.reward_weights)
 
 
 class BizSimData(vf.TaskData):
@@ -72,6 +74,7 @@ class BizSimData(vf.TaskData):
     reward_scale: float
     start_agent: str | None = None
     start_point: dict[str, int | float] | None = None
+    reward_weights: dict[str, float] | None = None
 
 
 class BizSimState(vf.State):
@@ -80,6 +83,9 @@ class BizSimState(vf.State):
     run: str | None = None
     start_metric: float = 0.0
     metric: float = 0.0
+    #: The shaping potential at both ends (0 unless ``reward="shaped"``).
+    start_potential: float = 0.0
+    potential: float = 0.0
     calls: int = 0
     step_rewards: list[float] = Field(default_factory=list)
     over: bool = False
@@ -87,7 +93,7 @@ class BizSimState(vf.State):
 
 class BizSimTask(vf.Task[BizSimData, BizSimState, vf.TaskConfig]):
     """A world on one seed: stops when its window is over or after ``max_turns`` model calls; rewards the
-    metric change."""
+    metric change (with ``shaped``, plus the weighted change of the world's sub-metrics)."""
 
     @vf.stop
     async def episode_over(self, trace: vf.Trace) -> bool:
@@ -101,9 +107,11 @@ class BizSimTask(vf.Task[BizSimData, BizSimState, vf.TaskConfig]):
 
     @vf.reward(weight=1.0)
     async def metric_change(self, trace: vf.Trace) -> float:
-        """The world's metric at the rollout's end minus at its start, times ``reward_scale``."""
+        """The world's metric at the rollout's end minus at its start (with ``shaped``, plus the shaping potential's
+        change: the sum of the calls' rewards), times ``reward_scale``."""
         state = trace.state
-        return self.data.reward_scale * (state.metric - state.start_metric)
+        return self.data.reward_scale * ((state.metric - state.start_metric)
+                                         + (state.potential - state.start_potential))
 
     @vf.metric
     async def tool_calls(self, trace: vf.Trace) -> float:
@@ -130,6 +138,7 @@ class BizSimTaskset(vf.Taskset[BizSimTask, BizSimTasksetConfig]):
                 name=f"{settings.world}/{settings.preset}/seed{seed}", prompt=opening, system_prompt=system,
                 world=settings.world, preset=settings.preset, seed=seed, window=settings.window,
                 max_turns=settings.max_turns, reward=settings.reward, reward_scale=settings.reward_scale,
+                reward_weights=settings.reward_weights,
                 start_agent=None if start is None else start.agent,
                 start_point=None if start is None else start.point_for(seed),
             ), self.config.task)
@@ -169,7 +178,7 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
         folder = None if self._folders is None else self._folders.next(data.seed)
         episode = await asyncio.to_thread(
             Episode, data.world, data.preset, data.seed, out=folder, start=self._start, window=data.window,
-            surface="verifiers", reward=data.reward, metadata={"task": data.name})
+            surface="verifiers", reward=data.reward, reward_weights=data.reward_weights, metadata={"task": data.name})
         traces: list[vf.Trace] = []
 
         def stepped(_episode: Episode, reward: float) -> None:
@@ -201,11 +210,13 @@ def load(taskset: Mapping[str, Any]) -> vf.Env:
 def _sync(trace: vf.Trace, episode: Episode) -> None:
     state: BizSimState = trace.state
     state.start_metric, state.metric = episode.start_metric, episode.metric
+    state.start_potential, state.potential = episode.start_potential, episode.potential
     state.calls = episode.calls
     state.over = episode.done or episode.truncated
     # The trace's record keeps info, not state: where the run directory is, the metric at both ends, and each
     # call's reward (as `reward` shares it out, scaled), which sum to the rollout's.
     trace.info["bizsim"] = {"run": state.run, "start_metric": state.start_metric, "metric": state.metric,
+                            "start_potential": state.start_potential, "potential": state.potential,
                             "status": episode.world.status.value, "step_rewards": list(state.step_rewards)}
 
 

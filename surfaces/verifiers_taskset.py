@@ -16,7 +16,8 @@ declarations ``bizsim mcp`` serves) over an MCP endpoint this process serves on 
 or the world ends (the next model call is refused), when the model answers without a tool call, or after
 ``max_turns`` model calls. The reward is the change of the world's metric over the rollout times ``reward_scale``
 (``delta`` and ``terminal`` differ only in how each call's reward, listed in the trace's
-``info["bizsim"]["step_rewards"]``, shares it out). The model's program is verifiers' tool-calling chat loop (the
+``info["bizsim"]["step_rewards"]``, shares it out; ``shaped`` adds the weighted change of the world's sub-metrics,
+:mod:`bizsim.runs.rewards`). The model's program is verifiers' tool-calling chat loop (the
 ``null`` harness) in the ``subprocess`` runtime unless the run pins another (``--env.player.harness.id``).
 
 This module imports without verifiers 0.4: :func:`taskset_settings` checks the arguments anywhere, and the
@@ -38,7 +39,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import show
 from bizsim.simcore.registry import world_spec
 
-from bizsim.runs.live import REWARDS
+from bizsim.runs.rewards import reward_rule
 from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
 
 if TYPE_CHECKING:
@@ -71,11 +72,14 @@ class TasksetSettings:
     reward_scale: float
     out: Path | None
     start: StartState | None = None
+    #: ``shaped`` only: every sub-metric's weight (the world's defaults, overridden by ``reward_weights``).
+    reward_weights: dict[str, float] | None = None
 
 
 def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any = DEFAULT_SEEDS, window: Any = None,
                      max_turns: Any = 200, reward: Any = "delta", reward_scale: Any = 1.0, out: Any = None,
-                     start_agent: Any = None, start_until: Any = None) -> TasksetSettings:
+                     start_agent: Any = None, start_until: Any = None,
+                     reward_weights: Any = None) -> TasksetSettings:
     """Check a taskset's arguments, each with one clear error; no verifiers needed.
 
     >>> taskset_settings("operation", seeds="1-3", window={"days": 2}).seeds
@@ -89,13 +93,18 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         window: how long a rollout lasts: ``N`` agent turns, ``{"turns": N}`` or ``{"days": D}``; default until
             the world ends (or ``max_turns``).
         max_turns: at most this many model calls a rollout, from 1 to :data:`MAX_ROLLOUT_MODEL_CALLS`.
-        reward: ``delta`` or ``terminal`` (:data:`bizsim.runs.live.REWARDS`), as the run directory records steps.
-        reward_scale: the reward is the metric change times this: a finite number > 0 (startup's metric is cents).
+        reward: ``delta``, ``terminal`` or ``shaped`` (:data:`bizsim.runs.rewards.REWARDS`): how each call's reward
+            shares out the rollout's, and for ``shaped`` what it adds (the weighted change of the world's
+            sub-metrics).
+        reward_scale: the rollout's reward is its metric change (plus, ``shaped``, the weighted change of the
+            sub-metrics) times this: a finite number > 0 (startup's metric is cents).
         out: a folder to record every rollout into (one run directory each), or ``None``.
         start_agent: where rollouts start: this agent of the world plays each seed until ``start_until`` (default:
             a fresh world).
         start_until: one point or several (``30`` turns, ``{"day": 150}``, ``{"hours": 720}``); seed ``s`` starts
             at point ``s % len(points)``; given with ``start_agent``.
+        reward_weights: ``shaped`` only: weights by sub-metric name over the world's defaults
+            (:func:`~bizsim.runs.rewards.reward_rule` checks them).
 
     Raises:
         ConfigError: naming the argument, its value and the rule.
@@ -124,8 +133,7 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         length = {"turns": cut.turns}
     elif cut is not None and cut.days is not None:
         length = {"days": cut.days}
-    if reward not in REWARDS:
-        raise ConfigError(f"reward(={show(reward)}) must be one of {', '.join(REWARDS)}")
+    rule = reward_rule(name, reward, reward_weights)
     if out is not None and not isinstance(out, (str, PathLike)):
         raise ConfigError(f"out(={show(out)}) must be a folder path, or None to record nothing")
     if start_agent is not None and not isinstance(start_agent, str):
@@ -140,6 +148,7 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         window=length,
         max_turns=check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS), reward=reward,
         reward_scale=check_reward_scale(reward_scale), out=None if out is None else Path(out), start=start,
+        reward_weights=dict(rule.weights) if rule.mode == "shaped" else None,
     )
 
 

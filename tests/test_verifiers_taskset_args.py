@@ -22,7 +22,10 @@ from bizsim.surfaces.verifiers_taskset import taskset_settings
     ({"window": {"weeks": 1}}, r"must be N turns or a table"),
     ({"max_turns": -1}, r"max_turns\(=-1\) must be an integer from 1 to 100,000"),
     ({"max_turns": 2.5}, r"max_turns\(=2.5\) must be an integer"),
-    ({"reward": "shaped"}, r"reward\(='shaped'\) must be one of delta, terminal"),
+    ({"reward": "sparse"}, r"reward\(='sparse'\) must be one of delta, terminal, shaped"),
+    ({"reward_weights": {"dau": 1}}, r"reward_weights weigh the sub-metrics of reward='shaped'"),
+    ({"reward": "shaped", "reward_weights": {"funds": 1}}, r"'funds'.*dau"),
+    ({"reward": "shaped", "reward_weights": {"dau": float("nan")}}, r"nan"),
     ({"reward_scale": "nan"}, r"reward_scale\(='nan'\) must be a finite number > 0 .* not str"),
     ({"reward_scale": float("inf")}, r"reward_scale\(=inf\) must be a finite number > 0"),
     ({"out": 7}, r"out\(=7\) must be a folder path"),
@@ -45,6 +48,9 @@ def test_arguments_are_kept_as_a_rollout_uses_them():
     assert isinstance(settings.window["turns"], int) and "runs" == str(settings.out) and settings.start is None
     started = taskset_settings("operation", start_agent="threshold", start_until=[{"day": 5}, {"day": 9}]).start
     assert ("threshold", {"day": 9}) == (started.agent, started.point_for(3))
+    assert taskset_settings("operation").reward_weights is None
+    shaped = taskset_settings("operation", reward="shaped", reward_weights={"dau": 0.5}).reward_weights
+    assert {"dau": 0.5, "content_quality": 60.0, "creator_activity": 60.0} == shaped  # the others keep their defaults
 
 
 def test_the_alias_module_verifiers_loads_is_the_taskset_module():

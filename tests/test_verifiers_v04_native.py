@@ -33,7 +33,9 @@ if _verifiers_version() < (0, 4):
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.agents.start import StartState
+from bizsim.runs._replay import replay_run_dir
 from bizsim.runs.live import Episode
+from bizsim.runs.rewards import reward_rule
 from bizsim.runs.rundir import read_record
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.registry import world_names, world_spec
@@ -121,8 +123,10 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
 
 def test_vf_eval_scores_each_seed_with_the_recorded_metric_change_scaled(tmp_path):
     """``vf-eval`` on the taskset id, configured in TOML: two seeds of the vending world for two days, its funds
-    scaled to dollars, cut at three model calls; each reward is 0.01 times its run's metric change, and each run
-    verifies."""
+    scaled to dollars, cut at three model calls, from where the markup policy stands on day 8 (stock on the
+    shelves), the reward shaped with one weight set; each reward is 0.01 times
+    its run's metric change plus the weighted change of the sub-metrics, read here from the replayed run, and each
+    run verifies."""
     with LoopbackLLMServer(play, lifetime_s=600) as llm:
         (tmp_path / "eval.toml").write_text(f'''model = "scripted"
 push = false
@@ -137,6 +141,10 @@ seeds = "1-2"
 window = {{days = 2}}
 max_turns = 3
 reward_scale = 0.01
+reward = "shaped"
+reward_weights = {{inventory_value = 0.5}}
+start_agent = "markup"
+start_until = {{day = 8}}
 out = "{tmp_path / 'runs'}"
 ''')
         done = subprocess.run([str(Path(sys.executable).parent / "vf-eval"), "@", "eval.toml", "--no-rich"],
@@ -146,10 +154,19 @@ out = "{tmp_path / 'runs'}"
     traces = [t for line in next((tmp_path / "vf").glob("*/traces.jsonl")).read_text().splitlines()
               for t in json.loads(line)["traces"]]
     assert [1, 2] == sorted(t["task"]["data"]["seed"] for t in traces)
+    stocked = StartState("vending", agent="markup", until={"day": 8})
     for trace in traces:
-        run, change = recorded(trace)
+        run, change = recorded(trace, stocked)
         assert verify_run_dir(run).ok
         assert "turn_limit" == trace["stop_condition"]
-        assert pytest.approx(0.01 * change) == trace["rewards"]["metric_change"]["score"]
-        assert pytest.approx(0.01 * change) == sum(trace["info"]["bizsim"]["step_rewards"])
+        rule = reward_rule("vending", "shaped", {"inventory_value": 0.5})
+        seed = trace["task"]["data"]["seed"]
+        with Episode("vending", seed=seed, start=stocked, reward="shaped",
+                     reward_weights={"inventory_value": 0.5}) as fresh:
+            start = fresh.start_potential
+        (end_world,) = replay_run_dir(run)[2]
+        shaping = rule.potential(end_world, end_world.summary()) - start
+        assert shaping != 0  # the sub-metrics moved: the test tells shaped from delta
+        assert pytest.approx(0.01 * (change + shaping)) == trace["rewards"]["metric_change"]["score"]
+        assert pytest.approx(0.01 * (change + shaping)) == sum(trace["info"]["bizsim"]["step_rewards"])
         assert 3 == read_record(run).live["calls"]
