@@ -3,7 +3,8 @@
 The verifiers 0.4 taskset (:mod:`bizsim.surfaces.verifiers_taskset`) keeps each rollout's world in the process that
 runs the evaluation, while the rollout's harness (a separate program) calls the world's tools over MCP. This host
 is that bridge: :meth:`EpisodeMCPHost.add` gives an episode its own URL, ``http://127.0.0.1:<port>/<token>/mcp``
-(the token is random and unguessable, so a harness reaches its own world only), whose tools are the episode's
+(the token is random and unguessable, so a harness reaches its own world only; on Linux only processes of
+this process's user are answered, as the token sits on the harness's command line), whose tools are the episode's
 (:meth:`~bizsim.runs.live.Episode.tools`, the declarations ``bizsim mcp`` serves) and whose every call is one
 :meth:`~bizsim.runs.live.Episode.step_tool`: recorded, rewarded and windowed as every stepping surface's.
 
@@ -17,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import os
 import secrets
 import socket
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Self
 
 from bizsim.simcore.errors import BizSimError, ConfigError
@@ -38,6 +41,8 @@ Stepped = Callable[[Episode, float], None]
 #: The episode a request's path names, for the handlers (the SDK runs them in tasks that copy the context).
 _current: contextvars.ContextVar[tuple[Episode, Stepped] | None] = contextvars.ContextVar("bizsim_episode",
                                                                                          default=None)
+#: The kernel's table of IPv4 TCP connections, with each end's owning uid (Linux).
+_TCP_TABLE = "/proc/net/tcp"
 #: Seconds to wait for the server thread to listen, or to stop.
 _THREAD_WAIT_S = 30.0
 
@@ -133,6 +138,10 @@ class EpisodeMCPHost:
         async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] != "http":
                 return
+            if not _same_user(scope):
+                await _answer(send, 403, "This server answers only its own user's processes.",
+                              "Run the harness as the user that runs the evaluation.")
+                return
             parts = scope["path"].strip("/").split("/")
             with self._lock:
                 entry = self._episodes.get(parts[0]) if len(parts) == 2 and parts[1] == "mcp" else None
@@ -159,10 +168,39 @@ class EpisodeMCPHost:
 
 
 async def _not_found(send: Any) -> None:
-    body = json.dumps({"error": "No episode is served at this path.", "hint": "Use the URL the rollout was given."})
-    await send({"type": "http.response.start", "status": 404,
+    await _answer(send, 404, "No episode is served at this path.", "Use the URL the rollout was given.")
+
+
+async def _answer(send: Any, status: int, message: str, hint: str) -> None:
+    body = json.dumps({"error": message, "hint": hint})
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body.encode()})
+
+
+def _same_user(scope: dict[str, Any]) -> bool:
+    """Whether the request's connection was opened by this process's user (Linux; elsewhere always True).
+
+    The token alone does not keep other accounts out: verifiers hands the URL to the harness on its command line
+    (``--mcp-config``), which every local user can read in the process list. On Linux the kernel's TCP table
+    names the owner of the client's end of a loopback connection, as ``bizsim serve`` checks its socket's peer.
+    """
+    try:
+        table = Path(_TCP_TABLE).read_text()
+    except OSError:
+        return True  # no /proc/net/tcp (not Linux): the token is the only key
+    client, server = scope.get("client"), scope.get("server")
+    if not client or not server:
+        return False
+    try:
+        ends = [f"{socket.inet_aton(host)[::-1].hex().upper()}:{port:04X}" for host, port in (client, server)]
+    except OSError:
+        return False
+    for line in table.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) > 7 and fields[1:3] == ends:
+            return fields[7] == str(os.getuid())
+    return False  # the connection is gone, or is not one of this machine's
 
 
 def _server() -> Any:

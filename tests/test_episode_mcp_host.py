@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,9 @@ from bizsim.runs.live import Episode
 from bizsim.surfaces._episode_mcp_host import MAX_TOOL_NAME_CHARS, EpisodeMCPHost
 
 pytestmark = pytest.mark.xdist_group("episode_mcp_host")
+
+#: An interpreter another user may run (the test's own may sit under a home folder only root reads).
+PYTHON = "/usr/bin/python3"
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +75,25 @@ def test_a_stranger_reaches_no_episode(host):
     _, [(error, answer)] = calls(url, ("x" * (MAX_TOOL_NAME_CHARS + 1), {}))
     assert error and answer["error"].startswith("The tool name is 201 characters long")
     assert 0 == episode.calls
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0 or not Path("/proc/net/tcp").exists()
+                    or not Path(PYTHON).exists(), reason="needs root (to run a request as another user) on Linux")
+def test_another_user_holding_the_url_is_refused(host):
+    """The URL reaches other accounts' process lists (verifiers puts it on the harness's command line), so a
+    request from another user's process is refused even with the right token, and nothing steps."""
+    episode = Episode("operation")
+    url, token = host.add(episode, lambda *_: None)
+    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "creator_incentive", "arguments": {}}}).encode()
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    post = ("import urllib.request, urllib.error\n"
+            f"request = urllib.request.Request({url!r}, data={call!r}, headers={headers!r})\n"
+            "try:\n    print(urllib.request.urlopen(request, timeout=30).status)\n"
+            "except urllib.error.HTTPError as exc:\n    print(exc.code)\n")
+    stranger = subprocess.run([PYTHON, "-I", "-c", post], user=65534, capture_output=True, text=True, timeout=60,
+                              check=False)
+    assert "403" == stranger.stdout.strip(), stranger.stderr[-2000:]
+    _, [(error, _answer)] = calls(url, ("creator_incentive", {}))
+    assert not error and 1 == episode.calls
+    host.remove(token)
