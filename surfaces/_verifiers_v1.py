@@ -193,12 +193,14 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
             trace.state.run = None if folder is None else str(folder)
             _sync(trace, episode)
 
-        url, token = host.add(episode, stepped)
-        try:
+        token = None
+        try:  # the episode is closed whatever fails from here, serving it included
+            url, token = host.add(episode, stepped)
             await agents.player.run(task, tools={"": SharedToolServer(url=url, local=True, external=True)},
                                     on_trace=minted)
         finally:
-            host.remove(token)
+            if token is not None:
+                host.remove(token)
             await asyncio.to_thread(episode.close, "rollout ended")
 
 

@@ -134,7 +134,7 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
     elif cut is not None and cut.days is not None:
         length = {"days": cut.days}
     rule = reward_rule(name, reward, reward_weights)
-    if out is not None and not isinstance(out, (str, PathLike)):
+    if out is not None and (not isinstance(out, (str, PathLike)) or not str(out).strip()):
         raise ConfigError(f"out(={show(out)}) must be a folder path, or None to record nothing")
     if start_agent is not None and not isinstance(start_agent, str):
         raise ConfigError(f"start_agent(={show(start_agent)}) must be an agent's name of {name}, e.g. "

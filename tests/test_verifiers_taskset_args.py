@@ -29,6 +29,7 @@ from bizsim.surfaces.verifiers_taskset import taskset_settings
     ({"reward_scale": "nan"}, r"reward_scale\(='nan'\) must be a finite number > 0 .* not str"),
     ({"reward_scale": float("inf")}, r"reward_scale\(=inf\) must be a finite number > 0"),
     ({"out": 7}, r"out\(=7\) must be a folder path"),
+    ({"out": ""}, r"out\(=''\) must be a folder path"),
     ({"start_agent": "threshold"}, r"start_agent\(='threshold'\) and start_until\(=None\) go together"),
     ({"start_agent": "nobody", "start_until": 5}, r"unknown agent 'nobody' for world 'operation'"),
     ({"start_agent": 5, "start_until": 5}, r"start_agent\(=5\) must be an agent's name of operation"),
