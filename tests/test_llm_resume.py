@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def server():
     """A loopback server playing greedy, a little slow so a run can be killed mid-year."""
-    with LoopbackLLMServer(greedy_policy, delay_s=0.01, lifetime_s=240) as srv:
+    with LoopbackLLMServer(greedy_policy, delay_s=0.004, lifetime_s=240) as srv:
         yield srv
 
 

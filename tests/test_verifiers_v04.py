@@ -16,18 +16,9 @@ from pathlib import Path
 
 import pytest
 
-def _verifiers_version() -> tuple[int, ...]:
-    from importlib.metadata import PackageNotFoundError, version
+from ._verifiers_04 import needs_verifiers_04
 
-    try:
-        return tuple(int(p) for p in version("verifiers").split(".")[:2])
-    except (PackageNotFoundError, ValueError):
-        return ()
-
-
-# Read from the installed metadata: importing verifiers 0.1 to find out would take seconds.
-if _verifiers_version() < (0, 4):
-    pytest.skip("needs verifiers 0.4 (not in the test extra: it pins mcp 2.0.0)", allow_module_level=True)
+needs_verifiers_04()
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.runs.rundir import read_record

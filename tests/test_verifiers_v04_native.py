@@ -17,19 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from ._verifiers_04 import needs_verifiers_04
 
-def _verifiers_version() -> tuple[int, ...]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return tuple(int(p) for p in version("verifiers").split(".")[:2])
-    except (PackageNotFoundError, ValueError):
-        return ()
-
-
-# Read from the installed metadata: importing verifiers 0.1 to find out would take seconds.
-if _verifiers_version() < (0, 4):
-    pytest.skip("needs verifiers 0.4 (not in the test extra: it pins mcp 2.0.0)", allow_module_level=True)
+needs_verifiers_04()
 
 from bizsim.agents.llm.loopback import LoopbackLLMServer
 from bizsim.agents.start import StartState
