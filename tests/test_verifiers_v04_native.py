@@ -114,9 +114,8 @@ def test_every_registered_world_rolls_out_with_verifiers_own_rollout_code(tmp_pa
 def test_vf_eval_scores_each_seed_with_the_recorded_metric_change_scaled(tmp_path):
     """``vf-eval`` on the taskset id, configured in TOML: two seeds of the vending world for two days, its funds
     scaled to dollars, cut at three model calls, from where the markup policy stands on day 8 (stock on the
-    shelves), the reward shaped with one weight set; each reward is 0.01 times
-    its run's metric change plus the weighted change of the sub-metrics, read here from the replayed run, and each
-    run verifies."""
+    shelves), the reward shaped with one weight set; each reward is 0.01 times its run's metric change plus the
+    weighted change of the sub-metrics, read here from the replayed run, and each run verifies."""
     with LoopbackLLMServer(play, lifetime_s=600) as llm:
         (tmp_path / "eval.toml").write_text(f'''model = "scripted"
 push = false
