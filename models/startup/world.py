@@ -270,12 +270,17 @@ class StartupWorld(World):
         if task is None:
             return
         event = complete_task(self, task)
+        self._after_completion(task, event)
         self._note(event)
         if event["bankrupt"]:
             self._end(Status.BANKRUPT, "funds_negative_after_task_failure")
             self._stop(PRIO_STOP)
         else:
             self._schedule_stop()
+
+    def _after_completion(self, task: Task, event: dict) -> None:
+        """Between a task's completion and its record: nothing here; a later version books its own mechanics
+        (startup-v2 settles downturns and late payments)."""
 
     # ------------------------------------------------------------------
     # stops

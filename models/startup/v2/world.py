@@ -14,9 +14,8 @@ from typing import Any
 from bizsim.simcore import Status
 from bizsim.simcore.errors import CommandError
 
-from ..outcomes import complete_task
 from ..state import Employee, Task, q4
-from ..world import PRIO_COMPLETION, PRIO_PAYROLL_STOP, PRIO_STOP, StartupWorld
+from ..world import PRIO_COMPLETION, PRIO_PAYROLL_STOP, StartupWorld
 from .disruptions import cut_cents, late_payment, pick, schedule
 from .commands import V2_COMMANDS
 from .config import StartupV2Config
@@ -241,20 +240,11 @@ class StartupV2World(StartupWorld):
                                "Browse the market again.")
         return super().accept(task, bot=bot)
 
-    def _on_completion(self, ev: Any) -> None:
-        task = self._live(ev)
-        if task is None:
-            return
-        event = complete_task(self, task)
+    def _after_completion(self, task: Task, event: dict[str, Any]) -> None:
+        """A paid task is settled (a downturn's cut, a late payment's delay); bankruptcy is judged after it."""
         if event["success"]:
             self._settle(task, event)
         event["bankrupt"] = self.funds_cents < 0
-        self._note(event)
-        if event["bankrupt"]:
-            self._end(Status.BANKRUPT, "funds_negative_after_task_failure")
-            self._stop(PRIO_STOP)
-        else:
-            self._schedule_stop()
 
     def _settle(self, task: Task, event: dict[str, Any]) -> None:
         """A downturn's cut of the reward, and a late payment's delay of the rest (both booked)."""
