@@ -63,7 +63,7 @@ from bizsim.runs.budgets import Budgets
 from bizsim.runs.call_outcome import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CallOutcome
 from bizsim.runs.episode import TERMINAL_REASONS
 from bizsim.runs.live_lock import hold
-from bizsim.runs.observation import metric_of, observation_text
+from bizsim.runs.observation import observation_text
 from bizsim.runs.record import RunRecord
 from bizsim.runs.rewards import REWARDS, reward_rule
 from bizsim.runs.rundir import RunDir, _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
@@ -139,7 +139,7 @@ class Episode:
         from bizsim.agents.start import Window, start_of
 
         self._reward = reward_rule(world, reward, reward_weights)
-        self.reward = reward
+        self.reward = self._reward.mode
 
         config = None if isinstance(preset, (str, PurePath)) else preset
         if config is not None and out is not None:
@@ -357,14 +357,10 @@ class Episode:
         # An advance command ends the agent's turn, even one the world refused (as turns count in a run's log).
         if ("cmd", world.advance_command) in world.trajectory.heads_since(before):
             self.turns += 1
-        if self._reward.mode == "shaped":
-            summary = world.summary()
-            metric, potential = float(summary["metric_value"]), self._reward.potential(world, summary)
-            reward = (metric - self._metric) + (potential - self._potential)
-            self._metric, self._potential = metric, potential
-        else:
-            metric = metric_of(world)
-            reward, self._metric = metric - self._metric, metric
+        summary = world.summary()
+        metric, potential = float(summary["metric_value"]), self._reward.potential(world, summary)  # 0 unshaped
+        reward = (metric - self._metric) + (potential - self._potential)
+        self._metric, self._potential = metric, potential
         truncated = not world.done and self.truncated
         if self.reward == "terminal":
             reward = metric - self.start_metric if outcome.done or truncated else 0.0
