@@ -25,10 +25,8 @@ Needs the ``openenv`` extra (``pip install -e ".[openenv]"`` in the bizsim check
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +47,9 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.live import Episode
 from bizsim.runs.rewards import reward_rule
-from bizsim.runs.rundir import make_output_dir
 from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
 from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
+from bizsim.surfaces._run_folders import RunFolders
 
 __all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
            "build_app", "serve"]
@@ -145,18 +143,12 @@ class EpisodeRuns:
         self.reward_rule = reward_rule(self.world, reward, reward_weights)
         self.reward, self.reward_weights = reward, reward_weights
         self.reward_scale = check_reward_scale(reward_scale)
-        self.out = make_output_dir(out)
-        self._numbers = itertools.count(1)
-        self._lock = threading.Lock()
+        self._folders = RunFolders(out)
+        self.out = self._folders.out
 
     def open(self, seed: int, episode_id: str | None) -> Episode:
         """A new recorded episode on ``seed``, in the next free run directory."""
-        with self._lock:
-            while True:
-                folder = self.out / f"{next(self._numbers):06d}-seed{seed}"
-                if not folder.exists():
-                    break
-            folder.mkdir()
+        folder = self._folders.next(seed)
         metadata = {} if episode_id is None else {"episode_id": str(episode_id)[:MAX_CLIENT_NAME_CHARS]}
         return Episode(self.world, self.preset, seed, out=folder, start=self.start, window=self.window,
                        surface="openenv", metadata=metadata, reward=self.reward,
