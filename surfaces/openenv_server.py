@@ -48,7 +48,7 @@ from bizsim.simcore.registry import world_spec
 from bizsim.runs.live import Episode
 from bizsim.runs.rewards import reward_rule
 from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
-from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
+from bizsim.surfaces._rl_args import check_count, check_preset, check_reward_scale, check_seed, check_world
 from bizsim.surfaces._run_folders import RunFolders
 
 __all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
@@ -128,13 +128,10 @@ class EpisodeRuns:
                  window: Any = None, reward: str = "delta", reward_scale: float = 1.0,
                  reward_weights: Any = None) -> None:
         from bizsim.agents.start import Window, start_of
-        from bizsim.runs.runspec import RunSpec, world_config
 
-        if not isinstance(world, str):
-            raise ConfigError(f"world(={world!r:.60}) must be a registered world's name, e.g. 'startup'")
-        self.world = world_spec(world).name
+        self.world = check_world(world)
         self.preset = preset
-        world_config(RunSpec(self.world, preset, "openenv", 1))  # an unknown preset fails now, not at the first reset
+        check_preset(self.world, preset, "openenv")
         self.seed = check_seed(seed)
         self.start = start_of(start)
         if self.start is not None and self.start.world_name != self.world:

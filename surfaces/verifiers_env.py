@@ -37,7 +37,7 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.agents.start import StartState, Window, start_of
 from bizsim.runs.rewards import reward_rule
-from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
+from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale, check_world
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
 __all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
@@ -246,9 +246,7 @@ def load_environment(
             that is not a finite number > 0, a bad window, an unknown reward or bad ``reward_weights``
             (:func:`~bizsim.runs.rewards.reward_rule`), an argument verifiers does not take.
     """
-    if not isinstance(world, str):
-        raise ConfigError(f"world(={world!r}) must be a registered world's name, e.g. 'startup'")
-    name = world_spec(world).name
+    name = check_world(world)
     turns = check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS)
     scale = check_reward_scale(reward_scale)
     rule = reward_rule(name, reward, reward_weights)
