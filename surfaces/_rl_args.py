@@ -15,7 +15,8 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_INT, show
 from bizsim.simcore.registry import world_spec
 
-__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_preset", "check_reward_scale", "check_seed", "check_world"]
+__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_preset", "check_reward_scale", "check_seed", "check_start",
+           "check_world"]
 
 #: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
 MAX_ROLLOUT_MODEL_CALLS = 100_000
@@ -107,3 +108,19 @@ def check_preset(world: str, preset: Any, surface: str) -> None:
     from bizsim.runs.runspec import RunSpec, world_config
 
     world_config(RunSpec(world, preset, surface, 1))
+
+
+def check_start(world: str, start: Any) -> Any:
+    """Where episodes of ``world`` start: ``None`` (a fresh world), or ``start`` as a
+    :class:`~bizsim.agents.start.StartState`, refused when it is one of another world.
+
+    Raises:
+        ConfigError: ``start`` is not a start state or snapshot, or is one of another world.
+    """
+    from bizsim.agents.start import start_of
+
+    state = start_of(start)
+    if state is not None and state.world_name != world:
+        raise ConfigError(f"start is a start state of {state.world_name}, not {world}; make one of {world}, e.g. "
+                          f"StartState({world!r}, agent=..., until=...)")
+    return state

@@ -48,7 +48,8 @@ from bizsim.simcore.registry import world_spec
 from bizsim.runs.live import Episode
 from bizsim.runs.rewards import reward_rule
 from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
-from bizsim.surfaces._rl_args import check_count, check_preset, check_reward_scale, check_seed, check_world
+from bizsim.surfaces._rl_args import (check_count, check_preset, check_reward_scale, check_seed, check_start,
+                                      check_world)
 from bizsim.surfaces._run_folders import RunFolders
 
 __all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
@@ -127,15 +128,13 @@ class EpisodeRuns:
     def __init__(self, world: str, preset: str = "default", seed: int = 1, *, out: str | Path, start: Any = None,
                  window: Any = None, reward: str = "delta", reward_scale: float = 1.0,
                  reward_weights: Any = None) -> None:
-        from bizsim.agents.start import Window, start_of
+        from bizsim.agents.start import Window
 
         self.world = check_world(world)
         self.preset = preset
         check_preset(self.world, preset, "openenv")
         self.seed = check_seed(seed)
-        self.start = start_of(start)
-        if self.start is not None and self.start.world_name != self.world:
-            raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.world}")
+        self.start = check_start(self.world, start)
         self.window = Window.of(window)
         self.reward_rule = reward_rule(self.world, reward, reward_weights)
         self.reward, self.reward_weights = reward, reward_weights
