@@ -13,8 +13,10 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_INT, show
+from bizsim.simcore.registry import world_spec
 
-__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_reward_scale", "check_seed"]
+__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_preset", "check_reward_scale", "check_seed", "check_start",
+           "check_world"]
 
 #: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
 MAX_ROLLOUT_MODEL_CALLS = 100_000
@@ -79,3 +81,46 @@ def check_reward_scale(value: Any, name: str = "reward_scale") -> float:
     if not (math.isfinite(number) and number > 0):
         raise ConfigError(f"{name}(={show(value)}) {rule}")
     return number
+
+
+def check_world(value: Any) -> str:
+    """A registered world's name (or versioned id), as its canonical name; text from a config, so a non-string is
+    refused with the rule rather than failing inside the registry.
+
+    >>> check_world("operation")
+    'operation'
+
+    Raises:
+        ConfigError: not a string, or no world of that name.
+    """
+    if not isinstance(value, str):
+        raise ConfigError(f"world(={show(value)}) must be a registered world's name, e.g. 'startup'")
+    return world_spec(value).name
+
+
+def check_preset(world: str, preset: Any, surface: str) -> None:
+    """Refuse a preset ``world`` does not have (or a ``.toml`` file that does not load) when it is given, not at
+    the first episode.
+
+    Raises:
+        ConfigError: naming the preset and the world's presets.
+    """
+    from bizsim.runs.runspec import RunSpec, world_config
+
+    world_config(RunSpec(world, preset, surface, 1))
+
+
+def check_start(world: str, start: Any) -> Any:
+    """Where episodes of ``world`` start: ``None`` (a fresh world), or ``start`` as a
+    :class:`~bizsim.agents.start.StartState`, refused when it is one of another world.
+
+    Raises:
+        ConfigError: ``start`` is not a start state or snapshot, or is one of another world.
+    """
+    from bizsim.agents.start import start_of
+
+    state = start_of(start)
+    if state is not None and state.world_name != world:
+        raise ConfigError(f"start is a start state of {state.world_name}, not {world}; make one of {world}, e.g. "
+                          f"StartState({world!r}, agent=..., until=...)")
+    return state

@@ -9,11 +9,8 @@ call, which is what the task's stops and reward read.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
-import threading
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any, Self
 
 import verifiers.v1 as vf
@@ -26,8 +23,8 @@ from verifiers.v1.utils.loaders import resolve_env_config
 from bizsim.simcore.errors import BizSimError
 
 from bizsim.runs.live import Episode
-from bizsim.runs.rundir import make_output_dir
 from bizsim.surfaces._episode_mcp_host import EpisodeMCPHost
+from bizsim.surfaces._run_folders import RunFolders
 from bizsim.surfaces.verifiers_taskset import DEFAULT_SEEDS, TASKSET_ID, TasksetSettings, taskset_settings
 
 __all__ = ["BizSimData", "BizSimEnv", "BizSimEnvConfig", "BizSimState", "BizSimTask", "BizSimTaskset",
@@ -159,7 +156,7 @@ class BizSimEnv(vf.Env[BizSimEnvConfig]):
         """Serve the episodes' tools and make the run folder (when ``out`` is set)."""
         settings: TasksetSettings = self.taskset.settings  # type: ignore[attr-defined]
         self._start = settings.start
-        self._folders = _Folders(settings.out) if settings.out is not None else None
+        self._folders = RunFolders(settings.out) if settings.out is not None else None
         self._host = await asyncio.to_thread(EpisodeMCPHost().start)
 
     async def stop(self) -> None:
@@ -239,20 +236,3 @@ def _opening(settings: TasksetSettings, seed: int) -> tuple[str, str]:
         episode.close()
         episode.world.close()
 
-
-class _Folders:
-    """Run directories under ``out``, one per rollout: ``<n>-seed<seed>``, ``n`` counting from 1 (a folder
-    already there is skipped, so a second evaluation into the same ``out`` adds to it)."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = make_output_dir(out)
-        self._numbers = itertools.count(1)
-        self._lock = threading.Lock()
-
-    def next(self, seed: int) -> Path:
-        with self._lock:
-            while True:
-                folder = self.out / f"{next(self._numbers):06d}-seed{seed}"
-                if not folder.exists():
-                    folder.mkdir()
-                    return folder

@@ -25,10 +25,8 @@ Needs the ``openenv`` extra (``pip install -e ".[openenv]"`` in the bizsim check
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +47,10 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.live import Episode
 from bizsim.runs.rewards import reward_rule
-from bizsim.runs.rundir import make_output_dir
 from bizsim.surfaces._bounded_server import LOOPBACK, LOOPBACK_HOST, LOOPBACK_ORIGIN
-from bizsim.surfaces._rl_args import check_count, check_reward_scale, check_seed
+from bizsim.surfaces._rl_args import (check_count, check_preset, check_reward_scale, check_seed, check_start,
+                                      check_world)
+from bizsim.surfaces._run_folders import RunFolders
 
 __all__ = ["MAX_EPISODES", "BizSimAction", "BizSimEnvironment", "BizSimObservation", "BizSimState", "EpisodeRuns",
            "build_app", "serve"]
@@ -129,34 +128,23 @@ class EpisodeRuns:
     def __init__(self, world: str, preset: str = "default", seed: int = 1, *, out: str | Path, start: Any = None,
                  window: Any = None, reward: str = "delta", reward_scale: float = 1.0,
                  reward_weights: Any = None) -> None:
-        from bizsim.agents.start import Window, start_of
-        from bizsim.runs.runspec import RunSpec, world_config
+        from bizsim.agents.start import Window
 
-        if not isinstance(world, str):
-            raise ConfigError(f"world(={world!r:.60}) must be a registered world's name, e.g. 'startup'")
-        self.world = world_spec(world).name
+        self.world = check_world(world)
         self.preset = preset
-        world_config(RunSpec(self.world, preset, "openenv", 1))  # an unknown preset fails now, not at the first reset
+        check_preset(self.world, preset, "openenv")
         self.seed = check_seed(seed)
-        self.start = start_of(start)
-        if self.start is not None and self.start.world_name != self.world:
-            raise ConfigError(f"start is a start state of {self.start.world_name}, not {self.world}")
+        self.start = check_start(self.world, start)
         self.window = Window.of(window)
         self.reward_rule = reward_rule(self.world, reward, reward_weights)
         self.reward, self.reward_weights = reward, reward_weights
         self.reward_scale = check_reward_scale(reward_scale)
-        self.out = make_output_dir(out)
-        self._numbers = itertools.count(1)
-        self._lock = threading.Lock()
+        self._folders = RunFolders(out)
+        self.out = self._folders.out
 
     def open(self, seed: int, episode_id: str | None) -> Episode:
         """A new recorded episode on ``seed``, in the next free run directory."""
-        with self._lock:
-            while True:
-                folder = self.out / f"{next(self._numbers):06d}-seed{seed}"
-                if not folder.exists():
-                    break
-            folder.mkdir()
+        folder = self._folders.next(seed)
         metadata = {} if episode_id is None else {"episode_id": str(episode_id)[:MAX_CLIENT_NAME_CHARS]}
         return Episode(self.world, self.preset, seed, out=folder, start=self.start, window=self.window,
                        surface="openenv", metadata=metadata, reward=self.reward,

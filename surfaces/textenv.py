@@ -19,7 +19,7 @@ from bizsim.simcore.errors import BizSimError
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.world import World
 
-from bizsim.surfaces._rl_args import check_seed
+from bizsim.surfaces._rl_args import check_seed, check_start
 
 __all__ = ["TextEnv", "metric_of", "observation_text", "prompt_text"]
 
@@ -62,14 +62,12 @@ class TextEnv:
 
     def __init__(self, world: str, preset: Any = "default", seed: int = 1, *, start: Any = None,
                  window: Any = None, reward: str = "delta", reward_weights: Any = None) -> None:
-        from bizsim.agents.start import Window, start_of
+        from bizsim.agents.start import Window
 
         self.world_name = world_spec(world).world_class().name  # checks the name now, not at the first reset
         self.preset = preset
         self.seed = check_seed(seed)
-        self.start = start_of(start)
-        if self.start is not None and self.start.world_name != self.world_name:
-            raise BizSimError(f"start is a start state of {self.start.world_name}, not {self.world_name}")
+        self.start = check_start(self.world_name, start)
         self.window = Window.of(window)
         self.reward_rule = reward_rule(world, reward, reward_weights)  # refused here, not at the first reset
         self.reward = reward

@@ -35,9 +35,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
-from bizsim.agents.start import StartState, Window, start_of
+from bizsim.agents.start import StartState, Window
 from bizsim.runs.rewards import reward_rule
-from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
+from bizsim.surfaces._rl_args import (MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale, check_start,
+                                      check_world)
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
 __all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
@@ -246,16 +247,12 @@ def load_environment(
             that is not a finite number > 0, a bad window, an unknown reward or bad ``reward_weights``
             (:func:`~bizsim.runs.rewards.reward_rule`), an argument verifiers does not take.
     """
-    if not isinstance(world, str):
-        raise ConfigError(f"world(={world!r}) must be a registered world's name, e.g. 'startup'")
-    name = world_spec(world).name
+    name = check_world(world)
     turns = check_count(max_turns, "max_turns", high=MAX_ROLLOUT_MODEL_CALLS)
     scale = check_reward_scale(reward_scale)
     rule = reward_rule(name, reward, reward_weights)
     _check_passed_on(kwargs)
-    state = start_of(start)
-    if state is not None and state.world_name != name:
-        raise ConfigError(f"start is a start state of {state.world_name}, not {name}")
+    state = check_start(name, start)
     if state is None:
         state = StartState(name, preset=preset)
     train, held = split_seeds(seeds, eval_seeds)

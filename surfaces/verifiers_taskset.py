@@ -40,7 +40,8 @@ from bizsim.simcore.limits import show
 from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.rewards import reward_rule
-from bizsim.surfaces._rl_args import MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale
+from bizsim.surfaces._rl_args import (MAX_ROLLOUT_MODEL_CALLS, check_count, check_preset, check_reward_scale,
+                                      check_world)
 
 if TYPE_CHECKING:
     from bizsim.agents.start import StartState
@@ -110,15 +111,10 @@ def taskset_settings(world: Any = "startup", preset: Any = "default", seeds: Any
         ConfigError: naming the argument, its value and the rule.
     """
     from bizsim.agents.start import StartState, Window
-    from bizsim.runs.runspec import RunSpec, world_config
     from bizsim.simcore.seeds import parse_seeds
 
-    if not isinstance(world, str):
-        raise ConfigError(f"world(={show(world)}) must be a registered world's name, e.g. 'startup'")
-    name = world_spec(world).name
-    if not isinstance(preset, str):
-        raise ConfigError(f"preset(={show(preset)}) must be a preset name of {name}, e.g. 'default'")
-    world_config(RunSpec(name, preset, "verifiers", 1))  # an unknown preset fails here, not in a rollout
+    name = check_world(world)
+    check_preset(name, preset, "verifiers")
     if isinstance(seeds, bool) or seeds is None:
         raise ConfigError(f"seeds(={show(seeds)}) must name seeds, e.g. '1-64' or [1, 2, 3]")
     chosen = parse_seeds(seeds)

@@ -104,3 +104,12 @@ def test_the_reward_modules_examples_run():
 
     failed, tried = doctest.testmod(bizsim.runs.rewards)
     assert (0, True) == (failed, tried > 0)
+
+
+def test_text_env_refuses_a_start_state_of_another_world():
+    """TextEnv refuses a start state of another world when built (a ConfigError that says what to give), not at the
+    first reset."""
+    from bizsim.agents.start import StartState
+
+    with pytest.raises(ConfigError, match=r"start is a start state of startup, not operation; make one of operation"):
+        TextEnv("operation", start=StartState("startup"))

@@ -21,7 +21,7 @@ from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.limits import SOCKET_REQUEST_SECONDS
 from bizsim.simcore.untrusted_json import loads_untrusted
 
-from bizsim.surfaces._bounded_server import LOOPBACK_HOST, BoundedHTTPServer
+from bizsim.surfaces._bounded_server import LOOPBACK_HOST, LOOPBACK_ORIGIN, BoundedHTTPServer
 from bizsim.surfaces.play.page import render
 from bizsim.surfaces.play.session import MAX_REQUEST_BYTES, PlaySession
 
@@ -112,7 +112,7 @@ class PlayServer:
         if not LOOPBACK_HOST.fullmatch(req.headers.get("Host") or ""):
             return 421, "this server answers requests for 127.0.0.1 or localhost only"
         origin = req.headers.get("Origin")
-        if origin is not None and not _same_machine(origin):
+        if origin is not None and not LOOPBACK_ORIGIN.fullmatch(origin):
             return 403, "requests from pages of other sites are refused"
         parts = urlsplit(req.path)
         given = req.headers.get("X-Bizsim-Token") or parse_qs(parts.query).get("t", [""])[0]
@@ -179,7 +179,3 @@ class PlayServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _same_machine(origin: str) -> bool:
-    parts = urlsplit(origin)
-    return parts.scheme == "http" and bool(LOOPBACK_HOST.fullmatch(parts.netloc))
