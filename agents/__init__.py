@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .declare import AgentDef, Process, agent
 
 if TYPE_CHECKING:
+    from bizsim.simcore.registry import WorldSpec
     from bizsim.simcore.world import World
 
     from .llm import LLMAgent, llm_agent
@@ -44,8 +45,9 @@ def agent_names(world: str) -> list[str]:
     return list(world_spec(world).agents)
 
 
-def resolve_agent(world: str, name: str) -> AgentDef:
-    """The agent ``name`` of ``world``: a registered name, or ``package.module:function`` for one of your own.
+def resolve_agent(world: str | WorldSpec, name: str) -> AgentDef:
+    """The agent ``name`` of ``world`` (a name, or its registry entry already looked up): a registered name, or
+    ``package.module:function`` for one of your own.
 
     Raises:
         ConfigError: no such agent, or the reference cannot be imported.
@@ -62,7 +64,7 @@ def resolve_agent(world: str, name: str) -> AgentDef:
         if not callable(found):
             raise ConfigError(f"agent {name!r} is a {type(found).__name__}, not an agent function")
         return found if isinstance(found, AgentDef) else AgentDef(found, name=name)
-    found = world_spec(world).agent(name)
+    found = (world_spec(world) if isinstance(world, str) else world).agent(name)
     return found if isinstance(found, AgentDef) else AgentDef(found, name=name)
 
 

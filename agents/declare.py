@@ -46,7 +46,8 @@ class AgentDef:
             annotations, are the agent's options.
         name: the name tables and the CLI show (default: the function's, ``_`` as ``-``).
         check: called with every option (defaults filled in) after the types are checked; returns or raises
-            a message (``str``/``ValueError``) when the values together are out of range.
+            a message (``str``/``ValueError``) when the values together are out of range. With ``make``, called
+            with the options given (it checks them without building the agent).
         make: for agents that keep state across the episodes of one run (the LLM agent): ``make(**options)``
             returns the ``world -> process`` callable that serves every episode.
         options: with ``make``, the option names it accepts (its types are its own to check).
@@ -92,16 +93,33 @@ class AgentDef:
             ConfigError: an unknown option, a value of the wrong type, or values the agent's check refuses.
         """
         options = dict(options or {})
-        name = label or self.name
+        self.check_options(options, label=label)
         if self.make is not None:
-            unknown = sorted(set(options) - set(self.options))
-            if unknown:
-                raise ConfigError(f"agent {name!r} has no option(s) {', '.join(unknown)}; "
-                                  f"its options: {', '.join(self.options)}")
             return self.make(**options)
-        check_agent_options(name, self.fn, options, check=self._check)
         fn = self.fn
         return lambda world: fn(world, **options)
+
+    def check_options(self, options: Mapping[str, Any], *, label: str | None = None) -> None:
+        """Check ``options`` as :meth:`bind` does, building nothing (an agent with ``make`` is not made).
+
+        Raises:
+            ConfigError: an unknown option, a value of the wrong type, or values the agent's check refuses.
+        """
+        name = label or self.name
+        if self.make is None:
+            check_agent_options(name, self.fn, options, check=self._check)
+            return
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ConfigError(f"agent {name!r} has no option(s) {', '.join(unknown)}; "
+                              f"its options: {', '.join(self.options)}")
+        if self.check is not None:
+            try:
+                self._check(**options)
+            except ConfigError:
+                raise
+            except ValueError as exc:
+                raise ConfigError(f"agent {name!r}: {exc}") from None
 
     def _check(self, **values: Any) -> None:
         if self.check is None:

@@ -1,4 +1,4 @@
-"""The run: its spec, the run directory and its record, one run path, live episodes, sweeps, verify and forks.
+"""The run: its spec resolved once, one recorder, one execute, live episodes, sweeps, verify and forks.
 
 Names are imported on first use, so ``from bizsim.runs import run_episode`` loads neither the LLM agent nor
 pandas.
@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from bizsim.runs.episode import TERMINAL_REASONS, EpisodeResult, run_episode
     from bizsim.runs.llm_run import LLMRunResult, resume_llm, run_llm, run_llm_episodes
     from bizsim.runs.pipeline import execute
-    from bizsim.runs.rundir import RunDir, SweepDir, read_command_log, write_run_dir
+    from bizsim.runs.recorder import NullRecorder, Recorder, RunDirRecorder, write_run_dir
+    from bizsim.runs.resolve import ResolvedRun, resolve
+    from bizsim.runs.rundir import RunDir, SweepDir, read_command_log
     from bizsim.runs.runspec import RunSpec
     from bizsim.runs.store import Results, compact, load
     from bizsim.runs.sweep import SweepSummary, grid, sweep
@@ -22,6 +24,7 @@ __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
     "run_episode", "run_llm", "run_llm_episodes", "write_run_dir", "RunDir", "SweepDir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
+    "NullRecorder", "Recorder", "RunDirRecorder", "ResolvedRun", "resolve",
 ]
 
 # The function shadows the module of the same name, as an eager import does; a lazy one would not.
@@ -30,7 +33,9 @@ from bizsim.runs.sweep import sweep  # noqa: E402
 _WHERE = {
     "TERMINAL_REASONS": "episode", "EpisodeResult": "episode", "run_episode": "episode",
     "execute": "pipeline", "LLMRunResult": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
-    "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
+    "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "recorder",
+    "NullRecorder": "recorder", "Recorder": "recorder", "RunDirRecorder": "recorder", "ResolvedRun": "resolve",
+    "resolve": "resolve",
     "RunDir": "rundir", "SweepDir": "rundir",
     "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",

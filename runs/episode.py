@@ -1,4 +1,4 @@
-"""Running one episode: a world, a preset, an agent, a seed."""
+"""The episode loop every run plays (:func:`play`), its result, and :func:`run_episode`, the simple way in."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from bizsim.agents import make_agent
 from bizsim.simcore import Status, World
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.snapshot import Snapshot, restore, turn_boundaries
 from bizsim.simcore.watch import watch
 
 from bizsim.runs.record import RunRecord
-from bizsim.runs.rundir import check_run_dir_free, make_output_dir, write_run_dir
+from bizsim.runs.recorder import recorder_for
+from bizsim.runs.resolve import ResolvedRun, resolve_loose
 
-__all__ = ["EpisodeResult", "run_episode", "TERMINAL_REASONS"]
+__all__ = ["EpisodeResult", "play", "run_episode", "TERMINAL_REASONS"]
 
 TERMINAL_REASONS = {
     Status.HORIZON: "horizon_end",
@@ -116,13 +116,11 @@ def _counting(agent: Callable, counter: list[int], stalled: list[bool], on_stop:
 
 
 def _play(
-    cls: type[World], preset: Any, make: Callable, seed: int, *, on_stop: Callable[[World], None] | None = None,
-    start: Snapshot | None = None, first: World | None = None, **world_options: Any,
+    run: ResolvedRun, make: Callable, *, on_stop: Callable[[World], None] | None = None, first: World | None = None,
+    **world_options: Any,
 ) -> tuple[World, int, str]:
-    """One episode of the agent ``make`` on a fresh ``cls(preset, seed, **world_options)``, on the world
-    ``start`` restores (its turns are not counted here), or on ``first``, one of these already built.
-
-    The core of :func:`run_episode` without the summaries it builds (a sweep extracts its own record).
+    """One episode of the agent ``make`` on ``first`` (the run's first world, built by the caller), on the world
+    the run's start snapshot restores (its turns are not counted here), or on a fresh world of the run.
 
     Returns:
         the finished world, the agent's turns, and the terminal reason.
@@ -130,12 +128,61 @@ def _play(
     if first is not None:
         w = first
     else:
-        w = cls(preset, seed, **world_options) if start is None else restore(start)
+        w = run.new_world(**world_options) if run.spec.start is None else restore(run.spec.start)
     if on_stop is not None:  # the world as it starts: a live panel shows the date and funds before the first advance
         on_stop(w)
     counter, stalled = [0], [False]
     w.run(_counting(make, counter, stalled, on_stop))
     return w, counter[0], "agent_stalled" if stalled[0] else TERMINAL_REASONS[w.status]
+
+
+def play(
+    run: ResolvedRun,
+    make: Callable,
+    *,
+    agent_name: str,
+    on_stop: Callable[[World], None] | None = None,
+    probe: Callable[[World], None] | None = None,
+    world_options: Callable[[], dict] | None = None,
+    first: World | None = None,
+) -> EpisodeResult:
+    """Play the episodes of ``run`` with the agent ``make`` (its factory, options bound): the episode loop every
+    run goes through (:func:`~bizsim.runs.pipeline.execute`). It writes nothing.
+
+    Args:
+        agent_name: the ``agent`` the result names.
+        on_stop: called with the world as it starts and at every decision point (progress bars, the live panel).
+        probe: called with the world each time the agent hands time back (a sweep's extraction).
+        world_options: world constructor arguments, asked afresh for every episode (a role's player).
+        first: the first episode's world, already built by the caller (fresh, or restored from the run's start).
+    """
+    spec = run.spec
+    prefix_turns = len(turn_boundaries(spec.start.world, spec.start.log)) if spec.start is not None else 0
+    if probe is not None:
+        make = watch(make, before=probe, name=agent_name)
+    started = time.perf_counter()
+    episodes, turns_total, scratchpad, w, worlds = [], 0, "", None, []
+    for episode in range(1, run.max_episodes + 1):
+        given = first if episode == 1 else None
+        kwargs = {} if given is not None or world_options is None else dict(world_options())
+        if scratchpad:
+            kwargs["scratchpad"] = scratchpad
+        w, turns, reason = _play(run, make, on_stop=on_stop, first=given, **kwargs)
+        turns += prefix_turns
+        worlds.append(w)
+        turns_total += turns
+        episodes.append({"episode": episode, "terminal_reason": reason, "turns": turns, **w.summary()})
+        if w.status is not Status.BANKRUPT:
+            break
+        scratchpad = w.scratchpad
+    assert w is not None
+    return EpisodeResult(
+        world=w.name, benchmark_id=w.benchmark_id, preset=run.preset_name, seed=spec.seed, agent=agent_name,
+        agent_options=dict(run.agent_options), terminal_reason=episodes[-1]["terminal_reason"],
+        bankrupt=w.status is Status.BANKRUPT, turns=turns_total, commands=w.trajectory.count("cmd"),
+        summary=w.summary(), episodes=tuple(episodes), final_world=w, earlier_worlds=tuple(worlds[:-1]),
+        fork=spec.origin, wall_s=time.perf_counter() - started,
+    )
 
 
 def run_episode(
@@ -153,9 +200,9 @@ def run_episode(
     probe: Callable[[World], None] | None = None,
     start: Snapshot | None = None,
     fork: dict | None = None,
-    first: World | None = None,
 ) -> EpisodeResult:
-    """Run ``agent`` on a fresh world (or from ``start``) until the episode ends.
+    """Run ``agent`` on a fresh world (or from ``start``) until the episode ends: a thin wrapper that resolves its
+    arguments and hands them to :func:`~bizsim.runs.pipeline.execute`.
 
     Args:
         world: a registered world name (``startup``).
@@ -179,74 +226,21 @@ def run_episode(
             starts afresh on the world it restores (a fork; one episode). ``world``, ``preset`` and ``seed``
             must name the snapshot's world and seed; its turns count in ``turns``.
         fork: what the result records of a fork's parent and fork point (``result.json``'s ``fork``).
-        first: the first episode's world, already built by the caller (fresh from ``world``, ``preset``, ``seed``
-            and ``world_options``, or restored from ``start``) for its own bookkeeping: a run builds one world.
 
     >>> run_episode("startup", "reference", "greedy-reference", seed=1).final_funds_cents
     -2438278
     """
+    from bizsim.runs.pipeline import execute
+
     if max_episodes < 1:
         raise ValueError(f"max_episodes(={max_episodes}) must be >= 1")
-    if out is not None:
-        check_run_dir_free(out, overwrite=overwrite)
-        make_output_dir(out)  # an unusable path fails now, not after the run
-    cls = world_spec(world).world_class()
-    prefix_turns = 0
     if start is not None:
         if max_episodes != 1 or world_options:
             raise ValueError("a run from a snapshot plays one episode on the snapshot's own world (no max_episodes, "
                              "no world_options)")
-        if (start.world, start.seed) != (cls.name, seed):
-            raise ValueError(f"start is a snapshot of {start.world} seed {start.seed}, not {cls.name} seed {seed}")
-        prefix_turns = len(turn_boundaries(start.world, start.log))
-    if callable(agent):
-        from bizsim.agents.declare import AgentDef
-
-        defined = agent if isinstance(agent, AgentDef) else None
-        agent_name = defined.name if defined is not None else getattr(agent, "__name__", "custom")
-        make = agent
-        if defined is not None or agent_options:  # checked and bound as a registered agent's (a typo is refused)
-            make = (defined or AgentDef(agent, name=agent_name)).bind(agent_options, label=agent_name)
-    else:
-        agent_name, make = agent, make_agent(cls.name, agent, agent_options)
-    if probe is not None:
-        make = watch(make, before=probe, name=agent_name)
-    started = time.perf_counter()
-    episodes, turns_total, scratchpad, w, worlds = [], 0, "", None, []
-    for episode in range(1, max_episodes + 1):
-        given = first if episode == 1 else None
-        kwargs = {} if given is not None else dict(
-            (world_options() if callable(world_options) else world_options) or {})
-        if scratchpad:
-            kwargs["scratchpad"] = scratchpad
-        w, turns, reason = _play(cls, preset, make, seed, on_stop=on_stop, start=start, first=given, **kwargs)
-        turns += prefix_turns
-        worlds.append(w)
-        turns_total += turns
-        record = {"episode": episode, "terminal_reason": reason, "turns": turns, **w.summary()}
-        episodes.append(record)
-        if w.status is not Status.BANKRUPT:
-            break
-        scratchpad = w.scratchpad
-    assert w is not None
-    result = EpisodeResult(
-        world=cls.name,
-        benchmark_id=w.benchmark_id,
-        preset=preset if isinstance(preset, str) else "custom",
-        seed=seed,
-        agent=agent_name,
-        agent_options=dict(agent_options or {}),
-        terminal_reason=episodes[-1]["terminal_reason"],
-        bankrupt=w.status is Status.BANKRUPT,
-        turns=turns_total,
-        commands=w.trajectory.count("cmd"),
-        summary=w.summary(),
-        episodes=tuple(episodes),
-        final_world=w,
-        earlier_worlds=tuple(worlds[:-1]),
-        fork=fork,
-        wall_s=time.perf_counter() - started,
-    )
-    if out is not None:
-        write_run_dir(out, result)
-    return result
+        if (start.world, start.seed) != (world_spec(world).world_class().name, seed):
+            raise ValueError(f"start is a snapshot of {start.world} seed {start.seed}, not {world} seed {seed}")
+    run = resolve_loose(world, preset, agent, seed, agent_options=agent_options, max_episodes=max_episodes,
+                        start=start, origin=fork)
+    options = world_options if callable(world_options) or world_options is None else (lambda: dict(world_options))
+    return execute(run, recorder_for(out, overwrite=overwrite), on_stop=on_stop, probe=probe, world_options=options)

@@ -174,7 +174,7 @@ def fork(
         ReplayError: the parent's own agent, played again, does not issue the parent's commands (another
             bizsim version, or an agent that is not deterministic).
     """
-    from bizsim.runs.rundir import check_run_dir_free, make_output_dir, write_run_dir
+    from bizsim.runs.recorder import recorder_for
 
     parent = load_parent(run)
     k, turn = cut(parent.snapshot, at)
@@ -195,9 +195,8 @@ def fork(
         return execute(spec, out=out, **llm_options)
     if llm_options:
         raise ConfigError(f"{', '.join(sorted(llm_options))} go with the llm agent, not agent {agent!r}")
-    if out is not None:
-        check_run_dir_free(out, overwrite=overwrite)
-        make_output_dir(out)
+    recorder = recorder_for(out, overwrite=overwrite)
+    recorder.claim()
     if continued:
         spec = attrs.evolve(base, **fields)
     else:
@@ -206,6 +205,5 @@ def fork(
     if continued and tuple(result.command_log[:k]) != prefix.log:
         raise ReplayError(f"agent {agent!r}, played again, does not issue the parent's first {k} commands (another "
                           "bizsim version, or an agent that is not deterministic); fork with fresh=True")
-    if out is not None:
-        write_run_dir(out, result)
+    recorder.finish(result.worlds, result.record())
     return result

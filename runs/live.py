@@ -40,20 +40,17 @@ Calls are serialised (a lock): any number of threads may call one episode.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
-from typing import IO, Any, Self
+from typing import Any, Self
 
 import attrs
 from bizsim.simcore.commands import HiddenCommandError
-from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.driver import Driver
 from bizsim.simcore.errors import BizSimError, CommandError, ConfigError
-from bizsim.simcore.files import SwappedFile, write_text_atomic
 from bizsim.simcore.limits import MAX_CLIENT_NAME_CHARS, MAX_REPORTED_COST_USD, MAX_REPORTED_TOKENS, show
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.untrusted_json import loads_untrusted
@@ -66,7 +63,8 @@ from bizsim.runs.live_lock import hold
 from bizsim.runs.observation import observation_text
 from bizsim.runs.record import RunRecord
 from bizsim.runs.rewards import REWARDS, reward_rule
-from bizsim.runs.rundir import RunDir, _remove_episode_logs, check_run_dir_free, command_log_jsonl, make_output_dir
+from bizsim.runs.recorder import NullRecorder, Recorder, RunDirRecorder
+from bizsim.runs.rundir import RunDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, world_config
 
 __all__ = ["EXIT_OK", "EXIT_REFUSED", "EXIT_USAGE", "REWARDS", "Budgets", "CallOutcome", "Episode", "LiveEpisode"]
@@ -158,9 +156,11 @@ class Episode:
         self._started = time.perf_counter()
         self._lockfile = _held if _held is not None else hold(RunDir(self.root).live_lock) if self.root is not None \
             else None
+        self._recorder: Recorder = NullRecorder() if out is None else RunDirRecorder(out, overwrite=overwrite,
+                                                                                         fsync=fsync)
+        self._begun = False  # the recorder has begun: result.json is rewritten as the episode changes
         try:
-            if self.root is not None:
-                check_run_dir_free(self.root, overwrite=overwrite)
+            self._recorder.claim()
             self.world: World = self._new_world()
             self.driver = Driver(self.world)
             if resumed is not None:
@@ -179,18 +179,14 @@ class Episode:
             self.add_metadata(**dict(metadata or {}))
             self.stopped: str | None = None  # why the surface ended the episode (a budget, the client leaving)
             self.closed = False
-            self._written = 0  # trajectory records already in trajectory.jsonl
             self._command_count = 0  # command records among them
             self._wall_before = 0.0  # wall seconds of the sessions before a resume
             if resumed is not None:
                 self._carry(resumed[0])
-            if self.root is not None:
-                write_text_atomic(RunDir(self.root).config, dump_toml(config_to_dict(self.world.config)))
-                _remove_episode_logs(self.root)  # an overwritten run's earlier episodes
-                self._trajectory = RunDir(self.root).trajectory.open("w", encoding="utf-8")
-                self._commands = RunDir(self.root).commands.open("w", encoding="utf-8")
-                self._result = SwappedFile(RunDir(self.root).result)
-                self._record()
+            self._counted = 0  # trajectory records whose commands are counted
+            self._recorder.begin(self.world, live=True)
+            self._begun = True
+            self._record()
         except BaseException:
             if self._lockfile is not None:
                 self._lockfile.close()
@@ -448,7 +444,7 @@ class Episode:
             raise ConfigError(f"metadata must be JSON data: {exc}") from None
         with self._lock:
             self.metadata.update(facts)
-            if getattr(self, "_result", None) is not None and not self.closed:
+            if self._begun and not self.closed:
                 self._write_result()
 
     def report_usage(self, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None) -> None:
@@ -553,10 +549,7 @@ class Episode:
                 if self.stopped is None and not self.world.done and detail:
                     self.stopped = _clip(detail)
                 self.closed = True
-                if self.root is not None:
-                    self._result.close(self._result_text())
-                    self._trajectory.close()
-                    self._commands.close()
+                self._recorder.finish([self.world], self.record())
                 if self._lockfile is not None:
                     self._lockfile.close()
             return self.result()
@@ -655,28 +648,18 @@ class Episode:
         return True
 
     def _record(self) -> None:
-        """Append the new trajectory records and commands, then rewrite ``result.json``."""
+        """Record the world's new trajectory records and commands, then rewrite ``result.json``."""
         if self.root is None:
             return
         traj = self.world.trajectory
-        new = traj.to_jsonl(self._written)
-        if new:
-            log = self.world.command_log(self._written)
-            lines = command_log_jsonl(log)
-            self._written = len(traj)
-            self._command_count += len(log)
-            _append(self._trajectory, new, self.fsync)
-            if lines:
-                _append(self._commands, lines, self.fsync)
-        self._write_result()
+        if self._counted < len(traj):
+            self._command_count += sum(1 for _ in traj.of_kind("cmd", self._counted))
+            self._counted = len(traj)
+        self._recorder.checkpoint(self.world, self.record())
 
     def _write_result(self) -> None:
         if self.root is not None:
-            self._result.write(self._result_text())
-
-    def _result_text(self) -> str:
-        # Indented once closed, as every run's; compact while open (the indenting encoder is pure Python: ~1 ms).
-        return self.record().to_json(indent=2 if self.closed else None)
+            self._recorder.checkpoint(self.world, self.record(), logs=False)
 
     def record(self) -> RunRecord:
         """The typed record ``result.json`` holds now: a baseline run's, plus ``live``."""
@@ -738,8 +721,4 @@ def _clip(value: Any) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _append(fh: IO[str], text: str, fsync: bool) -> None:
-    fh.write(text)
-    fh.flush()
-    if fsync:
-        os.fsync(fh.fileno())
+

@@ -10,7 +10,6 @@ calling the model, and goes on live: the result equals an uninterrupted run's.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import platform
 import time
@@ -23,54 +22,36 @@ from typing import Any
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
 from bizsim.agents.llm.client import ModelClient
-from bizsim.models import world_class
 from bizsim.simcore.config import config_to_dict
 from bizsim.simcore.errors import ConfigError, ReplayError
-from bizsim.simcore.files import write_json_atomic
 from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, read_text_file
-from bizsim.simcore.registry import world_spec
 from bizsim.simcore.summation import plain_sum
 from bizsim.simcore.untrusted_json import loads_untrusted
-from bizsim.simcore.snapshot import restore
-from bizsim.simcore.watch import watch
 from bizsim.simcore.world import World
 
-from bizsim.runs.episode import EpisodeResult, run_episode
+from bizsim.runs.episode import EpisodeResult
 from bizsim.runs.record import RunRecord
-from bizsim.runs.rundir import RunDir, check_run_dir_free, make_output_dir, write_run_dir
-from bizsim.runs.runspec import RunSpec, records_calls, world_config
+from bizsim.runs.recorder import Recorder, recorder_for
+from bizsim.runs.resolve import ResolvedRun, resolve
+from bizsim.runs.rundir import RunDir
+from bizsim.runs.runspec import RunSpec, records_calls
 
 __all__ = [
-    "RUN_OPTIONS", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
+    "LLMHarness", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
     "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes", "split_sweep_options",
 ]
 
 #: 2: ``spec`` is a :class:`RunSpec` (1: the former LLM-only spec, still read).
 _SPEC_VERSION = 2
-#: Who prices, judges and pays freelance work: the offline rule, or the agent's model.
-AUDITORS = ("deterministic", "llm")
 
 
 def llm_settings(spec: RunSpec) -> tuple[LLMAgentConfig, str, int]:
-    """An LLM run's agent config, its world's auditor and its episode cap, read from the spec (checked).
-
-    The agent options hold the agent's settings and, as sweep grids give them, the run's own
-    (:data:`RUN_OPTIONS`): ``auditor`` and ``max_episodes``.
-    """
+    """An LLM run's agent config, who plays its world's auditor role and its episode cap, read from the spec
+    (resolved and checked: :func:`~bizsim.runs.resolve.resolve`)."""
     if not records_calls(spec):
         raise ConfigError(f"agent {spec.agent!r} calls no model; it has no LLM settings")
-    options, settings = split_sweep_options(spec.agent_options)
-    episodes = int(settings.get("max_episodes", spec.max_episodes))
-    if spec.max_episodes != 1 and episodes != spec.max_episodes:
-        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {episodes}); give it once")
-    if episodes < 1:
-        raise ConfigError(f"max_episodes(={episodes}) must be >= 1")
-    auditor = settings.get("auditor", "deterministic")
-    if auditor not in AUDITORS:
-        raise ConfigError(f"auditor(={auditor!r}) must be one of {', '.join(AUDITORS)}")
-    if auditor != "deterministic" and "auditor" not in world_spec(spec.world).roles:
-        raise ConfigError(f"auditor(={auditor!r}) sets a world's auditor role; world {spec.world!r} has none")
-    return LLMAgentConfig.from_options(options), auditor, episodes
+    run = resolve(spec)
+    return LLMAgentConfig.from_options(run.agent_options), run.roles.get("auditor", "deterministic"), run.max_episodes
 
 
 @attrs.frozen
@@ -93,6 +74,11 @@ class LLMRunResult:
     def final_world(self) -> World:
         """The world of the last episode."""
         return self.episode.final_world
+
+    @property
+    def worlds(self) -> tuple[World, ...]:
+        """Every episode's world, oldest first."""
+        return self.episode.worlds
 
     def record(self) -> RunRecord:
         """The typed record ``result.json`` holds: the episode's, with the harness's counters. Its one wall-clock
@@ -122,78 +108,61 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
     }
 
 
-#: Options of an LLM run in a sweep that set the run, not the agent (run settings, not the agent's).
-RUN_OPTIONS = ("auditor", "max_episodes")
-
-
 def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, dict]:
-    """An LLM run's agent options in a sweep: the agent's own, and the run's settings (:data:`RUN_OPTIONS`).
-
-    ``auditor=llm`` lets the agent's model play the freelance auditor;
-    ``max_episodes`` restarts the run after a bankruptcy (YC-Bench's multi-episode protocol).
-    """
+    """An LLM run's agent options in a sweep: the agent's own, and the run's settings (a world role's player,
+    ``max_episodes``), as :func:`~bizsim.runs.resolve.resolve` splits them."""
     own = dict(options)
-    return own, {k: own.pop(k) for k in RUN_OPTIONS if k in own}
+    return own, {k: own.pop(k) for k in (*_role_names(), "max_episodes") if k in own}
 
 
-def _world_options(spec: RunSpec, agent: LLMAgent) -> dict:
-    """World constructor arguments: an LLM auditor plays its roles through the agent's gateway."""
-    config, auditor, _ = llm_settings(spec)
-    if auditor != "llm":
-        return {}
-    return {"auditor": _llm_auditor(spec.world, config, agent.role_client("auditor"))}
+def _role_names() -> set[str]:
+    from bizsim.simcore.registry import registered
+
+    return {role for w in registered().values() for role in w.roles}
 
 
-def _llm_auditor(world: str, config: LLMAgentConfig, client: Any) -> Any:
-    """The world's ``auditor`` role (its registration's ``roles``) played by ``client``."""
-    from bizsim.simcore.registry import load_object
-
-    role = load_object(world_spec(world).roles["auditor"])
-    temperature = config.temperature
-    return role(client, params={} if temperature is None else {"temperature": temperature})
+def _role_params(config: LLMAgentConfig) -> dict:
+    """What every role's request sends beside the agent's (its sampling temperature)."""
+    return {} if config.temperature is None else {"temperature": config.temperature}
 
 
 def recorded_world_options(path: str | Path, episode: int | None = None) -> dict:
     """World constructor arguments that rebuild an episode (default: the last) of the LLM run in ``path``.
 
-    A world's own LLM role shaped the run (the freelance auditor priced,
-    judged and paid), so it answers again from the run's ``llm_calls.jsonl``
-    (that episode's calls); no model is called. Check with
+    A world's role played by the model shaped the run (the freelance auditor priced, judged and paid), so it
+    answers again from the run's ``llm_calls.jsonl`` (that episode's calls); no model is called. Check with
     :func:`check_replayed` once the episode's log is replayed.
     """
     from bizsim.agents.llm.recorded import RecordedRoleClient
 
     spec, _ = load_run_spec(path)
-    config, auditor, _ = llm_settings(spec)
-    if auditor != "llm":
+    run = resolve(spec)
+    if not run.roles:
         return {}
+    config = LLMAgentConfig.from_options(run.agent_options)
     if episode is None:
         from bizsim.runs.rundir import read_record
 
         episodes = list(read_record(path).episodes) or [{"episode": 1}]
         episode = int(episodes[-1]["episode"])
-    client = RecordedRoleClient(RunDir(path).read_calls(), config.model, "auditor", episode)
-    return {"auditor": _llm_auditor(spec.world, config, client)}
+    calls = RunDir(path).read_calls()
+    return run.role_players(lambda role: RecordedRoleClient(calls, config.model, role, episode), _role_params(config))
 
 
 def check_replayed(world_options: dict) -> None:
     """Raise :class:`ReplayError` if a rebuilt run left recorded role calls unasked (it went another way)."""
-    client = getattr(world_options.get("auditor"), "client", None)
-    left = getattr(client, "remaining", 0)
-    if left:
-        served = getattr(client, "served", 0)  # a RecordedClient, the only client that has calls remaining
-        raise ReplayError(f"the rebuilt run made {served} auditor calls but the recorded run made "
-                          f"{served + left}: the log does not belong to this run or bizsim's version changed")
+    for role, player in world_options.items():
+        client = getattr(player, "client", None)
+        left = getattr(client, "remaining", 0)
+        if left:
+            served = getattr(client, "served", 0)  # a RecordedClient, the only client that has calls remaining
+            raise ReplayError(f"the rebuilt run made {served} {role} calls but the recorded run made "
+                              f"{served + left}: the log does not belong to this run or bizsim's version changed")
 
 
-def _preset(spec: RunSpec) -> Any:
-    """What a world is built from: the preset's name, or its config with the overrides laid over it."""
-    return world_config(spec) if spec.overrides else spec.preset
-
-
-def _world_config(spec: RunSpec) -> dict:
-    """The world config a spec runs on, as ``run.json`` records it (computed without building a world)."""
-    return json.loads(json.dumps(config_to_dict(world_config(spec)), default=str))
+def _world_config(run: ResolvedRun) -> dict:
+    """The world config a run plays, as ``run.json`` records it (computed without building a world)."""
+    return json.loads(json.dumps(config_to_dict(run.config), default=str))
 
 
 def _versions() -> dict:
@@ -246,6 +215,122 @@ def load_run_spec(path: str | Path) -> tuple[RunSpec, dict]:
         raise ConfigError(f"{str(p)!r} is not a run spec bizsim wrote: {type(exc).__name__}: {exc}") from None
 
 
+class LLMHarness:
+    """The harness of an agent that calls a model (:func:`~bizsim.runs.pipeline.execute` makes it): the
+    :class:`~bizsim.agents.llm.LLMAgent` handed its recorder's channels, the world's roles its model plays,
+    ``run.json``, the pre-flight call, resuming.
+
+    Args:
+        run: the resolved run.
+        recorder: where it is recorded (its calls and commands go through it as they happen).
+        resume: go on from the run the recorder holds (default: when it holds one).
+        client: a model client (default: litellm, from the agent options).
+        api_key: a key held in memory only (prefer the ``api_key_env`` option).
+        preflight: make one cheap live call first and fail fast if it fails.
+        limiter: per-endpoint concurrency limit shared with other runs.
+        sleep: how to wait between retries.
+        on_agent: called with the agent once it is built (the viewer reads its memory at each model call).
+
+    Raises:
+        ConfigError: set-up errors (a missing key, an unknown provider), or a run directory that holds another run.
+    """
+
+    def __init__(
+        self, run: ResolvedRun, recorder: Recorder, *, resume: bool | None = None, client: ModelClient | None = None,
+        api_key: str | None = None, preflight: bool = False, limiter: EndpointLimiter | None = None,
+        sleep: Callable[[float], None] = time.sleep, on_agent: Callable[[LLMAgent], None] | None = None,
+    ) -> None:
+        self.run, self.recorder = run, recorder
+        self.config = config = LLMAgentConfig.from_options(run.agent_options)
+        self.resume = resume if resume is not None else recorder.root is not None and RunDir(recorder.root).is_llm()
+        self.client, self.api_key, self.preflight, self.limiter, self.sleep = client, api_key, preflight, limiter, sleep
+        self.on_agent = on_agent
+        self._agent: LLMAgent | None = None
+        if client is None:
+            from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+
+            # Set-up errors first, before a run directory is made and before litellm's slow import.
+            check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env, api_key=api_key)
+            if preflight:
+                check_endpoint(config.api_base)
+        if self.resume:
+            if recorder.root is None:
+                raise ConfigError("resuming needs the run directory (out=...)")
+            self._check_resumable(recorder.root)
+
+    def _check_resumable(self, out: Path) -> None:
+        before, recorded = load_run_spec(out)
+        was, run = resolve(before), self.run
+        if (was.spec.world, was.spec.seed, was.agent_options, was.roles, was.max_episodes) != (
+                run.spec.world, run.spec.seed, run.agent_options, run.roles, run.max_episodes):
+            raise ConfigError(f"{str(out)!r} holds another run ({before.world}, seed {before.seed}, agent settings "
+                              f"{before.agent_options}); it cannot be resumed as this one")
+        if recorded.get("world_config") != _world_config(run):
+            raise ConfigError(f"preset {run.spec.preset_label!r} no longer gives the world config recorded in "
+                              f"{str(RunDir(out).run_spec)!r}; the run cannot be resumed")
+        recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(RunDir(out).read_calls())})
+        self.recorder.note_resume(recorded)  # type: ignore[attr-defined]  # a recorder with a root keeps run.json
+
+    @property
+    def llm(self) -> LLMAgent:
+        """The agent (built by :meth:`first_world`, once the recorder has claimed its directory)."""
+        if self._agent is None:
+            raise RuntimeError("the LLM agent is built with the run's first world")
+        return self._agent
+
+    def first_world(self) -> World:
+        """Build the agent, then the run's first world (its start snapshot's, for a fork)."""
+        from bizsim.simcore.snapshot import restore
+
+        logs = self.recorder if self.recorder.root is not None else None
+        self._agent = LLMAgent(self.config, client=self.client, api_key=self.api_key, logs=logs, resume=self.resume,
+                               limiter=self.limiter, sleep=self.sleep)
+        if self.on_agent is not None:
+            self.on_agent(self._agent)
+        if self.run.spec.start is not None:  # a fork: one episode on the world its snapshot restores
+            if self.run.roles:
+                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
+            return restore(self.run.spec.start)
+        return self.run.new_world(**self.world_options())
+
+    def header(self, world: World) -> dict:
+        """``run.json``: what determines the run (no secrets), written before its first call."""
+        return {
+            "kind": "llm", "spec_version": _SPEC_VERSION, "spec": self.run.spec.to_dict(), "agent": self.config.to_dict(),
+            "benchmark_id": world.benchmark_id, "protocol": self.llm.settings(world),
+            "world_config": _world_config(self.run), "versions": _versions(), "started_at": _now(), "resumes": [],
+        }
+
+    def ready(self) -> None:
+        """The pre-flight call, when asked."""
+        if self.preflight:
+            self.llm.preflight()
+
+    def agent(self) -> Callable[[World], Any]:
+        """The agent, which serves every episode of the run."""
+        return self.llm
+
+    def world_options(self) -> dict:
+        """Each role the model plays, given the agent's gateway (per episode: a role counts its own calls)."""
+        return self.run.role_players(self.llm.role_client, _role_params(self.config))
+
+    def close(self) -> None:
+        """Close the agent's logs (every record is on disk already); safe to call twice."""
+        if self._agent is not None:
+            self._agent.close()
+
+    def result(self, episode: EpisodeResult) -> LLMRunResult:
+        """The run's result: the episodes', with the harness's counters."""
+        agent = self.llm
+        return LLMRunResult(
+            # A turn of an LLM run is a model call (YC-Bench's turns_completed), not a decision point.
+            episode=attrs.evolve(episode, agent="llm", agent_options=self.config.to_dict(), turns=agent.total.turns),
+            terminal_detail=agent.episodes[-1]["terminal_detail"] if agent.episodes else episode.final_world.terminal_detail,
+            llm=agent.stats_dict(), run_dir=self.recorder.root, replayed_calls=agent.gateway.replayed,
+            live_calls=agent.gateway.live,
+        )
+
+
 def run_llm(
     spec: RunSpec,
     *,
@@ -260,123 +345,21 @@ def run_llm(
     probe: Callable[[Any], None] | None = None,
     on_agent: Callable[[LLMAgent], None] | None = None,
 ) -> LLMRunResult:
-    """Run an LLM agent on a world (or continue a recorded run) and write the run directory.
-
-    Args:
-        spec: world, preset (and overrides), seed and episodes; agent ``llm`` with the agent's settings
-            (:class:`~bizsim.agents.llm.LLMAgentConfig` fields) as agent options.
-        out: the run directory (``run.json`` and the call log are written as the run goes).
-        client: a model client (default: litellm, from the spec).
-        api_key: a key held in memory only (prefer the ``api_key_env`` option).
-        resume: continue the run recorded in ``out``.
-        preflight: make one cheap live call first and fail fast if it fails.
-        limiter: per-endpoint concurrency limit shared with other runs.
-        sleep: how to wait between retries.
-        on_stop: called with the world at every decision point.
-        probe: called with the world each time the agent hands time back (a sweep's extraction watches the run
-            as it happens, so its record needs no replay).
-        on_agent: called with the agent once it is built (the viewer reads its memory at each model call).
+    """Run an LLM agent on a world (or continue a recorded run) and write the run directory: a thin wrapper over
+    :func:`~bizsim.runs.pipeline.execute` (see :class:`LLMHarness` for the arguments).
 
     Raises:
         PreflightError: the pre-flight call failed.
         ReplayError: the recorded answers do not fit this run any more.
     """
-    config, _, episodes = llm_settings(spec)
-    if client is None:
-        from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+    from bizsim.runs.pipeline import execute
 
-        # Set-up errors first, before a run directory is made and before litellm's slow import.
-        check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env, api_key=api_key)
-        if preflight:
-            check_endpoint(config.api_base)
-    out = Path(out) if out is not None else None
-    if resume and out is None:
-        raise ConfigError("resuming needs the run directory (out=...)")
-    world_config = _world_config(spec)
-    if out is not None:
-        spec_file = RunDir(out).run_spec
-        if resume:
-            before, recorded = load_run_spec(out)
-            if (before.world, before.seed, llm_settings(before)) != (spec.world, spec.seed, llm_settings(spec)):
-                raise ConfigError(f"{str(out)!r} holds another run ({before.world}, seed {before.seed}, agent settings "
-                                  f"{before.agent_options}); it cannot be resumed as this one")
-            if recorded.get("world_config") != world_config:
-                raise ConfigError(
-                    f"preset {spec.preset_label!r} no longer gives the world config recorded in {str(spec_file)!r}; "
-                    "the run cannot be resumed"
-                )
-            recorded.setdefault("resumes", []).append({"at": _now(), "recorded_calls": len(RunDir(out).read_calls())})
-            write_json_atomic(spec_file, recorded)
-        else:
-            if spec_file.exists():
-                raise ConfigError(f"{str(out)!r} already holds a run; resume it with --resume or choose another --out")
-            check_run_dir_free(out)  # nor a baseline's run
-            created = not out.exists()
-            make_output_dir(out)
-    try:
-        agent = LLMAgent(config, client=client, api_key=api_key, logs=RunDir(out) if out is not None else None,
-                         resume=resume, limiter=limiter, sleep=sleep)
-    except BaseException:
-        if out is not None and not resume:
-            _unstarted(out, created)
-        raise
-    if on_agent is not None:
-        on_agent(agent)
-    try:
-        # The one world of the run: its first episode's (a fork's restored one), read here for what run.json records.
-        if spec.start is not None:
-            first = restore(spec.start)
-        else:
-            first = world_class(spec.world)(_preset(spec), spec.seed, **_world_options(spec, agent))
-        if out is not None and not resume:
-            fresh = first
-            write_json_atomic(RunDir(out).run_spec, {
-                "kind": "llm", "spec_version": _SPEC_VERSION, "spec": spec.to_dict(), "agent": config.to_dict(),
-                "benchmark_id": fresh.benchmark_id, "protocol": agent.settings(fresh), "world_config": world_config,
-                "versions": _versions(), "started_at": _now(), "resumes": [],
-            })
-        if preflight:
-            try:
-                agent.preflight()
-            except BaseException:
-                if out is not None and not resume:
-                    agent.close()
-                    _unstarted(out, created)
-                raise
-        played = agent if probe is None else watch(agent, before=probe, name="llm")
-        if spec.start is not None:  # a fork: one episode on the world its snapshot restores
-            if _world_options(spec, agent):
-                raise ConfigError("an LLM fork cannot give the world a model-played role (auditor=llm)")
-            episode = run_episode(spec.world, _preset(spec), played, spec.seed, on_stop=on_stop, start=spec.start,
-                                  fork=spec.origin, first=first)
-        else:
-            episode = run_episode(
-                spec.world, _preset(spec), played, spec.seed, max_episodes=episodes, on_stop=on_stop,
-                world_options=lambda: _world_options(spec, agent),  # per episode: its auditor counts its own calls
-                first=first,
-            )
-    finally:
-        agent.close()
-    result = LLMRunResult(
-        # A turn of an LLM run is a model call (YC-Bench's turns_completed), not a decision point.
-        episode=attrs.evolve(episode, agent="llm", agent_options=config.to_dict(), turns=agent.total.turns),
-        terminal_detail=agent.episodes[-1]["terminal_detail"] if agent.episodes else episode.final_world.terminal_detail,
-        llm=agent.stats_dict(),
-        run_dir=out,
-        replayed_calls=agent.gateway.replayed,
-        live_calls=agent.gateway.live,
-    )
-    if out is not None:
-        write_run_dir(out, result.episode, result.record())
+    run = resolve(spec)
+    if not run.records_calls:
+        raise ConfigError(f"agent {spec.agent!r} calls no model; run it with execute() or run_episode()")
+    result: LLMRunResult = execute(run, recorder_for(out), resume=resume, on_stop=on_stop, probe=probe, client=client,
+                                   api_key=api_key, preflight=preflight, limiter=limiter, sleep=sleep, on_agent=on_agent)
     return result
-
-
-def _unstarted(out: Path, created: bool) -> None:
-    """Take back what a run that never started wrote (its spec and empty logs), so no half run directory stays."""
-    RunDir(out).forget_llm_start()
-    if created:
-        with contextlib.suppress(OSError):
-            out.rmdir()  # only when empty: a preflight record or the user's files keep it
 
 
 def resume_llm(

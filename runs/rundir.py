@@ -18,33 +18,28 @@ sweep's ``runs/<id>``) holds:
 - for a run imported from another harness (``bizsim import``), ``imported.json``: its source, the outcome the
   source recorded and the fidelity report of the replay.
 
-A sweep directory holds ``results.jsonl`` (one record a run), ``runs/<run id>/`` and ``report/``.
+A sweep directory holds ``results.jsonl`` (one record a run), ``sweep.json`` (every spec asked for),
+``runs/<run id>/``, the Parquet tables with their stamp ``tables.json``, and ``report/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.jsonl import JsonlWriter, read_jsonl
+from bizsim.simcore.jsonl import read_jsonl
 from bizsim.simcore.limits import MAX_INT, MAX_RUN_LOG_BYTES, read_text_file, show
 from bizsim.simcore.untrusted_json import read_json_lines
 
 if TYPE_CHECKING:
-    from bizsim.simcore import World
-
-    from bizsim.runs.episode import EpisodeResult
     from bizsim.runs.record import RunRecord
 
 __all__ = ["RunDir", "SweepDir", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir",
-           "read_command_log", "read_episode_logs", "read_record", "read_record_noted", "write_record",
-           "write_run_dir"]
+           "read_command_log", "read_episode_logs", "read_record", "read_record_noted", "remove_episode_logs"]
 
 CONFIG = "config.toml"
 RESULT = "result.json"
@@ -58,6 +53,7 @@ LIVE_LOCK = "live.lock"
 SOCKET = "episode.sock"
 IMPORTED = "imported.json"
 RESULTS = "results.jsonl"
+MANIFEST = "sweep.json"
 RUNS = "runs"
 REPORT = "report"
 TABLES_STAMP = "tables.json"
@@ -66,8 +62,7 @@ TABLES_STAMP = "tables.json"
 class RunDir:
     """One run directory: where each of its files is, and the reads the run's readers share.
 
-    It is also the LLM harness's :class:`~bizsim.agents.llm.harness_logs.HarnessLogs`: the harness appends its
-    calls and commands through it without knowing a path.
+    It reads; :class:`~bizsim.runs.recorder.RunDirRecorder` writes through its paths.
 
     >>> run = RunDir("out/run1")
     >>> run.result.name, run.episode(2).commands.as_posix()
@@ -171,27 +166,9 @@ class RunDir:
         """The commands the model issued, read bounded."""
         return read_jsonl(self.agent_commands)
 
-    # The LLM harness's logs (HarnessLogs).
-    def recorded_calls(self) -> list[dict]:
-        """Every model call recorded so far, oldest first."""
-        return self.read_calls()
-
     def holds_calls(self) -> bool:
         """Whether a model call is recorded already."""
         return self.llm_calls.exists() and self.llm_calls.stat().st_size > 0
-
-    def open_calls(self, *, fsync: bool, redact: Callable[[str], str] | None) -> JsonlWriter:
-        """The call log, opened for appending."""
-        return JsonlWriter(self.llm_calls, fsync=fsync, redact=redact)
-
-    def open_commands(self, *, fsync: bool, redact: Callable[[str], str] | None) -> JsonlWriter:
-        """The command log, opened empty."""
-        return JsonlWriter(self.agent_commands, fsync=fsync, truncate=True, redact=redact)
-
-    def forget_llm_start(self) -> None:
-        """Delete what an LLM run that never started wrote: its spec and its (empty) logs."""
-        for path in (self.run_spec, self.llm_calls, self.agent_commands):
-            path.unlink(missing_ok=True)
 
 
 class SweepDir:
@@ -213,6 +190,11 @@ class SweepDir:
     def results(self) -> Path:
         """One record a run, appended as runs end."""
         return self.root / RESULTS
+
+    @property
+    def manifest(self) -> Path:
+        """Every spec the sweep was ever asked for, in order."""
+        return self.root / MANIFEST
 
     @property
     def runs(self) -> Path:
@@ -242,12 +224,6 @@ class SweepDir:
         return self.results.is_file()
 
 
-def episode_dir(root: str | Path, n: int) -> Path:
-    """Where earlier episode ``n`` (from 1) of a restarted run keeps its logs."""
-    return RunDir(root).episode(n).root
-
-
-
 def make_output_dir(path: str | Path) -> Path:
     """Create ``path`` and its parents for output; a path that cannot be one is a :class:`ConfigError` saying why.
 
@@ -266,25 +242,7 @@ def make_output_dir(path: str | Path) -> Path:
     return root
 
 
-def write_run_dir(path: str | Path, result: EpisodeResult, record: RunRecord | None = None) -> Path:
-    """Write ``config.toml``, ``commands.jsonl``, ``trajectory.jsonl`` and, last, ``result.json``.
-
-    ``record`` is what ``result.json`` holds (default: ``result.record()``; an LLM run adds its counters).
-    Files are written to temporary names and renamed, so a reader never sees
-    half a file, and each is written once.
-    """
-    root = make_output_dir(path)
-    world = result.final_world
-    _atomic(root / CONFIG, dump_toml(config_to_dict(world.config)))
-    _remove_episode_logs(root)  # an overwritten run's, which may have had more episodes
-    for n, earlier in enumerate(result.earlier_worlds, 1):
-        _write_logs(episode_dir(root, n), earlier)
-    _write_logs(root, world)
-    write_record(root, result.record() if record is None else record)
-    return root
-
-
-def _remove_episode_logs(root: Path) -> None:
+def remove_episode_logs(root: Path) -> None:
     """Delete the earlier-episode logs of a run directory; anything else in ``episodes/`` stays, and a link
     found there is removed itself, never followed."""
     folder = root / EPISODES
@@ -303,17 +261,6 @@ def _remove_episode_logs(root: Path) -> None:
                 sub.rmdir()  # only if nothing else is in it
     with contextlib.suppress(OSError):
         folder.rmdir()
-
-
-def _write_logs(folder: Path, world: World) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    _atomic(folder / COMMANDS, command_log_jsonl(world.command_log()))
-    _atomic(folder / TRAJECTORY, world.trajectory.to_jsonl())
-
-
-def write_record(path: str | Path, record: RunRecord) -> None:
-    """Write ``result.json`` (to a temporary name, then renamed over the old one)."""
-    _atomic(Path(path) / RESULT, record.to_json())
 
 
 def read_record(path: str | Path) -> RunRecord:
@@ -404,4 +351,3 @@ def read_episode_logs(path: str | Path) -> list[list[tuple[int, str]]]:
     return [read_command_log(folder) for folder in episode_folders(path)]
 
 
-_atomic = write_text_atomic

@@ -80,13 +80,16 @@ class RunSpec:
     max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
     start: Any = attrs.field(default=None, kw_only=True)
     origin: dict | None = attrs.field(default=None, kw_only=True, eq=False, hash=False)
+    #: The world's registry entry, looked up once, here (see :attr:`world_spec`).
+    _entry: Any = attrs.field(init=False, default=None, eq=False, hash=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         from bizsim.simcore.registry import world_spec
 
-        object.__setattr__(self, "world", world_spec(self.world).name)
-        if not 0 <= self.seed <= MAX_INT:
-            raise ConfigError(f"seed(={self.seed}) must be from 0 to {MAX_INT} (64 bits)")
+        entry = world_spec(self.world)
+        object.__setattr__(self, "_entry", entry)
+        object.__setattr__(self, "world", entry.name)
+        check_seed(self.seed)
         if self.max_episodes < 1:
             raise ConfigError(f"max_episodes(={self.max_episodes}) must be >= 1")
         if not isinstance(self.preset, str):
@@ -126,11 +129,14 @@ class RunSpec:
             raise ConfigError("start is a snapshot of another config than the run's preset and overrides")
 
     @property
+    def world_spec(self) -> Any:
+        """The world's :class:`~bizsim.simcore.registry.WorldSpec`, looked up when the spec was made."""
+        return self._entry
+
+    @property
     def benchmark_id(self) -> str:
         """The world's versioned id, e.g. ``startup-v1``."""
-        from bizsim.simcore.registry import world_spec
-
-        return world_spec(self.world).benchmark_id
+        return self._entry.benchmark_id
 
     @property
     def preset_label(self) -> str:
@@ -182,7 +188,7 @@ class RunSpec:
             recorded: the data was read from a file (``run.json``, a sweep's manifest): what :meth:`to_dict` wrote
                 names a preset, never a ``.toml`` file, so a file named there is refused, not read.
         """
-        fields = {f.name for f in attrs.fields(cls)}
+        fields = {f.name for f in attrs.fields(cls) if f.init}
         unknown = sorted(set(data) - fields)
         if unknown:
             raise ConfigError(f"unknown run key(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
@@ -192,16 +198,9 @@ class RunSpec:
 
     def check(self) -> None:
         """Fail fast (ConfigError) on an unknown preset, a bad override or an unknown agent or option."""
-        from bizsim.agents.declare import RUN_OPTIONS
+        from bizsim.runs.resolve import resolve
 
-        world_config(self)
-        if RUN_OPTIONS in agent_capabilities(self.world, self.agent):
-            from bizsim.runs.llm_run import llm_settings, split_sweep_options
-
-            llm_settings(self)  # the run's own settings (auditor, max_episodes) too
-            agent_factory(attrs.evolve(self, agent_options=split_sweep_options(self.agent_options)[0]))
-            return
-        agent_factory(self)
+        resolve(self)
 
 
 def _refuse_preset_file(preset: Any) -> None:
@@ -220,17 +219,21 @@ def _flatten(data: Mapping, prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
+def check_seed(seed: int) -> None:
+    """Refuse a seed outside 0..2^63-1: the one seed check of a run (its spec's)."""
+    if not 0 <= seed <= MAX_INT:
+        raise ConfigError(f"seed(={seed}) must be from 0 to {MAX_INT} (64 bits)")
+
+
 def world_config(spec: RunSpec) -> Any:
     """The world config a spec runs on: the preset, with the overrides laid over it."""
-    from bizsim.simcore.registry import world_spec
-
-    base = world_spec(spec.world).preset_table().preset(spec.preset)
+    base = spec.world_spec.preset_table().preset(spec.preset)
     if not spec.overrides:
         return base
     return config_from_dict(type(base), deep_merge(config_to_dict(base), spec.overrides))
 
 
-def agent_capabilities(world: str, agent: str) -> frozenset[str]:
+def agent_capabilities(world: Any, agent: str) -> frozenset[str]:
     """What the agent ``agent`` of ``world`` declares it needs of a run (see :mod:`bizsim.agents.declare`); an agent
     that cannot be found declares nothing (the run's own check names the problem)."""
     from bizsim.agents import resolve_agent
@@ -245,7 +248,7 @@ def records_calls(spec: RunSpec) -> bool:
     """The spec's agent calls a model: its run keeps a call log in a run directory and resumes from it."""
     from bizsim.agents.declare import RECORDS_CALLS
 
-    return RECORDS_CALLS in agent_capabilities(spec.world, spec.agent)
+    return RECORDS_CALLS in agent_capabilities(spec.world_spec, spec.agent)
 
 
 def agent_factory(spec: RunSpec) -> Callable:

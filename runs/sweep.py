@@ -35,9 +35,6 @@ from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
 
-_MANIFEST = "sweep.json"
-
-
 @attrs.frozen
 class SweepSummary:
     """What a sweep did: runs asked for, skipped as already done, run now, and failed now."""
@@ -125,11 +122,11 @@ def _as_spec(s: RunSpec | Mapping) -> RunSpec:
 
 
 def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
-    path = root / _MANIFEST
+    path = SweepDir(root).manifest
     known: list[dict] = []
     if path.exists():
         try:  # bounded and depth-checked, as every file that may have been edited is read
-            data = read_json_file(path, _MANIFEST, MAX_RUN_LOG_BYTES)
+            data = read_json_file(path, path.name, MAX_RUN_LOG_BYTES)
             known = data.get("specs", []) if isinstance(data, dict) else []
         except ConfigError:
             known = []  # a damaged manifest is written anew from the specs at hand
@@ -156,6 +153,25 @@ def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
 
     for options in _endpoints(specs):
         check_setup(str(options.get("model")), api_base=options.get("api_base"), api_key_env=options.get("api_key_env"))
+
+
+def _check_requests(specs: Iterable[RunSpec]) -> None:
+    """Refuse, before anything runs, model settings whose requests litellm would change (a parameter it would
+    drop without a word): the LLM agent's client checks them when it is made, once per distinct setting."""
+    from bizsim.runs.llm_run import split_sweep_options
+
+    seen: set[str] = set()
+    for spec in specs:
+        if not records_calls(spec):
+            continue
+        options = split_sweep_options(spec.agent_options)[0]
+        key = json.dumps(options, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
+
+        LLMAgent(LLMAgentConfig.from_options(options)).close()
 
 
 def _preflight(specs: Iterable[RunSpec]) -> None:
@@ -238,6 +254,7 @@ def sweep(
         if key not in checked:
             s.check()
             checked.add(key)
+    _check_requests(todo_all)
     runner = make_backend(backend, workers=workers, ray_address=ray_address)
     sweep = SweepDir(root)
     if RunDir(root).is_finished() and not sweep.results.exists():

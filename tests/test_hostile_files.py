@@ -288,7 +288,7 @@ def test_a_deep_sweep_manifest_is_read_bounded_and_written_anew(tmp_path):
     """A sweep directory's manifest nested past the readers' depth (it was a RecursionError) is taken as damaged:
     resuming the sweep writes it anew from the specs at hand."""
     from bizsim.runs import grid, sweep
-    from bizsim.runs.sweep import _MANIFEST
+    from bizsim.runs.rundir import MANIFEST as _MANIFEST
 
     specs = grid("operation", "default", "threshold", 1)
     sweep(specs, tmp_path, backend="serial", progress=False, compact=False)

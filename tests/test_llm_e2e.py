@@ -15,6 +15,8 @@ pytestmark = pytest.mark.xdist_group("llm_e2e")
 needs_litellm()
 
 from bizsim.runs.rundir import RunDir
+
+from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents import greedy
 from bizsim.agents.llm import (
     LiteLLMClient,
@@ -93,7 +95,7 @@ def test_user_priced_model_is_exact(server):
 def test_unknown_model_cost_is_null_not_zero(server, tmp_path):
     """Neither litellm nor the user knows the model: cost is recorded as null, tokens still counted."""
     model = "openai/no-such-model-xyz"
-    agent = LLMAgent(client=LiteLLMClient(model, api_base=server.url, api_key=KEY), model=model, max_turns=2, logs=RunDir(tmp_path))
+    agent = LLMAgent(client=LiteLLMClient(model, api_base=server.url, api_key=KEY), model=model, max_turns=2, logs=RunDirRecorder(tmp_path))
     StartupWorld("default", 1).run(agent)
     agent.close()
     assert None is agent.total.cost_usd and agent.total.prompt_tokens > 0

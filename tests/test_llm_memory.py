@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 from bizsim.runs.rundir import RunDir
+from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents.llm import LLMAgent, ScriptedClient
 from bizsim.agents.llm.memory import (
     EpisodicStore,
@@ -112,14 +113,14 @@ def test_agent_with_all_memories_is_deterministic():
 def test_provider_embeddings_are_recorded_and_replayed(tmp_path):
     """Embeddings from the provider go through the call log and are replayed on resume."""
     cfg = {"memory": "episodic", "embedder": "provider:embed-model", "max_turns": 6}
-    first = LLMAgent(client=ScriptedClient(greedy_policy), logs=RunDir(tmp_path), **cfg)
+    first = LLMAgent(client=ScriptedClient(greedy_policy), logs=RunDirRecorder(tmp_path), **cfg)
     w1 = StartupWorld("default", 1)
     w1.run(first)
     first.close()
     kinds = [r["kind"] for r in read_jsonl(tmp_path / "llm_calls.jsonl")]
     assert kinds.count("embed") >= 1 and kinds.count("chat") == 6
     client = ScriptedClient(greedy_policy)
-    again = LLMAgent(client=client, logs=RunDir(tmp_path), resume=True, **cfg)
+    again = LLMAgent(client=client, logs=RunDirRecorder(tmp_path), resume=True, **cfg)
     w2 = StartupWorld("default", 1)
     w2.run(again)
     assert 0 == client.calls and w1.state() == w2.state()

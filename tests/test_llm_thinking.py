@@ -16,6 +16,8 @@ from .llm_server import needs_litellm
 needs_litellm()
 
 from bizsim.runs.rundir import RunDir
+
+from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.types import ModelResponse, ToolCall
 from bizsim.analysis import run_episode
@@ -168,7 +170,7 @@ def test_only_fields_that_change_the_model_count_as_dropped_and_a_resume_is_not_
     assert ["reasoning_effort"] == LiteLLMClient("openai/gpt-4o-mini").dropped_params({"reasoning_effort": "low"})
     (tmp_path / "llm_calls.jsonl").write_text("")
     cfg = LLMAgentConfig(model="openai/gpt-4o-mini", model_params={"reasoning_effort": "low"})
-    LLMAgent(config=cfg, logs=RunDir(tmp_path), resume=True).close()  # accepted when it started: resumable as recorded
+    LLMAgent(config=cfg, logs=RunDirRecorder(tmp_path), resume=True).close()  # accepted when it started: resumable as recorded
 
 
 @pytest.mark.parametrize("model, params, dropped", [

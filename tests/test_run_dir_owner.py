@@ -44,7 +44,8 @@ def _offences(path: Path) -> list[str]:
 
 def test_the_owner_names_every_file_the_layout_has():
     assert {"config.toml", "result.json", "commands.jsonl", "trajectory.jsonl", "run.json", "llm_calls.jsonl",
-            "agent_commands.jsonl", "live.lock", "episode.sock", "imported.json", "results.jsonl"} <= NAMES
+            "agent_commands.jsonl", "live.lock", "episode.sock", "imported.json", "results.jsonl", "sweep.json",
+            "tables.json"} <= NAMES
 
 
 @pytest.mark.parametrize("folder", CODE)
@@ -60,18 +61,19 @@ def test_the_check_catches_a_module_that_names_a_file(tmp_path):
         "imports the file name RESULT", "names the run file 'llm_calls.jsonl'"]
 
 
-def test_a_run_dir_is_the_harness_logs_the_llm_agent_appends_to(tmp_path):
+def test_a_run_dirs_recorder_is_the_harness_logs_the_llm_agent_appends_to(tmp_path):
     from bizsim.agents.llm import LLMAgent, ScriptedClient, reply
     from bizsim.models.startup import StartupWorld
+    from bizsim.runs.recorder import RunDirRecorder
 
-    run = RunDir(tmp_path)
-    agent = LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2, logs=run)
+    run, recorder = RunDir(tmp_path), RunDirRecorder(tmp_path)
+    agent = LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2, logs=recorder)
     StartupWorld("default", 1).run(agent)
     agent.close()
     assert [r["turn"] for r in run.read_calls() if r.get("kind") == "chat"] == [1, 2]
     assert run.holds_calls() and run.read_agent_commands()
     with pytest.raises(Exception, match="already holds recorded model calls"):
-        LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2, logs=run)
+        LLMAgent(client=ScriptedClient([reply("company status")]), max_turns=2, logs=recorder)
     assert SweepDir(tmp_path).run("a").llm_calls == tmp_path / "runs" / "a" / "llm_calls.jsonl"
 
 

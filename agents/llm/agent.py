@@ -307,7 +307,14 @@ def _llm_agent(world: World, **options: Any) -> Generator[simpy.Event, Any, None
     return LLMAgent(**options)(world)
 
 
-llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, options=(
-    *(a.name for a in attrs.fields(LLMAgentConfig)), "client", "api_key", "logs", "resume", "limiter", "sleep",
+def _check_options(**options: Any) -> None:
+    """The settings among ``options`` as :class:`LLMAgentConfig` takes them (no client is made, litellm not loaded)."""
+    LLMAgentConfig.from_options({k: v for k, v in options.items() if k not in _OBJECTS})
+
+
+#: Options that hand the agent objects, not settings.
+_OBJECTS = ("client", "api_key", "logs", "resume", "limiter", "sleep")
+llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, check=_check_options, options=(
+    *(a.name for a in attrs.fields(LLMAgentConfig)), *_OBJECTS,
 ), capabilities={RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS})
 

@@ -1,0 +1,205 @@
+"""A run resolved once: the spec met with the registry, checked, frozen; every run path takes one.
+
+``resolve(spec)`` is the only place a :class:`~bizsim.runs.runspec.RunSpec` meets the registry: the world's entry,
+its config (the preset with the overrides laid over it), the agent and what it declares it needs of a run, the
+roles the agent's model plays, the episode cap and the budgets. :func:`~bizsim.runs.pipeline.execute` runs what it
+gives; nothing downstream looks the world up again.
+
+>>> run = resolve(RunSpec("freelance", "default", "llm", 1, agent_options={"model": "openai/x", "auditor": "llm"}))
+>>> run.roles, run.agent_options, run.records_calls
+({'auditor': 'llm'}, {'model': 'openai/x'}, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from bizsim.agents import resolve_agent
+from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, AgentDef, Process
+from bizsim.simcore.errors import ConfigError
+
+from bizsim.runs.budgets import Budgets
+from bizsim.runs.runspec import RunSpec, world_config
+
+if TYPE_CHECKING:
+    from bizsim.simcore.registry import WorldSpec
+    from bizsim.simcore.world import World
+
+__all__ = ["ROLE_PLAYERS", "ResolvedRun", "resolve", "resolve_loose"]
+
+#: Who may play a world's role: its own deterministic rule (the default), or the agent's model.
+ROLE_PLAYERS = ("deterministic", "llm")
+#: The run's own setting an agent declaring ``RUN_OPTIONS`` may carry among its options (beside the world's roles).
+_EPISODES = "max_episodes"
+#: Budgets an agent's options may set (the LLM agent's caps), read here so a run's caps are data.
+_BUDGETS = ("max_turns", "max_tokens_total", "max_cost_usd")
+
+
+@attrs.frozen
+class ResolvedRun:
+    """What a run is, resolved once and checked: build it with :func:`resolve`.
+
+    Args:
+        spec: the spec it was resolved from.
+        world: the world's registry entry.
+        config: the world config the run plays (the preset, with the overrides laid over it).
+        agent: the agent's declaration (its capabilities, options and factory).
+        agent_options: the agent's own options (a run's settings, such as a role's player, taken out).
+        roles: the world's roles the agent's model plays, role -> ``"llm"`` (empty: every role plays its rule).
+        max_episodes: episodes the run may play (restarts after a bankruptcy).
+        budgets: the caps the agent's options set (turns, tokens, dollars), ``None`` where unset.
+        out: where the run is recorded (a run directory), or ``None`` for nowhere.
+    """
+
+    spec: RunSpec
+    world: WorldSpec = attrs.field(repr=False)
+    config: Any = attrs.field(repr=False)
+    agent: AgentDef = attrs.field(repr=False)
+    agent_options: dict
+    roles: dict[str, str]
+    max_episodes: int
+    budgets: Budgets
+    out: Path | None = None
+    #: The preset as the record names it: its name, ``custom`` for a config changed by overrides.
+    preset_name: str = ""
+    #: For an agent given as a function: its factory as given (options bound), used as it is.
+    factory: Callable[[World], Process] | None = attrs.field(default=None, repr=False)
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the agent declares it needs of a run (:mod:`bizsim.agents.declare`)."""
+        return self.agent.capabilities
+
+    @property
+    def records_calls(self) -> bool:
+        """The agent calls a model: its run records every call in a run directory and resumes from them."""
+        return RECORDS_CALLS in self.agent.capabilities
+
+    @property
+    def preset(self) -> Any:
+        """What a world is built from: the preset's name, or the config when overrides change it."""
+        return self.config if self.spec.overrides else self.spec.preset
+
+    def new_world(self, **world_options: Any) -> World:
+        """A fresh world of the run (its first episode's, or a restart's)."""
+        return self.world.world_class()(self.preset, self.spec.seed, **world_options)
+
+    def agent_factory(self, **extra: Any) -> Callable[[World], Process]:
+        """The agent's ``world -> process`` factory, its options bound (``extra``: objects a run hands it, such as
+        the LLM agent's recorder and client)."""
+        if self.factory is not None and not extra:
+            return self.factory
+        return self.agent.bind({**self.agent_options, **extra}, label=self.spec.agent)
+
+    def role_players(self, client_of: Callable[[str], Any], params: Mapping[str, Any]) -> dict[str, Any]:
+        """World constructor options that hand each role the agent's model plays to its factory.
+
+        Args:
+            client_of: the model client a role calls through, by role name.
+            params: request parameters every role sends.
+        """
+        from bizsim.simcore.registry import load_object
+
+        return {role: load_object(self.world.roles[role])(client_of(role), params=dict(params)) for role in self.roles}
+
+
+def resolve(spec: RunSpec, *, out: str | Path | None = None) -> ResolvedRun:
+    """Resolve ``spec`` against the registry once and check it: world, config, agent, options, roles, budgets.
+
+    Raises:
+        ConfigError: an unknown preset or override, an unknown agent, an option the agent does not take or a
+            value it refuses, a role the world does not have, or an episode cap given twice.
+    """
+    if not isinstance(spec, RunSpec):
+        raise ConfigError(f"resolve takes a RunSpec, not {type(spec).__name__}")
+    world = spec.world_spec
+    config = world_config(spec)
+    agent = resolve_agent(world, spec.agent)
+    options, settings = _split(spec.agent_options, world, agent)
+    episodes = _episodes(spec, settings.pop(_EPISODES, None))
+    roles = _roles(world, agent, spec.agent, settings)
+    agent.check_options(options, label=spec.agent)
+    budgets = Budgets(**{k: options[k] for k in _BUDGETS if options.get(k) is not None}) if agent.make else Budgets()
+    return ResolvedRun(spec=spec, world=world, config=config, agent=agent, agent_options=options, roles=roles,
+                       max_episodes=episodes, budgets=budgets, out=None if out is None else Path(out),
+                       preset_name="custom" if spec.overrides else spec.preset)
+
+
+def resolve_loose(
+    world: str, preset: Any, agent: str | Callable, seed: int, *, agent_options: Mapping[str, Any] | None = None,
+    max_episodes: int = 1, start: Any = None, origin: dict | None = None,
+) -> ResolvedRun:
+    """Resolve :func:`~bizsim.runs.episode.run_episode`'s looser arguments: a preset may be a config object or a
+    ``.toml`` path (named in the record as given), an agent a function of your own."""
+    import json
+
+    from bizsim.simcore.config import config_to_dict
+
+    config = None if isinstance(preset, (str, Path)) else preset
+    named = str(preset) if config is None else "default"
+    overrides = {} if config is None else json.loads(json.dumps(config_to_dict(config), default=str))
+    factory = None
+    if callable(agent):
+        defined = agent if isinstance(agent, AgentDef) else None
+        label = defined.name if defined is not None else getattr(agent, "__name__", "custom")
+        definition = defined or AgentDef(agent, name=label)
+        factory = agent if defined is None and not agent_options else None
+    else:
+        label = agent
+    spec = RunSpec(world, named, label, seed, overrides=overrides, agent_options=dict(agent_options or {}),
+                   max_episodes=max_episodes, start=start, origin=origin)
+    shown = "custom" if config is not None else str(preset)
+    if not callable(agent):
+        run = resolve(spec)
+        return attrs.evolve(run, preset_name=shown, config=run.config if config is None else config)
+    definition.check_options(spec.agent_options, label=label)
+    return ResolvedRun(spec=spec, world=spec.world_spec, config=config if config is not None else world_config(spec),
+                       agent=definition, agent_options=spec.agent_options, roles={}, max_episodes=max_episodes,
+                       budgets=Budgets(), preset_name=shown, factory=factory)
+
+
+def _split(options: Mapping[str, Any], world: WorldSpec, agent: AgentDef) -> tuple[dict, dict]:
+    """The agent's own options, and the run's settings among them (an agent declaring ``RUN_OPTIONS``: the world's
+    role names and ``max_episodes``), as sweep grids give them."""
+    own = dict(options)
+    if RUN_OPTIONS not in agent.capabilities:
+        return own, {}
+    names = (*world.roles, _EPISODES)
+    strays = sorted(k for k in own if k not in agent.options and k not in names and _is_a_role(k))
+    if strays:
+        raise ConfigError(f"{strays[0]}(={own[strays[0]]!r}) sets a world's {strays[0]} role; world {world.name!r} "
+                          "has none")
+    return own, {k: own.pop(k) for k in names if k in own}
+
+
+def _is_a_role(name: str) -> bool:
+    """Whether some registered world has a role of this name (read only to word an error)."""
+    from bizsim.simcore.registry import registered
+
+    return any(name in w.roles for w in registered().values())
+
+
+def _episodes(spec: RunSpec, given: Any) -> int:
+    if given is None:
+        return spec.max_episodes
+    if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+        raise ConfigError(f"max_episodes(={given!r}) must be an integer >= 1")
+    if spec.max_episodes != 1 and given != spec.max_episodes:
+        raise ConfigError(f"max_episodes is given twice ({spec.max_episodes} and {given}); give it once")
+    return given
+
+
+def _roles(world: WorldSpec, agent: AgentDef, name: str, settings: Mapping[str, Any]) -> dict[str, str]:
+    """The roles the agent's model plays: those set to ``llm`` (a role left at ``deterministic`` plays its rule)."""
+    out = {}
+    for role, player in settings.items():
+        if player not in ROLE_PLAYERS:
+            raise ConfigError(f"{role}(={player!r}) must be one of {', '.join(ROLE_PLAYERS)}")
+        if player == "llm":
+            if HAS_ROLES not in agent.capabilities:
+                raise ConfigError(f"agent {name!r} has no model to play the {role} role")
+            out[role] = player
+    return out
