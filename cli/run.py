@@ -56,38 +56,36 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bizsim.agents import make_agent
     from bizsim.runs.pipeline import execute
+    from bizsim.runs.recorder import recorder_for
+    from bizsim.runs.resolve import resolve
     from bizsim.runs.runspec import RunSpec
+    from bizsim.simcore.registry import world_spec
 
-    if args.resume or _calls_model(args):
-        return _run_llm(args)
-    if args.estimate:
-        raise BizSimError(f"--estimate goes with --agent llm: agent {args.agent or 'the default'} calls no model")
+    if args.resume:
+        return _run_llm(args, None)
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
-    spec = world_spec(args.world)
-    args.agent = args.agent or spec.default_agent
+    world = world_spec(args.world)  # the run's one registry lookup: the spec and the run take this entry
+    if _calls_model(world, args):
+        return _run_llm(args, world)
+    if args.estimate:
+        raise BizSimError(f"--estimate goes with --agent llm: agent {args.agent or 'the default'} calls no model")
+    args.agent = args.agent or world.default_agent
     given = [f for f in _LLM_FLAGS + _RUN_FLAGS if getattr(args, f) not in (None, False)]
-    if args.auditor == "deterministic" and "auditor" in world_spec(args.world).roles:
+    if args.auditor == "deterministic" and "auditor" in world.roles:
         given.remove("auditor")
     if given:
         what = "the llm auditor uses the agent's model, so it" if given[0] == "auditor" else f"--{given[0].replace('_', '-')}"
         raise BizSimError(f"{what} goes with --agent llm, not --agent {args.agent}")
-    if args.seed < 0:
-        raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     if args.max_episodes < 1:
         raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-    run = RunSpec(spec.name, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
-                  max_episodes=args.max_episodes)
-    make_agent(spec.name, run.agent, run.agent_options)  # fail fast on a bad agent or option
-    if args.out is not None:
-        from bizsim.runs.rundir import check_run_dir_free, make_output_dir
-
-        check_run_dir_free(args.out, overwrite=args.overwrite)
-        make_output_dir(args.out)  # an unusable path fails now, not after the run
+    run = resolve(RunSpec(world, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
+                          max_episodes=args.max_episodes))  # a bad agent or option fails now
+    recorder = recorder_for(args.out, overwrite=args.overwrite)
+    recorder.claim()  # an unusable or occupied --out fails now, not after the run
     with _progress(args) as on_stop:
-        result = execute(run, out=args.out, overwrite=args.overwrite, on_stop=on_stop)
+        result = execute(run, recorder, on_stop=on_stop)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -95,14 +93,14 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calls_model(args: argparse.Namespace) -> bool:
+def _calls_model(world: Any, args: argparse.Namespace) -> bool:
     """Whether the agent named declares it calls a model (its run records every call and resumes from them)."""
     from bizsim.agents.declare import RECORDS_CALLS
     from bizsim.runs.runspec import agent_capabilities
 
-    if args.agent is None or args.world is None:  # no world: the run is refused for that first
+    if args.agent is None:
         return False
-    return RECORDS_CALLS in agent_capabilities(args.world, args.agent)
+    return RECORDS_CALLS in agent_capabilities(world, args.agent)
 
 
 _LLM_FLAGS = ("model", "api_base", "api_key_env", "max_cost_usd", "max_turns", "max_tokens_total", "temperature", "memory", "no_preflight")
@@ -119,7 +117,7 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _run_llm(args: argparse.Namespace) -> int:
+def _run_llm(args: argparse.Namespace, world: Any) -> int:
     """``bizsim run WORLD --agent llm ...`` and ``bizsim run --resume DIR``."""
     from bizsim.runs.llm_run import load_run_spec, resume_llm
     from bizsim.runs.pipeline import execute
@@ -149,15 +147,13 @@ def _run_llm(args: argparse.Namespace) -> int:
         options = _llm_options(args)
         if "model" not in options:
             raise BizSimError("--agent llm needs --model PROVIDER/MODEL, e.g. --model openai/gpt-4o-mini")
-        if args.seed < 0:
-            raise BizSimError(f"--seed(={args.seed}) must be >= 0")
         if args.max_episodes < 1:
             raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-        if args.auditor is not None and "auditor" not in world_spec(args.world).roles:
+        if args.auditor is not None and "auditor" not in world.roles:
             raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
         if args.auditor not in (None, "deterministic"):
             options["auditor"] = args.auditor
-        spec = RunSpec(args.world, args.preset, args.agent, args.seed, agent_options=options,
+        spec = RunSpec(world, args.preset, args.agent, args.seed, agent_options=options,
                        max_episodes=args.max_episodes)
         spec.check()
         if args.estimate:

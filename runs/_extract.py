@@ -50,11 +50,12 @@ class _Generic:
         return {}, [], []
 
 
-def extractor_for(world_name: str) -> Extractor:
-    """A fresh extractor for one run of ``world_name``: its analysis hooks' ``extractor``, else the generic one."""
+def extractor_for(world: Any) -> Extractor:
+    """A fresh extractor for one run of ``world`` (a name, or its registry entry): its analysis hooks'
+    ``extractor``, else the generic one."""
     from bizsim.simcore.registry import world_spec
 
-    hooks = world_spec(world_name).hooks()
+    hooks = (world_spec(world) if isinstance(world, str) else world).hooks()
     factory = hooks.extractor if hooks is not None else None
     return factory() if factory is not None else _Generic()
 

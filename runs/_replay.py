@@ -126,7 +126,7 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     root = Path(path)
     result = read_record(root).to_dict()
     spec, config = _spec_of(root, result)
-    extractor = extractor_for(spec.world)
+    extractor = extractor_for(spec.world_spec)
     logs = read_episode_logs(root)
     # Run directories written before episodes/ existed hold only the last episode's log.
     skipped = max(0, len(result.get("episodes") or [result]) - len(logs))

@@ -38,7 +38,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     from bizsim.runs._extract import extract
     from bizsim.runs.pipeline import execute
 
-    watcher = _LastEpisode(spec.world)
+    watcher = _LastEpisode(spec.world_spec)
     llm: LLMRunResult | None = None
     if records_calls(spec):
         if run_dir is None:
@@ -72,8 +72,8 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
 class _LastEpisode:
     """A probe that keeps a fresh extractor for each episode's world, so the record describes the last episode."""
 
-    def __init__(self, world_name: str) -> None:
-        self._name = world_name
+    def __init__(self, world: Any) -> None:
+        self._name = world
         self._world: World | None = None
         self._extractor: Extractor | None = None
 

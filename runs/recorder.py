@@ -28,14 +28,18 @@ from bizsim.simcore.config import config_to_dict, dump_toml
 from bizsim.simcore.files import SwappedFile, write_json_atomic, write_text_atomic
 from bizsim.simcore.jsonl import JsonlWriter
 
-from bizsim.runs.rundir import RunDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs
+from bizsim.runs._results_file import ResultsWriter
+from bizsim.runs.rundir import (
+    RunDir, SweepDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs,
+)
+from bizsim.runs.runspec import RunSpec
 
 if TYPE_CHECKING:
     from bizsim.simcore.world import World
 
     from bizsim.runs.record import RunRecord
 
-__all__ = ["NullRecorder", "Recorder", "RunDirRecorder", "recorder_for", "write_run_dir"]
+__all__ = ["NullRecorder", "Recorder", "RunDirRecorder", "SweepRecorder", "recorder_for", "write_run_dir"]
 
 
 @runtime_checkable
@@ -172,6 +176,10 @@ class RunDirRecorder:
             self._result = SwappedFile(self.dir.result)
             self._written = 0
 
+    def note_import(self, data: Mapping[str, Any]) -> None:
+        """Keep where an imported run came from and how faithfully it replayed (``bizsim import``)."""
+        write_json_atomic(self.dir.imported, dict(data))
+
     def note_resume(self, header: Mapping[str, Any]) -> None:
         """Replace a resumed model run's spec with ``header`` (its list of resumes grown by one)."""
         write_json_atomic(self.dir.run_spec, dict(header))
@@ -232,6 +240,38 @@ class RunDirRecorder:
         if self._created:
             with contextlib.suppress(OSError):
                 self.dir.root.rmdir()
+
+
+class SweepRecorder:
+    """Records a sweep into its directory: the specs asked for (``sweep.json``) and one record a run as each ends
+    (``results.jsonl``); each run's own directory has its :class:`RunDirRecorder`."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.dir = SweepDir(root)
+
+    def results(self) -> ResultsWriter:
+        """The results file, opened for appending (a torn last line is cut off first)."""
+        return ResultsWriter(self.dir.results)
+
+    def manifest(self, specs: Mapping[str, RunSpec]) -> None:
+        """Add the specs (by run id) not yet in ``sweep.json``; a damaged one is written anew from them."""
+        import json
+
+        from bizsim.simcore.errors import ConfigError
+        from bizsim.simcore.limits import MAX_RUN_LOG_BYTES
+        from bizsim.simcore.untrusted_json import read_json_file
+
+        path = self.dir.manifest
+        known: list[dict] = []
+        if path.exists():
+            try:  # bounded and depth-checked, as every file that may have been edited is read
+                data = read_json_file(path, path.name, MAX_RUN_LOG_BYTES)
+                known = data.get("specs", []) if isinstance(data, dict) else []
+            except ConfigError:
+                known = []
+        seen = {RunSpec.from_dict(d, recorded=True).run_id for d in known}
+        known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
+        write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
 def recorder_for(out: str | Path | Recorder | None, *, overwrite: bool = False) -> Recorder:

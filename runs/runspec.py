@@ -42,7 +42,7 @@ class RunSpec:
     """One run of a sweep.
 
     Args:
-        world: a registered world (``startup`` or ``startup-v1``).
+        world: a registered world (``startup`` or ``startup-v1``), or its registry entry already looked up.
         preset: a preset name of that world, or a ``.toml`` config file (read
             now and turned into its ``extends`` preset plus overrides, so the
             run id follows the file's content, not its path).
@@ -84,9 +84,9 @@ class RunSpec:
     _entry: Any = attrs.field(init=False, default=None, eq=False, hash=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        from bizsim.simcore.registry import world_spec
+        from bizsim.simcore.registry import WorldSpec, world_spec
 
-        entry = world_spec(self.world)
+        entry = self.world if isinstance(self.world, WorldSpec) else world_spec(self.world)
         object.__setattr__(self, "_entry", entry)
         object.__setattr__(self, "world", entry.name)
         check_seed(self.seed)

@@ -23,13 +23,11 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.files import write_text_atomic
-from bizsim.simcore.limits import MAX_RUN_LOG_BYTES
-from bizsim.simcore.untrusted_json import read_json_file
 
-from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_heads
+from bizsim.runs._results_file import encode, finished_ids, iter_heads
 from bizsim.runs._worker import execute_encoded
 from bizsim.runs.backends import Backend, make_backend
+from bizsim.runs.recorder import SweepRecorder
 from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
 
@@ -119,20 +117,6 @@ def _as_spec(s: RunSpec | Mapping) -> RunSpec:
     if isinstance(s, Mapping):
         return RunSpec.from_dict(s)
     raise ConfigError(f"a sweep takes RunSpec objects or tables, not {type(s).__name__}")
-
-
-def _write_manifest(root: Path, specs: Mapping[str, RunSpec]) -> None:
-    path = SweepDir(root).manifest
-    known: list[dict] = []
-    if path.exists():
-        try:  # bounded and depth-checked, as every file that may have been edited is read
-            data = read_json_file(path, path.name, MAX_RUN_LOG_BYTES)
-            known = data.get("specs", []) if isinstance(data, dict) else []
-        except ConfigError:
-            known = []  # a damaged manifest is written anew from the specs at hand
-    seen = {RunSpec.from_dict(d, recorded=True).run_id for d in known}
-    known += [s.to_dict() for rid, s in specs.items() if rid not in seen]
-    write_text_atomic(path, json.dumps({"version": 1, "specs": known}, indent=1) + "\n")
 
 
 def _endpoints(specs: Iterable[RunSpec]) -> list[dict]:
@@ -263,8 +247,9 @@ def sweep(
     if compact is None:
         compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
     start = time.perf_counter()
-    with ResultsWriter(sweep.results) as writer:
-        _write_manifest(root, unique)
+    recorder = SweepRecorder(root)
+    with recorder.results() as writer:
+        recorder.manifest(unique)
         done = finished_ids(sweep.results, include_errors=not retry_failed)
         todo = [s for rid, s in unique.items() if rid not in done]
         relabelled = _relabelled(sweep.results, {rid: s for rid, s in unique.items() if rid in done})

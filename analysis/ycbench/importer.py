@@ -19,10 +19,10 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.files import write_json_atomic
 
 from bizsim.analysis.ycbench.fidelity import _header, fidelity_report, recorded_outcome
 from bizsim.analysis.ycbench.rollout import MAX_TURN_TEXT, Rollout, RolloutError, read_rollout
+from bizsim.runs.recorder import RunDirRecorder
 from bizsim.runs.rundir import RunDir
 
 __all__ = ["REFERENCE_CONFIG", "REFERENCE_VERSION", "ImportResult", "import_rollout"]
@@ -66,7 +66,7 @@ def import_rollout(
                   "missing": rollout.missing, "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
                   "recorded": recorded_outcome(rollout), "rollout": _rollout_record(rollout)}
         if target is not None:
-            _write_dir(target, lambda tmp: _json(RunDir(tmp).imported, record))
+            _write_dir(target, lambda tmp: RunDirRecorder(tmp).note_import(record))
         return ImportResult(target, record)
     world_note = _world_note(rollout, other_world)
     if target is None:
@@ -99,10 +99,6 @@ def _write_dir(target: Path, fill: Any) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _json(path: Path, data: Any) -> None:
-    write_json_atomic(path, data)
 
 
 def _world_note(rollout: Rollout, other_world: bool) -> str | None:
@@ -187,7 +183,7 @@ def _replay(rollout: Rollout, tmp: Path | None, world_note: str | None) -> Impor
                                                                     seed=int(rollout.seed or 0)))
         report = fidelity_report(rollout, served, result, client.unused, world_note)
         if tmp is not None:
-            _json(RunDir(tmp).imported, {"kind": "yc-bench rollout", "source": rollout.source, "format": rollout.kind,
+            RunDirRecorder(tmp).note_import({"kind": "yc-bench rollout", "source": rollout.source, "format": rollout.kind,
                                    "model": rollout.model, "seed": rollout.seed, "config": rollout.config,
                                    "horizon_years": rollout.horizon_years, "total_cost_usd": rollout.total_cost_usd,
                                    "report": report, "rollout": _rollout_record(rollout)})
