@@ -1,7 +1,8 @@
 """The run: its spec, the run directory and its record, one run path, live episodes, sweeps, verify and forks.
 
 Names are imported on first use, so ``from bizsim.runs import run_episode`` loads neither the LLM agent nor
-pandas.
+pandas. ``runs`` writes records; the tables read from them (``load``, ``compact``, ``Results``) are
+:mod:`bizsim.analysis`'s.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ if TYPE_CHECKING:
     from bizsim.runs.pipeline import execute
     from bizsim.runs.rundir import RunDir, SweepDir, read_command_log, write_run_dir
     from bizsim.runs.runspec import RunSpec
-    from bizsim.runs.store import Results, compact, load
     from bizsim.runs.sweep import SweepSummary, grid, sweep
 
 __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
     "run_episode", "run_llm", "run_llm_episodes", "write_run_dir", "RunDir", "SweepDir",
-    "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
+    "RunSpec", "SweepSummary", "grid", "sweep",
 ]
 
 # The function shadows the module of the same name, as an eager import does; a lazy one would not.
@@ -32,14 +32,20 @@ _WHERE = {
     "execute": "pipeline", "LLMRunResult": "llm_run", "resume_llm": "llm_run", "run_llm": "llm_run",
     "run_llm_episodes": "llm_run", "read_command_log": "rundir", "write_run_dir": "rundir",
     "RunDir": "rundir", "SweepDir": "rundir",
-    "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",
 }
+
+
+#: Names that moved up to the analysis layer: an import of one says where it went (runs never imports analysis).
+_MOVED = {"Results": "bizsim.analysis", "compact": "bizsim.analysis", "load": "bizsim.analysis"}
 
 
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
+        if name in _MOVED:
+            raise AttributeError(f"bizsim.runs has no {name!r}: the result tables are read by the analysis layer; "
+                                 f"import it from there (from {_MOVED[name]} import {name})")
         raise AttributeError(f"module 'bizsim.runs' has no attribute {name!r}")
     return getattr(importlib.import_module(f"bizsim.runs.{module}"), name)
 
