@@ -5,9 +5,10 @@
 
 A sweep directory holds ``results.jsonl`` (one line per finished run, appended
 and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
-order), once read into tables the Parquet tables (:mod:`bizsim.analysis.tables`;
-a sweep writes records, the analysis layer reads them into tables) and, when asked or
-for LLM runs, ``runs/<run_id>/`` run directories. Running the same sweep again
+order) and, when asked or for LLM runs, ``runs/<run_id>/`` run directories. A
+sweep writes records; the analysis layer reads them into the Parquet tables
+beside them (:mod:`bizsim.analysis.tables`, when ``load`` first reads them or
+``bizsim sweep`` ends). Running the same sweep again
 skips every run id already in ``results.jsonl``, so an interrupted sweep
 resumes where it stopped and a grown grid runs only its new runs.
 """
