@@ -1,6 +1,6 @@
 """A parent run and its forks side by side: the metric from the fork point on, as a table and a plot.
 
->>> from bizsim.analysis import run_episode
+>>> from bizsim.runs import run_episode
 >>> from bizsim.runs.fork import fork
 >>> parent = run_episode("operation", "default", "round-robin", 1)
 >>> kids = [fork(parent, at={"day": 100}, agent=a) for a in ("planner", "threshold")]

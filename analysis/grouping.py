@@ -67,7 +67,7 @@ def varying_fields(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> 
 def grouping_columns(runs: Any) -> list[str]:
     """The grouping columns of a runs table (:func:`bizsim.analysis.load`'s ``runs``): the world, preset variant,
     agent, model and agent options, each where it varies by :func:`varying_fields`' rule."""
-    from bizsim.runs.store import option_columns
+    from bizsim.analysis.tables import option_columns
 
     fields = [c for c in dict.fromkeys((*SPEC_FIELDS, "model", *option_columns(runs))) if c in runs.columns]
     if not len(runs) or not fields:

@@ -101,7 +101,7 @@ def plot_beside_published(
     funds (thin, dashed), month label against month label.
 
     Args:
-        runs_or_path: a :class:`~bizsim.runs.store.Results` (``bizsim.analysis.load(...)``) or a path it loads.
+        runs_or_path: a :class:`~bizsim.analysis.tables.Results` (``bizsim.analysis.load(...)``) or a path it loads.
         models: published models to draw (keys or names; default all).
         by: runs columns that make your lines (default as :func:`bizsim.analysis.plots.series_over_time`).
         ax: matplotlib axes to draw on.
@@ -110,7 +110,7 @@ def plot_beside_published(
         the axes.
     """
     from bizsim.analysis import plots
-    from bizsim.runs.store import Results, load
+    from bizsim.analysis.tables import Results, load
 
     res = runs_or_path if isinstance(runs_or_path, Results) else load(runs_or_path)
     runs = res.runs[(res.runs["world"] == "startup") & (res.runs["status"] == "ok")] if len(res.runs) else res.runs

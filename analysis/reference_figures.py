@@ -69,7 +69,7 @@ def beside(benchmark_id: str, preset: str, seed: int, agent: str, shown: Callabl
 
 
 def _main() -> None:  # pragma: no cover -- regenerates the table by hand
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
     from bizsim.simcore.registry import world_names, world_spec
 
     for name in world_names():

@@ -21,7 +21,7 @@ from bizsim.analysis.labels import human_number, is_money, words
 from bizsim.analysis.provenance import provenance
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import SweepDir, make_output_dir
-from bizsim.runs.store import Results, load
+from bizsim.analysis.tables import Results, load
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
 __all__ = ["write_report"]

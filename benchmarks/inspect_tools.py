@@ -31,7 +31,7 @@ from pathlib import Path
 
 from typing import Any
 
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.runs.live import LiveEpisode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

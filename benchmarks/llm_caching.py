@@ -36,7 +36,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig
 from bizsim.agents.llm.loopback import LoopbackLLMServer
-from bizsim.analysis import RunSpec, run_llm
+from bizsim.runs import RunSpec, run_llm
 
 from calibration import machine_line  # benchmarks/calibration.py
 from tests.llm_policies import greedy_policy

@@ -22,7 +22,7 @@ AGENTS = ("greedy", "planner")
 
 def final_funds(job: tuple[str, str, int]) -> tuple[int, bool]:
     """Final funds in cents of one episode, and whether it went bankrupt."""
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
 
     preset, agent, seed = job
     result = run_episode("startup-v2", preset, agent, seed=seed)

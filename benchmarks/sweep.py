@@ -27,7 +27,8 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from bizsim.agents import greedy
-from bizsim.analysis import compact, grid, sweep
+from bizsim.analysis import compact
+from bizsim.runs import grid, sweep
 from bizsim.runs.backends import _cpus
 from bizsim.models.startup import StartupWorld
 

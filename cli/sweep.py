@@ -128,6 +128,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         )
     except ImportError as exc:
         raise _needs("ray" if backend == "ray" else "data", exc) from None
+    summary = _write_tables(summary)
     print(summary)
     print(group_table(summary.out))
     if not summary.compacted:
@@ -140,6 +141,21 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.report:
         print(f"report: {_report(str(summary.out), None, None)}")
     return 1 if summary.failed else 0
+
+
+def _write_tables(summary: Any) -> Any:
+    """Compact the sweep's records to its Parquet tables when pandas and pyarrow are installed (a sweep writes
+    records only; the tables are the analysis layer's); the summary then says they were written."""
+    import importlib.util
+
+    import attrs
+
+    if importlib.util.find_spec("pyarrow") is None or importlib.util.find_spec("pandas") is None:
+        return summary
+    from bizsim.analysis.tables import compact
+
+    compact(summary.out)
+    return attrs.evolve(summary, compacted=True)
 
 
 def _estimate(specs: Any, out: str) -> int:

@@ -1,7 +1,8 @@
 """The run: its spec resolved once, one recorder, one execute, live episodes, sweeps, verify and forks.
 
 Names are imported on first use, so ``from bizsim.runs import run_episode`` loads neither the LLM agent nor
-pandas.
+pandas. ``runs`` writes records; the tables read from them (``load``, ``compact``, ``Results``) are
+:mod:`bizsim.analysis`'s.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ if TYPE_CHECKING:
     from bizsim.runs.resolve import ResolvedRun, resolve
     from bizsim.runs.rundir import RunDir, SweepDir, read_command_log
     from bizsim.runs.runspec import RunSpec
-    from bizsim.runs.store import Results, compact, load
     from bizsim.runs.sweep import SweepSummary, grid, sweep
 
 __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
     "run_episode", "run_llm", "run_llm_episodes", "write_run_dir", "RunDir", "SweepDir",
-    "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
+    "RunSpec", "SweepSummary", "grid", "sweep",
     "NullRecorder", "Recorder", "RunDirRecorder", "ResolvedRun", "resolve",
 ]
 
@@ -37,14 +37,20 @@ _WHERE = {
     "NullRecorder": "recorder", "Recorder": "recorder", "RunDirRecorder": "recorder", "ResolvedRun": "resolve",
     "resolve": "resolve",
     "RunDir": "rundir", "SweepDir": "rundir",
-    "Results": "store", "compact": "store", "load": "store",
     "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",
 }
+
+
+#: Names that moved up to the analysis layer: an import of one says where it went (runs never imports analysis).
+_MOVED = {"Results": "bizsim.analysis", "compact": "bizsim.analysis", "load": "bizsim.analysis"}
 
 
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
+        if name in _MOVED:
+            raise AttributeError(f"bizsim.runs has no {name!r}: the result tables are read by the analysis layer; "
+                                 f"import it from there (from {_MOVED[name]} import {name})")
         raise AttributeError(f"module 'bizsim.runs' has no attribute {name!r}")
     return getattr(importlib.import_module(f"bizsim.runs.{module}"), name)
 

@@ -14,7 +14,7 @@ Two ways to continue:
   plays it again from the start (checking that it issues the parent's commands up to the fork point) and
   lets it go on: the fork reproduces the parent exactly.
 
->>> from bizsim.analysis import run_episode
+>>> from bizsim.runs import run_episode
 >>> parent = run_episode("startup", "default", "greedy", 1)
 >>> child = fork(parent, at=10, agent="planner")
 >>> child.fork["at"], child.fork["turn"], child.fork["mode"], child.command_log[:5] == parent.command_log[:5]

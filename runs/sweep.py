@@ -1,12 +1,14 @@
 """Sweeps: many runs (worlds x presets x agents x seeds), streamed to disk, resumable, on any backend.
 
 >>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
->>> # tables = summary.load(); tables.runs.groupby("agent").metric_value.mean()
+>>> # tables = bizsim.analysis.load("out/presets"); tables.runs.groupby("agent").metric_value.mean()
 
 A sweep directory holds ``results.jsonl`` (one line per finished run, appended
 and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
-order), the Parquet tables (:mod:`bizsim.runs.store`) and, when asked or
-for LLM runs, ``runs/<run_id>/`` run directories. Running the same sweep again
+order) and, when asked or for LLM runs, ``runs/<run_id>/`` run directories. A
+sweep writes records; the analysis layer reads them into the Parquet tables
+beside them (:mod:`bizsim.analysis.tables`, when ``load`` first reads them or
+``bizsim sweep`` ends). Running the same sweep again
 skips every run id already in ``results.jsonl``, so an interrupted sweep
 resumes where it stopped and a grown grid runs only its new runs.
 """
@@ -43,6 +45,8 @@ class SweepSummary:
     ran: int
     failed: int
     elapsed_s: float
+    #: Whether the Parquet tables were written after the runs: never by ``sweep``, which writes records only;
+    #: ``bizsim sweep`` writes them next (:func:`bizsim.analysis.compact`) and says so here.
     compacted: bool
     #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
     relabelled: int = 0
@@ -51,12 +55,6 @@ class SweepSummary:
     #: Model dollars of every finished run of the sweep (``None`` without a ``max_cost_usd``).
     spent_usd: float | None = None
     max_cost_usd: float | None = None
-
-    def load(self) -> Any:
-        """The result tables (:func:`bizsim.analysis.load`)."""
-        from bizsim.runs.store import load
-
-        return load(self.out)
 
     def __str__(self) -> str:
         note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
@@ -209,7 +207,10 @@ def sweep(
         run_dirs: also write each run's directory (config, command log,
             trajectory, result) under ``out/runs/<run_id>``; LLM runs always get one.
         retry_failed: run again the runs recorded as failed.
-        compact: write the Parquet tables at the end (default: when pyarrow is installed).
+        compact: kept for old callers: a sweep writes records only, never the Parquet tables
+            (:func:`bizsim.analysis.load` writes them when it finds them missing or stale, ``bizsim sweep``
+            right after the runs, :func:`bizsim.analysis.compact` when called). ``False`` or ``None``: nothing
+            to do; ``True`` is refused with a ConfigError that says so.
         on_result: called with each record after it is written.
         preflight: before anything runs, make one tiny call to every model
             endpoint the LLM runs still to do will use (a wrong key or address fails
@@ -220,7 +221,7 @@ def sweep(
             between them; every LLM run's model must be priced.
 
     Returns:
-        counts of what ran; ``.load()`` gives the tables.
+        counts of what ran; ``bizsim.analysis.load(out)`` gives the tables.
 
     Raises:
         ConfigError: a spec names an unknown world, preset, override, agent or option
@@ -243,9 +244,11 @@ def sweep(
     sweep = SweepDir(root)
     if RunDir(root).is_finished() and not sweep.results.exists():
         raise ConfigError(f"{str(root)!r} holds a single run's directory; give the sweep a directory of its own")
+    if compact:
+        raise ConfigError("sweep(compact=True): a sweep writes records only; the Parquet tables are the analysis "
+                          "layer's: call bizsim.analysis.compact(out) after the sweep, or bizsim.analysis.load(out), "
+                          "which writes them when missing or stale")
     make_output_dir(root)
-    if compact is None:
-        compact = importlib.util.find_spec("pyarrow") is not None and importlib.util.find_spec("pandas") is not None
     start = time.perf_counter()
     recorder = SweepRecorder(root)
     with recorder.results() as writer:
@@ -295,13 +298,9 @@ def sweep(
         finally:
             if bar is not None:
                 bar.close()
-    if compact:
-        from bizsim.runs.store import compact as write_tables
-
-        write_tables(root)
     return SweepSummary(
         out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
-        elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled, held=held,
+        elapsed_s=time.perf_counter() - start, compacted=False, relabelled=relabelled, held=held,
         spent_usd=spent, max_cost_usd=max_cost_usd,
     )
 

@@ -211,7 +211,7 @@ def run_specs() -> st.SearchStrategy:
     """Sweep run specs over every registered world: its presets and baseline agents (not ``llm``), seeds,
     JSON-able agent options and overrides (shapes only: values a world may refuse when the run starts), labels."""
     from bizsim.agents import agent_names
-    from bizsim.analysis import RunSpec
+    from bizsim.runs import RunSpec
     from bizsim.models import world_names, world_presets
 
     scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))

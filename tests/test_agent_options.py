@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bizsim.agents import AGENTS, make_agent
-from bizsim.analysis import RunSpec
+from bizsim.runs import RunSpec
 from bizsim.simcore.errors import ConfigError
 from hypothesis import given
 from hypothesis import strategies as st
@@ -84,7 +84,7 @@ def test_run_episode_binds_and_checks_the_options_of_an_agent_function():
     """`run_episode(fn, agent_options=...)`, as docs/custom-agent.md teaches for `@agent` (and a plain function):
     the options reach the agent, a typo and a value the check refuses are ConfigErrors before the run."""
     from bizsim.agents import agent
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
 
     seen = []
 

@@ -10,7 +10,8 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 from bizsim.agents.llm import ScriptedClient
-from bizsim.analysis import RunSpec, execute, load, run_llm
+from bizsim.analysis import load
+from bizsim.runs import RunSpec, execute, run_llm
 from bizsim.analysis.worlds.ecogym import paper
 from bizsim.simcore.errors import ConfigError
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from bizsim.analysis import read_command_log, run_episode
+from bizsim.runs import read_command_log, run_episode
 from bizsim.cli import main
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.replay import replay

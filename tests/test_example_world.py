@@ -233,7 +233,7 @@ def test_the_llm_agent_plays_through_a_scripted_model(venv: Venv, tmp_path: Path
     found = venv.script(f"""
         import json
         from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-        from bizsim.analysis import RunSpec, run_llm
+        from bizsim.runs import RunSpec, run_llm
         from bizsim.runs.verify import verify_run_dir
         answers = [
             ("status", {{}}), ("order", {{"lemons": 40}}), ("price", {{"cents": 130}}), ("run_day", {{}}),

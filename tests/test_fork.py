@@ -8,7 +8,7 @@ from pathlib import Path
 
 import attrs
 import pytest
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.runs.fork import cut, fork, load_parent
 from bizsim.runs.verify import verify_run_dir
 from bizsim.cli.main import main

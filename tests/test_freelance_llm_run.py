@@ -9,7 +9,7 @@ import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.errors import FatalModelError
 from bizsim.simcore.jsonl import read_jsonl
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.simcore.errors import ConfigError
 

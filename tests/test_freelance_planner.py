@@ -8,7 +8,7 @@ import pytest
 from bizsim.agents import AGENTS
 from bizsim.agents.freelance.planner import planner
 from bizsim.agents.freelance.solver import solve_question
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.models.freelance import CATEGORIES, COMPLEXITIES, FreelanceWorld
 
 SEEDS = range(1, 11)

@@ -7,7 +7,7 @@ import json
 import attrs
 import pytest
 from bizsim.agents import AGENTS, make_agent
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.cli import main
 from bizsim.models import make_world, world_presets
 from bizsim.models.freelance import PRESETS, ROLE, FreelanceConfig, FreelanceWorld, Task

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bizsim.agents.llm import ScriptedClient
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from bizsim.runs.verify import verify_run_dir
 
 from .llm_policies import greedy_policy
@@ -55,7 +55,7 @@ def test_an_llm_run_cut_by_a_full_disk_resumes_to_the_uninterrupted_result(tmp_p
         import sys
         sys.path.insert(0, {str(root)!r})
         from bizsim.agents.llm import ScriptedClient
-        from bizsim.analysis import RunSpec, run_llm
+        from bizsim.runs import RunSpec, run_llm
         from tests.llm_policies import greedy_policy
         spec = RunSpec("startup", agent="llm", agent_options={{"model": "scripted", "max_turns": 40}})
         try:

@@ -12,7 +12,7 @@ import hashlib
 import json
 
 import pytest
-from bizsim.analysis import grid, run_episode
+from bizsim.runs import grid, run_episode
 from bizsim.runs._worker import execute
 
 

@@ -14,7 +14,8 @@ pytest.importorskip("pyarrow")
 import pandas as pd
 
 from bizsim.agents.llm import LLMAgentConfig
-from bizsim.analysis import RunSpec, load, metrics, sweep
+from bizsim.analysis import load, metrics
+from bizsim.runs import RunSpec, sweep
 from bizsim.analysis.grouping import group_name, grouping_columns, label_columns
 
 pytestmark = pytest.mark.xdist_group("grouping")

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from bizsim.agents.llm import ScriptedClient
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.simcore.errors import BizSimError
 

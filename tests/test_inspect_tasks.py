@@ -12,7 +12,8 @@ import pytest
 if importlib.util.find_spec("inspect_ai") is None:  # checked without the import (seconds in every xdist worker)
     pytest.skip("the Inspect tasks need bizsim[inspect]", allow_module_level=True)
 
-from bizsim.analysis import load, run_episode
+from bizsim.analysis import load
+from bizsim.runs import run_episode
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.registry import registered, world_spec
 
@@ -166,7 +167,7 @@ def test_greedy_year_over_http_through_run_command_on_preset_reference(tmp_path,
     import inspect_ai
 
     from bizsim.agents.llm import ScriptedClient
-    from bizsim.analysis import RunSpec, run_llm
+    from bizsim.runs import RunSpec, run_llm
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-0123456789")
     with LoopbackLLMServer(greedy_policy, lifetime_s=240) as server:

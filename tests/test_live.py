@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 import pytest
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.runs.live import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, Budgets, LiveEpisode
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.xdist_group("llm_billing")
 needs_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig
-from bizsim.analysis import RunSpec, run_llm
+from bizsim.runs import RunSpec, run_llm
 
 from .llm_policies import greedy_policy
 from .llm_server import LoopbackLLMServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bizsim.agents.llm import EndpointLimiter, LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, run_llm, run_llm_episodes
+from bizsim.runs import RunSpec, run_llm, run_llm_episodes
 from bizsim.simcore.errors import ConfigError
 
 from .llm_policies import greedy_policy

@@ -24,7 +24,7 @@ from bizsim.agents.llm import (
     LLMAgentConfig,
     ScriptedClient,
 )
-from bizsim.analysis import RunSpec, run_llm
+from bizsim.runs import RunSpec, run_llm
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 from bizsim.simcore.errors import ConfigError

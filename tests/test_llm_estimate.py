@@ -12,7 +12,7 @@ pytestmark = pytest.mark.xdist_group("llm_estimate")
 
 needs_litellm()
 
-from bizsim.analysis import RunSpec, run_llm, sweep
+from bizsim.runs import RunSpec, run_llm, sweep
 from bizsim.runs.llm_estimate import estimate_run
 from bizsim.cli.main import main
 from bizsim.simcore.errors import ConfigError

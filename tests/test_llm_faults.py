@@ -12,7 +12,7 @@ needs_litellm()
 
 from bizsim.agents import greedy
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig
-from bizsim.analysis import RunSpec, run_llm
+from bizsim.runs import RunSpec, run_llm
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 
@@ -184,7 +184,7 @@ def test_negative_token_counts_stop_the_run_instead_of_lowering_its_cost():
 def test_a_key_the_endpoint_echoes_is_masked_in_every_record(tmp_path, monkeypatch):
     """An endpoint that repeats the key (in its reply, in its error text) gets *** in the run's logs and in the
     sweep's error record: nothing bizsim writes holds the key."""
-    from bizsim.analysis import sweep
+    from bizsim.runs import sweep
 
     monkeypatch.setenv("BIZSIM_ECHO_KEY", KEY)
 

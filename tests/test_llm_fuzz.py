@@ -10,7 +10,7 @@ import shutil
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.errors import TransientModelError
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import pytest
 from bizsim.agents import greedy, make_agent
 from bizsim.agents.llm import LLMAgent, ScriptedClient
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Arg, CommandSet, Status
 from bizsim.simcore.dayworld import DayWorld
@@ -321,7 +321,7 @@ def test_ecogym_note_tool_from_scratchpad_memory():
 def test_lone_surrogates_from_the_model_cannot_break_the_run_files(tmp_path):
     """JSON can encode a lone surrogate; the harness replaces it so every file stays valid UTF-8."""
     from bizsim.agents.llm import LLMAgentConfig
-    from bizsim.analysis import RunSpec, run_llm
+    from bizsim.runs import RunSpec, run_llm
 
     note = {"content": None, "tool_calls": [{"name": "run_command", "arguments": '{"command": "scratchpad write --content \\"a\\ud800b\\""}'}]}
     spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2))

@@ -20,7 +20,7 @@ needs_litellm()
 
 from bizsim.agents.llm import LiteLLMClient, LLMAgentConfig, ScriptedClient
 from bizsim.simcore.jsonl import read_jsonl
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.runs.llm_record import read_requests
 from bizsim.simcore.errors import ConfigError, ReplayError
@@ -176,7 +176,7 @@ def test_a_run_directory_is_not_overwritten(tmp_path):
 def test_a_baseline_run_and_an_llm_run_never_overwrite_each_other(tmp_path, capsys):
     """A greedy run into an LLM run's directory is refused (even with --overwrite), and the other way round;
     the LLM run's files are untouched."""
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
 
     llm_dir, greedy_dir = tmp_path / "llm", tmp_path / "greedy"
     run_llm(RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=2)), out=llm_dir,
@@ -303,7 +303,7 @@ def test_a_run_json_of_the_first_layout_still_resumes(tmp_path):
 
 def test_a_resume_into_another_runs_directory_is_refused(tmp_path):
     """The pipeline resumes only the run a directory holds: another seed or other agent settings are refused."""
-    from bizsim.analysis import execute
+    from bizsim.runs import execute
 
     spec = RunSpec("startup", agent="llm", agent_options={"model": "scripted", "max_turns": 2})
     run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))

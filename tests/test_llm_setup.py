@@ -91,7 +91,7 @@ def test_hosted_vllm_needs_no_key(tmp_path, monkeypatch):
 
 def test_a_sweep_names_an_unset_key_variable_before_any_run(tmp_path, monkeypatch):
     """A sweep whose LLM runs name an unset variable fails at once, in one line, with nothing run."""
-    from bizsim.analysis import RunSpec, sweep
+    from bizsim.runs import RunSpec, sweep
 
     monkeypatch.delenv("BIZSIM_TEST_UNSET_VAR", raising=False)
     spec = RunSpec("startup", "default", "llm", 1, agent_options={

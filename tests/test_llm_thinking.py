@@ -20,7 +20,7 @@ from bizsim.runs.rundir import RunDir
 from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.types import ModelResponse, ToolCall
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore import Status
 from bizsim.simcore.errors import ConfigError
@@ -187,7 +187,7 @@ def test_a_request_field_litellm_would_drop_is_refused_before_the_run(model, par
 
 def test_a_thinking_run_cut_midway_resumes_with_the_same_requests(tmp_path):
     """The blocks come back from the call log: the resumed requests hash as the recorded ones, then go on live."""
-    from bizsim.analysis import RunSpec, resume_llm, run_llm
+    from bizsim.runs import RunSpec, resume_llm, run_llm
 
     with LoopbackAnthropicServer(_startup_policy, lifetime_s=60) as server:
         cfg = LLMAgentConfig(model=MODEL, api_base=server.url.removesuffix("/v1"), model_params=THINKING, max_tokens=2048,
@@ -217,7 +217,7 @@ def test_only_a_thought_signature_rides_back_on_a_tool_call():
 
 
 def test_a_sweep_with_a_field_litellm_would_drop_fails_before_anything_runs(tmp_path):
-    from bizsim.analysis import grid, sweep
+    from bizsim.runs import grid, sweep
 
     agent = {"name": "llm", "options": {"model": "openai/gpt-4o-mini", "model_params": {"reasoning_effort": "low"}}}
     with pytest.raises(ConfigError, match="silently drop reasoning_effort"):

@@ -10,7 +10,7 @@ import pytest
 from bizsim.runs.rundir import RunDir
 from bizsim.agents import AGENTS
 from bizsim.agents.llm import ScriptedClient
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.models import world_names
 from bizsim.models.freelance import PRESETS as FREELANCE
 from bizsim.models.operation import PRESETS as OPERATION

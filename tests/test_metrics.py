@@ -225,10 +225,12 @@ def test_action_frequencies_over_time():
 
 def test_the_greedy_reference_leaderboard_curve_to_the_cent(tmp_path):
     """Month-end funds averaged over seeds 1-3, bankrupt seeds as 0: the YC-Bench website's greedy curve."""
-    from bizsim.analysis import grid, sweep
+    from bizsim.analysis import load
+    from bizsim.runs import grid, sweep
 
     pytest.importorskip("pyarrow")
-    res = sweep(grid("startup", "reference", "greedy-reference", "1-3"), tmp_path, backend="serial", progress=False).load()
+    sweep(grid("startup", "reference", "greedy-reference", "1-3"), tmp_path, backend="serial", progress=False)
+    res = load(tmp_path)
     curve = m.series_over_time(res.series, res.runs, "month_end_funds_cents", by="agent")
     cents = dict(zip(curve["key"], (round(v) for v in curve["mean"])))
     assert {"2025-02": 19_508_372, "2025-03": 16_021_477, "2025-04": 12_940_826, "2025-05": 9_625_886,
@@ -249,7 +251,7 @@ def test_series_fill_keeps_stocks_stops_flows_and_runs_every_group_to_the_end():
 
 
 def test_leaderboard_funds_count_a_bankruptcy_as_zero():
-    from bizsim.analysis import grid
+    from bizsim.runs import grid
     from bizsim.runs._worker import execute
 
     bankrupt = execute(grid("startup", "nightmare", "random", 1)[0].to_dict())["run"]

@@ -7,7 +7,7 @@ import importlib
 import statistics
 
 from bizsim.agents import AGENTS
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 
 module = importlib.import_module("bizsim.agents.operation.planner")
 

@@ -9,7 +9,7 @@ import simpy
 
 from bizsim.agents import AGENTS, make_agent
 from bizsim.agents.operation.baselines import OPERATION_ACTIONS, always, threshold
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.cli import main
 from bizsim.models import make_world, world_presets
 from bizsim.models.operation import ACTIONS, ROLE, SYSTEM_PROMPT, OperationWorld

@@ -10,7 +10,8 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, load, run_llm
+from bizsim.analysis import load
+from bizsim.runs import RunSpec, run_llm
 from bizsim.analysis.worlds.startup import paper
 from bizsim.simcore.errors import ConfigError
 
@@ -150,7 +151,7 @@ def test_table3_and_table4_on_a_scripted_llm_run(tmp_path):
 
 def test_task_rows_record_the_trust_each_task_required(tmp_path):
     """Every task row's required_trust is the world's own figure for that task."""
-    from bizsim.analysis import execute
+    from bizsim.runs import execute
 
     spec = RunSpec("startup", "default", "planner", 1)
     result = execute(spec, out=tmp_path / "run")

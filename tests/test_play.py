@@ -73,7 +73,7 @@ def test_resumed_run_equals_the_python_api_and_verifies(tmp_path):
 
 def test_a_baseline_run_does_not_resume(tmp_path):
     """Only a live episode resumes; a baseline run says what it is."""
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
 
     run_episode("operation", "default", "round-robin", 1, out=tmp_path / "rr")
     with pytest.raises(ConfigError, match="round-robin run, not a live episode"):
@@ -133,7 +133,8 @@ def test_the_time_limit_ends_the_session(tmp_path):
 def test_human_runs_are_their_own_group_in_the_results(tmp_path):
     """load() and the report's headline table put a played run under agent human, beside a baseline."""
     import attrs
-    from bizsim.analysis import load, run_episode
+    from bizsim.analysis import load
+    from bizsim.runs import run_episode
     from bizsim.analysis.report_tables import headline_table
     from bizsim.simcore.registry import world_spec
 

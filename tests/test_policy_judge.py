@@ -16,7 +16,8 @@ from .llm_server import LoopbackLLMServer, needs_litellm
 needs_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, load, run_llm
+from bizsim.analysis import load
+from bizsim.runs import RunSpec, run_llm
 from bizsim.analysis.worlds.startup import judge as judging
 
 pytestmark = pytest.mark.xdist_group("policy_judge")

@@ -22,15 +22,10 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
-from bizsim.analysis import (
-    RunSpec,
-    grid,
-    load,
-    plots,
-    sweep,
-)
+from bizsim.analysis import load, plots
 from bizsim.analysis.report import write_report
 from bizsim.analysis.worlds.startup import plots as startup_plots
+from bizsim.runs import RunSpec, grid, sweep
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +176,7 @@ def test_importing_and_plotting_sets_nothing_global(tmp_path):
     assert "[]" == bare.stdout.strip(), bare.stderr
 
 
-@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.published", "bizsim.analysis.series", "bizsim.runs.store", "bizsim.runs.runspec", "bizsim.runs.sweep",
+@pytest.mark.parametrize("name", ["bizsim.analysis.metrics", "bizsim.analysis.published", "bizsim.analysis.series", "bizsim.analysis.tables", "bizsim.runs.runspec", "bizsim.runs.sweep",
                                   "bizsim.analysis.plots", "bizsim.runs.gridfile"])
 def test_doctests(name):
     """The examples in the sweep and metrics docstrings run."""

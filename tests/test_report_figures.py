@@ -14,7 +14,8 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
-from bizsim.analysis import RunSpec, grid, load, metrics, sweep
+from bizsim.analysis import load, metrics
+from bizsim.runs import RunSpec, grid, sweep
 from bizsim.analysis import report as report_module
 from bizsim.analysis.labels import dollars
 from bizsim.analysis.series import run_series

@@ -50,7 +50,7 @@ def test_the_head_of_any_record_is_its_whole_decode_without_series_and_events(re
 
 def test_heads_of_a_real_sweep_equal_whole_decodes(tmp_path):
     """A sweep's own lines (a run that worked and one that raised) read the same either way, offsets included."""
-    from bizsim.analysis import grid, sweep
+    from bizsim.runs import grid, sweep
 
     specs = [*grid("startup", "default", "greedy", "1"), *grid("startup", "default", "tests._sweep_agents:explode", "1")]
     sweep(specs, tmp_path, backend="serial", progress=False, compact=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.runs.verify import verify_run_dir
 
 

@@ -7,7 +7,7 @@ import pytest
 from bizsim.agents.start import StartState, Window
 from bizsim.runs.live import REWARDS
 from bizsim.surfaces.textenv import TextEnv, metric_of
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.points import cut
 from bizsim.simcore.snapshot import restore

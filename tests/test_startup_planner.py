@@ -14,7 +14,7 @@ import pytest
 
 import bizsim.agents.startup.planner
 from bizsim.agents import make_agent, planner
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.models.startup import StartupWorld
 from bizsim.models.startup.commands import COMMANDS
 from bizsim.simcore import CommandError, ConfigError, Status

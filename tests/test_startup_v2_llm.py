@@ -8,7 +8,7 @@ same over any client; the HTTP path through litellm and the loopback server is t
 from __future__ import annotations
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, run_llm
+from bizsim.runs import RunSpec, run_llm
 from bizsim.models.startup.v2 import StartupV2World
 from bizsim.simcore.testing import assert_money_conserved, assert_replays
 

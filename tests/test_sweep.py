@@ -26,12 +26,13 @@ pytestmark = pytest.mark.xdist_group("sweep")
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from bizsim.analysis import RunSpec, compact, grid, load, run_episode, sweep
+from bizsim.analysis import compact, load
+from bizsim.runs import RunSpec, grid, run_episode, sweep
 from bizsim.analysis.worlds.startup.extract import business_hours
 from bizsim.cli import main
 from bizsim.runs.gridfile import load_grid
 from bizsim.runs.runspec import parse_seeds
-from bizsim.runs.store import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS
+from bizsim.analysis.tables import EVENT_COLUMNS, LLM_CALL_COLUMNS, RUN_COLUMNS, SERIES_COLUMNS
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.errors import ConfigError
 
@@ -269,7 +270,7 @@ def test_rerunning_a_finished_sweep_runs_nothing_and_a_grown_grid_only_the_new_r
 
 _KILL_SCRIPT = """
 import sys, time
-from bizsim.analysis import grid, sweep
+from bizsim.runs import grid, sweep
 
 def slow(record):
     time.sleep(0.25)
@@ -418,7 +419,7 @@ def test_a_sweep_that_cannot_be_compacted_loads_from_its_results(serial_dir, tmp
     """Where the Parquet files cannot be written (a read-only copy), load builds the same tables in memory."""
     import shutil
 
-    import bizsim.runs.store as store
+    import bizsim.analysis.tables as store
 
     copy = tmp_path / "copy"
     copy.mkdir()
@@ -523,6 +524,25 @@ def test_llm_call_logs_in_run_directories_become_the_llm_calls_table(tmp_path):
     assert pytest.approx(0.0031) == llm.cost_usd.sum()
 
 
+def test_a_sweep_writes_records_and_load_reads_them_into_tables(tmp_path):
+    """runs/ writes records only; the first load writes the Parquet tables, and a grown sweep makes them stale."""
+    specs = small_grid()
+    summary = sweep(specs[:2], tmp_path, backend="serial", progress=False)
+    assert (2, False) == (summary.ran, summary.compacted)
+    assert [] == list(tmp_path.glob("*.parquet"))
+    assert 2 == len(load(tmp_path).runs)
+    assert {"events", "llm_calls", "runs", "series"} == {p.stem for p in tmp_path.glob("*.parquet")}
+    sweep(specs[:3], tmp_path, backend="serial", progress=False)
+    assert 3 == len(load(tmp_path).runs) == json.loads((tmp_path / "tables.json").read_text())["runs"]
+
+
+def test_a_sweep_asked_to_compact_says_who_writes_the_tables(tmp_path):
+    """compact=True is refused before anything runs (never silently ignored); False, as old callers pass, is fine."""
+    with pytest.raises(ConfigError, match=r"bizsim\.analysis\.compact\(out\)"):
+        sweep(small_grid()[:1], tmp_path / "s", backend="serial", progress=False, compact=True)
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_torn_last_line_is_ignored_and_cut(tmp_path):
     """A half-written record (a crash mid-write) does not count as finished and is cut before the next append."""
     specs = grid("startup", "default", "greedy", "1-2")
@@ -563,6 +583,9 @@ def test_cli_sweep_product_grid_and_report(tmp_path, capsys):
     assert 0 == main(argv)
     printed = capsys.readouterr().out
     assert "4 runs: 4 run now (0 failed)" in printed
+    # the command writes the tables right after the runs (a sweep itself writes records only)
+    assert {"events", "llm_calls", "runs", "series"} == {p.stem for p in out.glob("*.parquet")}
+    assert {"runs": 4} == {k: v for k, v in json.loads((out / "tables.json").read_text()).items() if k == "runs"}
     # then each group: its runs, the mean metric with its 95 % interval, and how many ended early
     assert re.search(r"startup hard greedy\s+2\s+Final funds \(dollars\)\s+-\$897\.10\s+-\$897\.10 to -\$897\.10\s+2 of 2",
                      printed), printed

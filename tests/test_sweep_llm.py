@@ -14,7 +14,8 @@ from .llm_server import needs_litellm
 needs_litellm()
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, load, metrics, run_llm, sweep
+from bizsim.analysis import load, metrics
+from bizsim.runs import RunSpec, run_llm, sweep
 from bizsim.simcore.errors import ConfigError
 
 from .llm_policies import greedy_policy
@@ -190,7 +191,7 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
 
 def test_where_a_model_is_served_is_no_column_and_no_group(tmp_path):
     """api_base and api_key_env stay in agent_options: two endpoints are not two arms, and no table shows them."""
-    from bizsim.runs.store import _run_row
+    from bizsim.analysis.tables import _run_row
     from bizsim.view.sweep_data import _options
 
     rec = {"run_id": "r", "spec": {"world": "startup", "agent": "llm", "seed": 1, "agent_options": {

@@ -6,7 +6,7 @@ import statistics
 
 from bizsim.agents import AGENTS
 from bizsim.agents.vending.planner import LADDER
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 
 SEEDS = range(1, 11)
 

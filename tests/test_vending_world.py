@@ -10,7 +10,7 @@ import simpy
 
 from bizsim.agents import make_agent
 from bizsim.agents.vending.baselines import markup
-from bizsim.analysis import run_episode
+from bizsim.runs import run_episode
 from bizsim.cli import main
 from bizsim.models import make_world
 from bizsim.models.vending import (

@@ -6,7 +6,8 @@ import json
 
 import pytest
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
-from bizsim.analysis import RunSpec, load, run_episode, run_llm
+from bizsim.analysis import load
+from bizsim.runs import RunSpec, run_episode, run_llm
 from bizsim.cli import main
 from bizsim.runs.rundir import read_episode_logs
 from bizsim.runs.verify import verify_run_dir

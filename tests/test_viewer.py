@@ -164,7 +164,7 @@ def test_a_run_still_being_written_or_damaged_shows_what_is_there(runs, tmp_path
 def test_a_run_still_being_written_starts_at_its_own_initial_funds(tmp_path):
     """Before result.json exists the curve is summed from the run's own config (here $300,000), not the default's."""
     from bizsim.agents.llm.scripted import ScriptedClient
-    from bizsim.analysis import RunSpec, run_llm
+    from bizsim.runs import RunSpec, run_llm
 
     from .llm_policies import greedy_policy
 
@@ -361,7 +361,7 @@ def test_the_reports_git_commit_is_bizsims_own_not_a_surrounding_repository(tmp_
 def test_a_runs_marks_are_the_worlds_events_and_the_agents_decisions(tmp_path, world, agent, actions):
     """Accepted tasks, orders, submissions and rests, interventions: each successful marked command is a mark in the
     turn that issued it; failures are a kind of their own; the world's end is marked once."""
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
 
     result = run_episode(world, "default", agent, 1, out=tmp_path / "run")
     data = load_view(tmp_path / "run")
@@ -381,7 +381,7 @@ def test_a_runs_marks_are_the_worlds_events_and_the_agents_decisions(tmp_path, w
 def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
     """Bankruptcy (at a payroll) and a budget stop (after a decision) share their instant with another mark: the
     episode's end is still marked, and says how it ended."""
-    from bizsim.analysis import run_episode
+    from bizsim.runs import run_episode
     from bizsim.runs.live import Budgets, LiveEpisode
 
     assert "bankruptcy" == run_episode("startup", "default", "random", 1, out=tmp_path / "bankrupt").terminal_reason

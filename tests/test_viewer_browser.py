@@ -274,7 +274,7 @@ def test_a_minimal_run_from_another_source_reads_cleanly(browser, tmp_path):
 
 def test_a_sweep_page_keeps_an_options_arms_apart(browser, tmp_path):
     """Two values of an agent option: two groups in the summary (a column of their own) and a column in the runs."""
-    from bizsim.analysis import grid, sweep
+    from bizsim.runs import grid, sweep
 
     agents = [{"name": "random", "options": {"max_parallel": k}} for k in (2, 4)]
     sweep(grid("startup", "default", agents, "1-2"), tmp_path / "sw", backend="serial", progress=False)

@@ -118,7 +118,7 @@ def test_a_log_that_unpacks_past_the_limit_is_refused_unread(log_file, tmp_path)
     import zipfile
 
     from bizsim.analysis import load
-    from bizsim.runs.inspect_logs import MAX_INSPECT_LOG_BYTES
+    from bizsim.analysis.inspect_logs import MAX_INSPECT_LOG_BYTES
     from bizsim.simcore.errors import ConfigError
 
     bomb = tmp_path / "bomb.eval"

@@ -7,7 +7,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
-from bizsim.analysis import RunSpec, execute, load
+from bizsim.analysis import load
+from bizsim.runs import RunSpec, execute
 from bizsim.analysis.plots import plotted_series
 from bizsim.view.run_data import run_data
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from bizsim.agents.llm import LLMAgentConfig
 from bizsim.agents.llm.scripted import ScriptedClient
-from bizsim.analysis import RunSpec, export_rollout, run_episode, run_llm
+from bizsim.analysis import export_rollout
+from bizsim.runs import RunSpec, run_episode, run_llm
 from bizsim.runs.live import Episode
 
 from .llm_policies import export_policy

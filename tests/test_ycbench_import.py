@@ -11,7 +11,7 @@ import pytest
 from bizsim.agents.llm import LLMAgentConfig
 from bizsim.simcore.jsonl import read_jsonl
 from bizsim.agents.llm.scripted import ScriptedClient
-from bizsim.analysis import RunSpec
+from bizsim.runs import RunSpec
 from bizsim.runs.llm_run import run_llm
 from bizsim.runs.verify import verify_run_dir
 from bizsim.analysis.ycbench import RolloutError, export_rollout, import_rollout, read_rollout

@@ -20,7 +20,7 @@ from typing import Any
 from bizsim.runs.rundir import RunDir
 from bizsim.simcore.errors import ConfigError
 
-from bizsim.runs.inspect_logs import RUN_DIR_KEY, check_log_size
+from bizsim.analysis.inspect_logs import RUN_DIR_KEY, check_log_size
 from bizsim.analysis.labels import is_money, words
 from bizsim.view._records import clip, read_records
 from bizsim.view.run_data import assign_markers, is_run_dir, run_data

@@ -13,7 +13,7 @@ from bizsim.simcore.jsonl import lines_of
 from bizsim.analysis.grouping import group_name, varying_fields, with_agent
 from bizsim.analysis.labels import is_money, words
 from bizsim.analysis.metrics import mean_ci
-from bizsim.runs.store import PRIVATE_OPTIONS, option_column, option_value
+from bizsim.analysis.tables import PRIVATE_OPTIONS, option_column, option_value
 from bizsim.view._records import MAX_VIEW_FILE_BYTES
 
 __all__ = ["is_sweep_dir", "sweep_data"]

@@ -372,7 +372,7 @@ def planner(world: StartupWorld, max_concurrent: int = 3, safety_margin: float =
     Raises:
         ConfigError: an option is out of range.
 
-    >>> from bizsim.analysis import run_episode
+    >>> from bizsim.runs import run_episode
     >>> result = run_episode("startup", "default", "planner", seed=1)
     >>> result.terminal_reason, result.tasks_failed, result.final_funds_cents > 100_000_000
     ('horizon_end', 0, True)

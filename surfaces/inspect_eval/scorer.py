@@ -8,9 +8,9 @@ from typing import Any
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from bizsim.runs.inspect_logs import usage_totals
 from bizsim.runs.rundir import RunDir
 from bizsim.surfaces.inspect_eval.sample import current_episode, finish_episode, sample_plan
+from bizsim.surfaces.inspect_eval.usage import usage_totals
 
 __all__ = ["world_metric"]
 

@@ -1,6 +1,9 @@
 """Result tables: a sweep's ``results.jsonl`` compacted to Parquet, loaded as pandas DataFrames.
 
-A sweep directory holds, after :func:`compact` (which :func:`sweep` and
+:mod:`bizsim.runs` writes the records (a sweep's ``results.jsonl``, run directories); this module reads them into
+tables. It asks :class:`~bizsim.runs.rundir.SweepDir` and :class:`~bizsim.runs.rundir.RunDir` for every path.
+
+A sweep directory holds, after :func:`compact` (which ``bizsim sweep`` and
 :func:`load` call for you), four plain Parquet files that pandas, DuckDB and
 polars read directly (``SELECT * FROM 'out/runs.parquet'``):
 
@@ -527,7 +530,7 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
     runs) are read by replaying their command log; nothing is written to them.
     An Inspect log (``.eval``), or a folder of them, of a bizsim task is read
     through its samples' run directories, with the model usage Inspect
-    recorded (:mod:`~bizsim.runs.inspect_logs`).
+    recorded (:mod:`~bizsim.analysis.inspect_logs`).
 
     Returns:
         :class:`Results` with the DataFrames ``runs``, ``series``, ``events``
@@ -546,7 +549,7 @@ def load(path: str | Path | Sequence[str | Path]) -> Results:
         return _read_dir(root)
     if RunDir(root).is_finished():
         return _from_records([record_from_run_dir(root)], None)
-    from bizsim.runs.inspect_logs import inspect_log_files, records_from_inspect_logs
+    from bizsim.analysis.inspect_logs import inspect_log_files, records_from_inspect_logs
 
     logs = inspect_log_files(root)
     if logs:

@@ -19,7 +19,7 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.runs.rundir import RunDir
 
 __all__ = ["INSPECT_LOG_SUFFIXES", "MAX_INSPECT_LOG_BYTES", "check_log_size", "inspect_log_files",
-           "records_from_inspect_logs", "usage_totals"]
+           "records_from_inspect_logs"]
 
 #: File names Inspect writes its logs under.
 INSPECT_LOG_SUFFIXES = (".eval", ".json")
@@ -99,15 +99,9 @@ def records_from_inspect_logs(files: Sequence[Path]) -> tuple[list[dict], list[d
     return records, calls
 
 
-def usage_totals(usages: Sequence[Any]) -> tuple[int, int, float | None]:
-    """Prompt tokens, completion tokens and dollars of Inspect ``ModelUsage`` values (dollars ``None`` unless every
-    one knows its cost)."""
-    costs = [u.total_cost for u in usages]
-    cost = None if not costs or None in costs else float(sum(c for c in costs if c is not None))
-    return sum(u.input_tokens for u in usages), sum(u.output_tokens for u in usages), cost
-
-
 def _usage_columns(sample: Any) -> dict[str, Any]:
+    from bizsim.surfaces.inspect_eval.usage import usage_totals
+
     prompt, completion, cost = usage_totals(list((sample.model_usage or {}).values()))
     turns = sum(1 for e in sample.events if getattr(e, "event", None) == "model")
     return {"llm_turns": turns, "llm_prompt_tokens": prompt, "llm_completion_tokens": completion,
