@@ -75,8 +75,9 @@ class ResolvedRun:
 
     @property
     def records_calls(self) -> bool:
-        """The agent calls a model: its run records every call in a run directory and resumes from them."""
-        return RECORDS_CALLS in self.agent.capabilities
+        """The agent calls a model: its run records every call in a run directory and resumes from them (an agent
+        handed over already made, with its own client, plays as it is)."""
+        return RECORDS_CALLS in self.agent.capabilities and self.factory is None
 
     @property
     def preset(self) -> Any:
@@ -133,7 +134,8 @@ def resolve_loose(
     max_episodes: int = 1, start: Any = None, origin: dict | None = None,
 ) -> ResolvedRun:
     """Resolve :func:`~bizsim.runs.episode.run_episode`'s looser arguments: a preset may be a config object or a
-    ``.toml`` path (named in the record as given), an agent a function of your own."""
+    ``.toml`` path (named in the record as given), an agent a function of your own, and agent options may hand
+    the agent objects (a model client): such an agent is made here and plays as it is."""
     import json
 
     from bizsim.simcore.config import config_to_dict
@@ -141,24 +143,38 @@ def resolve_loose(
     config = None if isinstance(preset, (str, Path)) else preset
     named = str(preset) if config is None else "default"
     overrides = {} if config is None else json.loads(json.dumps(config_to_dict(config), default=str))
-    factory = None
-    if callable(agent):
-        defined = agent if isinstance(agent, AgentDef) else None
-        label = defined.name if defined is not None else getattr(agent, "__name__", "custom")
-        definition = defined or AgentDef(agent, name=label)
-        factory = agent if defined is None and not agent_options else None
-    else:
-        label = agent
-    spec = RunSpec(world, named, label, seed, overrides=overrides, agent_options=dict(agent_options or {}),
-                   max_episodes=max_episodes, start=start, origin=origin)
+    given = dict(agent_options or {})
+    objects = {k: v for k, v in given.items() if not _is_data(v)}  # a model client, a limiter: handed over as is
+    data = {k: v for k, v in given.items() if k not in objects}
+    label = agent if isinstance(agent, str) else (agent.name if isinstance(agent, AgentDef) else
+                                                  getattr(agent, "__name__", "custom"))
+    spec = RunSpec(world, named, label, seed, overrides=overrides, agent_options=data, max_episodes=max_episodes,
+                   start=start, origin=origin)
     shown = "custom" if config is not None else str(preset)
-    if not callable(agent):
+    if isinstance(agent, str) and not objects:
         run = resolve(spec)
         return attrs.evolve(run, preset_name=shown, config=run.config if config is None else config)
-    definition.check_options(spec.agent_options, label=label)
+    if isinstance(agent, str):
+        definition = resolve_agent(spec.world_spec, agent)
+    else:
+        definition = agent if isinstance(agent, AgentDef) else AgentDef(agent, name=label)
+    if isinstance(agent, str) or isinstance(agent, AgentDef) or given:
+        factory = definition.bind(given, label=label)  # checked and bound as a registered agent's
+    else:
+        factory = agent
     return ResolvedRun(spec=spec, world=spec.world_spec, config=config if config is not None else world_config(spec),
-                       agent=definition, agent_options=spec.agent_options, roles={}, max_episodes=max_episodes,
+                       agent=definition, agent_options=given, roles={}, max_episodes=max_episodes,
                        budgets=Budgets(), preset_name=shown, factory=factory)
+
+
+def _is_data(value: Any) -> bool:
+    import json
+
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _split(options: Mapping[str, Any], world: WorldSpec, agent: AgentDef) -> tuple[dict, dict]:

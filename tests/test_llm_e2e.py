@@ -14,7 +14,6 @@ pytestmark = pytest.mark.xdist_group("llm_e2e")
 
 needs_litellm()
 
-from bizsim.runs.rundir import RunDir
 
 from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents import greedy

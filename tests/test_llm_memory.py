@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from bizsim.runs.rundir import RunDir
 from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents.llm import LLMAgent, ScriptedClient
 from bizsim.agents.llm.memory import (

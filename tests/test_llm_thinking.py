@@ -15,7 +15,6 @@ from .llm_server import needs_litellm
 
 needs_litellm()
 
-from bizsim.runs.rundir import RunDir
 
 from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient

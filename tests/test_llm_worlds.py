@@ -7,7 +7,7 @@ import json
 import attrs
 import pytest
 
-from bizsim.runs.rundir import RunDir
+from bizsim.runs.recorder import RunDirRecorder
 from bizsim.agents import AGENTS
 from bizsim.agents.llm import ScriptedClient
 from bizsim.runs import run_episode
@@ -160,7 +160,7 @@ def test_the_window_is_cut_before_the_turns_user_message_is_added(tmp_path):
         return {"content": None, "tool_calls": [{"name": n, "arguments": a} for n, a in reply]}
 
     run_episode("operation", "default", "llm", seed=1, agent_options={
-        "client": ScriptedClient(policy), "history_messages": 3, "max_turns": 4, "logs": RunDir(tmp_path)})
+        "client": ScriptedClient(policy), "history_messages": 3, "max_turns": 4, "logs": RunDirRecorder(tmp_path)})
     # turn 3: the window [task_done call, its report, "hmm"], then the warning
     assert ["system", "assistant", "tool", "assistant", "user"] == seen[2]
     logged = [json.loads(line) for line in (tmp_path / "agent_commands.jsonl").read_text().splitlines()]
@@ -221,7 +221,7 @@ def test_a_restart_keeps_the_notes_and_says_so_and_memory_tool_calls_are_logged(
         return {"content": None, "tool_calls": [{"name": "task_done", "arguments": {}}]}
 
     run = run_episode("vending", cfg, "llm", seed=1, max_episodes=2, agent_options={
-        "client": ScriptedClient(policy), "memory": "scratchpad", "logs": RunDir(tmp_path)})
+        "client": ScriptedClient(policy), "memory": "scratchpad", "logs": RunDirRecorder(tmp_path)})
     assert 2 == len(run.episodes)
     system, first = seen[-1]
     assert "LESSON: buy less" in system and first.startswith("Episode 1 ended in bankruptcy") and "notes" in first
