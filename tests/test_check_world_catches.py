@@ -102,3 +102,78 @@ def test_check_world_returns_what_it_checked():
     text = str(report)
     assert text.startswith("check_world(operation-v1): passed") and "seed 2: 2 decision points" in text
     assert f"{report.refusals} malformed command lines refused" in text and report.refusals > 0
+
+
+class SharedStateWorld(OperationWorld):
+    """Hands out its own list as state and lets a refusal append to it: a kit holding state by reference sees the
+    change in its "before" too."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._notes: list[str] = []
+
+    def state(self) -> dict:
+        return {"notes": self._notes, **super().state()}
+
+    def execute(self, line: str, *, allow_hidden: bool = False, driven: bool = False):
+        out = super().execute(line, allow_hidden=allow_hidden, driven=driven)
+        if isinstance(out, dict) and "error" in out:
+            self._notes.append(line)
+        return out
+
+
+class NanWorld(OperationWorld):
+    """A correct world with a NaN in its state (an undefined ratio): NaN is not equal to itself."""
+
+    def state(self) -> dict:
+        return {**super().state(), "ratio": float("nan")}
+
+
+def test_a_refusal_that_changes_a_state_handed_out_by_reference_is_caught():
+    from bizsim.simcore.testing import assert_refusal_changes_nothing
+
+    with pytest.raises(AssertionError, match="changed the world"):
+        assert_refusal_changes_nothing(SharedStateWorld("default", 1), "no-such-command")
+    with pytest.raises(AssertionError, match="refused command .* changed the state"):
+        check_world(lambda s: SharedStateWorld("default", s), two_days, seeds=(1,))
+
+
+def test_a_nan_in_the_state_does_not_fail_a_correct_world():
+    from bizsim.simcore.testing import assert_deterministic, assert_refusal_changes_nothing, assert_replays
+
+    assert_refusal_changes_nothing(NanWorld("default", 1), "no-such-command")
+    world = assert_deterministic(lambda: NanWorld("default", 1), two_days)
+    assert_replays(lambda: NanWorld("default", 1), world)
+    check_world(lambda s: NanWorld("default", s), two_days, seeds=(1,))
+
+
+class WordyInvariantsWorld(OperationWorld):
+    """Reports a broken invariant as a bare string instead of a list of them."""
+
+    def invariants(self):
+        return "broken: the books"
+
+
+class HangingInvariantsWorld(OperationWorld):
+    """Never returns from invariants()."""
+
+    def invariants(self):
+        while True:
+            pass
+
+
+def test_invariants_that_are_not_a_list_of_strings_are_named_not_cut_to_three_letters():
+    from bizsim.simcore.testing import play
+
+    with pytest.raises(AssertionError, match="must return a list of strings.*'broken: the books'"):
+        play(WordyInvariantsWorld("default", 1), ["help"])
+
+
+def test_a_hanging_invariants_check_fails_instead_of_hanging(monkeypatch):
+    from bizsim.simcore.testing import _guards, play
+
+    monkeypatch.setattr(_guards, "CHECK_SECONDS", 0.2)
+    with pytest.raises(AssertionError, match=r"invariants\(\) did not return within 0.2 s"):
+        play(HangingInvariantsWorld("default", 1), ["help"])
+    with pytest.raises(AssertionError, match="did not return"):
+        check_world(lambda s: HangingInvariantsWorld("default", s), two_days, seeds=(1,))

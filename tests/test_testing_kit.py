@@ -98,3 +98,36 @@ def test_world_lines_keep_the_odd_values_beside_the_worlds_own():
     odd = next(v for v in ODD_VALUES if v.strip())
     line = find(world_lines("startup", values=("Task-1",)), lambda text: odd in text.split())
     assert odd in line.split()
+
+
+def test_severance_booked_twice_is_caught_by_the_independent_count_the_ledger_alone_misses():
+    """The mechanics page's property: a world that books the severance twice keeps a balanced ledger (the old check
+    passed it), but the count of what the world answered it paid does not match."""
+    from bizsim.agents.startup.v2 import greedy
+    from bizsim.models.startup.v2 import StartupV2World
+    from bizsim.simcore.watch import watch
+
+    class DoubleSeverance(StartupV2World):
+        def fire(self, emp, cost):
+            self.ledger.post(self._now_us, "severance", -cost, emp.uid)
+            return super().fire(emp, cost)
+
+    def played(cls):
+        world, answers, turns = cls("default", 3), [], [0]
+
+        def fire_at_the_turn(w):
+            turns[0] += 1
+            if turns[0] == 5:
+                answers.append(w.execute("employee fire --employee Emp_2"))
+
+        world.run(watch(greedy, after=fire_at_the_turn))
+        return world, -sum(a.get("severance_cents", 0) for a in answers)
+
+    world, paid = played(StartupV2World)
+    assert paid < 0
+    assert_money_conserved(world, world.funds_cents, booked={"severance": paid})
+    broken, paid = played(DoubleSeverance)
+    assert_money_conserved(broken, broken.funds_cents)  # balanced: the ledger against itself cannot see it
+    with pytest.raises(AssertionError, match=r"books -647564 cents as 'severance' \(2 entries\); counted "
+                                             r"independently, -323782"):
+        assert_money_conserved(broken, broken.funds_cents, booked={"severance": paid})

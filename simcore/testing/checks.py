@@ -7,13 +7,14 @@ They use only the kernel's contract (``execute``, ``invariants``, ``state``, ``t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..driver import Driver
 from ..ledger import Ledger
 from ..replay import replay
 from ..world import Agent, World
+from ._guards import broken_invariants, state_text
 
 __all__ = [
     "assert_deterministic", "assert_money_conserved", "assert_rate", "assert_refusal_changes_nothing",
@@ -36,17 +37,24 @@ def play(world: World, lines: Iterable[str], *, check: bool = True) -> list[dict
             break
         out.append(driver.send(line))
         if check:
-            broken = world.invariants()
+            broken = broken_invariants(world)
             assert not broken, f"after {line[:200]!r} at t_us={world.now_us}: {broken[:3]}"
     return out
 
 
-def assert_money_conserved(world: World, funds_cents: int | None = None, ledger: Ledger | None = None) -> None:
-    """Funds equal the initial funds plus every booked entry, and every entry is whole cents.
+def assert_money_conserved(world: World, funds_cents: int | None = None, ledger: Ledger | None = None, *,
+                           booked: Mapping[str, int] | None = None) -> None:
+    """Funds equal the initial funds plus every booked entry, every entry is whole cents, and the money booked in
+    each category of ``booked`` is what the test counted on its own.
+
+    The ledger alone cannot show money booked twice or not at all (it stays balanced); ``booked`` is the check
+    against an independent count: what the world said it moved (its answers, its events), summed by the test.
 
     Args:
         funds_cents: the figure the world reports as its funds (e.g. ``world.funds_cents``), checked too.
         ledger: the world's ledger; ``world.ledger`` when not given.
+        booked: ledger category -> the cents the test expects booked in it (negative for costs), counted
+            independently of the ledger.
     """
     book: Ledger = ledger if ledger is not None else getattr(world, "ledger")
     bad = [e for e in book if type(e.amount_cents) is not int]
@@ -57,6 +65,12 @@ def assert_money_conserved(world: World, funds_cents: int | None = None, ledger:
         f"({total}): money was created or lost outside the ledger")
     if funds_cents is not None:
         assert funds_cents == total, f"the world reports funds of {funds_cents} cents; its ledger sums to {total}"
+    for category, expected in (booked or {}).items():
+        found = sum(e.amount_cents for e in book if e.category == category)
+        entries = sum(1 for e in book if e.category == category)
+        assert found == expected, (
+            f"the ledger books {found} cents as {category!r} ({entries} entries); counted independently, "
+            f"{expected}: money booked twice, or not at all")
 
 
 def assert_replays(factory: Callable[[], World], world: World) -> World:
@@ -72,7 +86,7 @@ def assert_replays(factory: Callable[[], World], world: World) -> World:
         k = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
         raise AssertionError(f"the replay parts from the run at trajectory record {k}: "
                              f"{(la[k] if k < len(la) else 'end')[:300]!r} vs {(lb[k] if k < len(lb) else 'end')[:300]!r}")
-    assert world.state() == again.state(), "the replay recorded the same trajectory but ends in another state"
+    assert state_text(world) == state_text(again), "the replay recorded the same trajectory but ends in another state"
     return again
 
 
@@ -88,20 +102,21 @@ def assert_deterministic(factory: Callable[[], World], agent: Agent) -> World:
     assert first.trajectory.to_jsonl() == second.trajectory.to_jsonl(), (
         "two runs of the same world and agent recorded different trajectories: a mechanic draws from something "
         "other than the world's named streams (global random state, the wall clock, a set's order)")
-    assert first.state() == second.state(), "two runs recorded the same trajectory but end in different states"
+    assert state_text(first) == state_text(second), "two runs recorded the same trajectory but end in different states"
     return first
 
 
 def assert_refusal_changes_nothing(world: World, line: str) -> dict[str, Any]:
-    """``line`` is refused with ``{"error": ...}`` and the state and clock stay as they were.
+    """``line`` is refused with ``{"error": ...}`` and the state and clock stay as they were (the state is copied by
+    value before the call, so a world that hands out its own lists cannot change the "before" too).
 
     Returns:
         the refusal.
     """
-    before, now = world.state(), world.now_us
+    before, now = state_text(world), world.now_us
     out = world.execute(line, driven=True)
     assert isinstance(out, dict) and "error" in out, f"{line[:200]!r} was not refused: {str(out)[:300]}"
-    assert (before, now) == (world.state(), world.now_us), f"the refused {line[:200]!r} changed the world"
+    assert (before, now) == (state_text(world), world.now_us), f"the refused {line[:200]!r} changed the world"
     return out
 
 
