@@ -1,4 +1,4 @@
-"""Gymnasium adapters for every registered world, as ``bizsim/<world>-v<version>``.
+"""Gymnasium adapters for every registered world, as ``bizsim/<world>-v<version>`` (see :func:`env_id`).
 
 Importing this module registers one environment id per world of
 :func:`bizsim.simcore.registry.world_names` (lazy entry-point strings: no world is built
@@ -79,12 +79,18 @@ def _no_shared_memory(space: ObservationText, n: int = 1, ctx: Any = None) -> An
                            "use make_vec(..., vector_kwargs={'shared_memory': False})")
 
 def env_id(world: str) -> str:
-    """The Gymnasium id of a registered world, e.g. ``bizsim/operation-v1``.
+    """The Gymnasium id of a registered world: ``bizsim/<name>-v<version>``, e.g. ``bizsim/operation-v1``.
 
-    >>> env_id("startup")
-    'bizsim/startup-v1'
+    A world whose name carries a version of its own (``startup-v2``, a world beside ``startup``, not a newer
+    version of it) is named with ``_`` there (``bizsim/startup_v2-v2``): Gymnasium reads ``-vN`` as an id's
+    version, and ``startup-v2`` would make ``gymnasium.make("bizsim/startup")`` build it, warning that
+    ``startup-v1`` is out of date.
+
+    >>> env_id("startup"), env_id("startup-v2")
+    ('bizsim/startup-v1', 'bizsim/startup_v2-v2')
     """
-    return f"bizsim/{world_spec(world).benchmark_id}"
+    spec = world_spec(world)
+    return f"bizsim/{spec.name.replace('-v', '_v')}-v{spec.version}"
 
 
 def _discrete_names(world: str) -> tuple[str, ...] | None:

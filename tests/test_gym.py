@@ -29,12 +29,40 @@ def test_check_env_passes(world):
 
 
 def test_every_world_is_registered_with_its_version():
-    """Each world of the registry has an id ``bizsim/<benchmark id>`` (``bizsim/startup-v1``, ``bizsim/startup-v2``)
-    with a lazy entry point."""
+    """Each world of the registry has an id ``bizsim/<name>-v<version>`` (``bizsim/startup-v1``,
+    ``bizsim/startup_v2-v2``) with a lazy entry point, and no two worlds share a Gymnasium name: Gymnasium would take
+    one for a newer version of the other."""
+    names = {}
     for name, world in registered().items():
-        spec = gymnasium.spec(f"bizsim/{world.benchmark_id}")
+        eid = bizgym.env_id(name)
+        spec = gymnasium.spec(eid)
         assert "bizsim.surfaces.gym:BizSimEnv" == spec.entry_point
         assert {"world": name} == spec.kwargs
+        assert (spec.namespace, spec.version) == ("bizsim", world.version)
+        assert spec.name not in names, f"{name} and {names[spec.name]} share the Gymnasium name {spec.name}"
+        names[spec.name] = name
+
+
+def test_the_startup_id_builds_yc_benchs_world_without_a_warning():
+    """``bizsim/startup-v1`` builds startup-v1 (YC-Bench's world) without a warning (it warned that v1 "is out of
+    date", pointing to startup-v2); unversioned ``bizsim/startup`` builds startup-v1 too, Gymnasium saying only that
+    it took the latest version, v1; startup-v2 has an id of its own."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        env = gymnasium.make("bizsim/startup-v1")
+        assert "startup-v1" == _benchmark_of(env)
+        env.close()
+        assert [] == [str(w.message) for w in seen]
+        env = gymnasium.make("bizsim/startup")
+        assert "startup-v1" == _benchmark_of(env)
+        env.close()
+    (said,) = [str(w.message) for w in seen]
+    assert "Using the latest versioned environment `bizsim/startup-v1`" in said
+    env = gymnasium.make("bizsim/startup_v2-v2")
+    assert "startup-v2" == _benchmark_of(env)
+    env.close()
 
 
 def test_import_bizsim_registers_nothing():
@@ -164,3 +192,8 @@ def test_async_vector_env_needs_shared_memory_off_and_then_steps():
     finally:
         venv.close()
     assert '"current_day":1' in first[0] and '"current_day":2' in second[0] and first[0] != first[1]
+
+
+def _benchmark_of(env) -> str:
+    env.reset()
+    return env.unwrapped.text.world.benchmark_id
