@@ -55,8 +55,13 @@ def beside(benchmark_id: str, preset: str, seed: int, agent: str, shown: Callabl
     # A later version registers under its versioned name (startup-v2): that name, not its base, runs it.
     world = benchmark_id if benchmark_id in registered() else benchmark_id.rsplit("-v", 1)[0]
     if table is None or preset != "default":
+        spec = registered().get(world)
+        # Only an agent the world has, and never the run just made: the strongest the world offers, else its default.
+        offered = [a for a in ("planner", spec.default_agent if spec else "") if spec and a in spec.agents and a != agent]
+        if not offered:
+            return [f"beside it: no reference figures for {benchmark_id} preset {preset}"]
         return [f"beside it: no reference figures for {benchmark_id} preset {preset}; "
-                f"`bizsim run {world} --preset {preset} --agent planner --seed {seed}` gives the planner's"]
+                f"`bizsim run {world} --preset {preset} --agent {offered[0]} --seed {seed}` gives the {offered[0]}'s"]
     names = {a: a if a == "planner" else f"{a} (the default agent)" for a in table}
     ordered = sorted(table, key=lambda a: a == "planner", reverse=True)
     lines = []
