@@ -7,7 +7,7 @@ from typing import Any
 
 import simpy
 
-from .world import Agent, World
+from .world import Agent, World, agent_process
 
 __all__ = ["watch"]
 
@@ -26,7 +26,7 @@ def watch(
     """
 
     def watched(world: World) -> Generator[simpy.Event, Any, None]:
-        gen = agent(world)
+        gen = agent_process(agent, world)
         value: Any = None
         while True:
             try:

@@ -13,14 +13,14 @@ import simpy
 from .calendar import Calendar
 from .commands import CommandSet, CommandSpec, HiddenCommandError
 from .env import SimEnvironment
-from .errors import CommandError, NotInProcessError
+from .errors import CommandError, ConfigError, NotInProcessError
 from .streams import RandomStreams
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
     from .snapshot import Snapshot
 
-__all__ = ["World", "Status", "Agent"]
+__all__ = ["World", "Status", "Agent", "agent_process"]
 
 #: An agent: a function from a world to a SimPy process generator.
 Agent = Callable[["World"], Generator[simpy.Event, Any, Any]]
@@ -58,6 +58,20 @@ class Status(str, enum.Enum):
     HORIZON = "horizon_reached"
     COLLAPSED = "collapsed"
     ERROR = "error"
+
+
+def agent_process(agent: Agent, world: World) -> Generator[simpy.Event, Any, Any]:
+    """``agent(world)``, checked to be the generator a SimPy process needs.
+
+    Raises:
+        ConfigError: the agent returned something else (it never yields: a ``yield world.advance()`` is missing).
+    """
+    process = agent(world)
+    if not isinstance(process, Generator):
+        name = getattr(agent, "__name__", type(agent).__name__)
+        raise ConfigError(f"agent {name!r} returned {type(process).__name__}, not a generator: an agent is a generator "
+                        "function that yields world.advance() (or another event) to let time run; add the yield")
+    return process
 
 
 class World:
@@ -351,7 +365,7 @@ class World:
     # running -------------------------------------------------------------
     def run(self, agent: Agent) -> simpy.Process:
         """Run ``agent`` as a process until it returns or the episode ends."""
-        proc = self.env.process(agent(self))
+        proc = self.env.process(agent_process(agent, self))
         self.env.run(until=self.env.any_of([proc, self.finished]))
         if proc.triggered and not proc.ok:
             raise proc.value  # type: ignore[misc]  # simpy types value Optional[Any]; a failed one holds the error

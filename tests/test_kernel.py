@@ -448,3 +448,19 @@ def test_close_from_inside_an_agent_is_refused_and_changes_nothing():
     assert w.status.value == "running" and w.env.processes
     w.close()
     assert w.closed
+
+
+def test_an_agent_that_forgets_to_yield_is_told_so():
+    """An agent function without a ``yield`` returns None: the error says to add the yield (it was
+    ``'NoneType' object has no attribute 'send'``), through run_episode and World.run alike."""
+    from bizsim.models.startup import StartupWorld
+    from bizsim.runs import run_episode
+    from bizsim.simcore.errors import ConfigError
+
+    def forgetful(world):
+        world.execute("company status")
+
+    with pytest.raises(ConfigError, match="agent 'forgetful' returned NoneType, not a generator.*add the yield"):
+        run_episode("startup", "default", forgetful, 1)
+    with pytest.raises(ConfigError, match="not a generator"):
+        StartupWorld("default", 1).run(forgetful)
