@@ -12,6 +12,28 @@ from bizsim.simcore.errors import BizSimError
 __all__ = ["add_parser", "run_verify"]
 
 
+def _run_dirs(dirs: Sequence[str]) -> list[str]:
+    """The run directories named: a sweep directory stands for every run directory it keeps, in name order.
+
+    Raises:
+        BizSimError: a sweep directory that keeps no run directory (its runs were not written: ``--run-dirs``).
+    """
+    from bizsim.runs.rundir import RunDir, SweepDir
+
+    out: list[str] = []
+    for path in dirs:
+        sweep = SweepDir(path)
+        if not sweep.is_sweep() or RunDir(path).is_run():
+            out.append(path)
+            continue
+        kept = sorted(p for p in sweep.runs.iterdir() if RunDir(p).is_run()) if sweep.runs.is_dir() else []
+        if not kept:
+            raise BizSimError(f"sweep {path!r} keeps no run directories to replay (its LLM runs keep theirs; run a "
+                              "sweep with --run-dirs to keep every run's)")
+        out.extend(str(p) for p in kept)
+    return out
+
+
 def add_parser(sub: Any) -> None:
     """Add ``bizsim verify`` to the subcommands."""
     verify = sub.add_parser(
@@ -19,7 +41,8 @@ def add_parser(sub: Any) -> None:
         description="Replay the command log of each run directory (every episode, in order) and compare the "
                     "trajectories and summaries with the recorded ones. Exit 0 when all match, 1 when one differs.",
     )
-    verify.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (bizsim run --out, LLM runs)")
+    verify.add_argument("dirs", nargs="+", metavar="DIR",
+                        help="run directories (bizsim run --out, LLM runs), or sweep directories (each run kept in it)")
     verify.set_defaults(handler=run_verify)
 
 
@@ -32,7 +55,7 @@ def _verify(dirs: Sequence[str]) -> int:
     from bizsim.runs.verify import verify_run_dir
 
     worst = 0
-    for path in dirs:
+    for path in _run_dirs(dirs):
         try:
             found = verify_run_dir(path)
         except BizSimError as exc:

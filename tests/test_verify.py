@@ -266,3 +266,16 @@ def test_an_honest_run_with_odd_line_breaks_in_its_commands_verifies(tmp_path):
     run_episode("startup", "default", line_break_agent, seed=2, out=tmp_path / "run")
     found = verify_run_dir(tmp_path / "run")
     assert found.ok, found.problems
+
+
+def test_verify_takes_a_sweep_directory_and_replays_every_run_it_keeps(tmp_path):
+    """``bizsim verify SWEEP`` replays each run directory a sweep kept; a sweep that kept none is told to use
+    --run-dirs (exit 2)."""
+    from bizsim.cli.main import main
+    from bizsim.runs import grid, sweep
+
+    sweep(grid("operation", "default", "threshold", "1-2"), tmp_path / "kept", backend="serial", progress=False,
+          run_dirs=True)
+    assert 0 == main(["verify", str(tmp_path / "kept")])
+    sweep(grid("operation", "default", "threshold", "1"), tmp_path / "bare", backend="serial", progress=False)
+    assert 2 == main(["verify", str(tmp_path / "bare")])
