@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["CAP_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
-           "kind_key", "kind_words", "words"]
+__all__ = ["ASKED_STOPS", "CAP_STOPS", "FINAL_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
+           "kind_key", "kind_words", "stopped_early", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
              "month_": "monthly "}
@@ -172,7 +172,27 @@ CAP_STOPS: dict[str, str] = {
 _OTHER_STOPS = {
     "api_error": "the model's API failing",
     "api_failures": "the model's API failing again and again",
+    "context_window": "the model's context window: the next prompt would not fit",
 }
+#: The stops the user asked for: a run that reaches one ran as told (``bizsim run`` exits 0).
+ASKED_STOPS = ("max_turns", "max_cost_usd", "max_tokens_total")
+#: Stops after which the same run cannot get further with the same model and settings (a resume would replay it to
+#: the same place): the stall guard, a prompt past the model's context window.
+FINAL_STOPS = ("stalled", "context_window")
+
+
+def stopped_early(reason: object, detail: object = None) -> bool:
+    """Whether a run ended before its world did: bankrupt, collapsed, or stopped by a cap, a guard or its model's
+    API (status ``error``); what a table's "ended early" counts.
+
+    >>> stopped_early("horizon_end"), stopped_early("bankruptcy"), stopped_early("error", "max_turns")
+    (False, True, True)
+    """
+    return str(reason or "") in _EARLY
+
+
+# Endings before the world's own end, as records and the viewer's statuses name them.
+_EARLY = frozenset({"bankruptcy", "bankrupt", "collapsed", "error", "agent_stalled", "agent_stopped"})
 
 
 def ending_words(reason: str | None, detail: str | None = None) -> str:
