@@ -159,6 +159,7 @@ def _run_llm(args: argparse.Namespace) -> int:
             options["auditor"] = args.auditor
         spec = RunSpec(args.world, args.preset, args.agent, args.seed, agent_options=options,
                        max_episodes=args.max_episodes)
+        _check_setup(options, preflight=preflight and not args.estimate, key=not args.estimate)
         spec.check()
         if args.estimate:
             from bizsim.runs.llm_estimate import estimate_run, format_estimates
@@ -201,6 +202,17 @@ def exit_code(reason: str | None, detail: str | None) -> int:
     if reason != "error" or detail in ASKED_STOPS:
         return 0
     return EXIT_GUARD if detail in FINAL_STOPS else EXIT_API
+
+
+def _check_setup(options: dict[str, Any], *, preflight: bool, key: bool) -> None:
+    """A missing key, an unknown provider, nothing listening at ``--api-base``: named in well under a second,
+    before the spec's own check builds the agent, which imports litellm (seconds)."""
+    from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+
+    api_base = options.get("api_base")
+    check_setup(str(options["model"]), api_base=api_base, api_key_env=options.get("api_key_env"), provider_key=key)
+    if preflight:
+        check_endpoint(api_base)
 
 
 def _attrs_dict(value: Any) -> dict:
