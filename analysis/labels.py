@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["ASKED_STOPS", "CAP_STOPS", "FINAL_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
-           "kind_key", "kind_words", "stopped_early", "words"]
+           "kind_key", "kind_words", "stop_name", "stopped_early", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
              "month_": "monthly "}
@@ -188,7 +188,35 @@ def stopped_early(reason: object, detail: object = None) -> bool:
     >>> stopped_early("horizon_end"), stopped_early("bankruptcy"), stopped_early("error", "max_turns")
     (False, True, True)
     """
-    return str(reason or "") in _EARLY
+    return isinstance(reason, str) and reason in _EARLY
+
+
+#: Short names of the stops, for a table's cell or a group's name.
+_STOP_NAMES = {
+    "max_turns": "turn cap", "max_cost_usd": "spending cap", "max_tokens_total": "token cap", "stalled": "stall guard",
+    "context_window": "context window", "api_error": "API failures", "api_failures": "API failures",
+}
+
+
+def stop_name(reason: object, detail: object = None) -> str | None:
+    """What stopped a run before its world ended it, in two or three words (``None`` for a run the world ended:
+    horizon, bankruptcy, collapse). Tables mark and group stopped runs by it, so that no mean over full runs
+    takes in a run cut short.
+
+    >>> stop_name("error", "max_turns"), stop_name("error", "api_failures"), stop_name("bankruptcy", "x")
+    ('stopped: turn cap', 'stopped: API failures', None)
+    >>> stop_name("agent_stopped")
+    'stopped: agent stopped'
+    """
+    reason = reason if isinstance(reason, str) else ""  # a table's missing cell (NaN, pandas' NA) says nothing
+    detail = detail if isinstance(detail, str) and detail else "error"
+    if reason == "error":
+        said = _STOP_NAMES.get(detail, detail.replace("_", " "))
+    elif reason in ("agent_stalled", "agent_stopped"):
+        said = reason.replace("_", " ")
+    else:
+        return None
+    return f"stopped: {said[:60]}"
 
 
 # Endings before the world's own end, as records and the viewer's statuses name them.

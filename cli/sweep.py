@@ -163,8 +163,9 @@ def _estimate(specs: Any, out: str) -> int:
 
 def group_table(out: Any, limit: int = 40) -> str:
     """The sweep's outcome per group, as text: each group's runs, the mean of its metric with the 95 % interval
-    over seeds, and how many ended early (bankrupt or collapsed). A group is a world, preset, agent, model and
-    every agent option that varies; the viewer's sweep page shows the same groups."""
+    over seeds, and how many ended early (bankrupt, collapsed, or stopped by a cap, a guard or their API). A group is
+    a world, preset, agent, model and every agent option that varies, and the runs stopped by one cause apart from
+    the runs that went on to the world's end; the viewer's sweep page shows the same groups."""
     from pathlib import Path
 
     from bizsim.analysis.labels import dollars, human_number
@@ -182,6 +183,7 @@ def group_table(out: Any, limit: int = 40) -> str:
     for g in data["groups"][:limit]:
         name = " ".join(str(v) for v in (g["world"], g["preset"], g["agent"], g["model"]) if v)
         name += "".join(f" {k}={g['options'][k]}" for k in opts if g["options"].get(k) is not None)
+        name += f" ({g['stopped']})" if g.get("stopped") else ""  # its own group: figures where the runs stopped
         money = g["money"] and str(g["metric"]).endswith("_cents")
         interval = "" if g["ci_low"] is None else f"{fmt(g['ci_low'], money)} to {fmt(g['ci_high'], money)}"
         rows.append([name, str(g["runs"]), g["metric_label"] or "", fmt(g["mean"], money), interval,

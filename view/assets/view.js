@@ -642,9 +642,9 @@
       const tbl = el("table", {cls: "grp"});
       // Every agent option that varies in the sweep is a column: an ablation's arms are rows of their own.
       const opts = data.option_columns || [];
-      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "ended early", "bankrupt", "failed to run", "model cost"].map((h) => el("th", {text: h}))));
       for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
-        g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
+        g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.ended_early) + " of " + num(g.runs) + (g.stopped ? " (" + g.stopped + ")" : ""), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
       sec.appendChild(dotPlot(gs));
     }
