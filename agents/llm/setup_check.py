@@ -100,7 +100,10 @@ def check_provider(model: str, api_base: str | None = None) -> None:
     known = known_providers()
     if known is None or prefix in known or model in _priced_models():
         return
-    host = (urlsplit(api_base).hostname or "") if api_base else ""
+    try:
+        host = (urlsplit(api_base).hostname or "") if api_base else ""
+    except ValueError:  # not a URL: the endpoint check names that
+        host = ""
     if api_base and host not in ("localhost", "::1") and not host.startswith("127."):
         return
     raise ConfigError(
@@ -114,13 +117,15 @@ def known_providers() -> frozenset[str] | None:
     """The provider prefixes the installed litellm knows (its ``LlmProviders`` and its JSON-configured providers),
     read from its source without importing it; ``None`` when that cannot be read (litellm then decides)."""
     root = _litellm_root()
+    if root is None:
+        return None
     try:
-        source = (root / "types" / "utils.py").read_text(encoding="utf-8") if root else ""
+        source = (root / "types" / "utils.py").read_text(encoding="utf-8")
     except OSError:
         return None
     block = re.search(r"^class LlmProviders\(.*?\):\n(.*?)(?=^\S)", source, re.M | re.S)
     names = set(re.findall(r'^\s+[A-Z0-9_]+\s*=\s*"([^"]+)"', block.group(1), re.M)) if block else set()
-    if len(names) < 10 or root is None:  # a layout this reader does not know: leave the answer to litellm
+    if len(names) < 10:  # a layout this reader does not know: leave the answer to litellm
         return None
     try:
         names |= set(json.loads((root / "llms" / "openai_like" / "providers.json").read_text(encoding="utf-8")))
@@ -133,9 +138,11 @@ def known_providers() -> frozenset[str] | None:
 def _priced_models() -> frozenset[str]:
     """The model names in litellm's bundled price map (it places some names without a provider prefix by these)."""
     root = _litellm_root()
+    if root is None:
+        return frozenset()
     try:
         data = json.loads((root / "model_prices_and_context_window_backup.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return frozenset()
     return frozenset(data) if isinstance(data, dict) else frozenset()
 
