@@ -66,6 +66,20 @@ def test_a_set_up_mistake_of_bizsim_run_is_named_before_litellm_is_imported(flag
     assert not (tmp_path / "run").exists()
 
 
+def test_a_set_up_mistake_of_bizsim_sweep_is_named_before_litellm_is_imported(tmp_path):
+    """`bizsim sweep` of LLM runs: a missing key and an unknown provider fail in one line, exit 2, before litellm
+    is imported and before the sweep directory is made."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    for model, said in (("openai/gpt-4o-mini", "OPENAI_API_KEY is not set"), ("nosuchprovider/x", "no provider")):
+        rc, err, imported = _cli_in_fresh_process("sweep", "--world", "startup", "--agent", "llm", "--agent-opt",
+                                                  f"model={model}", "--out", str(tmp_path / "sweep"), env=env)
+        assert (2, False) == (rc, imported), err
+        assert said in err and 1 == len(err.strip().splitlines())
+        assert not (tmp_path / "sweep").exists()
+
+
 def test_the_providers_read_from_litellms_files_are_the_ones_it_knows():
     """The provider prefixes read without importing litellm are litellm's own, and the fast check agrees with
     litellm's get_llm_provider on names it places and names it cannot."""
