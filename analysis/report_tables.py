@@ -169,17 +169,16 @@ def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = (
     keys = [c for c in ("world", "preset_label", "agent", *extra) if c in runs.columns]
     cols = [*keys, *(c for c in ("seed", "metric", "metric_value", "terminal_reason", "turns", "llm_cost_usd", "run_id")
                      if c in runs.columns)]
-    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols]
-    table_index = table.index[:limit]
+    detail = ["terminal_detail"] if "terminal_detail" in runs.columns else []
+    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols + detail]
     table = table.head(limit).reset_index(drop=True)
+    details = table.pop("terminal_detail").tolist() if detail else [None] * len(table)
     money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
     if "metric" in table.columns:
         table["metric"] = table["metric"].map(lambda m: words(m) if isinstance(m, str) else "")
     if "llm_cost_usd" in table.columns and table["llm_cost_usd"].isna().all():
         table = table.drop(columns=["llm_cost_usd"])
     if "terminal_reason" in table.columns:  # in words: "stopped by its turn cap (max_turns), as asked", not "error"
-        details = runs.loc[table_index, "terminal_detail"].tolist() if "terminal_detail" in runs.columns else \
-            [None] * len(table)
         table["terminal_reason"] = [ending_words(r, d if isinstance(d, str) else None) if isinstance(r, str) else ""
                                     for r, d in zip(table["terminal_reason"], details)]
     # "ending", not terminal_reason: its words keep their underscores ("(max_turns)")
