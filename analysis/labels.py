@@ -179,13 +179,15 @@ ASKED_STOPS = ("max_turns", "max_cost_usd", "max_tokens_total")
 #: Stops after which the same run cannot get further with the same model and settings (a resume would replay it to
 #: the same place): the stall guard, a prompt past the model's context window.
 FINAL_STOPS = ("stalled", "context_window")
+# Endings before the world's own end, as records and the viewer's statuses name them.
+_EARLY = frozenset({"bankruptcy", "bankrupt", "collapsed", "error", "agent_stalled", "agent_stopped"})
 
 
-def stopped_early(reason: object, detail: object = None) -> bool:
-    """Whether a run ended before its world did: bankrupt, collapsed, or stopped by a cap, a guard or its model's
-    API (status ``error``); what a table's "ended early" counts.
+def stopped_early(reason: object) -> bool:
+    """Whether a run that ended this way (its ``terminal_reason``) ended before its world's end: bankrupt,
+    collapsed, or stopped by a cap, a guard or its model's API (``error``); what a table's "ended early" counts.
 
-    >>> stopped_early("horizon_end"), stopped_early("bankruptcy"), stopped_early("error", "max_turns")
+    >>> stopped_early("horizon_end"), stopped_early("bankruptcy"), stopped_early("error")
     (False, True, True)
     """
     return isinstance(reason, str) and reason in _EARLY
@@ -194,7 +196,7 @@ def stopped_early(reason: object, detail: object = None) -> bool:
 #: Short names of the stops, for a table's cell or a group's name.
 _STOP_NAMES = {
     "max_turns": "turn cap", "max_cost_usd": "spending cap", "max_tokens_total": "token cap", "stalled": "stall guard",
-    "context_window": "context window", "api_error": "API failures", "api_failures": "API failures",
+    "context_window": "context window", "api_error": "API error", "api_failures": "API failures",
 }
 
 
@@ -217,10 +219,6 @@ def stop_name(reason: object, detail: object = None) -> str | None:
     else:
         return None
     return f"stopped: {said[:60]}"
-
-
-# Endings before the world's own end, as records and the viewer's statuses name them.
-_EARLY = frozenset({"bankruptcy", "bankrupt", "collapsed", "error", "agent_stalled", "agent_stopped"})
 
 
 def ending_words(reason: str | None, detail: str | None = None) -> str:
