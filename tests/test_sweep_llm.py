@@ -238,3 +238,8 @@ def test_a_report_shows_a_local_models_tokens_cache_and_time_and_marks_its_cappe
     headline = text[text.index("Headline metric"):text.index('id="world-startup"')]
     assert "<td>stopped: turn cap</td>" in headline and "2 of 2 (100 %)" in headline
     assert "stopped by its turn cap (max_turns), as asked" in text and "<td>error</td>" not in text
+    from bizsim.view.sweep_data import sweep_data
+
+    group = sweep_data(tmp_path)["groups"][0]  # the viewer's sweep page: stopped, ended early, not failed
+    assert ("stopped: turn cap", 2, 0, "llm / stopped: turn cap") == (
+        group["stopped"], group["ended_early"], group["failed"], group["name"])
