@@ -89,8 +89,10 @@ def test_the_providers_read_from_litellms_files_are_the_ones_it_knows():
     from litellm.llms.openai_like.json_loader import JSONProviderRegistry
 
     JSONProviderRegistry.load()
-    expected = {str(getattr(p, "value", p)) for p in litellm.provider_list} | set(JSONProviderRegistry._providers)
-    assert expected == known_providers()
+    listed = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+    known = known_providers()
+    assert known is not None and listed <= known  # every provider litellm lists
+    assert all(JSONProviderRegistry.exists(p) for p in known - listed)  # the rest: its JSON-configured providers
     for model, api_base in [("hosted_vllm/qwen", "http://127.0.0.1:8000/v1"), ("openrouter/a/b", None),
                             ("nosuchprovider/x", None), ("nosuchprovider/x", "http://127.0.0.1:8000/v1"),
                             ("meta-llama/Llama-3.1-8B", None)]:
