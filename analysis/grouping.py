@@ -15,13 +15,18 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["SPEC_FIELDS", "group_name", "grouping_columns", "label_columns", "varying_fields", "with_agent"]
+__all__ = ["SPEC_FIELDS", "STOPPED", "group_name", "grouping_columns", "label_columns", "varying_fields", "with_agent",
+           "with_stops"]
 
 #: The fields that vary "across the runs" (any run may hold any value); every other field varies within an agent.
 SPEC_FIELDS = ("world", "preset_label", "agent")
+#: The column :func:`with_stops` adds: what stopped a run before its world ended it (``stopped: turn cap``), empty
+#: for a run the world ended. Where any run stopped it is a grouping column, so a table marks the stopped runs and
+#: no mean over runs that went to the world's end takes in one cut short.
+STOPPED = "stopped"
 #: Fields whose values name themselves in a group's name (``hard``, ``greedy``); any other field (an agent option)
 #: is named beside its value (``history rounds 20``).
-_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model"})
+_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "stopped"})
 
 
 def _cell(v: Any) -> str | None:
@@ -72,7 +77,22 @@ def grouping_columns(runs: Any) -> list[str]:
     fields = [c for c in dict.fromkeys((*SPEC_FIELDS, "model", *option_columns(runs))) if c in runs.columns]
     if not len(runs) or not fields:
         return []
-    return varying_fields(runs[fields].to_dict("records"), fields)
+    stopped = [STOPPED] if STOPPED in runs.columns and bool(runs[STOPPED].fillna("").astype(str).ne("").any()) else []
+    return varying_fields(runs[fields].to_dict("records"), fields) + stopped
+
+
+def with_stops(runs: Any) -> Any:
+    """``runs`` with a :data:`STOPPED` column: for each run that finished but was cut short (a cap, a guard, its
+    model's API, an agent that stopped), what stopped it (:func:`bizsim.analysis.labels.stop_name`); ``""`` for a
+    run its world ended and for one that failed to run (its own status says so)."""
+    from bizsim.analysis.labels import stop_name
+
+    out = runs.copy()
+    reasons = runs["terminal_reason"] if "terminal_reason" in runs.columns else [None] * len(runs)
+    details = runs["terminal_detail"] if "terminal_detail" in runs.columns else [None] * len(runs)
+    status = runs["status"] if "status" in runs.columns else ["ok"] * len(runs)
+    out[STOPPED] = [(stop_name(r, d) or "") if s == "ok" else "" for r, d, s in zip(reasons, details, status)]
+    return out
 
 
 def label_columns(runs: Any) -> list[str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["CAP_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
-           "kind_key", "kind_words", "words"]
+__all__ = ["ASKED_STOPS", "CAP_STOPS", "FINAL_STOPS", "FAILED_COLOR", "KIND_COLORS", "KIND_FALLBACK_COLORS", "KIND_WORDS", "dollars", "ending_words", "human_number", "is_money", "kind_color",
+           "kind_key", "kind_words", "stop_name", "stopped_early", "words"]
 
 _PREFIXES = {"final_": "final ", "mean_": "mean ", "horizon_": "", "daily_": "daily ", "month_end_": "month-end ",
              "month_": "monthly "}
@@ -172,7 +172,53 @@ CAP_STOPS: dict[str, str] = {
 _OTHER_STOPS = {
     "api_error": "the model's API failing",
     "api_failures": "the model's API failing again and again",
+    "context_window": "the model's context window: the next prompt would not fit",
 }
+#: The stops the user asked for: a run that reaches one ran as told (``bizsim run`` exits 0).
+ASKED_STOPS = ("max_turns", "max_cost_usd", "max_tokens_total")
+#: Stops after which the same run cannot get further with the same model and settings (a resume would replay it to
+#: the same place): the stall guard, a prompt past the model's context window.
+FINAL_STOPS = ("stalled", "context_window")
+# Endings before the world's own end, as records and the viewer's statuses name them.
+_EARLY = frozenset({"bankruptcy", "bankrupt", "collapsed", "error", "agent_stalled", "agent_stopped"})
+
+
+def stopped_early(reason: object) -> bool:
+    """Whether a run that ended this way (its ``terminal_reason``) ended before its world's end: bankrupt,
+    collapsed, or stopped by a cap, a guard or its model's API (``error``); what a table's "ended early" counts.
+
+    >>> stopped_early("horizon_end"), stopped_early("bankruptcy"), stopped_early("error")
+    (False, True, True)
+    """
+    return isinstance(reason, str) and reason in _EARLY
+
+
+#: Short names of the stops, for a table's cell or a group's name.
+_STOP_NAMES = {
+    "max_turns": "turn cap", "max_cost_usd": "spending cap", "max_tokens_total": "token cap", "stalled": "stall guard",
+    "context_window": "context window", "api_error": "API error", "api_failures": "API failures",
+}
+
+
+def stop_name(reason: object, detail: object = None) -> str | None:
+    """What stopped a run before its world ended it, in two or three words (``None`` for a run the world ended:
+    horizon, bankruptcy, collapse). Tables mark and group stopped runs by it, so that no mean over full runs
+    takes in a run cut short.
+
+    >>> stop_name("error", "max_turns"), stop_name("error", "api_failures"), stop_name("bankruptcy", "x")
+    ('stopped: turn cap', 'stopped: API failures', None)
+    >>> stop_name("agent_stopped")
+    'stopped: agent stopped'
+    """
+    reason = reason if isinstance(reason, str) else ""  # a table's missing cell (NaN, pandas' NA) says nothing
+    detail = detail if isinstance(detail, str) and detail else "error"
+    if reason == "error":
+        said = _STOP_NAMES.get(detail, detail.replace("_", " "))
+    elif reason in ("agent_stalled", "agent_stopped"):
+        said = reason.replace("_", " ")
+    else:
+        return None
+    return f"stopped: {said[:60]}"
 
 
 def ending_words(reason: str | None, detail: str | None = None) -> str:

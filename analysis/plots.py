@@ -55,7 +55,7 @@ def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
 
 #: Grouping columns whose values name themselves in a legend (``hard``, ``greedy``); any other column (an agent
 #: option) is named beside its value (``history rounds 20``).
-_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "_all"})
+_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "_all", "stopped"})
 
 
 def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
@@ -63,11 +63,15 @@ def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
 
     >>> group_label(("hard", "llm", 20), ["preset_label", "agent", "history_rounds"])
     'hard / llm / history rounds 20'
+    >>> group_label(("llm", ""), ["agent", "stopped"]), group_label(("llm", "stopped: turn cap"), ["agent", "stopped"])
+    ('llm', 'llm / stopped: turn cap')
     """
     values = key if isinstance(key, tuple) else (key,)
     if cols is None or len(cols) != len(values):
         return " / ".join(str(k) for k in values)
-    return " / ".join(str(v) if c in _SELF_NAMED else f"{c.replace('_', ' ')} {v}" for c, v in zip(cols, values))
+    # A run that went to the world's end has no stop to name (grouping.with_stops leaves its cell empty).
+    return " / ".join(str(v) if c in _SELF_NAMED else f"{c.replace('_', ' ')} {v}" for c, v in zip(cols, values)
+                      if not (c == "stopped" and (v is None or v == "" or v != v)))
 
 
 def _scale(name: str, cents: bool | None) -> tuple[float, str]:

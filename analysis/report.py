@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 from bizsim.simcore.files import write_text_atomic
 
 from bizsim.analysis import metrics, plots
-from bizsim.analysis.grouping import label_columns
-from bizsim.analysis.labels import human_number, is_money, words
+from bizsim.analysis.grouping import STOPPED, label_columns, with_stops
+from bizsim.analysis.labels import ending_words, human_number, is_money, words
+from bizsim.analysis.model_use import model_use
 from bizsim.analysis.provenance import provenance
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import SweepDir, make_output_dir
@@ -170,7 +171,8 @@ def write_report(
     for old in [*figures.glob("*.png"), *figures.glob("*.svg")]:
         old.unlink()
     doc = _Doc(figures)
-    runs, series, events, llm = res.runs, res.series, res.events, res.llm_calls
+    # A run cut short (a cap, a guard, its API) is grouped apart everywhere: its figures are where it stopped.
+    runs, series, events, llm = with_stops(res.runs), res.series, res.events, res.llm_calls
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
@@ -184,6 +186,8 @@ def write_report(
     worlds = sorted(runs[runs["status"] == "ok"]["world"].dropna().unique()) if len(runs) else []  # sections drawn
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     has_cost = len(runs) > 0 and "llm_cost_usd" in runs.columns and bool(runs["llm_cost_usd"].notna().any())
+    use = model_use(runs, llm, groups) if len(runs) else None  # a local model's tokens and time: it has no price
+    has_use = use is not None and len(use) > 0
     laid_out = _papers(worlds)
     if papers is not None:
         known = [p.name for p in laid_out]
@@ -200,7 +204,7 @@ def write_report(
     sections += [(f"paper-{_slug(p.title)}", p.title) for p in laid_out]
     beside = published and whole and "startup" in worlds
     sections += [("published", "Beside the published results")] if beside else []
-    sections += [("cost", "Model cost")] if whole and (has_cost or len(llm)) else []
+    sections += [("cost", "Model cost")] if whole and (has_cost or len(llm) or has_use) else []
     sections += [("runs", "Runs in detail")] if whole else []
     sections += [("provenance", "Provenance")]
     doc.parts.append('<nav class="toc">' + " · ".join(
@@ -211,6 +215,10 @@ def write_report(
     if len(runs):
         doc.table(_presented(headline_table(runs, groups)),
                   "Headline metric: mean over seeds with its 95 % confidence interval, and how the runs ended")
+        if STOPPED in groups:
+            doc.p("Runs stopped by a cap, a guard or their model's API (column stopped) are counted as ended early "
+                  "and grouped apart: their figures are where they stopped, so no mean over runs that went on to "
+                  "the world's end takes them in.", "note")
         if len(failed):
             doc.p(f"{len(failed):,} run(s) failed to run: their errors are under Runs in detail.", "note")
 
@@ -263,20 +271,32 @@ def write_report(
     if beside:
         n_fig += 1
         _published_section(doc, res, runs[(runs["world"] == "startup") & (runs["status"] == "ok")], varied, n_fig)
-    if whole and (has_cost or len(llm)):
+    if whole and (has_cost or len(llm) or has_use):
         doc.h(2, "Model cost", "cost")
-        doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
-        n_fig += 1
-        doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
-                   "each agent's mean score against its mean model cost per run")
+        if has_use:
+            doc.table(_presented(present(use)), "Model use per turn (a turn is an answered model call): tokens, the "
+                      "share of prompt tokens read from the prompt cache, and seconds (of the run, and waiting on "
+                      "the model)")
+        if has_cost:
+            doc.table(metrics.cost_per_dollar(runs, llm, groups), "Cost per dollar earned")
+            n_fig += 1
+            doc.figure(plots.score_vs_cost(runs, llm, ["agent", *varied]), f"{n_fig:02d}-score-vs-cost",
+                       "each agent's mean score against its mean model cost per run")
+        else:
+            doc.p("No run's model has a price (a local model has none in litellm's price map), so its cost is "
+                  "unknown; the tokens and time above are what it used. Give a price with the agent option "
+                  "prices={model: (input $/M tokens, output $/M tokens)}.", "note")
     if whole:
         doc.h(2, "Runs in detail", "runs")
     if whole and len(runs):
         # How each run ended, as the viewer's sweep page says it: a run that failed to run is "run failed".
+        # A stop is said in words ("stopped by its turn cap"), never a bare "error" beside a count of failed runs.
         ending = runs["terminal_reason"].where(runs["status"] == "ok", "run failed") if "terminal_reason" in \
             runs.columns else runs["status"].where(runs["status"] != "ok", "finished")
-        counts = runs.assign(ending=ending.fillna("finished").astype(str).str.replace("_", " ")).groupby(
-            [*groups, "ending"], dropna=False).size()
+        details = runs["terminal_detail"] if "terminal_detail" in runs.columns else [None] * len(runs)
+        ending = [ending_words(e, d if isinstance(d, str) else None) if isinstance(e, str) else "finished"
+                  for e, d in zip(ending, details)]
+        counts = runs.assign(ending=ending).groupby([*groups, "ending"], dropna=False).size()
         doc.table(_presented(present(counts.rename("runs").reset_index())), "How the runs ended")
         doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
         shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from bizsim.analysis.labels import dollars, human_number, is_money, words
+from bizsim.analysis.labels import dollars, ending_words, human_number, is_money, stopped_early, words
 
 __all__ = ["COLUMN_WORDS", "headline_table", "per_seed", "present", "rates_table", "to_html"]
 
@@ -93,8 +93,8 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
 
 def headline_table(runs: Any, groups: list[str]) -> Any:
     """The report's first table, one row a group: its metric in words, runs, the mean over seeds with its 95 %
-    interval in one cell (dollars when money), and the group's outcome: how many runs ended early (bankrupt or
-    collapsed) and how many failed to run."""
+    interval in one cell (dollars when money), and the group's outcome: how many runs ended early (bankrupt,
+    collapsed, or stopped by a cap, a guard or the model's API) and how many failed to run."""
     import pandas as pd
 
     from bizsim.analysis.metrics import mean_ci
@@ -111,7 +111,8 @@ def headline_table(runs: Any, groups: list[str]) -> Any:
         def show(v: float) -> str:
             return "" if v != v else (dollars(v) if money else human_number(v))
 
-        early = sum(int(ok[c].fillna(False).astype(bool).sum()) for c in ("bankrupt", "collapsed") if c in ok.columns)
+        early = sum(1 for r, b, c in zip(*(_column_of(ok, n) for n in ("terminal_reason", "bankrupt", "collapsed")))
+                    if stopped_early(r) or _true(b) or _true(c))
         rows.append({
             # pd.isna: a string column of run directories' tables holds pd.NA, whose truth is an error
             **{k: ("" if v is None or bool(pd.isna(v)) else v) for k, v in values.items()},
@@ -127,10 +128,23 @@ def headline_table(runs: Any, groups: list[str]) -> Any:
     return shown
 
 
+def _true(value: Any) -> bool:
+    """A flag cell that is set (missing cells, NaN and pandas' NA are not)."""
+    import pandas as pd
+
+    return value is not None and not bool(pd.isna(value)) and bool(value)
+
+
+def _column_of(df: Any, name: str) -> list:
+    """A column's values as a list (``None`` for each row when the column is missing)."""
+    return df[name].tolist() if name in df.columns else [None] * len(df)
+
+
 def rates_table(rates: Any) -> Any:
     """The rates table with each rate and its interval in one cell: ``33.3 % (6.1 to 79.2 %)``."""
     keys = list(rates.columns[:list(rates.columns).index("runs")]) if "runs" in rates.columns else []
     out = rates[[*keys, *(c for c in ("runs", "finished") if c in rates.columns)]].copy()
+    # "errors" counts runs that failed to run; a run stopped by a cap is no error, and the table says so.
     for what, label in (("bankruptcy", "bankruptcies"), ("collapse", "collapses"), ("error", "errors")):
         rate = f"{what}_rate"
         if rate not in rates.columns:
@@ -145,7 +159,7 @@ def rates_table(rates: Any) -> Any:
             if low is not None and high is not None and low == low and high == high:
                 text += f"; 95 % CI {100 * float(low):.1f} to {100 * float(high):.1f} %"
             cells.append(text + ")")
-        out[label] = cells
+        out["failed to run" if label == "errors" else label] = cells
     return present(out)
 
 
@@ -155,14 +169,20 @@ def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = (
     keys = [c for c in ("world", "preset_label", "agent", *extra) if c in runs.columns]
     cols = [*keys, *(c for c in ("seed", "metric", "metric_value", "terminal_reason", "turns", "llm_cost_usd", "run_id")
                      if c in runs.columns)]
-    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols]
+    detail = ["terminal_detail"] if "terminal_detail" in runs.columns else []
+    table = runs.sort_values([*keys, *(["seed"] if "seed" in runs.columns else [])])[cols + detail]
     table = table.head(limit).reset_index(drop=True)
+    details = table.pop("terminal_detail").tolist() if detail else [None] * len(table)
     money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
     if "metric" in table.columns:
         table["metric"] = table["metric"].map(lambda m: words(m) if isinstance(m, str) else "")
     if "llm_cost_usd" in table.columns and table["llm_cost_usd"].isna().all():
         table = table.drop(columns=["llm_cost_usd"])
-    shown = present(table.rename(columns={"metric_value": "value"}), money_rows=money)
+    if "terminal_reason" in table.columns:  # in words: "stopped by its turn cap (max_turns), as asked", not "error"
+        table["terminal_reason"] = [ending_words(r, d if isinstance(d, str) else None) if isinstance(r, str) else ""
+                                    for r, d in zip(table["terminal_reason"], details)]
+    # "ending", not terminal_reason: its words keep their underscores ("(max_turns)")
+    shown = present(table.rename(columns={"metric_value": "value", "terminal_reason": "ending"}), money_rows=money)
     return shown, len(runs)
 
 

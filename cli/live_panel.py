@@ -95,8 +95,10 @@ class LivePanel:
         for rec in self._calls.new_records() if self._calls is not None else []:
             if rec.get("kind") != "chat" or rec.get("role"):
                 continue
-            self.turn = max(self.turn, int(rec.get("turn") or 0))
-            if not rec.get("ok", True):
+            # A turn is an answered call, as result.json counts it; a call that failed for good is counted apart.
+            if rec.get("ok", True):
+                self.turn += 1
+            else:
                 self.errors += 1
             resp = rec.get("response") or {}
             self.tokens += int((resp.get("usage") or {}).get("total_tokens") or 0)

@@ -15,7 +15,7 @@ from bizsim.simcore.errors import BizSimError
 from .figures import context_lines, metric_line, money
 from .options import agent_options, bounded_float, bounded_int
 
-__all__ = ["add_parser", "run_command"]
+__all__ = ["EXIT_API", "EXIT_GUARD", "add_parser", "exit_code", "run_command"]
 
 
 def add_parser(sub: Any) -> None:
@@ -155,6 +155,7 @@ def _run_llm(args: argparse.Namespace, world: Any) -> int:
             options["auditor"] = args.auditor
         spec = RunSpec(world, args.preset, args.agent, args.seed, agent_options=options,
                        max_episodes=args.max_episodes)
+        _check_setup(options, preflight=preflight and not args.estimate, key=not args.estimate)
         spec.check()
         if args.estimate:
             from bizsim.runs.llm_estimate import estimate_run, format_estimates
@@ -173,7 +174,41 @@ def _run_llm(args: argparse.Namespace, world: Any) -> int:
     else:
         _print_summary(result.episode, None)
         _print_llm(result)
-    return 1 if result.terminal_reason == "error" else 0
+    return exit_code(result.terminal_reason, result.terminal_detail)
+
+
+#: ``bizsim run``'s exit status when a run stopped on its model's API (``--resume`` goes on from there).
+EXIT_API = 1
+#: ``bizsim run``'s exit status when a guard stopped the run (its context window, the stall guard): it cannot get
+#: further with this model and these settings, and it is no failure of the API (docs/cli.md has the table).
+EXIT_GUARD = 3
+
+
+def exit_code(reason: str | None, detail: str | None) -> int:
+    """``bizsim run``'s exit status for a run that ended this way: 0 when it ran as told (the world's own end, or a
+    cap the user set), :data:`EXIT_GUARD` for a guard's stop, :data:`EXIT_API` when its model's API failed.
+
+    >>> exit_code("bankruptcy", None), exit_code("error", "max_turns"), exit_code("error", "context_window")
+    (0, 0, 3)
+    >>> exit_code("error", "api_failures")
+    1
+    """
+    from bizsim.analysis.labels import ASKED_STOPS, FINAL_STOPS
+
+    if reason != "error" or detail in ASKED_STOPS:
+        return 0
+    return EXIT_GUARD if detail in FINAL_STOPS else EXIT_API
+
+
+def _check_setup(options: dict[str, Any], *, preflight: bool, key: bool) -> None:
+    """A missing key, an unknown provider, nothing listening at ``--api-base``: named in well under a second,
+    before the spec's own check builds the agent, which imports litellm (seconds)."""
+    from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+
+    api_base = options.get("api_base")
+    check_setup(str(options["model"]), api_base=api_base, api_key_env=options.get("api_key_env"), provider_key=key)
+    if preflight:
+        check_endpoint(api_base)
 
 
 def _attrs_dict(value: Any) -> dict:
@@ -199,19 +234,27 @@ def _print_llm(result: Any) -> None:
     faults = {k: s[k] for k in ("api_errors", "invalid_arguments", "unknown_tools", "empty_replies", "oversized_replies", "auto_advances") if s[k]}
     if faults:
         print("  harness: " + ", ".join(f"{k} {v}" for k, v in faults.items()))
-    from bizsim.analysis.labels import CAP_STOPS
+    from bizsim.analysis.labels import ASKED_STOPS
 
-    capped = result.terminal_reason == "error" and result.terminal_detail in CAP_STOPS
+    code = exit_code(result.terminal_reason, result.terminal_detail)
     if result.replayed_calls:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         options = result.episode.agent_options
         confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
                           for flag in ("api_base", "api_key_env") if options.get(flag))
-        if capped:  # complete up to the cap: a resume would replay it to the same stop
+        # Only a run its model's API stopped can get further by resuming: any other would replay to the same end.
+        if result.terminal_detail in ASKED_STOPS and result.terminal_reason == "error":
             print(f"  run directory: {result.run_dir}  (complete up to that stop, which is not a failure; a resume "
                   "would replay it to the same place: to play further, start a run with a higher cap, or fork this "
                   "one with `bizsim fork`)")
+        elif code == EXIT_GUARD:
+            print(f"  run directory: {result.run_dir}  (complete up to that stop; a resume would replay it to the "
+                  "same place: to play further, change the model or its settings in a new run, or fork this one "
+                  "with `bizsim fork`)")
+        elif code == 0:
+            print(f"  run directory: {result.run_dir}  (complete: a resume has nothing left to play; `bizsim fork` "
+                  "plays on from any point of it)")
         else:
             print(f"  run directory: {result.run_dir}  (continue with: bizsim run --resume "
                   f"{shlex.quote(str(result.run_dir))}{confirm})")

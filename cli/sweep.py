@@ -116,14 +116,16 @@ def run_sweep(args: argparse.Namespace) -> int:
     ray_address = args.ray_address or settings.get("ray_address")
     if ray_address and backend != "ray":
         raise BizSimError("--ray-address goes with --backend ray")
+    retry_failed = args.retry_failed or settings.get("retry_failed", False)
+    preflight = not args.no_preflight and settings.get("preflight", True)
+    _check_llm_setup(specs, args.out, retry_failed=retry_failed, preflight=preflight)
     try:
         summary = sweep(
             specs, args.out, backend=backend, workers=workers, ray_address=ray_address,
             progress=not args.no_progress and sys.stderr.isatty(),
             events=not args.no_events and settings.get("events", True),
             run_dirs=args.run_dirs or settings.get("run_dirs", False),
-            retry_failed=args.retry_failed or settings.get("retry_failed", False),
-            preflight=not args.no_preflight and settings.get("preflight", True),
+            retry_failed=retry_failed, preflight=preflight,
             max_cost_usd=args.max_cost_usd,
         )
     except ImportError as exc:
@@ -158,6 +160,29 @@ def _write_tables(summary: Any) -> Any:
     return attrs.evolve(summary, compacted=True)
 
 
+def _check_llm_setup(specs: Any, out: str, *, retry_failed: bool, preflight: bool) -> None:
+    """A missing key, an unknown provider or nothing listening at an endpoint of an LLM run still to do, named in
+    well under a second: before the sweep's own checks build the agents, which imports litellm (seconds)."""
+    from bizsim.agents.llm.setup_check import check_endpoint, check_setup
+    from bizsim.runs._results_file import finished_ids
+    from bizsim.runs.llm_run import split_sweep_options
+    from bizsim.runs.rundir import SweepDir
+    from bizsim.runs.runspec import records_calls
+
+    results = SweepDir(out).results
+    done = finished_ids(results, include_errors=not retry_failed) if results.exists() else set()
+    seen = set()
+    for spec in specs:
+        options = split_sweep_options(spec.agent_options)[0]
+        key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
+        if key in seen or not isinstance(key[0], str) or spec.run_id in done or not records_calls(spec):
+            continue  # a spec without a model is named by the sweep's own check
+        seen.add(key)
+        check_setup(key[0], api_base=key[1], api_key_env=key[2])
+        if preflight:
+            check_endpoint(key[1])
+
+
 def _estimate(specs: Any, out: str) -> int:
     """Print the estimate of the LLM runs not yet finished in ``out``."""
     from bizsim.runs._results_file import finished_ids
@@ -179,8 +204,9 @@ def _estimate(specs: Any, out: str) -> int:
 
 def group_table(out: Any, limit: int = 40) -> str:
     """The sweep's outcome per group, as text: each group's runs, the mean of its metric with the 95 % interval
-    over seeds, and how many ended early (bankrupt or collapsed). A group is a world, preset, agent, model and
-    every agent option that varies; the viewer's sweep page shows the same groups."""
+    over seeds, and how many ended early (bankrupt, collapsed, or stopped by a cap, a guard or their API). A group is
+    a world, preset, agent, model and every agent option that varies, and the runs stopped by one cause apart from
+    the runs that went on to the world's end; the viewer's sweep page shows the same groups."""
     from pathlib import Path
 
     from bizsim.analysis.labels import dollars, human_number
@@ -198,6 +224,7 @@ def group_table(out: Any, limit: int = 40) -> str:
     for g in data["groups"][:limit]:
         name = " ".join(str(v) for v in (g["world"], g["preset"], g["agent"], g["model"]) if v)
         name += "".join(f" {k}={g['options'][k]}" for k in opts if g["options"].get(k) is not None)
+        name += f" ({g['stopped']})" if g.get("stopped") else ""  # its own group: figures where the runs stopped
         money = g["money"] and str(g["metric"]).endswith("_cents")
         interval = "" if g["ci_low"] is None else f"{fmt(g['ci_low'], money)} to {fmt(g['ci_high'], money)}"
         rows.append([name, str(g["runs"]), g["metric_label"] or "", fmt(g["mean"], money), interval,

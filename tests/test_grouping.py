@@ -109,3 +109,29 @@ def test_the_grouping_examples_run():
     import bizsim.analysis.grouping
 
     assert 0 == doctest.testmod(bizsim.analysis.grouping).failed
+
+
+def test_a_run_cut_short_is_grouped_apart_and_never_averaged_with_whole_runs():
+    """Two seeds of one agent, one to the world's end ($1.00) and one stopped by its turn cap ($0.50): the stopped
+    run is marked, makes a group of its own in every grouped table, and counts as ended early; the mean of the
+    whole run stays $1.00."""
+    from bizsim.analysis.grouping import with_stops
+    from bizsim.analysis.report_tables import headline_table
+
+    runs = pd.DataFrame([
+        {"run_id": "a", "world": "startup", "preset_label": "default", "agent": "llm", "seed": 1, "status": "ok",
+         "terminal_reason": "horizon_end", "terminal_detail": "horizon_reached", "bankrupt": False,
+         "metric": "final_funds_cents", "metric_value": 100, "final_funds_cents": 100},
+        {"run_id": "b", "world": "startup", "preset_label": "default", "agent": "llm", "seed": 2, "status": "ok",
+         "terminal_reason": "error", "terminal_detail": "max_turns", "bankrupt": False,
+         "metric": "final_funds_cents", "metric_value": 50, "final_funds_cents": 50},
+    ])
+    marked = with_stops(runs)
+    assert ["", "stopped: turn cap"] == marked["stopped"].tolist()
+    assert ["agent", "stopped"] == label_columns(marked)
+    assert [100.0, 50.0] == metrics.summarize(marked)["mean"].tolist()
+    assert [100.0, 50.0] == metrics.outcomes(marked, figures=["final_funds_cents"])["mean"].tolist()
+    head = headline_table(marked, label_columns(marked))
+    assert ["$1.00", "$0.50"] == head["mean"].tolist()
+    assert ["0 of 1 (0 %)", "1 of 1 (100 %)"] == head["ended early"].tolist()
+    assert ["", "stopped: turn cap"] == head["stopped"].tolist()

@@ -54,3 +54,22 @@ def test_the_panel_shows_the_start_before_time_first_moves(tmp_path):
     text = console.export_text()
     assert "2025-01-01 09:00" in text and f"Funds (dollars): {dollars(20_000_000)}" in text
     assert "starting" not in text
+
+
+def test_the_panel_counts_turns_as_the_record_does(tmp_path):
+    """A call refused for good (a 401 on the third request) is shown as a failed call, not as a turn: the panel's
+    turn count is result.json's."""
+    from .llm_server import LoopbackLLMServer, require_litellm
+
+    require_litellm()
+    out = tmp_path / "run"
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, record=True)
+    with LoopbackLLMServer(greedy_policy, faults={2: "401"}) as server:
+        spec = RunSpec("startup", "default", "llm", 1, agent_options={"model": "hosted_vllm/greedy",
+                                                                      "api_base": server.url, "max_turns": 6})
+        with LivePanel(out, console=console) as panel:
+            run_llm(spec, out=out, on_stop=panel.on_stop, sleep=lambda s: None)
+    console.print(panel.render())
+    turns = json.loads((out / "result.json").read_text())["turns"]
+    assert (2, 2, 1) == (turns, panel.turn, panel.errors)
+    assert "(1 failed calls)" in console.export_text()

@@ -225,11 +225,11 @@ def test_cli_preflight_fails_fast_on_a_bad_key(tmp_path, capsys, key_env):
 
 
 def test_cli_agent_opt_and_flags_reach_the_agent(server, tmp_path, capsys, key_env):
-    """--agent-opt KEY=VALUE still works with the LLM agent; the run stops at the turn limit with exit 1."""
+    """--agent-opt KEY=VALUE still works with the LLM agent; the run stops at the turn limit with exit 0 (asked for)."""
     out = tmp_path / "run"
     code = main([*_cli_args(server, out), "--agent-opt", "history_rounds=5", "--max-turns", "3", "--json"])
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert 1 == code
+    assert 0 == code
     assert ("error", "max_turns", 5, 3) == (
         result["terminal_reason"], result["terminal_detail"], result["agent_options"]["history_rounds"], result["llm"]["turns"]
     )
@@ -242,10 +242,50 @@ def test_a_run_stopped_by_its_cap_says_so_and_offers_no_resume_that_would_stop_t
     """The summary names the cap in words (not 'error'), and instead of `--resume` (which would replay the run to
     the same stop) says how to go further."""
     out = tmp_path / "run"
-    assert 1 == main([*_cli_args(server, out), "--max-turns", "3"])
+    assert 0 == main([*_cli_args(server, out), "--max-turns", "3"])  # a stop the user asked for: `&&` goes on
     text = capsys.readouterr().out
     assert "ended: stopped by its turn cap (max_turns), as asked at " in text and "ended: error" not in text
     assert "continue with" not in text and "a resume would replay it to the same place" in text
+
+
+def test_a_turn_capped_run_exits_0_in_a_fresh_process(server, tmp_path, key_env):
+    """`bizsim run ... --max-turns 1`, as a shell runs it, exits 0 (it stopped where it was told to)."""
+    done = subprocess.run([sys.executable, "-m", "bizsim.cli", *_cli_args(server, tmp_path / "run"), "--max-turns", "1"],
+                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert 0 == done.returncode, done.stderr
+    assert "stopped by its turn cap (max_turns), as asked" in done.stdout
+
+
+def test_a_bankrupt_run_exits_0_and_offers_no_resume(server, tmp_path, key_env, capsys, monkeypatch):
+    """A run the world ended (bankrupt on its first payroll with one cent) exits 0 and offers no `--resume`, which
+    would only replay its calls to the same bankruptcy."""
+    (tmp_path / "broke.toml").write_text('extends = "default"\ninitial_funds_cents = 1\n')
+    monkeypatch.chdir(tmp_path)
+    args = _cli_args(server, tmp_path / "run")
+    args[args.index("--seed")] = "--preset"
+    args[args.index("1")] = "broke.toml"
+    assert 0 == main(args)
+    text = capsys.readouterr().out
+    assert "ended: bankruptcy" in text and "--resume" not in text and "nothing left to play" in text
+
+
+def test_a_stalled_run_exits_3_and_offers_no_resume(tmp_path, key_env, capsys):
+    """A guard's stop (the stall guard: the model never moves time) exits 3, neither a stop asked for nor an API
+    failure, and offers no `--resume`."""
+    with LoopbackLLMServer(lambda m, t: {"content": None, "tool_calls": [
+            {"name": "run_command", "arguments": {"command": "yc-bench company status"}}]}) as srv:
+        args = _cli_args(srv, tmp_path / "run")
+        assert 3 == main([*args, "--agent-opt", "max_stalled_turns=2", "--agent-opt", "auto_advance=0"])
+    text = capsys.readouterr().out
+    assert "stall guard" in text and "--resume" not in text and "a resume would replay it to the same place" in text
+
+
+def test_a_run_its_api_stopped_exits_1_and_offers_resume(tmp_path, key_env, capsys):
+    """The model's API refusing mid-run (a 401 on the third call) stops the run with exit 1 and the `--resume` line."""
+    with LoopbackLLMServer(greedy_policy, faults={2: "401"}) as srv:
+        assert 1 == main([*_cli_args(srv, tmp_path / "run"), "--no-preflight"])
+    text = capsys.readouterr().out
+    assert "stopped by the model's API failing" in text and "continue with: bizsim run --resume" in text
 
 
 def test_cli_refuses_llm_flags_for_other_agents(capsys):

@@ -186,7 +186,8 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
     lines = group_table(tmp_path).splitlines()
     assert 4 == len(lines) and [f"history_rounds={k}" for k in (5, 20, 30)] == [
         re.search(r"history_rounds=\d+", line).group(0) for line in lines[1:]]
-    assert all(re.search(r"\b0 of 2$", line) for line in lines[1:])
+    # Every run stopped at its turn cap: each arm says so and counts them as ended early (issue 42: not "0 of 2").
+    assert all(re.search(r"\(stopped: turn cap\) .*\b2 of 2$", line) for line in lines[1:])
 
 
 def test_where_a_model_is_served_is_no_column_and_no_group(tmp_path):
@@ -199,3 +200,47 @@ def test_where_a_model_is_served_is_no_column_and_no_group(tmp_path):
     row = _run_row(rec)
     assert (MODEL, 5) == (row["model"], row["history_rounds"]) and "api_base" not in row and "api_key_env" not in row
     assert {"history_rounds": 5} == _options(rec)
+
+
+def test_a_report_shows_a_local_models_tokens_cache_and_time_and_marks_its_capped_runs(tmp_path):
+    """A model without a price (a local one, behind the loopback server billing a prompt cache as OpenAI's does):
+    the report's model section shows its tokens per turn and cached share as the server counted them, and seconds
+    per turn, instead of "(nothing to show)"; its turn-capped runs are marked stopped, counted as ended early and
+    said in words, never as an "error"."""
+    import math
+
+    from bizsim.analysis.grouping import with_stops
+    from bizsim.analysis.model_use import model_use
+    from bizsim.analysis.report import write_report
+
+    with LoopbackLLMServer(greedy_policy, cache="auto", lifetime_s=120) as server:
+        specs = [RunSpec("startup", "default", "llm", seed, agent_options={
+            "model": "hosted_vllm/local", "api_base": server.url, "max_turns": 4}) for seed in (1, 2)]
+        summary = sweep(specs, tmp_path, backend="serial", progress=False, preflight=False)
+        usages = list(server.usages)
+    assert (2, 0, 8) == (summary.ran, summary.failed, len(usages))  # one usage an answered call, no pre-flight
+    prompt = sum(u["prompt_tokens"] for u in usages)
+    read = sum(u["cache_read_tokens"] for u in usages)
+    assert 0 < read < prompt
+    res = load(tmp_path)
+    use = model_use(with_stops(res.runs), res.llm_calls)
+    row = use.iloc[0]
+    assert (1, 2, 8, "stopped: turn cap") == (len(use), row.runs, row.turns, row.stopped)
+    assert pytest.approx(prompt / 8) == row.prompt_tokens_per_turn
+    assert pytest.approx(sum(u["completion_tokens"] for u in usages) / 8) == row.completion_tokens_per_turn
+    assert pytest.approx(read / prompt) == row.cached_share
+    assert pytest.approx(res.runs.wall_s.sum() / 8) == row.seconds_per_turn
+    assert pytest.approx(res.llm_calls.latency_s.sum() / 8) == row.model_seconds_per_turn
+    assert math.isnan(row.cost_usd)  # no price: unknown, not $0
+    text = write_report(tmp_path).read_text()
+    cost = text[text.index('id="cost"'):text.index('id="runs"')]
+    assert "(nothing to show)" not in cost and "No run&#x27;s model has a price" in cost
+    assert f"<td class=\"n\">{100 * read / prompt:.1f} %</td>" in cost and "<td>stopped: turn cap</td>" in cost
+    headline = text[text.index("Headline metric"):text.index('id="world-startup"')]
+    assert "<td>stopped: turn cap</td>" in headline and "2 of 2 (100 %)" in headline
+    assert "stopped by its turn cap (max_turns), as asked" in text and "<td>error</td>" not in text
+    from bizsim.view.sweep_data import sweep_data
+
+    group = sweep_data(tmp_path)["groups"][0]  # the viewer's sweep page: stopped, ended early, not failed
+    assert ("stopped: turn cap", 2, 0, "llm / stopped: turn cap") == (
+        group["stopped"], group["ended_early"], group["failed"], group["name"])

@@ -425,3 +425,24 @@ def test_a_tasks_milestone_names_the_task_as_the_agent_knows_it(tmp_path):
     for m in checked:
         pct = m["data"]["milestone_pct"]
         assert f"task milestone {titles[m['data']['task_id']]} ({pct}% done)" == m["label"]
+
+
+def test_an_llm_runs_turns_are_its_answered_calls_as_the_record_counts_them(tmp_path):
+    """A call retried once and a call refused for good (the loopback server's faults on requests 2 and 5): the
+    page lists every call, but counts as turns only the answered ones, as result.json does."""
+    from bizsim.analysis import RunSpec, run_llm
+
+    from .llm_policies import greedy_policy
+    from .llm_server import LoopbackLLMServer, require_litellm
+
+    require_litellm()
+    with LoopbackLLMServer(greedy_policy, faults={2: "500", 5: "401"}) as server:
+        assert ("500", "401") == (server.fault_for(2), server.fault_for(5))
+        spec = RunSpec("startup", agent="llm", agent_options={"model": "hosted_vllm/greedy", "api_base": server.url,
+                                                              "max_turns": 6})
+        run_llm(spec, out=tmp_path / "run", sleep=lambda s: None)
+    record = json.loads((tmp_path / "run" / "result.json").read_text())
+    data = run_data(tmp_path / "run")
+    assert (4, "api_error") == (record["turns"], record["terminal_detail"])
+    assert 4 == data["meta"]["turns"]
+    assert [True, True, True, True, False] == [t["ok"] for t in data["turns"]]  # the refused call is listed, marked

@@ -286,3 +286,22 @@ def test_a_sweep_page_keeps_an_options_arms_apart(browser, tmp_path):
     assert "max parallel" in page.inner_text(".thead")
     page.screenshot(path=str(tmp_path / "options.png"), full_page=True)
     assert [] == page.errors
+
+
+def test_an_llm_runs_header_counts_its_answered_calls_and_marks_a_refused_one(browser, tmp_path):
+    """A call refused for good (the loopback server's 401 on the fifth request) is listed, marked ✕, and the
+    header counts the turns result.json counts: the answered calls."""
+    from bizsim.analysis import RunSpec, run_llm
+
+    from .llm_policies import greedy_policy
+    from .llm_server import LoopbackLLMServer, require_litellm
+
+    require_litellm()
+    with LoopbackLLMServer(greedy_policy, faults={4: "401"}) as server:
+        spec = RunSpec("startup", agent="llm", agent_options={"model": "hosted_vllm/greedy", "api_base": server.url,
+                                                              "max_turns": 6})
+        run_llm(spec, out=tmp_path / "run", sleep=lambda s: None)
+    turns = json.loads((tmp_path / "run" / "result.json").read_text())["turns"]
+    page = open_page(browser, write_view([tmp_path / "run"], tmp_path / "run.html").as_uri())
+    assert (4, "4") == (turns, page.inner_text("xpath=//div[@class='stat'][span[text()='turns']]/b"))
+    assert ["1", "2", "3", "4", "✕"] == [page.inner_text(f".list .row[data-i='{i}'] .n") for i in range(5)]

@@ -377,6 +377,9 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         meta["messages"] = rebuilt.messages if rebuilt is not None else {}
         meta["tools"] = rebuilt.tools if rebuilt is not None else []
         meta["tokens"] = sum(int(((t["response"].get("usage") or {}).get("total_tokens")) or 0) for t in turns)
+        # A turn of an LLM run is an answered model call, as result.json counts it; a call that failed for good
+        # is listed among them (marked), not counted.
+        meta["turns"] = sum(1 for t in turns if t["ok"])
         if cost is None:
             meta["cost_usd"] = sum(float(t["response"].get("cost_usd") or 0) for t in turns) or None
     assign_markers(markers, turns)

@@ -11,7 +11,7 @@ from bizsim.runs.rundir import SweepDir
 from bizsim.simcore.jsonl import lines_of
 
 from bizsim.analysis.grouping import group_name, varying_fields, with_agent
-from bizsim.analysis.labels import is_money, words
+from bizsim.analysis.labels import is_money, stop_name, words
 from bizsim.analysis.metrics import mean_ci
 from bizsim.analysis.tables import PRIVATE_OPTIONS, option_column, option_value
 from bizsim.view._records import MAX_VIEW_FILE_BYTES
@@ -55,8 +55,10 @@ def _row(rec: dict) -> list[Any]:
     options: dict = spec["agent_options"] if isinstance(spec.get("agent_options"), dict) else {}
     status = rec.get("status", "ok")
     if status == "ok":
+        # A run stopped by a cap, a guard or its API is "stopped: turn cap", never "error" (a run that failed to run)
         status = "bankrupt" if run.get("bankrupt") else ("collapsed" if run.get("collapsed") else
-                                                         str(run.get("terminal_reason") or "ok"))
+                                                         stop_name(run.get("terminal_reason"), run.get("terminal_detail"))
+                                                         or str(run.get("terminal_reason") or "ok"))
     value = run.get("metric_value")
     return [
         _short(spec.get("world")), _short(rec.get("preset_label") or spec.get("preset")), _short(spec.get("agent")),
@@ -72,14 +74,18 @@ def _short(v: Any, limit: int = 200) -> str | None:
 
 
 def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
-    """Per (world, preset, agent, model, each varied agent option): runs, mean metric and its 95 % interval,
-    bankruptcies, cost. ``varied`` options sit at the end of each row (after :data:`COLUMNS`)."""
+    """Per (world, preset, agent, model, each varied agent option, and what stopped the runs cut short): runs, mean
+    metric and its 95 % interval, bankruptcies, cost. ``varied`` options sit at the end of each row (after
+    :data:`COLUMNS`). Runs stopped by a cap, a guard or their API make groups of their own (``stopped``): their
+    figures are where they stopped, and no mean over whole runs takes them in."""
     found: dict[tuple, list[list[Any]]] = {}
     base = len(COLUMNS)
     for r in rows:
-        found.setdefault((r[0], r[1], r[2], r[3], r[5], *r[base:]), []).append(r)
+        stopped = r[7] if isinstance(r[7], str) and r[7].startswith("stopped") else None
+        found.setdefault((r[0], r[1], r[2], r[3], r[5], *r[base:], stopped), []).append(r)
     out = []
     for key, rs in sorted(found.items(), key=lambda kv: tuple(_order(k) for k in kv[0])):
+        stopped, key = key[-1], key[:-1]
         values = [float(r[6]) for r in rs if r[6] is not None]
         mean, low, high, n = mean_ci(values)
         costs = [float(r[8]) for r in rs if r[8] is not None]
@@ -91,7 +97,8 @@ def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
             "mean": None if n == 0 else mean, "ci_low": None if math.isnan(low) else low,
             "ci_high": None if math.isnan(high) else high,
             "bankrupt": sum(1 for r in rs if r[7] == "bankrupt"), "failed": sum(1 for r in rs if r[7] == "error"),
-            "ended_early": sum(1 for r in rs if r[7] in ("bankrupt", "collapsed")),
+            "ended_early": sum(1 for r in rs if r[7] in ("bankrupt", "collapsed") or r[7] == stopped),
+            "stopped": stopped,
             "cost_usd": sum(costs) if costs else None, "values": values[:: max(1, n // 400)][:400],
         })
     return out
@@ -142,7 +149,7 @@ def sweep_data(path: Path) -> dict:
     label = with_agent([c for c in named if c not in names or c in varied])
     for g in groups:
         g["name"] = group_name({"world": g["world"], "preset_label": g["preset"], "agent": g["agent"],
-                                "model": g["model"], **g["options"]}, label)
+                                "model": g["model"], **g["options"], "stopped": g["stopped"]}, [*label, "stopped"])
     return {"kind": "sweep", "meta": {"path": str(path), "runs": len(rows)}, "columns": columns, "rows": rows,
             "option_columns": varied, "groups": groups, "run_dirs": with_dirs, "money_metrics": money,
             "problems": problems}

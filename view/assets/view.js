@@ -431,7 +431,7 @@
         const i = shown[k], t = run.turns[i];
         const what = turnSummary(run, t);
         const row = el("div", {cls: "row" + (i === sel ? " sel" : "") + (t.error ? " err" : ""), style: `top:${k * RH}px`, "data-i": i, title: what},
-          el("span", {cls: "n", text: String(i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), el("span", {cls: "w", text: what}));
+          el("span", {cls: "n", text: run.agent_kind === "llm" && t.ok === false ? "✕" : String(run.agent_kind === "llm" && t.turn ? t.turn : i + 1)}), el("span", {cls: "d", text: shortDate(run.meta, t.t || 0)}), el("span", {cls: "w", text: what}));
         row.addEventListener("click", () => api.select(i, true));
         spacer.appendChild(row);
       }
@@ -479,7 +479,7 @@
         : (m.status === "error" && m.detail ? "stopped: " + m.detail : String(m.status)).replace(/_/g, " ");
       h.appendChild(el("div", {cls: "stat"}, el("b", null, el("span", {cls: "badge " + (/bankrupt|collapse|error|abort/.test(status) ? "bad" : /stopped|running/.test(status) || !m.finished ? "warn" : "good"), text: status})), el("span", {text: "ending"})));
     }
-    stat("turns", num(run.turns.length));
+    stat("turns", num(m.turns != null ? m.turns : run.turns.length));  // an LLM run's: its answered calls
     if (m.cost_usd != null) stat("model cost", usd(m.cost_usd));
     if (m.tokens) stat("tokens", num(m.tokens));
     if (extra) h.appendChild(extra);
@@ -552,7 +552,7 @@
         if (text && !searchText(run, t).includes(text)) return false;
         return true;
       });
-      count.textContent = `${num(n)} of ${num(run.turns.length)} turns`;
+      count.textContent = `${num(n)} of ${num(run.turns.length)} ${run.agent_kind === "llm" ? "model calls" : "turns"}`;
       const filtered = text || cmd || ev || err;
       // The detail follows the list: a turn the search leaves out is not shown beside the turns it keeps.
       if (filtered && n && pane.selected >= 0 && !pane.isShown(pane.selected)) pane.select(pane.first, true);
@@ -642,9 +642,9 @@
       const tbl = el("table", {cls: "grp"});
       // Every agent option that varies in the sweep is a column: an ablation's arms are rows of their own.
       const opts = data.option_columns || [];
-      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "bankrupt", "errors", "model cost"].map((h) => el("th", {text: h}))));
+      tbl.appendChild(el("tr", null, ...["world", "preset", "agent", "model", ...opts.map((c) => c.replace(/_/g, " ")), "runs", "mean " + (gs[0].metric_label || metric).replace(/^./, (c) => c.toLowerCase()), "95 % confidence interval", "ended early", "bankrupt", "failed to run", "model cost"].map((h) => el("th", {text: h}))));
       for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
-        g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
+        g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.ended_early) + " of " + num(g.runs) + (g.stopped ? " (" + g.stopped + ")" : ""), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
       sec.appendChild(dotPlot(gs));
     }
