@@ -82,3 +82,15 @@ def test_the_api_reference_comes_from_the_docstrings(site: Path):
 def test_the_worked_example_is_included(site: Path):
     """The custom-world page carries examples/lemonade/README.md."""
     assert "What a World subclass implements" in _text(site / "custom-world" / "index.html")
+
+
+def test_readers_see_why_a_block_is_not_run_not_the_harness_words(site: Path):
+    """A block titled ``not run: needs a running server (tests/test_openenv.py runs ...)`` shows "needs a running
+    server" on the site: the prefix and the note on which test runs it are the test harness's."""
+    source = (ROOT / "docs" / "openenv.md").read_text(encoding="utf-8")
+    assert 'title="not run: needs a running server (tests/test_openenv.py' in source
+    built = (site / "openenv" / "index.html").read_text(encoding="utf-8")
+    assert "needs a running server" in built
+    titles = [t for p in site.rglob("*.html") for t in re.findall(r'class="filename">([^<]*)', p.read_text("utf-8"))]
+    assert "needs a running server" in titles
+    assert [] == [t for t in titles if "not run:" in t or "tests/" in t]
