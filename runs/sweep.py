@@ -3,6 +3,10 @@
 >>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
 >>> # tables = summary.load(); tables.runs.groupby("agent").metric_value.mean()
 
+Runs whose agent waits on a model run many at once on threads of the sweep's
+process (``concurrency`` requests in flight per endpoint,
+:mod:`bizsim.runs.concurrent`); the others run on the backend's workers.
+
 A sweep directory holds ``results.jsonl`` (one line per finished run, appended
 and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
 order), the Parquet tables (:mod:`bizsim.runs.store`) and, when asked or
@@ -16,10 +20,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
@@ -30,8 +35,12 @@ from bizsim.simcore.untrusted_json import read_json_file
 from bizsim.runs._results_file import ResultsWriter, encode, finished_ids, iter_heads
 from bizsim.runs._worker import execute_encoded
 from bizsim.runs.backends import Backend, make_backend
+from bizsim.runs.concurrent import DEFAULT_CONCURRENCY, ConcurrentRuns, waits_on_io
 from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
+
+if TYPE_CHECKING:
+    from bizsim.agents.llm.limits import EndpointLimiter  # imported with the sweep's runs: the LLM harness is heavy
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
 
@@ -191,6 +200,7 @@ def sweep(
     on_result: Callable[[dict], None] | None = None,
     preflight: bool = True,
     max_cost_usd: float | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
 ) -> SweepSummary:
     """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
 
@@ -214,10 +224,15 @@ def sweep(
         preflight: before anything runs, make one tiny call to every model
             endpoint the LLM runs still to do will use (a wrong key or address fails
             the sweep at once instead of every run after its retries).
-        max_cost_usd: cap on the model dollars of the whole sweep (its runs finished before included): no
-            run starts once they reach it; the runs under way finish, and the runs not started stay to do, so
-            the same sweep with a higher cap goes on. Runs start in groups of ``workers`` so the cap is checked
-            between them; every LLM run's model must be priced.
+        max_cost_usd: cap on the model dollars of the whole sweep (its runs finished before, and the calls
+            its unfinished runs already paid, included): once they reach it no model call and no run starts.
+            The calls in flight finish, so the sweep can pass the cap by at most their cost (``concurrency``
+            calls per endpoint); runs stopped by the cap, and the runs not started, stay to do, and the same
+            sweep with a higher cap resumes them from their run directories without paying again. Every LLM
+            run's model must be priced.
+        concurrency: model requests in flight per endpoint (default :data:`DEFAULT_CONCURRENCY`). Runs whose
+            agent waits on I/O (the LLM agent) run at once on threads of this process, sharing this limit,
+            whatever the backend and ``workers`` (which are for the CPU-bound runs).
 
     Returns:
         counts of what ran; ``.load()`` gives the tables.
@@ -227,6 +242,9 @@ def sweep(
             (checked before anything runs).
         PreflightError: an LLM endpoint does not answer (nothing ran).
     """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"concurrency(={concurrency!r}) must be an integer >= 1 (model requests in flight per "
+                          "endpoint)")
     root = Path(out).resolve()
     unique: dict[str, RunSpec] = {}
     for s in map(_as_spec, specs):
@@ -254,43 +272,31 @@ def sweep(
         _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
-        job = functools.partial(execute_encoded, events=events, run_dirs=str(sweep.runs), keep_run_dirs=run_dirs)
-        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
-        ran = failed = 0
-        spent = None
+        options = {"events": events, "run_dirs": str(sweep.runs), "keep_run_dirs": run_dirs}
         if max_cost_usd is not None:
             _check_priced(todo, max_cost_usd)
-            spent = _spent_usd(sweep.results)
-            groups = [todo[i:i + max(1, workers or getattr(runner, "workers", 1) or 1)]
-                      for i in range(0, len(todo), max(1, workers or getattr(runner, "workers", 1) or 1))]
-        else:
-            groups = [todo]
+        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
+        waiting = [s for s in todo if waits_on_io(s)]
+        budget = None
+        if waiting or max_cost_usd is not None:
+            from bizsim.agents.llm.limits import EndpointLimiter
+
+            # One limiter for the whole sweep: requests in flight per endpoint, and every dollar against the cap
+            # (the finished runs', the unfinished run directories' answered calls, then each call as it is paid).
+            budget = EndpointLimiter(concurrency, max_cost_usd=max_cost_usd, spent_usd=(
+                _spent_usd(sweep.results) + _unfinished_usd(sweep, todo) if max_cost_usd is not None else 0.0))
+        sink = _Sink(writer, bar, on_result, budget)
+        lane = ConcurrentRuns(waiting, budget, sink.add_io, **options) if budget is not None and waiting else None
         held = 0
         try:
-            for n, group in enumerate(groups):
-                if spent is not None and max_cost_usd is not None and spent >= max_cost_usd:
-                    held = sum(len(g) for g in groups[n:])
-                    break
-                records = runner.run([s.to_dict() for s in group], job)
-                try:
-                    for item in records:
-                        # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
-                        line = item["line"] if "line" in item else encode(item)
-                        writer.write_line(line)
-                        ran += 1
-                        failed += item.get("status") != "ok"
-                        if bar is not None:
-                            bar.update(item)
-                        record = json.loads(line) if "line" in item else item
-                        if spent is not None:
-                            spent += _cost_of(record)
-                        if on_result is not None:
-                            on_result(record)
-                finally:
-                    close = getattr(records, "close", None)
-                    if close is not None:
-                        close()
+            if lane is not None:
+                lane.start()
+            held += _run_on_backend(runner, [s for s in todo if not waits_on_io(s)], options, sink, budget, workers)
+            if lane is not None:
+                held += lane.wait()
         finally:
+            if lane is not None:
+                lane.close()
             if bar is not None:
                 bar.close()
     if compact:
@@ -298,10 +304,86 @@ def sweep(
 
         write_tables(root)
     return SweepSummary(
-        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
+        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=sink.ran, failed=sink.failed,
         elapsed_s=time.perf_counter() - start, compacted=bool(compact), relabelled=relabelled, held=held,
-        spent_usd=spent, max_cost_usd=max_cost_usd,
+        spent_usd=budget.spent_usd if budget is not None and max_cost_usd is not None else None,
+        max_cost_usd=max_cost_usd,
     )
+
+
+class _Sink:
+    """Where every finished run goes, from whichever thread ran it: ``results.jsonl``, the counts, the progress
+    bar, the spend and ``on_result``, one run at a time."""
+
+    def __init__(self, writer: ResultsWriter, bar: _Progress | None, on_result: Callable[[dict], None] | None,
+                 budget: EndpointLimiter | None) -> None:
+        self.writer, self.bar, self.on_result, self.budget = writer, bar, on_result, budget
+        self.ran = self.failed = 0
+        self._lock = threading.Lock()
+
+    def add(self, item: dict, *, charge: bool = True) -> None:
+        """Write a worker's item (its encoded line) or a backend's own record (a dead worker's run, a dict)."""
+        with self._lock:
+            line = item["line"] if "line" in item else encode(item)
+            self.writer.write_line(line)
+            self.ran += 1
+            self.failed += item.get("status") != "ok"
+            if self.bar is not None:
+                self.bar.update(item)
+            record = json.loads(line) if "line" in item else item
+            if charge and self.budget is not None:
+                self.budget.charge(_cost_of(record))
+            if self.on_result is not None:
+                self.on_result(record)
+
+    def add_io(self, item: dict) -> None:
+        """A concurrent run's item: its calls were charged as they were paid."""
+        self.add(item, charge=False)
+
+
+def _run_on_backend(runner: Backend, todo: list[RunSpec], options: dict, sink: _Sink,
+                    budget: EndpointLimiter | None, workers: int | None) -> int:
+    """Run the CPU-bound runs on the backend, streaming each record to ``sink``; the runs held back by the cap.
+
+    Under a cap they start in groups of ``workers``, the cap checked between groups (a CPU-bound agent that
+    records model calls is charged when its run ends).
+    """
+    if not todo:
+        return 0
+    job = functools.partial(execute_encoded, **options)
+    size = max(1, workers or getattr(runner, "workers", 1) or 1)
+    capped = budget is not None and budget.max_cost_usd is not None
+    groups = [todo[i:i + size] for i in range(0, len(todo), size)] if capped else [todo]
+    for n, group in enumerate(groups):
+        if budget is not None and budget.max_cost_usd is not None and budget.spent_usd >= budget.max_cost_usd:
+            return sum(len(g) for g in groups[n:])
+        records = runner.run([s.to_dict() for s in group], job)
+        try:
+            for item in records:
+                sink.add(item)
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
+    return 0
+
+
+def _unfinished_usd(sweep: SweepDir, todo: Iterable[RunSpec]) -> float:
+    """The model dollars already paid by the runs to do that left a run directory (a run stopped by the cap, a
+    killed sweep): their answered calls are replayed, not paid again, but they were paid once."""
+    total = 0.0
+    for spec in todo:
+        calls = RunDir(sweep.runs / spec.run_id).llm_calls
+        if not records_calls(spec) or not calls.is_file():
+            continue
+        with calls.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    row = json.loads(line)
+                    total += float((row.get("response") or {}).get("cost_usd") or 0.0) if row.get("ok") else 0.0
+                except (ValueError, AttributeError, TypeError):
+                    continue  # a torn last line: the run's resume cuts it off
+    return total
 
 
 def _cost_of(record: Mapping) -> float:
