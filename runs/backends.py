@@ -7,6 +7,10 @@ picklable function ``spec dict -> dict`` that never raises for a failing run
 (the sweep's job returns the record already encoded: ``{"run_id", "status",
 "line"}``). A backend that loses a run (a dead worker) yields a full error
 record for it instead.
+
+A sweep hands a backend only the runs that need a CPU: the runs of an agent
+that waits on I/O (the LLM agent) run at once on threads of the sweep's own
+process, whatever the backend (:mod:`bizsim.runs.concurrent`).
 """
 
 from __future__ import annotations

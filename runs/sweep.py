@@ -60,9 +60,10 @@ class SweepSummary:
     compacted: bool
     #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
     relabelled: int = 0
-    #: Runs not started because the sweep's model dollars reached ``max_cost_usd``.
+    #: Runs left to do because the sweep's model dollars reached ``max_cost_usd``: not started, or stopped between
+    #: two model calls (their run directories resume them).
     held: int = 0
-    #: Model dollars of every finished run of the sweep (``None`` without a ``max_cost_usd``).
+    #: Model dollars the sweep has paid, its earlier runs' included (``None`` without a ``max_cost_usd``).
     spent_usd: float | None = None
     max_cost_usd: float | None = None
 
@@ -76,8 +77,9 @@ class SweepSummary:
         note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
                 "(a label is not part of the run id)") if self.relabelled else ""
         if self.held:
-            note += (f"; {self.held} runs held back: the sweep's runs have cost ${self.spent_usd:.2f} of "
-                     f"max_cost_usd={self.max_cost_usd} (raise it and run the same sweep again to go on)")
+            note += (f"; {self.held} runs held back: the sweep has paid ${self.spent_usd:.2f} of "
+                     f"max_cost_usd={self.max_cost_usd} (raise it and run the same sweep again to go on; the runs "
+                     "stopped between calls resume from their run directories)")
         return (
             f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
             f"{self.elapsed_s:.1f} s; results in {self.out}{note}"

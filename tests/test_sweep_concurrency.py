@@ -82,6 +82,33 @@ def test_model_runs_go_at_once_up_to_the_concurrency_and_record_what_one_at_a_ti
         sweep(specs, tmp_path / "bad", progress=False, concurrency=0)
 
 
+def test_a_grid_files_sweep_table_sets_the_concurrency_and_the_flag_wins(tmp_path, monkeypatch):
+    """[sweep] concurrency = 2 keeps two requests at the endpoint; --concurrency 1 on the command line, one."""
+    from bizsim.cli.main import main
+
+    monkeypatch.setenv(KEY_ENV, "sk-loopback-0123456789")
+    with LoopbackLLMServer(greedy_policy, delay_s=0.15, lifetime_s=240) as server:
+        grid_file = tmp_path / "grid.toml"
+        grid_file.write_text(f"""
+[[runs]]
+world = "startup"
+agent = "llm"
+agent_options = {{model = "{MODEL}", api_base = "{server.url}", api_key_env = "{KEY_ENV}", max_turns = 3}}
+seeds = "1-4"
+
+[sweep]
+backend = "serial"
+concurrency = 2
+preflight = false
+""")
+        assert 0 == main(["sweep", str(grid_file), "--out", str(tmp_path / "two"), "--no-progress"])
+        assert 2 == server.peak_in_flight
+        server.peak_in_flight = 0
+        assert 0 == main(["sweep", str(grid_file), "--out", str(tmp_path / "one"), "--no-progress", "--concurrency", "1"])
+        assert 1 == server.peak_in_flight
+    assert 4 == len(_lines(tmp_path / "one")) == len(_lines(tmp_path / "two"))
+
+
 def test_the_sweep_cap_stops_concurrent_runs_between_calls_and_a_higher_cap_resumes_them(tmp_path, monkeypatch):
     """Priced calls, cap $3: the sweep stops starting calls once it has paid $3 (over by at most the calls in
     flight); the runs it stopped are not recorded as finished; the same sweep with a higher cap resumes them from
