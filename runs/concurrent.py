@@ -107,7 +107,11 @@ class ConcurrentRuns:
             with self._lock:
                 self.held += 1
             return
-        self.on_record(item)
+        try:
+            self.on_record(item)
+        except BaseException:
+            self.stop()  # the sweep cannot record runs any more: the others stop at their next call, to do
+            raise
 
     def wait(self) -> int:
         """Wait for every run; the runs held back (not started, or stopped by the cap). Re-raises what failed

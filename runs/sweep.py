@@ -279,14 +279,7 @@ def sweep(
             _check_priced(todo, max_cost_usd)
         bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
         waiting = [s for s in todo if waits_on_io(s)]
-        budget = None
-        if waiting or max_cost_usd is not None:
-            from bizsim.agents.llm.limits import EndpointLimiter
-
-            # One limiter for the whole sweep: requests in flight per endpoint, and every dollar against the cap
-            # (the finished runs', the unfinished run directories' answered calls, then each call as it is paid).
-            budget = EndpointLimiter(concurrency, max_cost_usd=max_cost_usd, spent_usd=(
-                _spent_usd(sweep.results) + _unfinished_usd(sweep, todo) if max_cost_usd is not None else 0.0))
+        budget = _limiter(sweep, unique, concurrency, max_cost_usd) if waiting or max_cost_usd is not None else None
         sink = _Sink(writer, bar, on_result, budget)
         lane = ConcurrentRuns(waiting, budget, sink.add_io, **options) if budget is not None and waiting else None
         held = 0
@@ -343,6 +336,19 @@ class _Sink:
         self.add(item, charge=False)
 
 
+def _limiter(sweep: SweepDir, specs: Mapping[str, RunSpec], concurrency: int,
+             max_cost_usd: float | None) -> EndpointLimiter:
+    """The sweep's one limiter: requests in flight per endpoint, and every dollar against the cap (the finished
+    runs', the answered calls in the run directories of the others, then each call as it is paid)."""
+    from bizsim.agents.llm.limits import EndpointLimiter
+
+    spent = 0.0
+    if max_cost_usd is not None:
+        ok = finished_ids(sweep.results, include_errors=False)
+        spent = _spent_usd(sweep.results) + _unfinished_usd(sweep, [s for rid, s in specs.items() if rid not in ok])
+    return EndpointLimiter(concurrency, max_cost_usd=max_cost_usd, spent_usd=spent)
+
+
 def _run_on_backend(runner: Backend, todo: list[RunSpec], options: dict, sink: _Sink,
                     budget: EndpointLimiter | None, workers: int | None) -> int:
     """Run the CPU-bound runs on the backend, streaming each record to ``sink``; the runs held back by the cap.
@@ -371,8 +377,9 @@ def _run_on_backend(runner: Backend, todo: list[RunSpec], options: dict, sink: _
 
 
 def _unfinished_usd(sweep: SweepDir, todo: Iterable[RunSpec]) -> float:
-    """The model dollars already paid by the runs to do that left a run directory (a run stopped by the cap, a
-    killed sweep): their answered calls are replayed, not paid again, but they were paid once."""
+    """The model dollars already paid by runs not recorded as finished that left a run directory (a run stopped
+    by the cap, a killed sweep, a run the API cut short): their records do not count them, yet they were paid
+    (a resume replays them without paying again)."""
     total = 0.0
     for spec in todo:
         calls = RunDir(sweep.runs / spec.run_id).llm_calls
