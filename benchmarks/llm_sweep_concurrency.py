@@ -17,7 +17,8 @@ concurrent episode: the process's peak RSS (VmHWM) minus its RSS before the
 sweep (after a one-call warm-up run, timed with the sweep, that loads what
 every sweep loads once), over the episodes the sweep keeps going at once
 (2 per request slot). The calls counted are the server's, the warm-up's one
-included.
+included. Last, the CPU time of the sweep's process per call (the sweep
+alone): what bounds a sweep whose endpoint serves many at once.
 """
 
 from __future__ import annotations
@@ -63,9 +64,11 @@ if __name__ == "__main__":
     warm = RunSpec("startup", "default", "llm", 0, agent_options={**specs[0].agent_options, "max_turns": 1})
     sweep([warm], out + "-warm", concurrency=1, progress=False, compact=False, preflight=False)
     before = status("VmRSS")
+    cpu = time.process_time()
     summary = sweep(specs, out, concurrency=concurrency, progress=False, compact=False, preflight=False)
     done = time.perf_counter()
-    print(json.dumps({"import_s": imported - start, "sweep_s": done - imported, "wall_s": done - start,
+    cpu = time.process_time() - cpu
+    print(json.dumps({"cpu_s": cpu, "import_s": imported - start, "sweep_s": done - imported, "wall_s": done - start,
                       "failed": summary.failed, "ran": summary.ran, "peak_mb": status("VmHWM"), "before_mb": before,
                       "episodes": min(runs, EPISODES_PER_SLOT * concurrency)}))
 """
@@ -107,6 +110,7 @@ def one_sweep(runs: int, turns: int, delay: float, concurrency: int) -> dict:
     figures["bound_s"] = figures["calls"] * delay / concurrency + figures["import_s"]
     figures["ratio"] = figures["wall_s"] / figures["bound_s"]
     figures["mb_per_episode"] = (figures["peak_mb"] - figures["before_mb"]) / figures["episodes"]
+    figures["cpu_ms_per_call"] = 1000 * figures["cpu_s"] / figures["calls"]
     return figures
 
 
@@ -122,7 +126,7 @@ def main() -> None:
     print(f"{args.runs} LLM runs x {args.turns} turns, the endpoint answering after {args.delay} s, "
           f"serving N at once; one sweep process per measurement (load before: {os.getloadavg()[0]:.2f})")
     print(f"{'N':>4} {'calls':>6} {'import':>7} {'wall':>7} {'bound':>7} {'wall/bound':>10} {'peak at server':>14} "
-          f"{'episodes':>8} {'MB/episode':>10}  repeats")
+          f"{'episodes':>8} {'MB/episode':>10} {'CPU ms/call':>11}  repeats")
     for n in args.concurrency:
         ideal = args.runs * args.turns * args.delay / n
         repeats = args.repeats if ideal < 30 else 1
@@ -131,7 +135,8 @@ def main() -> None:
         mid = sorted(rows, key=lambda r: r["ratio"])[len(rows) // 2]
         print(f"{n:>4} {mid['calls']:>6} {mid['import_s']:>6.1f}s {mid['wall_s']:>6.1f}s {mid['bound_s']:>6.1f}s "
               f"{statistics.median(r['ratio'] for r in rows):>10.2f} {max(r['server_peak'] for r in rows):>14} "
-              f"{mid['episodes']:>8} {statistics.median(r['mb_per_episode'] for r in rows):>10.2f}  {repeats}",
+              f"{mid['episodes']:>8} {statistics.median(r['mb_per_episode'] for r in rows):>10.2f} "
+              f"{statistics.median(r['cpu_ms_per_call'] for r in rows):>11.1f}  {repeats}",
               flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(machine_line())

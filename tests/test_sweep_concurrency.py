@@ -110,31 +110,30 @@ preflight = false
 
 
 def test_the_sweep_cap_stops_concurrent_runs_between_calls_and_a_higher_cap_resumes_them(tmp_path, monkeypatch):
-    """Priced calls, cap $3: the sweep stops starting calls once it has paid $3 (over by at most the calls in
-    flight); the runs it stopped are not recorded as finished; the same sweep with a higher cap resumes them from
-    their run directories, and the endpoint answers every call exactly once over the two sweeps."""
+    """Priced calls, cap $1.5: two short runs finish, then the sweep stops starting calls once it has paid $1.5
+    (over by at most the calls in flight); the long runs it stopped are not recorded as finished; the same sweep
+    with a higher cap resumes them from their run directories, and the endpoint answers every call exactly once
+    over the two sweeps."""
     monkeypatch.setenv(KEY_ENV, "sk-loopback-0123456789")
-    prices = {MODEL: [100.0, 100.0]}  # dollars per million tokens: a call of this policy costs about $0.2
+    prices = {MODEL: [100.0, 100.0]}  # dollars per million tokens: a call of this policy costs $0.1 to $0.3
     with LoopbackLLMServer(greedy_policy, delay_s=0.05, lifetime_s=240) as server:
-        specs = [_llm(server.url, seed, 5, prices=prices) for seed in range(1, 7)]
+        specs = [_llm(server.url, seed, 2 if seed <= 2 else 8, prices=prices) for seed in range(1, 7)]
         out = tmp_path / "capped"
-        capped = sweep(specs, out, progress=False, compact=False, concurrency=2, max_cost_usd=3.0, preflight=False)
-        costs = [u for u in server.usages]
-        call_usd = max((u["prompt_tokens"] + u["completion_tokens"]) * 100 / 1e6 for u in costs)
+        capped = sweep(specs, out, progress=False, compact=False, concurrency=2, max_cost_usd=1.5, preflight=False)
+        call_usd = max((u["prompt_tokens"] + u["completion_tokens"]) * 100 / 1e6 for u in server.usages)
         finished = _lines(out)
-        assert 0 < len(finished) < 6 and capped.held == 6 - len(finished) and capped.ran == len(finished)
-        assert all(r["status"] == "ok" and r["run"]["llm_turns"] == 5 for r in finished)
+        assert {s.run_id for s in specs[:2]} == {r["run_id"] for r in finished}
+        assert (2, 4) == (capped.ran, capped.held)
+        assert all(r["status"] == "ok" and r["run"]["llm_turns"] == 2 for r in finished)
         paid = _answered_usd(out)
         assert pytest.approx(paid) == capped.spent_usd
-        assert 3.0 <= paid <= 3.0 + 2 * call_usd  # over the cap by the calls in flight at most
-        assert f"{capped.held} runs held back" in str(capped)
-        stopped = [s for s in specs if s.run_id not in {r["run_id"] for r in finished}]
-        assert any((out / "runs" / s.run_id / "llm_calls.jsonl").exists() for s in stopped)
-        assert not any((out / "runs" / s.run_id / "result.json").exists() for s in stopped)
-        answered = server.policy_calls
+        assert 1.5 <= paid <= 1.5 + 2 * call_usd  # over the cap by the calls in flight at most
+        assert "4 runs held back" in str(capped)
+        stopped = [s for s in specs[2:] if (out / "runs" / s.run_id / "llm_calls.jsonl").exists()]
+        assert stopped and not any((out / "runs" / s.run_id / "result.json").exists() for s in specs[2:])
         again = sweep(specs, out, progress=False, compact=False, concurrency=2, max_cost_usd=100.0, preflight=False)
-        assert (6 - len(finished), 0, 0) == (again.ran, again.failed, again.held)
-        assert 30 == server.policy_calls and 30 - answered == server.policy_calls - answered
+        assert (4, 0, 0) == (again.ran, again.failed, again.held)
+        assert 2 * 2 + 4 * 8 == server.policy_calls  # every turn answered once: the stopped runs replayed theirs
     records = _lines(out)
     assert 6 == len(records) == len({r["run_id"] for r in records})
     assert pytest.approx(sum(r["run"]["llm_cost_usd"] for r in records)) == _answered_usd(out) == pytest.approx(
