@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -323,6 +324,13 @@ class _Server(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = 256
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Print a handler's error, except a client that left while its kept-alive connection waited (a killed
+        sweep, a benchmark's process exiting): that is no error of the server's."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
