@@ -104,7 +104,8 @@ preflight = false
         assert 0 == main(["sweep", str(grid_file), "--out", str(tmp_path / "two"), "--no-progress"])
         assert 2 == server.peak_in_flight
         server.peak_in_flight = 0
-        assert 0 == main(["sweep", str(grid_file), "--out", str(tmp_path / "one"), "--no-progress", "--concurrency", "1"])
+        one = ["sweep", str(grid_file), "--out", str(tmp_path / "one"), "--no-progress", "--concurrency", "1"]
+        assert 0 == main(one)
         assert 1 == server.peak_in_flight
     assert 4 == len(_lines(tmp_path / "one")) == len(_lines(tmp_path / "two"))
 
@@ -154,8 +155,8 @@ if __name__ == "__main__":
 
 
 def test_a_concurrent_sweep_killed_with_sigkill_resumes_paying_only_the_calls_in_flight(tmp_path, monkeypatch):
-    """SIGKILL a sweep of 8 LLM runs (3 requests in flight) once 3 have finished, run it again: every run recorded once, and
-    the endpoint answered each call once, but for at most the 3 in flight when the sweep died."""
+    """SIGKILL a sweep of 8 LLM runs (3 requests in flight) once 3 have finished, run it again: every run recorded
+    once, and the endpoint answered each call once, but for at most the 3 in flight when the sweep died."""
     monkeypatch.setenv(KEY_ENV, "sk-loopback-0123456789")
     script = tmp_path / "kill_me.py"
     script.write_text(_KILL_SCRIPT)
