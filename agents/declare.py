@@ -23,7 +23,7 @@ from .options import check_agent_options
 if TYPE_CHECKING:
     from bizsim.simcore import World
 
-__all__ = ["CAPABILITIES", "HAS_ROLES", "RECORDS_CALLS", "RUN_OPTIONS", "AgentDef", "agent"]
+__all__ = ["CAPABILITIES", "HAS_ROLES", "RECORDS_CALLS", "RUN_OPTIONS", "WAITS_ON_IO", "AgentDef", "agent"]
 
 #: The agent calls a model: its run needs a run directory for the call log (so it resumes), a pre-flight call, and
 #: its errors are scrubbed of keys before a sweep's record keeps them.
@@ -32,7 +32,11 @@ RECORDS_CALLS = "records_calls"
 HAS_ROLES = "has_roles"
 #: Among its options a sweep grid may give the run's own settings (``auditor``, ``max_episodes``).
 RUN_OPTIONS = "run_options"
-CAPABILITIES = frozenset({RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS})
+#: The agent spends its run waiting on I/O (a model endpoint), not on a CPU: a sweep runs many of its runs at once
+#: on threads of one process, at most ``concurrency`` requests in flight per endpoint, instead of one run per
+#: worker process.
+WAITS_ON_IO = "waits_on_io"
+CAPABILITIES = frozenset({RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS, WAITS_ON_IO})
 
 #: An agent process: a generator of SimPy events (the agent's turns).
 Process = Generator[Any, Any, Any]
@@ -52,7 +56,7 @@ class AgentDef:
             returns the ``world -> process`` callable that serves every episode.
         options: with ``make``, the option names it accepts (its types are its own to check).
         capabilities: what the run pipeline must do for this agent (:data:`RECORDS_CALLS`, :data:`HAS_ROLES`,
-            :data:`RUN_OPTIONS`), declared instead of being special-cased by name.
+            :data:`RUN_OPTIONS`, :data:`WAITS_ON_IO`), declared instead of being special-cased by name.
     """
 
     def __init__(self, fn: Callable[..., Process], *, name: str | None = None,

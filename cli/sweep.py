@@ -36,7 +36,11 @@ def add_parsers(sub: Any) -> None:
         "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
     )
     sw.add_argument("--backend", choices=("serial", "process", "ray"), help="where runs execute (default: process)")
-    sw.add_argument("--workers", type=bounded_int(), metavar="N", help="worker processes or local Ray CPUs (default: all CPUs)")
+    sw.add_argument("--workers", type=bounded_int(), metavar="N",
+                    help="worker processes or local Ray CPUs for the runs that need a CPU (default: all CPUs)")
+    sw.add_argument("--concurrency", type=bounded_int(1), metavar="N",
+                    help="model requests in flight per endpoint: the runs of an agent that waits on a model (llm) run "
+                    "at once on threads of the sweep's process, whatever --workers (default: 8)")
     sw.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (with --backend ray)")
     sw.add_argument("--out", required=True, metavar="DIR", help="the sweep directory (reuse it to resume)")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -48,8 +52,9 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--estimate", action="store_true",
                     help="print the expected calls, tokens and dollars of the LLM runs still to do, and run nothing")
     sw.add_argument("--max-cost-usd", type=float, metavar="X",
-                    help="cap the whole sweep's model dollars: no run starts once the finished runs have cost X "
-                    "(the runs under way finish); run the same command with a higher cap to go on")
+                    help="cap the whole sweep's model dollars: no model call and no run starts once the sweep has "
+                    "paid X (the calls in flight finish: at most --concurrency per endpoint over); the runs stopped "
+                    "stay to do: run the same command with a higher cap to resume them")
 
     rp = sub.add_parser("report", help="write a self-contained HTML report of a sweep directory",
                         description="Write REPORT/report.html (tables, figures embedded) and REPORT/figures/*.png.")
@@ -80,6 +85,7 @@ def _needs(extra: str, exc: ImportError) -> BizSimError:
 
 def run_sweep(args: argparse.Namespace) -> int:
     """``bizsim sweep``: exit 0 when every run of this invocation finished, 1 when some failed."""
+    from bizsim.runs.concurrent import DEFAULT_CONCURRENCY
     from bizsim.runs.gridfile import load_grid
     from bizsim.runs.runspec import grid
     from bizsim.runs.sweep import sweep
@@ -113,6 +119,9 @@ def run_sweep(args: argparse.Namespace) -> int:
     workers = args.workers if args.workers is not None else settings.get("workers")
     if workers is not None and workers < 1:
         raise BizSimError(f"--workers(={workers}) must be >= 1")
+    concurrency = args.concurrency if args.concurrency is not None else settings.get("concurrency", DEFAULT_CONCURRENCY)
+    if concurrency < 1:
+        raise BizSimError(f"--concurrency(={concurrency}) must be >= 1")
     ray_address = args.ray_address or settings.get("ray_address")
     if ray_address and backend != "ray":
         raise BizSimError("--ray-address goes with --backend ray")
@@ -126,7 +135,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             events=not args.no_events and settings.get("events", True),
             run_dirs=args.run_dirs or settings.get("run_dirs", False),
             retry_failed=retry_failed, preflight=preflight,
-            max_cost_usd=args.max_cost_usd,
+            max_cost_usd=args.max_cost_usd, concurrency=concurrency,
         )
     except ImportError as exc:
         raise _needs("ray" if backend == "ray" else "data", exc) from None

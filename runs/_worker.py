@@ -27,10 +27,12 @@ record_version = 1
 _API_FAILURES = ("api_failures", "api_error")
 
 
-def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None) -> dict:
+def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None,
+             llm_options: dict[str, Any] | None = None) -> dict:
     """Run one spec through the run pipeline, watched, and extract its record body (``run``, ``series``, ``events``).
 
-    An LLM run always writes its run directory (its call log), and one found there unfinished is resumed.
+    An LLM run always writes its run directory (its call log), and one found there unfinished is resumed;
+    ``llm_options`` go to it (a ``limiter`` shared with the runs executing at once).
     """
     from bizsim.agents.llm.errors import RunAborted
     from bizsim.simcore.errors import ConfigError
@@ -43,7 +45,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None)
     if records_calls(spec):
         if run_dir is None:
             raise ConfigError("LLM runs in a sweep need a run directory for their call log")
-        result = execute(spec, out=run_dir, probe=watcher)
+        result = execute(spec, out=run_dir, probe=watcher, **(llm_options or {}))
         if result.terminal_detail in _API_FAILURES:
             # Not the agent's result but an outage's: kept out of the tables, and retry_failed resumes it.
             last = (result.llm.get("episodes") or [{}])[-1]
@@ -91,7 +93,8 @@ class _LastEpisode:
         return extractor
 
 
-def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False) -> dict:
+def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False,
+            llm_options: dict[str, Any] | None = None) -> dict:
     """Run one spec (as a dict) and return its record; a failing run returns an error record.
 
     Args:
@@ -99,6 +102,9 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
         events: keep the trajectory's commands and events (else only world-specific rows).
         run_dirs: the folder of run directories (``run_dirs/<run_id>``).
         keep_run_dirs: write a run directory for every run (LLM runs always get one).
+        llm_options: for a run whose agent calls a model: what it shares with the runs executing at once
+            (``limiter``); a :class:`~bizsim.agents.llm.limits.RunStopped` it raises is let through, not recorded:
+            a stopped run is not finished.
     """
     start = time.perf_counter()
     rs = RunSpec.from_dict(spec)
@@ -110,7 +116,7 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
     calls_model = records_calls(rs)
     run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or calls_model) else None
     try:
-        record.update(run_spec(rs, events=events, run_dir=run_dir))
+        record.update(run_spec(rs, events=events, run_dir=run_dir, llm_options=llm_options if calls_model else None))
     except Exception as exc:  # noqa: BLE001 - a failing run is a result, not the sweep's end
         record["status"] = "error"
         message, trace = str(exc), traceback.format_exc()

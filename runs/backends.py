@@ -7,6 +7,10 @@ picklable function ``spec dict -> dict`` that never raises for a failing run
 (the sweep's job returns the record already encoded: ``{"run_id", "status",
 "line"}``). A backend that loses a run (a dead worker) yields a full error
 record for it instead.
+
+A sweep hands a backend only the runs that need a CPU: the runs of an agent
+that waits on I/O (the LLM agent) run at once on threads of the sweep's own
+process, whatever the backend (:mod:`bizsim.runs.concurrent`).
 """
 
 from __future__ import annotations
@@ -185,9 +189,11 @@ class RayBackend:
     On a cluster every node needs bizsim (and the module of any agent given
     as ``module:function``); to pass a ``runtime_env`` or other settings,
     call ``ray.init(...)`` yourself first: an initialised Ray is used as it is.
-    Run directories (every LLM run's, all with ``run_dirs=True``) are written
-    by the node that runs them, under the sweep directory: across several
-    nodes, that directory must be on a filesystem they all share.
+    Run directories (with ``run_dirs=True``) are written by the node that
+    runs them, under the sweep directory: across several nodes, that
+    directory must be on a filesystem they all share. (A sweep's runs of
+    agents that wait on I/O, the LLM agent's, never come here: they run on
+    threads of the sweep's process.)
     """
 
     def __init__(self, address: str | None = None, workers: int | None = None, in_flight: int = 4) -> None:

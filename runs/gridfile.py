@@ -23,7 +23,8 @@ flags win)::
 
     [sweep]
     backend = "process"                 # serial | process | ray
-    workers = 2
+    workers = 2                         # processes for the runs that need a CPU
+    concurrency = 8                     # model requests in flight per endpoint (LLM runs, on threads)
     events = true
     run_dirs = false
 """
@@ -44,8 +45,8 @@ __all__ = ["SWEEP_KEYS", "load_grid"]
 
 #: Keys the ``[sweep]`` table may set, with their types.
 SWEEP_KEYS: dict[str, type] = {
-    "backend": str, "workers": int, "ray_address": str, "events": bool, "run_dirs": bool, "retry_failed": bool,
-    "preflight": bool,
+    "backend": str, "workers": int, "concurrency": int, "ray_address": str, "events": bool, "run_dirs": bool,
+    "retry_failed": bool, "preflight": bool,
 }
 _GRID_KEYS = {"worlds", "world", "presets", "preset", "agents", "agent", "seeds"}
 _RUN_KEYS = {"world", "preset", "agent", "agent_options", "overrides", "label", "seed", "seeds"}

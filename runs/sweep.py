@@ -3,6 +3,10 @@
 >>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
 >>> # tables = bizsim.analysis.load("out/presets"); tables.runs.groupby("agent").metric_value.mean()
 
+Runs whose agent waits on a model run many at once on threads of the sweep's
+process (``concurrency`` requests in flight per endpoint,
+:mod:`bizsim.runs.concurrent`); the others run on the backend's workers.
+
 A sweep directory holds ``results.jsonl`` (one line per finished run, appended
 and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
 order) and, when asked or for LLM runs, ``runs/<run_id>/`` run directories. A
@@ -18,10 +22,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
@@ -29,9 +34,15 @@ from bizsim.simcore.errors import ConfigError
 from bizsim.runs._results_file import encode, finished_ids, iter_heads
 from bizsim.runs._worker import execute_encoded
 from bizsim.runs.backends import Backend, make_backend
+from bizsim.runs.concurrent import DEFAULT_CONCURRENCY, ConcurrentRuns, waits_on_io
 from bizsim.runs.recorder import SweepRecorder
 from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
+
+if TYPE_CHECKING:
+    from bizsim.agents.llm.limits import EndpointLimiter
+
+    from bizsim.runs._results_file import ResultsWriter  # imported with the sweep's runs: the LLM harness is heavy
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
 
@@ -50,9 +61,10 @@ class SweepSummary:
     compacted: bool
     #: Runs already done whose recorded preset label differs from the spec's (a label is not part of the run id).
     relabelled: int = 0
-    #: Runs not started because the sweep's model dollars reached ``max_cost_usd``.
+    #: Runs left to do because the sweep's model dollars reached ``max_cost_usd``: not started, or stopped between
+    #: two model calls (their run directories resume them).
     held: int = 0
-    #: Model dollars of every finished run of the sweep (``None`` without a ``max_cost_usd``).
+    #: Model dollars the sweep has paid, its earlier runs' included (``None`` without a ``max_cost_usd``).
     spent_usd: float | None = None
     max_cost_usd: float | None = None
 
@@ -60,8 +72,9 @@ class SweepSummary:
         note = (f"; {self.relabelled} of the runs already done keep the preset label they were recorded with "
                 "(a label is not part of the run id)") if self.relabelled else ""
         if self.held:
-            note += (f"; {self.held} runs held back: the sweep's runs have cost ${self.spent_usd:.2f} of "
-                     f"max_cost_usd={self.max_cost_usd} (raise it and run the same sweep again to go on)")
+            note += (f"; {self.held} runs held back: the sweep has paid ${self.spent_usd:.2f} of "
+                     f"max_cost_usd={self.max_cost_usd} (raise it and run the same sweep again to go on; the runs "
+                     "stopped between calls resume from their run directories)")
         return (
             f"{self.total} runs: {self.ran} run now ({self.failed} failed), {self.skipped} already done; "
             f"{self.elapsed_s:.1f} s; results in {self.out}{note}"
@@ -189,6 +202,7 @@ def sweep(
     on_result: Callable[[dict], None] | None = None,
     preflight: bool = True,
     max_cost_usd: float | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
 ) -> SweepSummary:
     """Run every spec not yet finished in ``out``; stream each record to ``out/results.jsonl`` as it finishes.
 
@@ -215,10 +229,15 @@ def sweep(
         preflight: before anything runs, make one tiny call to every model
             endpoint the LLM runs still to do will use (a wrong key or address fails
             the sweep at once instead of every run after its retries).
-        max_cost_usd: cap on the model dollars of the whole sweep (its runs finished before included): no
-            run starts once they reach it; the runs under way finish, and the runs not started stay to do, so
-            the same sweep with a higher cap goes on. Runs start in groups of ``workers`` so the cap is checked
-            between them; every LLM run's model must be priced.
+        max_cost_usd: cap on the model dollars of the whole sweep (its runs finished before, and the calls
+            its unfinished runs already paid, included): once they reach it no model call and no run starts.
+            The calls in flight finish, so the sweep can pass the cap by at most their cost (``concurrency``
+            calls per endpoint); runs stopped by the cap, and the runs not started, stay to do, and the same
+            sweep with a higher cap resumes them from their run directories without paying again. Every LLM
+            run's model must be priced.
+        concurrency: model requests in flight per endpoint (default :data:`DEFAULT_CONCURRENCY`). Runs whose
+            agent waits on I/O (the LLM agent) run at once on threads of this process, sharing this limit,
+            whatever the backend and ``workers`` (which are for the CPU-bound runs).
 
     Returns:
         counts of what ran; ``bizsim.analysis.load(out)`` gives the tables.
@@ -228,6 +247,9 @@ def sweep(
             (checked before anything runs).
         PreflightError: an LLM endpoint does not answer (nothing ran).
     """
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError(f"concurrency(={concurrency!r}) must be an integer >= 1 (model requests in flight per "
+                          "endpoint)")
     root = Path(out).resolve()
     unique: dict[str, RunSpec] = {}
     for s in map(_as_spec, specs):
@@ -259,50 +281,121 @@ def sweep(
         _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
-        job = functools.partial(execute_encoded, events=events, run_dirs=str(sweep.runs), keep_run_dirs=run_dirs)
-        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
-        ran = failed = 0
-        spent = None
+        options = {"events": events, "run_dirs": str(sweep.runs), "keep_run_dirs": run_dirs}
         if max_cost_usd is not None:
             _check_priced(todo, max_cost_usd)
-            spent = _spent_usd(sweep.results)
-            groups = [todo[i:i + max(1, workers or getattr(runner, "workers", 1) or 1)]
-                      for i in range(0, len(todo), max(1, workers or getattr(runner, "workers", 1) or 1))]
-        else:
-            groups = [todo]
+        bar = _Progress(len(todo_all), len(todo_all) - len(todo)) if progress and todo else None
+        waiting = [s for s in todo if waits_on_io(s)]
+        budget = _limiter(sweep, unique, concurrency, max_cost_usd) if waiting or max_cost_usd is not None else None
+        sink = _Sink(writer, bar, on_result, budget)
+        lane = ConcurrentRuns(waiting, budget, sink.add_io, **options) if budget is not None and waiting else None
         held = 0
         try:
-            for n, group in enumerate(groups):
-                if spent is not None and max_cost_usd is not None and spent >= max_cost_usd:
-                    held = sum(len(g) for g in groups[n:])
-                    break
-                records = runner.run([s.to_dict() for s in group], job)
-                try:
-                    for item in records:
-                        # Workers send the encoded line; a backend's own record (a dead worker's run) comes as a dict.
-                        line = item["line"] if "line" in item else encode(item)
-                        writer.write_line(line)
-                        ran += 1
-                        failed += item.get("status") != "ok"
-                        if bar is not None:
-                            bar.update(item)
-                        record = json.loads(line) if "line" in item else item
-                        if spent is not None:
-                            spent += _cost_of(record)
-                        if on_result is not None:
-                            on_result(record)
-                finally:
-                    close = getattr(records, "close", None)
-                    if close is not None:
-                        close()
+            if lane is not None:
+                lane.start()
+            held += _run_on_backend(runner, [s for s in todo if not waits_on_io(s)], options, sink, budget, workers)
+            if lane is not None:
+                held += lane.wait()
         finally:
+            if lane is not None:
+                lane.close()
             if bar is not None:
                 bar.close()
     return SweepSummary(
-        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=ran, failed=failed,
+        out=root, total=len(todo_all), skipped=len(todo_all) - len(todo), ran=sink.ran, failed=sink.failed,
         elapsed_s=time.perf_counter() - start, compacted=False, relabelled=relabelled, held=held,
-        spent_usd=spent, max_cost_usd=max_cost_usd,
+        spent_usd=budget.spent_usd if budget is not None and max_cost_usd is not None else None,
+        max_cost_usd=max_cost_usd,
     )
+
+
+class _Sink:
+    """Where every finished run goes, from whichever thread ran it: ``results.jsonl``, the counts, the progress
+    bar, the spend and ``on_result``, one run at a time."""
+
+    def __init__(self, writer: ResultsWriter, bar: _Progress | None, on_result: Callable[[dict], None] | None,
+                 budget: EndpointLimiter | None) -> None:
+        self.writer, self.bar, self.on_result, self.budget = writer, bar, on_result, budget
+        self.ran = self.failed = 0
+        self._lock = threading.Lock()
+
+    def add(self, item: dict, *, charge: bool = True) -> None:
+        """Write a worker's item (its encoded line) or a backend's own record (a dead worker's run, a dict)."""
+        with self._lock:
+            line = item["line"] if "line" in item else encode(item)
+            self.writer.write_line(line)
+            self.ran += 1
+            self.failed += item.get("status") != "ok"
+            if self.bar is not None:
+                self.bar.update(item)
+            record = json.loads(line) if "line" in item else item
+            if charge and self.budget is not None:
+                self.budget.charge(_cost_of(record))
+            if self.on_result is not None:
+                self.on_result(record)
+
+    def add_io(self, item: dict) -> None:
+        """A concurrent run's item: its calls were charged as they were paid."""
+        self.add(item, charge=False)
+
+
+def _limiter(sweep: SweepDir, specs: Mapping[str, RunSpec], concurrency: int,
+             max_cost_usd: float | None) -> EndpointLimiter:
+    """The sweep's one limiter: requests in flight per endpoint, and every dollar against the cap (the finished
+    runs', the answered calls in the run directories of the others, then each call as it is paid)."""
+    from bizsim.agents.llm.limits import EndpointLimiter
+
+    spent = 0.0
+    if max_cost_usd is not None:
+        ok = finished_ids(sweep.results, include_errors=False)
+        spent = _spent_usd(sweep.results) + _unfinished_usd(sweep, [s for rid, s in specs.items() if rid not in ok])
+    return EndpointLimiter(concurrency, max_cost_usd=max_cost_usd, spent_usd=spent)
+
+
+def _run_on_backend(runner: Backend, todo: list[RunSpec], options: dict, sink: _Sink,
+                    budget: EndpointLimiter | None, workers: int | None) -> int:
+    """Run the CPU-bound runs on the backend, streaming each record to ``sink``; the runs held back by the cap.
+
+    Under a cap they start in groups of ``workers``, the cap checked between groups (a CPU-bound agent that
+    records model calls is charged when its run ends).
+    """
+    if not todo:
+        return 0
+    job = functools.partial(execute_encoded, **options)
+    size = max(1, workers or getattr(runner, "workers", 1) or 1)
+    capped = budget is not None and budget.max_cost_usd is not None
+    groups = [todo[i:i + size] for i in range(0, len(todo), size)] if capped else [todo]
+    for n, group in enumerate(groups):
+        if budget is not None and budget.max_cost_usd is not None and budget.spent_usd >= budget.max_cost_usd:
+            return sum(len(g) for g in groups[n:])
+        records = runner.run([s.to_dict() for s in group], job)
+        try:
+            for item in records:
+                sink.add(item)
+        finally:
+            close = getattr(records, "close", None)
+            if close is not None:
+                close()
+    return 0
+
+
+def _unfinished_usd(sweep: SweepDir, todo: Iterable[RunSpec]) -> float:
+    """The model dollars already paid by runs not recorded as finished that left a run directory (a run stopped
+    by the cap, a killed sweep, a run the API cut short): their records do not count them, yet they were paid
+    (a resume replays them without paying again)."""
+    total = 0.0
+    for spec in todo:
+        calls = RunDir(sweep.runs / spec.run_id).llm_calls
+        if not records_calls(spec) or not calls.is_file():
+            continue
+        with calls.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    row = json.loads(line)
+                    total += float((row.get("response") or {}).get("cost_usd") or 0.0) if row.get("ok") else 0.0
+                except (ValueError, AttributeError, TypeError):
+                    continue  # a torn last line: the run's resume cuts it off
+    return total
 
 
 def _cost_of(record: Mapping) -> float:

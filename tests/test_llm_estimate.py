@@ -57,25 +57,28 @@ def test_run_estimate_prints_and_runs_nothing(tmp_path, capsys, monkeypatch):
     assert 0 == rc and "unknown (unknown-unknown)" in text and "calls (" in text
 
 
-def test_a_sweep_cap_holds_back_new_runs_and_a_raised_cap_goes_on(tmp_path, monkeypatch, capsys):
-    """With --max-cost-usd no run starts once the finished ones cost that much; they stay, and the same sweep
-    with a higher cap runs only the rest."""
+def test_a_sweep_cap_stops_new_calls_and_a_raised_cap_goes_on(tmp_path, monkeypatch, capsys):
+    """With --max-cost-usd no model call starts once the sweep has paid that much (over by at most the one call in
+    flight with --concurrency 1); the runs it stopped stay to do, and the same sweep with a higher cap finishes them
+    from their run directories, every call answered once."""
     monkeypatch.setenv(KEY_ENV, "sk-loopback-0123456789")
     with LoopbackLLMServer(greedy_policy, lifetime_s=240) as server:
         args = ["sweep", "--world", "startup", "--agent", "llm", "--seeds", "1-4", "--out", str(tmp_path / "sw"),
-                "--backend", "serial", "--no-progress", "--no-preflight",
+                "--backend", "serial", "--no-progress", "--no-preflight", "--concurrency", "1",
                 "--agent-opt", f"model={MODEL}", "--agent-opt", f"api_base={server.url}",
                 "--agent-opt", f"api_key_env={KEY_ENV}", "--agent-opt", "max_turns=3",
                 "--agent-opt", 'prices={"openai/gpt-4o-mini": [100, 100]}']
         assert 0 == main([*args, "--max-cost-usd", "0.5"])
         first = capsys.readouterr().out
+        paid = [(u["prompt_tokens"] + u["completion_tokens"]) * 100 / 1e6 for u in server.usages]
+        assert 0.5 <= sum(paid) <= 0.5 + max(paid)  # the cap stopped new calls, no sooner, over by one call at most
         lines = (tmp_path / "sw" / "results.jsonl").read_text().splitlines()
-        costs = [json.loads(line)["run"]["llm_cost_usd"] for line in lines]
-        assert 0 < len(costs) < 4 and sum(costs[:-1]) < 0.5 <= sum(costs)  # the cap stopped new runs, no sooner
-        assert f"{4 - len(costs)} runs held back" in first
+        held = 4 - len(lines)
+        assert held > 0 and f"{held} runs held back" in first
         assert 0 == main([*args, "--max-cost-usd", "100"])
         second = capsys.readouterr().out
-    assert f"{4 - len(costs)} run now (0 failed), {len(costs)} already done" in second
+        assert 12 == server.policy_calls  # 4 runs x 3 turns: the calls paid before the cap were not paid again
+    assert f"{held} run now (0 failed), {len(lines)} already done" in second
     assert lines == (tmp_path / "sw" / "results.jsonl").read_text().splitlines()[:len(lines)]
 
 

@@ -12,7 +12,7 @@ from .client import EmbeddingClient, ModelClient, PricedClient, endpoint_key
 from .config import MEMORY_NAMES, LLMAgentConfig
 from .errors import FatalModelError, ModelError, PreflightError, RunAborted, TransientModelError
 from .gateway import ModelGateway, backoff_delay, request_digest
-from .limits import EndpointLimiter
+from .limits import EndpointLimiter, RunStopped
 from .litellm_client import LiteLLMClient
 from .pricing import Pricing
 from .protocols import EcoGymProtocol, HarnessProtocol, YCBenchProtocol, make_protocol, register_protocol
@@ -41,6 +41,7 @@ __all__ = [
     "PricedClient",
     "Pricing",
     "RunAborted",
+    "RunStopped",
     "ScriptedClient",
     "ToolCall",
     "TransientModelError",

@@ -12,7 +12,7 @@ import attrs
 import simpy
 from bizsim.simcore.errors import ConfigError
 
-from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, agent
+from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, WAITS_ON_IO, agent
 
 from .config import LLMAgentConfig
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
@@ -316,5 +316,5 @@ def _check_options(**options: Any) -> None:
 _OBJECTS = ("client", "api_key", "logs", "resume", "limiter", "sleep")
 llm_agent = agent(_llm_agent, name="llm", make=LLMAgent, check=_check_options, options=(
     *(a.name for a in attrs.fields(LLMAgentConfig)), *_OBJECTS,
-), capabilities={RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS})
+), capabilities={RECORDS_CALLS, HAS_ROLES, RUN_OPTIONS, WAITS_ON_IO})
 

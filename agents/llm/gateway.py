@@ -180,6 +180,8 @@ class ModelGateway:
                                latency_s=latency)
         self.calls += 1
         self.live += 1
+        if self.limiter is not None:  # a sweep's cap counts every dollar paid, the runs' in flight included
+            self.limiter.charge(priced.cost_usd)
         if self.log is not None:
             self.log.write(
                 {

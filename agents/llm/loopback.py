@@ -15,8 +15,10 @@ policy serves both. Standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -64,6 +66,9 @@ class LoopbackLLMServer:
             and Gemini do), ``explicit`` (only prefixes ending at a ``cache_control`` mark, as Anthropic does), or
             ``None`` (no cache).
         reasoning_tokens: hidden reasoning tokens reported in every answer (counted in its completion tokens).
+        max_in_flight: answer at most this many requests at once (a model server's slots); the others wait their
+            turn. :attr:`peak_in_flight` counts the requests received at once either way, so a test or benchmark
+            sees how many a client sent together.
     """
 
     #: The paths answered (anything else is a 404).
@@ -81,12 +86,19 @@ class LoopbackLLMServer:
         dialect: str = "openai",
         cache: str | None = None,
         reasoning_tokens: int = 0,
+        max_in_flight: int | None = None,
     ) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"dialect(={dialect!r}) must be one of {', '.join(DIALECTS)}")
         if cache not in (None, "auto", "explicit"):
             raise ValueError(f"cache(={cache!r}) must be 'auto', 'explicit' or None")
+        if max_in_flight is not None and max_in_flight < 1:
+            raise ValueError(f"max_in_flight(={max_in_flight}) must be >= 1 or None")
         self.dialect = dialect
+        self.max_in_flight = max_in_flight
+        self._slots = threading.BoundedSemaphore(max_in_flight) if max_in_flight is not None else None
+        self.in_flight = 0          # requests received and not yet answered
+        self.peak_in_flight = 0     # the most received at once
         self.cache = None if cache is None else PrefixCache(explicit=cache == "explicit")
         self.reasoning_tokens = reasoning_tokens
         self.policy = policy or (lambda messages, tools: {"content": "ok", "tool_calls": []})
@@ -116,8 +128,7 @@ class LoopbackLLMServer:
     def start(self) -> Self:
         """Bind an ephemeral loopback port and serve from a daemon thread."""
         handler = _make_handler(self)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self._timer = threading.Timer(self.lifetime_s, self.stop)
@@ -160,7 +171,15 @@ class LoopbackLLMServer:
 
     def respond(self, body: dict, auth: str) -> tuple[int, bytes, dict[str, str]]:
         """Status, body and extra headers for one chat request."""
-        status, payload, fault = self._respond(body, auth)
+        with self.lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            with self._slots if self._slots is not None else contextlib.nullcontext():
+                status, payload, fault = self._respond(body, auth)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
         if payload.startswith(b"data: "):
             return status, payload, {"Content-Type": "text/event-stream"}
         retry = fault.removeprefix("429 retry-after ") if fault and fault.startswith("429 retry-after ") else None
@@ -297,6 +316,21 @@ def _event_stream(completion: dict, with_usage: bool) -> bytes:
     if with_usage:
         chunks.append(head | {"choices": [], "usage": completion["usage"]})
     return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
+class _Server(ThreadingHTTPServer):
+    """A thread per connection, and a listen backlog for a benchmark's burst of concurrent clients (the
+    standard library's 5 would make the sixth connection wait for a SYN retry, a second or more)."""
+
+    daemon_threads = True
+    request_queue_size = 256
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Print a handler's error, except a client that left while its kept-alive connection waited (a killed
+        sweep, a benchmark's process exiting): that is no error of the server's."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
