@@ -1,6 +1,6 @@
 """One run of a sweep, as a worker process (or Ray task, or the main process) executes it.
 
-:func:`execute` never raises for a failing run: the error (type, message,
+:func:`record_run` never raises for a failing run: the error (type, message,
 traceback text) goes into the record and the sweep goes on.
 """
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from bizsim.runs._extract import Extractor
     from bizsim.runs.llm_run import LLMRunResult  # imported with the LLM agent, only by LLM runs
 
-__all__ = ["execute", "execute_encoded", "record_version", "run_spec"]
+__all__ = ["record_run", "record_run_encoded", "record_version", "run_spec"]
 
 #: Version of the record layout written to ``results.jsonl``.
 record_version = 1
@@ -93,9 +93,10 @@ class _LastEpisode:
         return extractor
 
 
-def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False,
-            llm_options: dict[str, Any] | None = None) -> dict:
-    """Run one spec (as a dict) and return its record; a failing run returns an error record.
+def record_run(spec: dict, *, events: bool = True, run_dirs: str | None = None, keep_run_dirs: bool = False,
+               llm_options: dict[str, Any] | None = None) -> dict:
+    """Run one spec (as a dict) through :func:`~bizsim.runs.pipeline.execute` and return its sweep record; a
+    failing run returns an error record.
 
     Args:
         spec: :meth:`RunSpec.to_dict` output.
@@ -131,8 +132,8 @@ def execute(spec: dict, *, events: bool = True, run_dirs: str | None = None, kee
     return record
 
 
-def execute_encoded(spec: dict, **options: Any) -> dict:
-    """:func:`execute`, with the record already encoded as its ``results.jsonl`` line.
+def record_run_encoded(spec: dict, **options: Any) -> dict:
+    """:func:`record_run`, with the record already encoded as its ``results.jsonl`` line.
 
     Encoding in the worker leaves the sweep's main process only a string to
     write, so on a small machine it takes little CPU from the workers.
@@ -142,5 +143,5 @@ def execute_encoded(spec: dict, **options: Any) -> dict:
     """
     from bizsim.runs._results_file import encode
 
-    record = execute(spec, **options)
+    record = record_run(spec, **options)
     return {"run_id": record["run_id"], "status": record["status"], "line": encode(record)}

@@ -4,7 +4,7 @@ A run whose agent declares :data:`~bizsim.agents.declare.WAITS_ON_IO` (the
 LLM agent) spends its time waiting for a model endpoint; one run per worker
 process would leave the endpoint idle and import litellm in every worker. So
 a sweep runs them here, on threads, each still through
-:func:`bizsim.runs._worker.execute` (the one run path), all sharing one
+:func:`bizsim.runs._worker.record_run` (the one run path), all sharing one
 :class:`~bizsim.agents.llm.limits.EndpointLimiter`: at most ``concurrency``
 requests in flight per endpoint, and the sweep's spending cap.
 
@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from typing import TYPE_CHECKING, Any
 
-from bizsim.runs._worker import execute_encoded
+from bizsim.runs._worker import record_run_encoded
 from bizsim.runs.runspec import RunSpec, agent_capabilities
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class ConcurrentRuns:
         limiter: requests in flight per endpoint and the spending cap, shared by the runs.
         on_record: called with ``{"run_id", "status", "line"}`` in the thread whose run ended; must be
             thread-safe.
-        options: for :func:`~bizsim.runs._worker.execute` (``events``, ``run_dirs``, ``keep_run_dirs``).
+        options: for :func:`~bizsim.runs._worker.record_run` (``events``, ``run_dirs``, ``keep_run_dirs``).
 
     A run stopped before a model call (the cap, or :meth:`stop`) gives no record: it is not finished, and its
     run directory resumes it. :attr:`held` counts those and the runs never started.
@@ -102,7 +102,7 @@ class ConcurrentRuns:
 
         try:
             self.limiter.check()  # past the cap, a run not yet begun is not begun (no run directory for nothing)
-            item = execute_encoded(spec, llm_options={"limiter": self.limiter}, **self.options)
+            item = record_run_encoded(spec, llm_options={"limiter": self.limiter}, **self.options)
         except RunStopped:
             with self._lock:
                 self.held += 1

@@ -32,7 +32,7 @@ import attrs
 from bizsim.simcore.errors import ConfigError
 
 from bizsim.runs._results_file import encode, finished_ids, iter_heads
-from bizsim.runs._worker import execute_encoded
+from bizsim.runs._worker import record_run_encoded
 from bizsim.runs.backends import Backend, make_backend
 from bizsim.runs.concurrent import DEFAULT_CONCURRENCY, ConcurrentRuns, waits_on_io
 from bizsim.runs.recorder import SweepRecorder
@@ -40,9 +40,9 @@ from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
 from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
 
 if TYPE_CHECKING:
-    from bizsim.agents.llm.limits import EndpointLimiter
+    from bizsim.agents.llm.limits import EndpointLimiter  # imported with the sweep's runs: the LLM harness is heavy
 
-    from bizsim.runs._results_file import ResultsWriter  # imported with the sweep's runs: the LLM harness is heavy
+    from bizsim.runs._results_file import ResultsWriter
 
 __all__ = ["RunSpec", "SweepSummary", "grid", "parse_seeds", "sweep"]
 
@@ -361,7 +361,7 @@ def _run_on_backend(runner: Backend, todo: list[RunSpec], options: dict, sink: _
     """
     if not todo:
         return 0
-    job = functools.partial(execute_encoded, **options)
+    job = functools.partial(record_run_encoded, **options)
     size = max(1, workers or getattr(runner, "workers", 1) or 1)
     capped = budget is not None and budget.max_cost_usd is not None
     groups = [todo[i:i + size] for i in range(0, len(todo), size)] if capped else [todo]

@@ -13,7 +13,7 @@ import json
 
 import pytest
 from bizsim.runs import grid, run_episode
-from bizsim.runs._worker import execute
+from bizsim.runs._worker import record_run
 
 
 def _digest(text: str) -> str:
@@ -41,7 +41,7 @@ def test_a_default_episode_has_its_pinned_trajectory(world, agent, digest):
     ("freelance", "planner", "e660e0c4efe99633"),
 ])
 def test_a_sweep_record_has_its_pinned_bytes(world, agent, digest):
-    record = execute(grid(world, "default", agent, 1)[0].to_dict())
+    record = record_run(grid(world, "default", agent, 1)[0].to_dict())
     assert "ok" == record.pop("status") and record.pop("wall_s") >= 0
     assert digest == _digest(json.dumps({**record, "status": "ok"}, sort_keys=True))
 

@@ -252,11 +252,11 @@ def test_series_fill_keeps_stocks_stops_flows_and_runs_every_group_to_the_end():
 
 def test_leaderboard_funds_count_a_bankruptcy_as_zero():
     from bizsim.runs import grid
-    from bizsim.runs._worker import execute
+    from bizsim.runs._worker import record_run
 
-    bankrupt = execute(grid("startup", "nightmare", "random", 1)[0].to_dict())["run"]
+    bankrupt = record_run(grid("startup", "nightmare", "random", 1)[0].to_dict())["run"]
     assert bankrupt["bankrupt"] and bankrupt["final_funds_cents"] < 0 == bankrupt["leaderboard_funds_cents"]
-    kept = execute(grid("startup", "default", "greedy", 1)[0].to_dict())["run"]
+    kept = record_run(grid("startup", "default", "greedy", 1)[0].to_dict())["run"]
     assert kept["final_funds_cents"] == kept["leaderboard_funds_cents"] > 0
 
 

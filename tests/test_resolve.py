@@ -46,7 +46,7 @@ def test_the_cli_run_looks_the_world_up_once_and_checks_the_seed_once(counted, t
 
 
 def test_a_sweep_worker_looks_the_world_up_once_and_checks_the_seed_once(counted):
-    from bizsim.runs._worker import execute as run_in_worker
+    from bizsim.runs._worker import record_run as run_in_worker
 
     spec = RunSpec("vending", "default", "markup", 3).to_dict()
     counted.clear()

@@ -232,14 +232,14 @@ def test_a_pool_worker_freezes_its_imports_and_collects_less_often_but_the_sweep
     from multiprocessing import get_context
 
     from bizsim.runs import backends
-    from bizsim.runs._worker import execute_encoded
+    from bizsim.runs._worker import record_run_encoded
 
     before = gc.get_threshold(), gc.get_freeze_count()
     spec = small_grid()[0].to_dict()
     with ProcessPoolExecutor(1, mp_context=get_context("forkserver")) as pool:
         threshold, frozen = pool.submit(_worker_gc_state).result()
         assert threshold != backends._GEN0_THRESHOLD and not frozen
-        (line,) = pool.submit(backends._call_chunk, execute_encoded, [spec]).result()
+        (line,) = pool.submit(backends._call_chunk, record_run_encoded, [spec]).result()
         assert line["status"] == "ok"
         assert pool.submit(_worker_gc_state).result() == (backends._GEN0_THRESHOLD, True)
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
