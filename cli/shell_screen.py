@@ -89,6 +89,10 @@ def _is_listing(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
+#: What a column takes beside its text: a space of padding on each side and the divider after it.
+_GAP = 3
+
+
 def _table(name: str, rows: list[Mapping[str, Any]], units: Mapping[str, str] | None = None) -> str:
     from io import StringIO
 
@@ -105,13 +109,13 @@ def _table(name: str, rows: list[Mapping[str, Any]], units: Mapping[str, str] | 
     # A column is as wide as its name and its values (up to a cell's): a name is never cut. The columns that fit
     # the terminal are shown; the others are named under the table.
     shown: list[tuple[str, int]] = []
-    used = 0
+    used = 1  # the table's edge
     for column, values in cells.items():
         wide = max(len(_label(column)), min(_CELL, max(len(v) for v in values)))
-        if shown and used + wide + 2 > width:
+        if shown and used + wide + _GAP > width:
             break
         shown.append((column, wide))
-        used += wide + 2
+        used += wide + _GAP
     table = Table(title=f"{name} ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for column, wide in shown:
         table.add_column(_label(column), no_wrap=True, overflow="ellipsis", min_width=wide, max_width=wide)

@@ -138,3 +138,18 @@ def test_money_is_in_dollars_headers_are_whole_and_no_field_is_shown_twice(monke
     monkeypatch.setenv("COLUMNS", "60")
     narrow = render(Driver(world_spec("startup").make("default", 1)).send("market browse --limit 3"))
     assert "…" not in narrow.splitlines()[4] and "columns not shown: " in narrow  # fewer columns, none cut
+
+
+@pytest.mark.parametrize("columns", [60, 72, 80, 95, 100, 120, 140])
+def test_the_last_visible_column_is_never_cut_at_the_terminal_edge(monkeypatch, columns):
+    """At every width the header names each column shown whole (at 80 columns `reward_funds` read `reward_fun`), and
+    no line is wider than the terminal."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    world = world_spec("startup").make("default", 1)
+    listing = render(Driver(world).send("market browse --limit 3"), world.money_fields)
+    lines = listing.splitlines()
+    header = next(line for line in lines if "task_id" in line)
+    names = {"task_id", "client_name", "required_prestige", "required_trust", "reward_funds", "reward_prestige_delta",
+             "skill_boost_pct", "requirements"}
+    assert set(header.split()) <= names
+    assert max(len(line) for line in lines[:lines.index(header) + 5]) <= columns
