@@ -145,6 +145,8 @@ class EpisodeCore:
     def _mark_start(self) -> None:
         #: Where the episode started (the instant) and the agent turns (advance commands) played since.
         self.start_us, self.turns = self.world.now_us, 0
+        #: The world's summary as the last step reported it (``None`` before the first step).
+        self.step_summary: dict[str, Any] | None = None
 
     @property
     def wall_s(self) -> float:
@@ -216,9 +218,15 @@ class EpisodeCore:
             self.turns += 1
         result = outcome.result
         info = {"result": result, "error": isinstance(result, dict) and "error" in result,
-                "metric": float(world.summary()["metric_value"]), "status": world.status.value,
+                "metric": float(self.summarize()["metric_value"]), "status": world.status.value,
                 "time": world.now_iso, "truncated": False, "turns": self.turns}
         return observation_text(result), 0.0, outcome.done, info
+
+    def summarize(self) -> dict[str, Any]:
+        """The world's ``summary()`` now, kept as :attr:`step_summary` (what a step reports; a reward layer reads it
+        rather than asking the world again)."""
+        self.step_summary = self.world.summary()
+        return self.step_summary
 
     # -- what the agent reads ---------------------------------------------------
     @property
