@@ -122,12 +122,10 @@ def test_a_layer_forwards_public_names_only():
 
 
 def test_the_live_package_examples_run():
-    """The examples in the package's and Episode's docstrings hold (the composed repr among them)."""
+    """The examples in the module's and Episode's docstrings hold (the composed repr among them)."""
     import doctest
 
     import bizsim.runs.live
-    import bizsim.runs.live.episode
 
-    for module in (bizsim.runs.live, bizsim.runs.live.episode):
-        found = doctest.testmod(module)
-        assert (0, True) == (found.failed, found.attempted > 0), module.__name__
+    found = doctest.testmod(bizsim.runs.live)
+    assert (0, True) == (found.failed, found.attempted > 1)

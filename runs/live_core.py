@@ -1,6 +1,6 @@
 """The core of a live episode: a registered world answering one call at a time, recorded after each call.
 
-:class:`EpisodeCore` opens the world of a :class:`~bizsim.runs.live.spec.LiveSpec`, answers command lines, argv
+:class:`EpisodeCore` opens the world of a :class:`~bizsim.runs.live_spec.LiveSpec`, answers command lines, argv
 and tool calls (:class:`~bizsim.runs.call_outcome.CallOutcome`), steps (``(observation, reward, done, info)``,
 the reward 0: rewarding is a layer's) and resets, and hands its recorder the world's new records after each call.
 It keeps the counters, the clients and their usage, and carries a resumed run's on. What bounds an episode (its
@@ -15,7 +15,6 @@ import shlex
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Self
 
 from bizsim.simcore.commands import HiddenCommandError
@@ -27,9 +26,9 @@ from bizsim.simcore.world import Status, World
 
 from bizsim.runs.call_outcome import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CallOutcome
 from bizsim.runs.episode import TERMINAL_REASONS
-from bizsim.runs.live.clients import ClientLedger, clean, clip
-from bizsim.runs.live.spec import LiveSpec
+from bizsim.runs.live_clients import ClientLedger, clean, clip
 from bizsim.runs.live_lock import hold
+from bizsim.runs.live_spec import LiveSpec
 from bizsim.runs.observation import observation_text, prompt_text
 from bizsim.runs.record import RunRecord
 from bizsim.runs.recorder import NullRecorder, Recorder
@@ -182,7 +181,7 @@ class EpisodeCore:
         """Run one command line; return ``(observation, reward, done, info)``.
 
         The observation is the command's answer as canonical JSON text (a refusal's is its ``{"error", "hint"}``
-        and changes nothing); the reward is 0 (a :class:`~bizsim.runs.live.rewarded.Rewarded` layer rewards).
+        and changes nothing); the reward is 0 (a :class:`~bizsim.runs.live_rewarded.Rewarded` layer rewards).
         ``info`` holds the answer as data, ``error``, the world's ``metric``, ``status`` and ``time``, ``truncated``
         (never, without a window layer) and the agent ``turns``.
 
