@@ -12,7 +12,7 @@ calls bizsim's tools. Printed, as medians over ``--repeats``:
    run directory appended, the result as JSON text);
 2. per tool call, the time Inspect measured for it (its ``ToolEvent`` working
    time: the above plus Inspect's own bookkeeping of the call);
-3. per tool call, bizsim's part alone: the same calls on a ``LiveEpisode``
+3. per tool call, bizsim's part alone: the same calls on an ``Episode``
    (recording into a run directory) without Inspect;
 4. the whole eval's wall time per turn (mockllm, Inspect's loop and log included),
    for scale.
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bizsim.runs import run_episode
-from bizsim.runs.live import LiveEpisode
+from bizsim.runs.live import Episode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibration import machine_line  # noqa: E402  (benchmarks/calibration.py)
@@ -105,7 +105,7 @@ def through_inspect(calls: list[tuple[str, dict]], root: Path) -> tuple[list[flo
 def bizsim_alone(calls: list[tuple[str, dict]], root: Path) -> list[float]:
     """The same calls on a recorded live episode, no Inspect: seconds per call."""
     times = []
-    with LiveEpisode("startup", "default", 1, out=root / "alone", surface="bench") as episode:
+    with Episode("startup", "default", 1, out=root / "alone", surface="bench") as episode:
         for name, args in calls:
             t = time.perf_counter()
             episode.call_tool(name, args).text()
@@ -136,7 +136,7 @@ def main() -> None:
             alone_ms.append(statistics.median(bizsim_alone(calls, Path(tmp))) * 1e3)
     print(f"bizsim's tool inside Inspect (own time per call), median: {statistics.median(own_ms):.3f} ms")
     print(f"tool call as Inspect times it (ToolEvent working time), median: {statistics.median(tool_ms):.3f} ms")
-    print(f"bizsim's part alone (LiveEpisode.call_tool, recorded), median: {statistics.median(alone_ms):.3f} ms")
+    print(f"bizsim's part alone (Episode.call_tool, recorded), median: {statistics.median(alone_ms):.3f} ms")
     print(f"whole eval per turn (mockllm + react + log), median: {statistics.median(turn_ms):.2f} ms")
 
 

@@ -5,7 +5,7 @@ Run: ``python benchmarks/surfaces.py [--repeats 3] [--skip-shim]`` (needs the ``
 Every figure is a startup year (preset default, seed 1) played by the greedy policy as an outside client
 (``tests/_greedy_client.py``), 278 calls, each recorded into a run directory as it happens:
 
-1. ``LiveEpisode`` in process: the world plus the recording, per call; and the bare ``Driver`` (no recording)
+1. ``Episode`` in process: the world plus the recording, per call; and the bare ``Driver`` (no recording)
    for comparison.
 2. ``bizsim mcp`` over stdio and over streamable HTTP, driven by the official ``mcp`` client: the server
    process's own CPU time per call (user + system, from /proc; the client, its transport and the server's
@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' greedy client
 
-from bizsim.runs.live import LiveEpisode
+from bizsim.runs.live import Episode
 from bizsim.cli.shell_client import request
 from bizsim.models.startup import StartupWorld
 from bizsim.simcore.driver import Driver
@@ -51,8 +51,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def in_process(tmp: Path, n: int) -> tuple[float, float]:
-    """Microseconds per call: a LiveEpisode (world + recording), and the bare Driver."""
-    episode = LiveEpisode("startup", "default", 1, out=tmp / f"live{n}")
+    """Microseconds per call: an Episode (world + recording), and the bare Driver."""
+    episode = Episode("startup", "default", 1, out=tmp / f"live{n}")
     start = time.perf_counter()
     calls = play_greedy(lambda c, a: episode.call_tool(c.replace(" ", "_"), a).result)
     live = (time.perf_counter() - start) / calls * 1e6
@@ -166,7 +166,7 @@ def main() -> None:
         tmp = Path(folder)
         for n in range(args.repeats):
             live, bare = in_process(tmp, n)
-            rows.setdefault("LiveEpisode.call_tool, world + recording (us/call)", []).append(live)
+            rows.setdefault("Episode.call_tool, world + recording (us/call)", []).append(live)
             rows.setdefault("Driver.send_tool, world only (us/call)", []).append(bare)
             for http in (False, True):
                 cpu, wall = mcp_year(tmp, n, http)

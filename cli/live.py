@@ -115,13 +115,13 @@ def run_live(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from bizsim.runs.live import Budgets, LiveEpisode
+    from bizsim.runs.live import Budgets, Episode
 
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
-    return LiveEpisode(args.world, args.preset, args.seed, out=args.out, overrides=_overrides(args.overrides),
-                       surface=args.cmd if args.cmd == "mcp" else "shell", budgets=Budgets(max_turns=args.max_turns),
-                       overwrite=args.overwrite)
+    return Episode(args.world, args.preset, args.seed, out=args.out, overrides=_overrides(args.overrides),
+                   surface=args.cmd if args.cmd == "mcp" else "shell", budgets=Budgets(max_turns=args.max_turns),
+                   overwrite=args.overwrite)
 
 
 def _overrides(pairs: list[str]) -> dict[str, Any]:

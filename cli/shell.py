@@ -35,10 +35,10 @@ def _shell(args: argparse.Namespace) -> int:
     from .shell_screen import run_shell
 
     if args.out is not None:  # recorded as any agent's run: a person's play is a baseline the same tools read
-        from bizsim.runs.live import LiveEpisode
+        from bizsim.runs.live import Episode
 
-        episode = LiveEpisode(args.world, args.preset, args.seed, out=args.out, surface="shell", agent="human",
-                              overwrite=args.overwrite)
+        episode = Episode(args.world, args.preset, args.seed, out=args.out, surface="shell", agent="human",
+                          overwrite=args.overwrite)
         world: Any = episode.world
         episode.set_client("bizsim shell", bizsim_version())
 

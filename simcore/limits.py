@@ -30,7 +30,7 @@ MAX_INT = 2**63 - 1
 MAX_CALL_CHARS = 200_000
 #: A client's self-reported name or version, as recorded in ``result.json``: cut to this length.
 MAX_CLIENT_NAME_CHARS = 200
-#: The most tokens, and dollars, one ``LiveEpisode.report_usage`` call may report (a whole sample's usage fits).
+#: The most tokens, and dollars, one ``Episode.report_usage`` call may report (a whole sample's usage fits).
 MAX_REPORTED_TOKENS = 10**12
 MAX_REPORTED_COST_USD = 1e9
 #: The largest request a ``bizsim serve`` socket reads (one command line, or argv, as JSON).

@@ -10,7 +10,7 @@ The server offers, for any registered world:
 - the resources ``bizsim://rules`` (the episode's rules and every command's help, Markdown) and
   ``bizsim://result`` (the run's ``result.json`` as it stands).
 
-Every call goes through :class:`~bizsim.runs.live.LiveEpisode`, which records it before it is answered;
+Every call goes through :class:`~bizsim.runs.live.Episode`, which records it before it is answered;
 the client's ``clientInfo`` is recorded as who played. Transports: stdio (the default), or streamable HTTP on
 127.0.0.1 unless another host is named, where one MCP session plays the episode and its end ends it
 (:mod:`~bizsim.surfaces.mcp_session_gate`).
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from bizsim.simcore.errors import ConfigError
 
-from bizsim.runs.live import LiveEpisode
+from bizsim.runs.live import Episode
 from bizsim.surfaces.mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def require_sdk() -> None:
                           f"{install_hint('mcp')}") from None
 
 
-def build_server(episode: LiveEpisode) -> Server[Any]:
+def build_server(episode: Episode) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) whose tools, prompt and resources play ``episode``."""
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -161,7 +161,7 @@ def bind_http(host: str, port: int, what: str = "MCP") -> socket.socket:
     return sock
 
 
-def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "127.0.0.1",
+def serve(episode: Episode, *, http_port: int | None = None, host: str = "127.0.0.1",
           idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, http_socket: socket.socket | None = None) -> None:
     """Serve ``episode`` until the client leaves or the server is stopped (Ctrl-C, SIGTERM).
 
@@ -190,14 +190,14 @@ def serve(episode: LiveEpisode, *, http_port: int | None = None, host: str = "12
         episode.close(detail)
 
 
-def _serve_stdio(episode: LiveEpisode) -> None:
+def _serve_stdio(episode: Episode) -> None:
     # bizsim's own stdio transport: the SDK's leaves a line it cannot validate unanswered (mcp_stdio says why).
     from .mcp_stdio import serve_stdio
 
     serve_stdio(build_server(episode))
 
 
-def _serve_http(episode: LiveEpisode, sock: socket.socket, idle_timeout: float) -> None:
+def _serve_http(episode: Episode, sock: socket.socket, idle_timeout: float) -> None:
     import uvicorn
 
     from bizsim.surfaces.mcp_session_gate import SessionGate

@@ -26,7 +26,7 @@ from bizsim.simcore.limits import (MAX_CLIENT_NAME_CHARS, MAX_SOCKET_CONNECTIONS
 from bizsim.simcore.untrusted_json import loads_untrusted
 
 from bizsim.surfaces._bounded_server import BoundedThreadingMixIn
-from bizsim.runs.live import EXIT_USAGE, LiveEpisode
+from bizsim.runs.live import EXIT_USAGE, Episode
 from bizsim.runs.rundir import RunDir
 
 __all__ = ["MAX_SOCKET_PATH", "handle_request", "serve_socket"]
@@ -35,7 +35,7 @@ __all__ = ["MAX_SOCKET_PATH", "handle_request", "serve_socket"]
 MAX_SOCKET_PATH = 107
 
 
-def handle_request(episode: LiveEpisode, data: bytes) -> dict[str, Any]:
+def handle_request(episode: Episode, data: bytes) -> dict[str, Any]:
     """The answer to one request read from the socket: ``{"status", "result"}``; a malformed one is a usage error."""
     try:
         message = loads_untrusted(data.decode("utf-8", "surrogateescape"))
@@ -102,7 +102,7 @@ class _Handler(socketserver.BaseRequestHandler):
 class _Server(BoundedThreadingMixIn, socketserver.UnixStreamServer):
     request_queue_size = 128  # clients waiting to connect while one is answered (they retry past it)
 
-    def __init__(self, path: str, episode: LiveEpisode) -> None:
+    def __init__(self, path: str, episode: Episode) -> None:
         self.episode = episode
         super().__init__(path, _Handler)
 
@@ -128,7 +128,7 @@ def _same_user(sock: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-def serve_socket(episode: LiveEpisode) -> None:
+def serve_socket(episode: Episode) -> None:
     """Serve ``episode`` at ``DIR/episode.sock`` until SIGINT or SIGTERM; close it on the way out.
 
     Raises:

@@ -232,7 +232,7 @@ def test_a_hidden_command_is_unknown_whatever_its_options(line, tmp_path):
     """`bot take` with no options answered its usage (`Missing option --task-id`), telling an agent the hidden
     command exists, while `bot take --task-id X` was "Unknown command"; both are unknown now, on the kernel and on
     the live surfaces, and the run still verifies."""
-    from bizsim.runs.live import LiveEpisode
+    from bizsim.runs.live import Episode
     from bizsim.runs.verify import verify_run_dir
     from bizsim.models.startup import StartupWorld
 
@@ -240,7 +240,7 @@ def test_a_hidden_command_is_unknown_whatever_its_options(line, tmp_path):
     world = StartupWorld("reference", 1)
     out = _answered_without_change(world, lambda: world.execute(line, driven=True))
     assert {"error": f"Unknown command '{name}'."} == {"error": out["error"]}
-    episode = LiveEpisode("startup", "reference", 1, out=tmp_path / "run", surface="shell")
+    episode = Episode("startup", "reference", 1, out=tmp_path / "run", surface="shell")
     try:
         outcome = episode.call_line(line)
         assert f"Unknown command '{name}'." == outcome.result["error"] and "--task-id" not in outcome.text()

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 from bizsim.runs import run_episode
-from bizsim.runs.live import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, Budgets, LiveEpisode
+from bizsim.runs.live import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, Budgets, Episode
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_CALL_CHARS
@@ -28,7 +28,7 @@ def _tool(episode):
 def test_greedy_through_tool_calls_ends_as_bizsims_greedy_and_verifies(tmp_path):
     """The greedy policy as an outside client of tool calls ends the year with the native greedy's funds."""
     native = run_episode("startup", "default", "greedy", 1)
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", surface="test") as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run", surface="test") as episode:
         play_greedy(_tool(episode))
         assert episode.done
     result = json.loads((tmp_path / "run" / "result.json").read_text())
@@ -43,7 +43,7 @@ def test_greedy_through_tool_calls_ends_as_bizsims_greedy_and_verifies(tmp_path)
 
 def test_the_directory_verifies_after_every_call(tmp_path):
     """Mid-episode, after each answered call, the directory is a complete run up to that call."""
-    episode = LiveEpisode("startup", "default", 1, out=tmp_path / "run")
+    episode = Episode("startup", "default", 1, out=tmp_path / "run")
     lines = ["employee list", "market browse --limit 1", "sim resume", "help task accept", "company status"]
     for n, line in enumerate(lines, 1):
         episode.call_line(line)
@@ -61,8 +61,8 @@ def test_a_killed_process_leaves_a_verifiable_directory(tmp_path):
     run = tmp_path / "run"
     code = textwrap.dedent(f"""
         import sys
-        from bizsim.runs.live import LiveEpisode
-        ep = LiveEpisode("startup", "default", 1, out={str(run)!r})
+        from bizsim.runs.live import Episode
+        ep = Episode("startup", "default", 1, out={str(run)!r})
         for line in ["market browse --limit 1", "employee list", "company status"]:
             ep.call_line(line)
         print("answered", flush=True)
@@ -74,22 +74,22 @@ def test_a_killed_process_leaves_a_verifiable_directory(tmp_path):
     proc.wait(timeout=30)
     found = verify_run_dir(run)
     assert (True, 3) == (found.ok, found.commands), found.problems
-    with LiveEpisode("startup", "default", 1, out=run, overwrite=True) as again:  # the dead process's lock is gone
+    with Episode("startup", "default", 1, out=run, overwrite=True) as again:  # the dead process's lock is gone
         assert EXIT_OK == again.call_line("company status").status
 
 
 def test_a_second_episode_on_an_open_directory_is_refused(tmp_path):
     """Two live episodes never record into one directory, even with overwrite."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run"), pytest.raises(
+    with Episode("startup", "default", 1, out=tmp_path / "run"), pytest.raises(
             ConfigError, match="recording a live episode already"):
-        LiveEpisode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
+        Episode("startup", "default", 1, out=tmp_path / "run", overwrite=True)
     with pytest.raises(ConfigError, match="already holds a run"):
-        LiveEpisode("startup", "default", 1, out=tmp_path / "run")
+        Episode("startup", "default", 1, out=tmp_path / "run")
 
 
 def test_exit_statuses_are_the_reference_clis(tmp_path):
     """0 ran, 1 the world refused it, 2 nothing ran (usage); help answers without running anything."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run") as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run") as episode:
         assert EXIT_OK == episode.call_argv(argv_of("market browse", {"limit": 2})).status
         assert EXIT_REFUSED == episode.call_line("yc-bench task accept --task-id Task-404").status
         assert EXIT_USAGE == episode.call_line("task accept --task-id").status
@@ -106,7 +106,7 @@ def test_exit_statuses_are_the_reference_clis(tmp_path):
 
 def test_hostile_calls_are_refused_without_changing_the_run(tmp_path):
     """Oversized, non-text, undecodable and too deeply nested calls answer an error and change nothing."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run") as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run") as episode:
         for outcome in (
             episode.call_line("scratchpad write --content " + "x" * MAX_CALL_CHARS),
             episode.call_line(None), episode.call_line(b"company status"), episode.call_argv("company status"),
@@ -127,14 +127,14 @@ def test_hostile_calls_are_refused_without_changing_the_run(tmp_path):
 
 def test_budgets_end_the_episode_as_the_llm_harness_does(tmp_path):
     """A budget reached aborts the world with the budget's name; later calls are refused and not recorded."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "a", budgets=Budgets(max_turns=2)) as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "a", budgets=Budgets(max_turns=2)) as episode:
         assert not episode.call_line("company status").done
         assert episode.call_line("company status").done
         assert EXIT_USAGE == episode.call_line("company status").status
         result = episode.result()
     assert ("error", "max_turns", 2, 2) == (result["terminal_reason"], result["terminal_detail"], result["commands"],
                                             result["turns"])  # the refused call after the end is not counted
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "b", budgets=Budgets(max_cost_usd=0.5)) as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "b", budgets=Budgets(max_cost_usd=0.5)) as episode:
         episode.report_usage(100, 20, cost_usd=0.25)
         assert not episode.done
         episode.report_usage(100, 20, cost_usd=0.25)
@@ -149,7 +149,7 @@ def test_budgets_end_the_episode_as_the_llm_harness_does(tmp_path):
 @pytest.mark.parametrize(("last", "logged"), [("task accept --help", 1), (None, 1), ("not-a-command", 2)])
 def test_a_budget_ended_by_a_call_that_ran_nothing_is_written_whole(tmp_path, last, logged):
     """The call that reaches max_turns may be help text or refused before the world: the world's end is on disk."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", budgets=Budgets(max_turns=2)) as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run", budgets=Budgets(max_turns=2)) as episode:
         episode.call_line("company status")
         assert episode.call_line(last).done
         on_disk = (tmp_path / "run" / "trajectory.jsonl").read_text()
@@ -161,7 +161,7 @@ def test_a_budget_ended_by_a_call_that_ran_nothing_is_written_whole(tmp_path, la
 
 def test_reported_usage_is_checked_and_clients_are_counted_once(tmp_path):
     """Usage that is not a count or a finite cost is refused whole; a client past the recorded ones counts once."""
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run") as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run") as episode:
         for bad in ({"prompt_tokens": -1}, {"completion_tokens": 1.5}, {"prompt_tokens": True},
                     {"prompt_tokens": 10**13}, {"cost_usd": float("inf")}, {"cost_usd": float("nan")},
                     {"cost_usd": -0.01}, {"cost_usd": "1"}, {"prompt_tokens": 5, "cost_usd": float("inf")}):
@@ -182,8 +182,8 @@ def test_overrides_and_every_registered_world(tmp_path):
     """Any registered world opens with overrides; its advance command is among its tools; the run verifies."""
     from bizsim.simcore.registry import registered
 
-    with LiveEpisode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456},
-                     metadata={"sample": 1}) as ep:
+    with Episode("startup", "default", 2, out=tmp_path / "s", overrides={"initial_funds_cents": 123_456},
+                 metadata={"sample": 1}) as ep:
         assert 123_456 == ep.call_line("company status").result["funds_cents"]
         assert "custom" == ep.result()["preset"]
         ep.add_metadata(log="eval.json")
@@ -193,7 +193,7 @@ def test_overrides_and_every_registered_world(tmp_path):
         "metadata"]
     assert verify_run_dir(tmp_path / "s").ok
     for name in registered():
-        with LiveEpisode(name, "default", 3, out=tmp_path / name) as episode:
+        with Episode(name, "default", 3, out=tmp_path / name) as episode:
             assert episode.advance_command.replace(" ", "_") in [t["function"]["name"] for t in episode.tools()]
             assert episode.system_prompt() and episode.advance_command in episode.rules()
             for _ in range(3):

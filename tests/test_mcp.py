@@ -251,13 +251,13 @@ def test_over_http_an_ended_episode_refuses_every_request_at_once(tmp_path):
     import threading
 
     import uvicorn
-    from bizsim.runs.live import LiveEpisode
+    from bizsim.runs.live import Episode
     from bizsim.surfaces.mcp_server import build_server
     from bizsim.surfaces.mcp_session_gate import SessionGate
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "run", surface="mcp") as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "run", surface="mcp") as episode:
         stops = []
         gate = SessionGate(build_server(episode).streamable_http_app(session_idle_timeout=None), episode,
                            lambda: stops.append(1))

@@ -165,7 +165,7 @@ def test_a_killed_server_loses_nothing(tmp_path):
     session = PlaySession("operation", "default", 4, out=out, overrides=SHORT)
     for tool in OPERATION_PLAY[:4]:
         session.call(tool, {})
-    session.episode._lockfile.close()  # what the kernel does to a killed process's lock; nothing else is written
+    session.episode.unwrapped.release()  # what the kernel does to a killed process's lock; nothing else is written
     assert read_record(out).live["open"] and verify_run_dir(out).ok
     resumed = PlaySession.resume(out)
     assert (4, OPERATION_PLAY[4]) == (resumed.episode.calls, resumed.call(OPERATION_PLAY[4], {})["command"])

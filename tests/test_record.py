@@ -10,7 +10,7 @@ import pytest
 
 from bizsim.agents.llm import LLMAgentConfig, ScriptedClient
 from bizsim.runs import RunSpec, run_episode, run_llm
-from bizsim.runs.live import LiveEpisode
+from bizsim.runs.live import Episode
 from bizsim.runs.record import MAX_RECORD_BYTES, SCHEMA_VERSION, RunRecord
 from bizsim.runs.rundir import read_record, read_record_noted
 from bizsim.runs.verify import verify_run_dir
@@ -50,7 +50,7 @@ def test_every_producer_writes_the_current_version_and_its_wall_time(tmp_path):
     run_episode("operation", "default", "threshold", 1, out=tmp_path / "base")
     spec = RunSpec("startup", "tutorial", "llm", 1, agent_options=LLMAgentConfig(model="scripted"))
     run_llm(spec, out=tmp_path / "llm", client=ScriptedClient(greedy_policy))
-    with LiveEpisode("vending", "default", 1, out=tmp_path / "live", surface="mcp") as ep:
+    with Episode("vending", "default", 1, out=tmp_path / "live", surface="mcp") as ep:
         ep.call_line("help")
     for name in ("base", "llm", "live"):
         record = read_record(tmp_path / name)

@@ -12,7 +12,7 @@ import pytest
 
 mcp = pytest.importorskip("mcp")
 
-from bizsim.runs.live import LiveEpisode  # noqa: E402
+from bizsim.runs.live import Episode  # noqa: E402
 from bizsim.runs.verify import verify_run_dir  # noqa: E402
 from bizsim.surfaces.mcp_server import build_server  # noqa: E402
 from mcp import Client  # noqa: E402
@@ -39,8 +39,8 @@ def test_a_v2_year_over_mcp_hires_plays_and_verifies(tmp_path):
             assert "Emp_9" == hired["employee"]
             await play_greedy_async(lambda c, a: call(client, c, a))
 
-    with LiveEpisode("startup-v2", "default", 1, out=out, surface="mcp",
-                     overrides={"disruptions": {"enabled": False}}) as episode:
+    with Episode("startup-v2", "default", 1, out=out, surface="mcp",
+                 overrides={"disruptions": {"enabled": False}}) as episode:
         anyio.run(main, build_server(episode))
     result = json.loads((out / "result.json").read_text())
     assert ("startup-v2", "horizon_end") == (result["benchmark_id"], result["terminal_reason"])

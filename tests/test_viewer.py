@@ -382,10 +382,10 @@ def test_an_end_that_is_not_the_horizon_keeps_its_mark(tmp_path):
     """Bankruptcy (at a payroll) and a budget stop (after a decision) share their instant with another mark: the
     episode's end is still marked, and says how it ended."""
     from bizsim.runs import run_episode
-    from bizsim.runs.live import Budgets, LiveEpisode
+    from bizsim.runs.live import Budgets, Episode
 
     assert "bankruptcy" == run_episode("startup", "default", "random", 1, out=tmp_path / "bankrupt").terminal_reason
-    with LiveEpisode("startup", "default", 1, out=tmp_path / "budget", budgets=Budgets(max_turns=3)) as episode:
+    with Episode("startup", "default", 1, out=tmp_path / "budget", budgets=Budgets(max_turns=3)) as episode:
         for line in ("market browse", "task accept --task-id Task-10", "company status"):
             episode.call_line(line)
     for run, how in (("bankrupt", "episode end (bankrupt"), ("budget", "episode end (error: max_turns)")):

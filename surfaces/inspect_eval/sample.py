@@ -14,14 +14,14 @@ from typing import Any
 
 from inspect_ai.util import store
 
-from bizsim.runs.live import LiveEpisode
+from bizsim.runs.live import Episode
 
 __all__ = ["EPISODE_KEYS", "begin_sample", "current_episode", "close_unscored", "finish_episode", "live_episode", "sample_plan"]
 
 #: The store keys of a sample's plan (``bizsim:world`` ...); ``bizsim:live`` names its open episode.
 EPISODE_KEYS = ("world", "preset", "seed", "run_dir", "agent", "metadata")
 _LIVE_KEY = "bizsim:live"
-_LIVE: dict[str, LiveEpisode] = {}
+_LIVE: dict[str, Episode] = {}
 _lock = threading.Lock()
 
 
@@ -44,7 +44,7 @@ def sample_plan() -> dict[str, Any]:
     return plan
 
 
-def current_episode() -> LiveEpisode:
+def current_episode() -> Episode:
     """The current sample's live episode, opened on first use."""
     s = store()
     key = s.get(_LIVE_KEY)
@@ -52,8 +52,8 @@ def current_episode() -> LiveEpisode:
         episode = _LIVE.get(key) if key else None
         if episode is None:
             plan = sample_plan()
-            episode = LiveEpisode(plan["world"], plan["preset"], plan["seed"], out=plan["run_dir"], surface="inspect",
-                                  agent=plan["agent"], metadata=plan["metadata"])
+            episode = Episode(plan["world"], plan["preset"], plan["seed"], out=plan["run_dir"], surface="inspect",
+                              agent=plan["agent"], metadata=plan["metadata"])
             episode.set_client("inspect_ai", _inspect_version())
             key = uuid.uuid4().hex
             _LIVE[key] = episode
@@ -61,7 +61,7 @@ def current_episode() -> LiveEpisode:
     return episode
 
 
-def live_episode() -> LiveEpisode | None:
+def live_episode() -> Episode | None:
     """The current sample's live episode if it has opened one."""
     key = store().get(_LIVE_KEY)
     with _lock:

@@ -15,7 +15,7 @@ from bizsim.simcore.commands import CommandSpec, Param
 from bizsim.simcore.world import World
 from inspect_ai.tool import ToolDef, ToolParam, ToolParams
 
-from bizsim.runs.live import EXIT_USAGE, LiveEpisode
+from bizsim.runs.live import EXIT_USAGE, Episode
 from bizsim.surfaces.inspect_eval.sample import current_episode
 
 __all__ = ["command_tools", "reference_protocol", "reference_tool_message", "run_command_tool", "tools_for"]
@@ -64,7 +64,7 @@ def run_command_tool() -> ToolDef:
     return ToolDef(execute, name=declared["name"], description=declared["description"], parameters=params)
 
 
-def reference_tool_message(episode: LiveEpisode, command: Any) -> str:
+def reference_tool_message(episode: Episode, command: Any) -> str:
     """Run ``command`` on ``episode`` and answer as YC-Bench's harness does: its executor's result object as JSON
     text (exit code 0, 1 for a refused command, 2 for a line its parser rejects or a call not run)."""
     from bizsim.agents.llm.protocols import yc_bench_wire as wire

@@ -127,7 +127,7 @@ class PlaySession:
                            "history": self.history},
                 "notes": {"world": world.scratchpad if world.has_scratchpad else None,
                           "mine": str(ep.metadata.get("notes", ""))},
-                "answers": self.answers, "log": list(self.log), "max_call_chars": ep.budgets.max_call_chars,
+                "answers": self.answers, "log": list(self.log), "max_call_chars": ep.max_call_chars,
                 "time": {"elapsed_s": round(self.elapsed_s(), 1), "limit_s": self.time_limit_s},
             }
 
