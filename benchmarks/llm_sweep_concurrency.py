@@ -50,7 +50,7 @@ def status(field):
 
 if __name__ == "__main__":
     url, out, runs, turns, concurrency = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
-    from bizsim.analysis import RunSpec, sweep
+    from bizsim.runs import RunSpec, sweep
     from bizsim.runs.concurrent import EPISODES_PER_SLOT
     specs = [RunSpec("startup", "default", "llm", seed, agent_options={
         "model": "hosted_vllm/bench", "api_base": url, "api_key_env": "BIZSIM_BENCH_KEY", "max_turns": turns,

@@ -21,7 +21,7 @@ needs_litellm()
 
 from bizsim.agents.declare import WAITS_ON_IO
 from bizsim.agents.llm import EndpointLimiter, RunStopped
-from bizsim.analysis import RunSpec, sweep
+from bizsim.runs import RunSpec, sweep
 from bizsim.runs.concurrent import waits_on_io
 from bizsim.runs.runspec import agent_capabilities
 from bizsim.simcore.errors import ConfigError
@@ -143,7 +143,7 @@ def test_the_sweep_cap_stops_concurrent_runs_between_calls_and_a_higher_cap_resu
 
 _KILL_SCRIPT = """
 import sys
-from bizsim.analysis import RunSpec, sweep
+from bizsim.runs import RunSpec, sweep
 
 if __name__ == "__main__":
     url, out = sys.argv[1], sys.argv[2]

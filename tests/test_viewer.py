@@ -430,7 +430,7 @@ def test_a_tasks_milestone_names_the_task_as_the_agent_knows_it(tmp_path):
 def test_an_llm_runs_turns_are_its_answered_calls_as_the_record_counts_them(tmp_path):
     """A call retried once and a call refused for good (the loopback server's faults on requests 2 and 5): the
     page lists every call, but counts as turns only the answered ones, as result.json does."""
-    from bizsim.analysis import RunSpec, run_llm
+    from bizsim.runs import RunSpec, run_llm
 
     from .llm_policies import greedy_policy
     from .llm_server import LoopbackLLMServer, require_litellm

@@ -291,7 +291,7 @@ def test_a_sweep_page_keeps_an_options_arms_apart(browser, tmp_path):
 def test_an_llm_runs_header_counts_its_answered_calls_and_marks_a_refused_one(browser, tmp_path):
     """A call refused for good (the loopback server's 401 on the fifth request) is listed, marked ✕, and the
     header counts the turns result.json counts: the answered calls."""
-    from bizsim.analysis import RunSpec, run_llm
+    from bizsim.runs import RunSpec, run_llm
 
     from .llm_policies import greedy_policy
     from .llm_server import LoopbackLLMServer, require_litellm
