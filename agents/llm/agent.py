@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import time
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import simpy
-from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.errors import ConfigError, ReplayError
 
 from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, agent
 
-from .config import LLMAgentConfig
+from .config import DEFAULT_MAX_TOKENS, REASONING_MAX_TOKENS, LLMAgentConfig
+from .context_window import TRIM_MARGIN, ContextWindow, char_count, overflow_message
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
 from .gateway import ModelGateway, request_digest
 from .harness_logs import HarnessLogs
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
     from .client import ModelClient
     from .memory import MemoryManager
-    from .protocols import HarnessProtocol
+    from .protocols import HarnessProtocol, Request
 
 __all__ = ["LLMAgent", "llm_agent"]
 
@@ -97,8 +99,9 @@ class LLMAgent:
                 keep_raw=cfg.log_raw, prompt_caching=cfg.prompt_caching,
             )
             client.check_model()
-            # A resumed run was accepted when it started; its recorded requests must stay as they were.
-            dropped = [] if resume else client.dropped_params(self.request_params(cfg))
+            # A resumed run was accepted when it started; its recorded requests must stay as they were. The default
+            # max_tokens is not checked: a model litellm says takes no max_tokens just goes without it.
+            dropped = [] if resume else client.dropped_params(self.request_params(cfg, explicit=True))
             if dropped:
                 raise ConfigError(
                     f"litellm would silently drop {', '.join(dropped)} from every request to {cfg.model!r}: it does not "
@@ -106,6 +109,12 @@ class LLMAgent:
                     f"\"allowed_openai_params\": {json.dumps(dropped)} to model_params"
                 )
         self.client = client
+        #: The fields every request carries besides messages and tools (the default ``max_tokens`` resolved).
+        self.params = self.request_params(cfg, client)
+        # A run recorded before bizsim sent a default max_tokens resumes with its own requests (see _settle_params).
+        self._params_settled = not resume
+        self._window: ContextWindow | None = None
+        self._window_known = False
         self.pricing = Pricing(cfg.model, cfg.prices, client)
         if cfg.max_cost_usd is not None and not self.pricing.known():
             raise ConfigError(
@@ -205,7 +214,6 @@ class LLMAgent:
         )
         record: dict = {"episode": episode, "settings": settings, "stats": stats, "terminal_detail": None}
         self.episodes.append(record)
-        params = self.request_params(cfg)
         max_turns = protocol.max_turns()
         protocol.begin(session)
         last_now, stalled = world.now_us, 0
@@ -223,9 +231,12 @@ class LLMAgent:
                 last_now = world.now_us
                 if stall_cap is not None and stalled >= stall_cap:
                     raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
-                req = protocol.request(session)
-                digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
+                req, fitted = self._fit(protocol, session, protocol.request(session))
+                digest = self._settle_params(req)
+                params = self.params
                 meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
+                if fitted is not None:
+                    meta["context"] = fitted
                 if self.gateway.log is not None:  # nothing is written without a run directory
                     meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
                                                        session.memory)
@@ -240,6 +251,8 @@ class LLMAgent:
             session.bump("api_errors", exc.failed_attempts)
             record["terminal_detail"] = exc.detail
             record["message"] = scrub(str(exc), self.secrets)
+            if exc.detail == "context_window" and "refused" in record["message"]:  # the server's own refusal
+                record["message"] += ". " + _fixes(settings, int(self.params.get("max_tokens") or 0))
             if not world.done:
                 world.abort(exc.detail)
         session.flush_memory()
@@ -248,34 +261,178 @@ class LLMAgent:
             record["terminal_detail"] = world.terminal_detail
 
     @staticmethod
-    def request_params(cfg: LLMAgentConfig) -> dict[str, Any]:
-        """The fields every request of an episode carries besides messages and tools."""
+    def request_params(cfg: LLMAgentConfig, client: Any = None, *, explicit: bool = False) -> dict[str, Any]:
+        """The fields every request of an episode carries besides messages and tools.
+
+        ``max_tokens`` unset takes its default (:func:`default_max_tokens`; ``client`` says whether the model
+        reasons); ``0`` sends none. ``explicit=True`` leaves the default out (only what the user set).
+        """
         params = dict(cfg.model_params or {})
-        params.update((k, v) for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None)
+        if cfg.temperature is not None:
+            params["temperature"] = cfg.temperature
+        limit = cfg.max_tokens
+        if limit is None and not explicit:
+            reasons = getattr(client, "reasons", None)
+            limit = default_max_tokens(cfg, bool(reasons()) if callable(reasons) else False)
+        if limit:
+            params["max_tokens"] = limit
         return params
+
+    def _settle_params(self, req: Request) -> str:
+        """The request hash of ``req``; on the first recorded call of a resumed run, also which params the run sent.
+
+        A run recorded before bizsim sent a default ``max_tokens`` sent none: when its first recorded request
+        matches the hash without it (and not with it), the run keeps going without it, live calls included.
+        """
+        cfg = self.config
+        digest = request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        if self._params_settled:
+            return digest
+        row = self.gateway.peek()
+        if row is None or row.get("kind") != "chat" or row.get("role"):
+            return digest
+        self._params_settled = True
+        if row.get("request") != digest and cfg.max_tokens is None and "max_tokens" in self.params:
+            legacy = {k: v for k, v in self.params.items() if k != "max_tokens"}
+            before = request_digest(cfg.model, legacy, req.tools_digest, req.message_digests)
+            if row.get("request") == before:
+                self.params = legacy
+                return before
+        return digest
+
+    # -- the context window ------------------------------------------------
+    def context_window(self) -> ContextWindow | None:
+        """The model's context size: the ``context_window`` option, else what the client learns (the server's
+        report, litellm's model information); ``None`` when unknown. Learned once, on first use."""
+        if not self._window_known:
+            cfg = self.config
+            if cfg.context_window is not None:
+                self._window = ContextWindow(cfg.context_window, "the context_window option")
+            else:
+                learn = getattr(self.client, "context_window", None)
+                self._window = learn() if callable(learn) else None
+            self._window_known = True
+        return self._window
+
+    def _count(self, req: Request) -> tuple[int, str]:
+        """The prompt's tokens and how they were counted (litellm's tokenizer, else 3 characters a token)."""
+        count = getattr(self.client, "count_tokens", None)
+        if callable(count):
+            try:
+                return int(count(req.messages, req.tools)), "litellm's token_counter"
+            except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load: the conservative count
+                pass
+        return char_count(req.messages, req.tools), "3 characters a token"
+
+    def _fit(self, protocol: HarnessProtocol, session: Session, req: Request) -> tuple[Request, dict | None]:
+        """The request to send, fitted to the context window, and the note recorded with the call when trimmed.
+
+        While replaying, the recorded note says what the run dropped (nothing is counted: the call fit then).
+        Live, a prompt that does not fit ends the run (``context_window``) or, with ``context_overflow='trim'``,
+        loses its oldest rounds until it does.
+        """
+        if self.gateway.replaying:
+            row = self.gateway.peek() or {}
+            note = row.get("context") if not row.get("role") else None
+            drop = note.get("dropped") if isinstance(note, dict) else None
+            if drop is None:
+                return req, None
+            shorter = getattr(protocol, "trimmed", None)
+            trimmed = shorter(session, drop) if callable(shorter) and isinstance(drop, int) else None
+            if trimmed is None:
+                raise ReplayError(f"recorded call {self.gateway.calls} dropped {drop!r} rounds to fit the context "
+                                  "window, which this run cannot: the log does not belong to this run")
+            return trimmed, note
+        window = self.context_window()
+        if window is None:
+            return req, None
+        reserve = int(self.params.get("max_tokens") or 0)
+        size, method = self._count(req)
+        trim = self.config.context_overflow == "trim" and callable(getattr(protocol, "trimmed", None))
+        budget = window.tokens - reserve
+        limit = math.floor(budget / (1 + TRIM_MARGIN)) if trim else budget
+        if size <= limit:
+            return req, None
+        if trim and budget > 0:
+            fitted = self._trim(protocol, session, limit)
+            if fitted is not None:
+                shorter, drop, tokens = fitted
+                return shorter, {"dropped": drop, "prompt_tokens": tokens, "untrimmed_tokens": size,
+                                 "context_window": window.tokens, "counted_with": method}
+        fixes = _fixes(self.episodes[-1]["settings"] if self.episodes else {}, reserve)
+        raise RunAborted("context_window", overflow_message(size, window, reserve, method, fixes))
+
+    def _trim(self, protocol: Any, session: Session, limit: int) -> tuple[Request, int, int] | None:
+        """The fewest oldest rounds to drop so the prompt counts at most ``limit`` tokens, or ``None`` if none do."""
+        if protocol.trimmed(session, 1) is None:
+            return None
+        most = 1
+        while protocol.trimmed(session, most + 1) is not None:
+            most += 1
+        low, high, best = 1, most, None
+        while low <= high:  # the count falls as rounds are dropped: the fewest that fit, by bisection
+            mid = (low + high) // 2
+            candidate = protocol.trimmed(session, mid)
+            if candidate is None:
+                high = mid - 1
+                continue
+            tokens, _ = self._count(candidate)
+            if tokens <= limit:
+                best, high = (candidate, mid, tokens), mid - 1
+            else:
+                low = mid + 1
+        return best
 
     # -- outside the episode -----------------------------------------------
     def preflight(self) -> dict:
-        """One cheap live call (no retries) to check model, key and endpoint; logged as kind ``preflight``.
+        """One cheap live call (no retries) to check model, key, endpoint and tool support; logged as kind
+        ``preflight``, with the model's context window (:meth:`context_window`) when known.
+
+        The call carries one tool, as every turn does. A server that renders no tools into the prompt (llama.cpp
+        without ``--jinja`` or with a chat template that declares none) reports a prompt no longer than the
+        message alone, and the model could never call a command: that is refused here, in one line.
 
         Raises:
-            PreflightError: the call failed; the message is one line naming model and endpoint.
+            PreflightError: the call failed, or the server dropped the tool; the message is one line naming model
+                and endpoint.
         """
         start = time.perf_counter()
+        where = getattr(self.client, "endpoint", "?")
+        ping = [{"role": "user", "content": "Reply with the single word: ok"}]
         try:
-            response = self.client.complete([{"role": "user", "content": "Reply with the single word: ok"}], None, max_tokens=1)
+            response = self.client.complete(ping, [_PROBE_TOOL], max_tokens=1)
         except (TransientModelError, FatalModelError) as exc:
-            where = getattr(self.client, "endpoint", "?")
             raise PreflightError(
                 f"pre-flight call to model {self.config.model!r} at {where} failed: {scrub(str(exc), self.secrets)}"
             ) from None
+        self._check_tools(response.usage.prompt_tokens, ping, where)
+        window = self.context_window()
         out = {
             "kind": "preflight", "ok": True, "usage": response.usage.to_dict(), "cost_usd": self.pricing.cost(response.usage, response.cost_usd),
             "latency_s": round(time.perf_counter() - start, 6), "wall_time": time.time(),
+            "context_window": None if window is None else window.to_dict(),
         }
         if self.gateway.log is not None:
             self.gateway.log.write(out)
         return out
+
+    def _check_tools(self, prompt_tokens: int, ping: list[dict], where: str) -> None:
+        """Refuse a server whose prompt for the ping with a tool is no longer than the ping alone would be."""
+        count = getattr(self.client, "count_tokens", None)
+        if not prompt_tokens or not callable(count):
+            return  # no usage reported, or no tokenizer to compare with: nothing can be told
+        try:
+            bare, tool = int(count(ping, None)), int(count(ping, [_PROBE_TOOL])) - int(count(ping, None))
+        except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load
+            return
+        # Tokenizers differ by a few tokens on the ping, the tool's schema is far longer: half of it decides.
+        if prompt_tokens < bare + tool // 2:
+            raise PreflightError(
+                f"the server at {where} dropped the tools from the pre-flight request ({prompt_tokens} prompt tokens "
+                f"with a tool of about {tool} tokens), so model {self.config.model!r} could never call a command: "
+                "start llama-server with --jinja and a chat template that declares tools (e.g. --chat-template chatml), "
+                "or serve the model with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser NAME)"
+            )
 
     def close(self) -> None:
         """Close the run files (every record is already on disk)."""
@@ -284,12 +441,65 @@ class LLMAgent:
                 log.close()
 
     def stats_dict(self) -> dict:
-        """The run's counters, total and per episode."""
+        """The run's counters, total and per episode, and the context window when it was learned."""
         return {
             "total": self.total.to_dict(),
             "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
             "roles": {name: r.stats.to_dict() for name, r in self.roles.items()},
+            "context_window": self._window.to_dict() if self._window is not None else None,
         }
+
+
+#: The pre-flight's one tool: its schema is long enough (about 100 tokens) that a server which drops it shows.
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "report_status",
+        "description": ("Report the current status of the business simulation: funds, active tasks, employees and "
+                        "the date. Call it when you need an overview before you decide what to do next; it changes "
+                        "nothing in the simulation and costs no time."),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "section": {"type": "string", "enum": ["funds", "tasks", "employees", "all"],
+                            "description": "Which part of the status to report; all reports every part."},
+                "verbose": {"type": "boolean", "description": "Whether to include details for every item listed."},
+            },
+            "required": ["section"],
+        },
+    },
+}
+
+
+def default_max_tokens(cfg: LLMAgentConfig, reasons: bool) -> int:
+    """The ``max_tokens`` sent when the option is unset: :data:`~.config.DEFAULT_MAX_TOKENS`, or for a model that
+    reasons (``reasons``, or ``model_params`` asking for ``reasoning_effort`` or ``thinking``)
+    :data:`~.config.REASONING_MAX_TOKENS`, more when a thinking budget asks for more.
+
+    >>> default_max_tokens(LLMAgentConfig(), False), default_max_tokens(LLMAgentConfig(), True)
+    (4096, 32768)
+    """
+    extra = cfg.model_params or {}
+    if not (reasons or "reasoning_effort" in extra or "thinking" in extra):
+        return DEFAULT_MAX_TOKENS
+    thinking = extra.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+    budget = budget if isinstance(budget, int) and not isinstance(budget, bool) else 0
+    return max(REASONING_MAX_TOKENS, budget + DEFAULT_MAX_TOKENS)
+
+
+def _fixes(settings: dict, reserve: int) -> str:
+    """What to change when prompts outgrow the context window, in the protocol's own option names."""
+    if "history_rounds" in settings:
+        window = f"lower history_rounds (now {settings['history_rounds']}) so fewer rounds are sent"
+    elif "history_messages" in settings:
+        window = f"lower history_messages (now {settings['history_messages']}) so fewer messages are sent"
+    else:
+        window = "send a shorter history"
+    answer = f", lower max_tokens (now {reserve})" if reserve else ""
+    return (f"To fit, {window}{answer}, or give the model a larger context (llama-server: -c is shared by its -np "
+            "slots, so each gets -c/-np; vLLM: --max-model-len); or let bizsim drop the oldest rounds of a call "
+            "that does not fit with context_overflow=trim (not on preset reference)")
 
 
 def _note_keepers(memory: MemoryManager) -> list[ScratchpadMemory]:
