@@ -172,6 +172,7 @@ CAP_STOPS: dict[str, str] = {
 _OTHER_STOPS = {
     "api_error": "the model's API failing",
     "api_failures": "the model's API failing again and again",
+    "context_window": "the model's context window: the next prompt would not fit",
 }
 
 

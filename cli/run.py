@@ -206,13 +206,22 @@ def _print_llm(result: Any) -> None:
     from bizsim.analysis.labels import CAP_STOPS
 
     capped = result.terminal_reason == "error" and result.terminal_detail in CAP_STOPS
+    window = result.llm.get("context_window")
+    if window:
+        print(f"  context window: {window['tokens']} tokens (from {window['source']})")
+    overflowed = result.terminal_reason == "error" and result.terminal_detail == "context_window"
+    if overflowed and result.llm["episodes"]:  # the sizes, and what to change
+        print(f"  {result.llm['episodes'][-1].get('message', '')}")
     if result.replayed_calls:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         options = result.episode.agent_options
         confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
                           for flag in ("api_base", "api_key_env") if options.get(flag))
-        if capped:  # complete up to the cap: a resume would replay it to the same stop
+        if overflowed:
+            print(f"  run directory: {result.run_dir}  (once the server has a larger context, continue with: bizsim run "
+                  f"--resume {shlex.quote(str(result.run_dir))}{confirm}; the other fixes need a new run)")
+        elif capped:  # complete up to the cap: a resume would replay it to the same stop
             print(f"  run directory: {result.run_dir}  (complete up to that stop, which is not a failure; a resume "
                   "would replay it to the same place: to play further, start a run with a higher cap, or fork this "
                   "one with `bizsim fork`)")
