@@ -17,6 +17,7 @@ the answer's ``max_tokens``: a run whose prompts will outgrow it is flagged, wit
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -177,14 +178,12 @@ def _context(config: LLMAgentConfig) -> tuple[ContextWindow | None, int]:
     else:
         window = None
     client: Any = None
-    try:
+    with contextlib.suppress(Exception):  # no litellm, or an endpoint that does not answer: unknown
         from bizsim.agents.llm.litellm_client import LiteLLMClient
 
         client = LiteLLMClient(config.model, api_base=config.api_base, api_key_env=config.api_key_env)
         if window is None:
             window = client.context_window()
-    except Exception:  # noqa: BLE001 - no litellm, or an endpoint that does not answer: unknown
-        pass
     reasons = getattr(client, "reasons", None)
     try:
         answer = int(LLMAgent.request_params(config, client if callable(reasons) else None).get("max_tokens") or 0)

@@ -11,7 +11,7 @@ from .llm_server import needs_litellm
 
 needs_litellm()
 
-from bizsim.agents.llm import LiteLLMClient, LLMAgent, LLMAgentConfig, ScriptedClient
+from bizsim.agents.llm import LLMAgent, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.context_window import TRIM_MARGIN
 from bizsim.agents.llm.errors import PreflightError
 from bizsim.analysis import RunSpec, resume_llm, run_llm

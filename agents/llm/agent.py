@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -315,14 +316,12 @@ class LLMAgent:
         return self._window
 
     def _count(self, req: Request) -> tuple[int, str]:
-        """The prompt's tokens and how they were counted (litellm's tokenizer, else 3 characters a token)."""
+        """The prompt's tokens and how they were counted (litellm's tokenizer, else 2.5 characters a token)."""
         count = getattr(self.client, "count_tokens", None)
-        if callable(count):
-            try:
+        with contextlib.suppress(Exception):  # a tokenizer litellm cannot load: the conservative count
+            if callable(count):
                 return int(count(req.messages, req.tools)), "litellm's token_counter"
-            except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load: the conservative count
-                pass
-        return char_count(req.messages, req.tools), "3 characters a token"
+        return char_count(req.messages, req.tools), "2.5 characters a token"
 
     def _fit(self, protocol: HarnessProtocol, session: Session, req: Request) -> tuple[Request, dict | None]:
         """The request to send, fitted to the context window, and the note recorded with the call when trimmed.
