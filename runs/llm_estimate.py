@@ -232,17 +232,17 @@ def estimate_run(spec: RunSpec, _cache: dict | None = None) -> Estimate:
         return None if price is None else prompt_tokens * price[0] + completion_tokens * price[1]
 
     share = completion / (prompt + completion) if prompt + completion else 0.0
-    window, answer = _context(config)
+    context, answer = _context(config)
     largest = max((p for p, _ in requests), default=0)
-    over = None if window is None else next(
-        (i + 1 for i, (p, _) in enumerate(requests) if p + answer > window.tokens), None)
+    over = None if context is None else next(
+        (i + 1 for i, (p, _) in enumerate(requests) if p + answer > context.tokens), None)
     return Estimate(
         run_id=spec.run_id, model=config.model, calls=calls, calls_low=low, calls_high=max(high, low),
         prompt_tokens=prompt, completion_tokens=completion, tokens_low=tokens_low, tokens_high=max(tokens_high, tokens_low),
         cost_usd=dollars(prompt, completion), cost_low_usd=dollars(tokens_low * (1 - share), tokens_low * share),
         cost_high_usd=dollars(tokens_high * (1 - share), tokens_high * share), price_source=source,
-        largest_prompt_tokens=largest, context_window=None if window is None else window.tokens,
-        context_source=None if window is None else window.source, answer_tokens=answer, overflow_call=over,
+        largest_prompt_tokens=largest, context_window=None if context is None else context.tokens,
+        context_source=None if context is None else context.source, answer_tokens=answer, overflow_call=over,
     )
 
 

@@ -82,8 +82,8 @@ class LLMAgentConfig:
             limit, as the reference harnesses do).
         context_window: the model's context size in tokens; ``None`` = learn it (the server's ``/props`` or
             ``/v1/models``, else litellm's model information; unknown = prompts are not checked).
-        context_overflow: a prompt that will not fit: ``stop`` ends the run (``context_window``) naming sizes and
-            fixes; ``trim`` drops the oldest rounds (messages on EcoGym worlds) of that call until it fits,
+        context_overflow: a prompt that will not fit: ``stop`` (or ``None``, the default, so that runs recorded
+            before the option group with today's) ends the run (``context_window``) naming sizes and fixes; ``trim`` drops the oldest rounds (messages on EcoGym worlds) of that call until it fits,
             recorded in the call log; not on preset ``reference``.
         model_params: more fields for every request, as litellm takes them
             (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
@@ -131,7 +131,7 @@ class LLMAgentConfig:
     model_params: dict | None = attrs.field(default=None, converter=_model_params)
     timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
     context_window: int | None = attrs.field(default=None, validator=in_range(1))
-    context_overflow: str = "stop"
+    context_overflow: str | None = None
     prompt_caching: bool = True
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
@@ -161,7 +161,7 @@ class LLMAgentConfig:
             raise ConfigError(f"model(={self.model!r}) must name a model, e.g. openai/gpt-4o-mini")
         if self.protocol is not None and self.protocol not in ("yc-bench", "ecogym"):
             raise ConfigError(f"protocol(={self.protocol!r}) must be 'yc-bench' or 'ecogym' (or unset)")
-        if self.context_overflow not in CONTEXT_OVERFLOW:
+        if self.context_overflow is not None and self.context_overflow not in CONTEXT_OVERFLOW:
             raise ConfigError(f"context_overflow(={self.context_overflow!r}) must be 'stop' (end the run) or 'trim' "
                               "(drop the oldest rounds until the prompt fits)")
         if not (self.embedder == "hash" or self.embedder.startswith("provider:")):
