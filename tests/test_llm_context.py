@@ -184,3 +184,29 @@ def test_the_estimate_warns_when_the_largest_prompt_will_not_fit():
     assert tight.overflow_call is not None and tight.largest_prompt_tokens + 4096 > 8192
     assert "warning" in format_estimates([tight]) and f"from call {tight.overflow_call}" in format_estimates([tight])
     assert roomy.overflow_call is None and "warning" not in format_estimates([roomy])
+
+
+def test_trim_on_an_ecogym_world_drops_the_oldest_messages_and_counts_without_a_tokenizer(tmp_path):
+    """On vending, trimming drops the oldest messages (never leaving a tool result without its call), counted at
+    2.5 characters a token by a client without a tokenizer; without trim the same run stops at its window."""
+    sent = []
+
+    def policy(messages, tools):
+        sent.append(messages)
+        return {"content": "Checking the shop before ending the day. " * 5,
+                "tool_calls": [{"name": "task_done", "arguments": "{}"}]}
+
+    options = {"model": "scripted", "max_turns": 60, "context_window": 9000}
+    stopped = run_llm(RunSpec("vending", "small", "llm", 1, agent_options=options), out=tmp_path / "stop",
+                      client=ScriptedClient(policy))
+    assert ("error", "context_window") == (stopped.terminal_reason, stopped.terminal_detail)
+    assert "2.5 characters a token" in stopped.llm["episodes"][-1]["message"]
+    assert "history_messages (now 128)" in stopped.llm["episodes"][-1]["message"]
+    sent.clear()
+    trimmed = run_llm(RunSpec("vending", "small", "llm", 1, agent_options={**options, "context_overflow": "trim"}),
+                      out=tmp_path / "trim", client=ScriptedClient(policy))
+    assert "max_turns" == trimmed.terminal_detail and 60 == len(sent)
+    rows = [r for r in RunDir(tmp_path / "trim").read_calls() if r["kind"] == "chat"]
+    assert any("context" in r for r in rows)
+    assert all(r["context"]["counted_with"] == "2.5 characters a token" for r in rows if "context" in r)
+    assert all(m[1]["role"] != "tool" for m in sent)
