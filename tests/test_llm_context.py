@@ -210,3 +210,14 @@ def test_trim_on_an_ecogym_world_drops_the_oldest_messages_and_counts_without_a_
     assert any("context" in r for r in rows)
     assert all(r["context"]["counted_with"] == "2.5 characters a token" for r in rows if "context" in r)
     assert all(m[1]["role"] != "tool" for m in sent)
+
+
+@pytest.mark.parametrize("name", ["bizsim.agents.llm.config", "bizsim.agents.llm.context_fit",
+                                  "bizsim.agents.llm.context_window", "bizsim.agents.llm.tool_probe"])
+def test_doctests(name):
+    """The examples in the context modules' docstrings run and hold."""
+    import doctest
+    import importlib
+
+    failed, tried = doctest.testmod(importlib.import_module(name))
+    assert (0, True) == (failed, tried > 0)

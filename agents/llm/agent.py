@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import math
 import time
 from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import simpy
-from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.errors import ConfigError
 
 from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, agent
 
-from .config import DEFAULT_MAX_TOKENS, REASONING_MAX_TOKENS, LLMAgentConfig
-from .context_window import TRIM_MARGIN, ContextWindow, char_count, overflow_message
+from .config import LLMAgentConfig, default_max_tokens
+from .context_fit import ContextFit, fixes
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
 from .gateway import ModelGateway, request_digest
 from .harness_logs import HarnessLogs
@@ -30,12 +28,14 @@ from .role_client import RoleClient
 from .sent import SentLog
 from .session import Session
 from .stats import HarnessStats
+from .tool_probe import PROBE_TOOL, tools_dropped
 
 if TYPE_CHECKING:
     from bizsim.simcore.world import World
 
     from .client import ModelClient
     from .memory import MemoryManager
+    from .context_window import ContextWindow
     from .protocols import HarnessProtocol, Request
 
 __all__ = ["LLMAgent", "llm_agent"]
@@ -114,8 +114,6 @@ class LLMAgent:
         self.params = self.request_params(cfg, client)
         # A run recorded before bizsim sent a default max_tokens resumes with its own requests (see _settle_params).
         self._params_settled = not resume
-        self._window: ContextWindow | None = None
-        self._window_known = False
         self.pricing = Pricing(cfg.model, cfg.prices, client)
         if cfg.max_cost_usd is not None and not self.pricing.known():
             raise ConfigError(
@@ -142,6 +140,7 @@ class LLMAgent:
             max_failures=cfg.max_api_failures, backoff=(cfg.backoff_base_s, cfg.backoff_max_s), sleep=sleep,
             secrets=self.secrets, log_raw=cfg.log_raw,
         )
+        self.context = ContextFit(cfg, client, self.gateway)
         self.total = HarnessStats()
         self.sent_log = SentLog()  # each request stored with its record, so the run directory shows it on its own
         self._carried_notes = ""  # the note tool's notes when the last episode ended (see _memory)
@@ -232,7 +231,8 @@ class LLMAgent:
                 last_now = world.now_us
                 if stall_cap is not None and stalled >= stall_cap:
                     raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
-                req, fitted = self._fit(protocol, session, protocol.request(session))
+                req, fitted = self.context.fit(protocol, session, protocol.request(session), settings,
+                                               int(self.params.get("max_tokens") or 0))
                 digest = self._settle_params(req)
                 params = self.params
                 meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
@@ -253,7 +253,7 @@ class LLMAgent:
             record["terminal_detail"] = exc.detail
             record["message"] = scrub(str(exc), self.secrets)
             if exc.detail == "context_window" and "refused" in record["message"]:  # the server's own refusal
-                record["message"] += ". " + _fixes(settings, int(self.params.get("max_tokens") or 0))
+                record["message"] += ". " + fixes(settings, int(self.params.get("max_tokens") or 0))
             if not world.done:
                 world.abort(exc.detail)
         session.flush_memory()
@@ -301,86 +301,10 @@ class LLMAgent:
                 return before
         return digest
 
-    # -- the context window ------------------------------------------------
     def context_window(self) -> ContextWindow | None:
-        """The model's context size: the ``context_window`` option, else what the client learns (the server's
-        report, litellm's model information); ``None`` when unknown. Learned once, on first use."""
-        if not self._window_known:
-            cfg = self.config
-            if cfg.context_window is not None:
-                self._window = ContextWindow(cfg.context_window, "the context_window option")
-            else:
-                learn = getattr(self.client, "context_window", None)
-                self._window = learn() if callable(learn) else None
-            self._window_known = True
-        return self._window
-
-    def _count(self, req: Request) -> tuple[int, str]:
-        """The prompt's tokens and how they were counted (litellm's tokenizer, else 2.5 characters a token)."""
-        count = getattr(self.client, "count_tokens", None)
-        with contextlib.suppress(Exception):  # a tokenizer litellm cannot load: the conservative count
-            if callable(count):
-                return int(count(req.messages, req.tools)), "litellm's token_counter"
-        return char_count(req.messages, req.tools), "2.5 characters a token"
-
-    def _fit(self, protocol: HarnessProtocol, session: Session, req: Request) -> tuple[Request, dict | None]:
-        """The request to send, fitted to the context window, and the note recorded with the call when trimmed.
-
-        While replaying, the recorded note says what the run dropped (nothing is counted: the call fit then).
-        Live, a prompt that does not fit ends the run (``context_window``) or, with ``context_overflow='trim'``,
-        loses its oldest rounds until it does.
-        """
-        if self.gateway.replaying:
-            row = self.gateway.peek() or {}
-            note = row.get("context") if not row.get("role") else None
-            drop = note.get("dropped") if isinstance(note, dict) else None
-            if drop is None:
-                return req, None
-            shorter = getattr(protocol, "trimmed", None)
-            trimmed = shorter(session, drop) if callable(shorter) and isinstance(drop, int) else None
-            if trimmed is None:
-                raise ReplayError(f"recorded call {self.gateway.calls} dropped {drop!r} rounds to fit the context "
-                                  "window, which this run cannot: the log does not belong to this run")
-            return trimmed, note
-        window = self.context_window()
-        if window is None:
-            return req, None
-        reserve = int(self.params.get("max_tokens") or 0)
-        size, method = self._count(req)
-        trim = self.config.context_overflow == "trim" and callable(getattr(protocol, "trimmed", None))
-        budget = window.tokens - reserve
-        limit = math.floor(budget / (1 + TRIM_MARGIN)) if trim else budget
-        if size <= limit:
-            return req, None
-        if trim and budget > 0:
-            fitted = self._trim(protocol, session, limit)
-            if fitted is not None:
-                shorter, drop, tokens = fitted
-                return shorter, {"dropped": drop, "prompt_tokens": tokens, "untrimmed_tokens": size,
-                                 "context_window": window.tokens, "counted_with": method}
-        fixes = _fixes(self.episodes[-1]["settings"] if self.episodes else {}, reserve)
-        raise RunAborted("context_window", overflow_message(size, window, reserve, method, fixes))
-
-    def _trim(self, protocol: Any, session: Session, limit: int) -> tuple[Request, int, int] | None:
-        """The fewest oldest rounds to drop so the prompt counts at most ``limit`` tokens, or ``None`` if none do."""
-        if protocol.trimmed(session, 1) is None:
-            return None
-        most = 1
-        while protocol.trimmed(session, most + 1) is not None:
-            most += 1
-        low, high, best = 1, most, None
-        while low <= high:  # the count falls as rounds are dropped: the fewest that fit, by bisection
-            mid = (low + high) // 2
-            candidate = protocol.trimmed(session, mid)
-            if candidate is None:
-                high = mid - 1
-                continue
-            tokens, _ = self._count(candidate)
-            if tokens <= limit:
-                best, high = (candidate, mid, tokens), mid - 1
-            else:
-                low = mid + 1
-        return best
+        """The model's context size (the option, the server's report, litellm's information), learned on first use;
+        ``None`` when unknown (:class:`~.context_fit.ContextFit`)."""
+        return self.context.window()
 
     # -- outside the episode -----------------------------------------------
     def preflight(self) -> dict:
@@ -399,7 +323,7 @@ class LLMAgent:
         where = getattr(self.client, "endpoint", "?")
         ping = [{"role": "user", "content": "Reply with the single word: ok"}]
         try:
-            response = self.client.complete(ping, [_PROBE_TOOL], max_tokens=1)
+            response = self.client.complete(ping, [PROBE_TOOL], max_tokens=1)
         except (TransientModelError, FatalModelError) as exc:
             raise PreflightError(
                 f"pre-flight call to model {self.config.model!r} at {where} failed: {scrub(str(exc), self.secrets)}"
@@ -416,19 +340,18 @@ class LLMAgent:
         return out
 
     def _check_tools(self, prompt_tokens: int, ping: list[dict], where: str) -> None:
-        """Refuse a server whose prompt for the ping with a tool is no longer than the ping alone would be."""
+        """Refuse a server that dropped the pre-flight's tool (:mod:`.tool_probe`), in one line with the fix."""
         count = getattr(self.client, "count_tokens", None)
-        if not prompt_tokens or not callable(count):
-            return  # no usage reported, or no tokenizer to compare with: nothing can be told
+        if not callable(count):
+            return  # no tokenizer to compare with: nothing can be told
         try:
-            bare, tool = int(count(ping, None)), int(count(ping, [_PROBE_TOOL])) - int(count(ping, None))
+            dropped = tools_dropped(prompt_tokens, ping, count)
         except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load
             return
-        # Tokenizers differ by a few tokens on the ping, the tool's schema is far longer: half of it decides.
-        if prompt_tokens < bare + tool // 2:
+        if dropped is not None:
             raise PreflightError(
                 f"the server at {where} dropped the tools from the pre-flight request ({prompt_tokens} prompt tokens "
-                f"with a tool of about {tool} tokens), so model {self.config.model!r} could never call a command: "
+                f"with a tool of about {dropped} tokens), so model {self.config.model!r} could never call a command: "
                 "start llama-server with --jinja and a chat template that declares tools (e.g. --chat-template chatml), "
                 "or serve the model with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser NAME)"
             )
@@ -445,60 +368,8 @@ class LLMAgent:
             "total": self.total.to_dict(),
             "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
             "roles": {name: r.stats.to_dict() for name, r in self.roles.items()},
-            "context_window": self._window.to_dict() if self._window is not None else None,
+            "context_window": self.context.learned.to_dict() if self.context.learned is not None else None,
         }
-
-
-#: The pre-flight's one tool: its schema is long enough (about 100 tokens) that a server which drops it shows.
-_PROBE_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "report_status",
-        "description": ("Report the current status of the business simulation: funds, active tasks, employees and "
-                        "the date. Call it when you need an overview before you decide what to do next; it changes "
-                        "nothing in the simulation and costs no time."),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "section": {"type": "string", "enum": ["funds", "tasks", "employees", "all"],
-                            "description": "Which part of the status to report; all reports every part."},
-                "verbose": {"type": "boolean", "description": "Whether to include details for every item listed."},
-            },
-            "required": ["section"],
-        },
-    },
-}
-
-
-def default_max_tokens(cfg: LLMAgentConfig, reasons: bool) -> int:
-    """The ``max_tokens`` sent when the option is unset: :data:`~.config.DEFAULT_MAX_TOKENS`, or for a model that
-    reasons (``reasons``, or ``model_params`` asking for ``reasoning_effort`` or ``thinking``)
-    :data:`~.config.REASONING_MAX_TOKENS`, more when a thinking budget asks for more.
-
-    >>> default_max_tokens(LLMAgentConfig(), False), default_max_tokens(LLMAgentConfig(), True)
-    (4096, 32768)
-    """
-    extra = cfg.model_params or {}
-    if not (reasons or "reasoning_effort" in extra or "thinking" in extra):
-        return DEFAULT_MAX_TOKENS
-    thinking = extra.get("thinking")
-    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
-    budget = budget if isinstance(budget, int) and not isinstance(budget, bool) else 0
-    return max(REASONING_MAX_TOKENS, budget + DEFAULT_MAX_TOKENS)
-
-
-def _fixes(settings: dict, reserve: int) -> str:
-    """What to change when prompts outgrow the context window, in the protocol's own option names."""
-    if "history_rounds" in settings:
-        window = f"lower history_rounds (now {settings['history_rounds']}) so fewer rounds are sent"
-    elif "history_messages" in settings:
-        window = f"lower history_messages (now {settings['history_messages']}) so fewer messages are sent"
-    else:
-        window = "send a shorter history"
-    answer = f", lower max_tokens (now {reserve})" if reserve else ""
-    return (f"To fit, {window}{answer}, or give the model a larger context (llama-server: -c is shared by its -np "
-            "slots, so each gets -c/-np; vLLM: --max-model-len); or let bizsim drop the oldest rounds of a call "
-            "that does not fit with context_overflow=trim (not on preset reference)")
 
 
 def _note_keepers(memory: MemoryManager) -> list[ScratchpadMemory]:

@@ -12,7 +12,9 @@ from bizsim.simcore.errors import ConfigError
 
 from .pricing import check_prices
 
-__all__ = ["CONTEXT_OVERFLOW", "DEFAULT_MAX_TOKENS", "MEMORY_NAMES", "REASONING_MAX_TOKENS", "LLMAgentConfig"]
+__all__ = [
+    "CONTEXT_OVERFLOW", "DEFAULT_MAX_TOKENS", "MEMORY_NAMES", "REASONING_MAX_TOKENS", "LLMAgentConfig", "default_max_tokens",
+]
 
 #: Memory modules an agent can switch on by name.
 MEMORY_NAMES = ("window", "scratchpad", "state", "episodic")
@@ -186,3 +188,20 @@ class LLMAgentConfig:
         if self.prices is not None:
             out["prices"] = {k: list(v) for k, v in self.prices.items()}
         return out
+
+
+def default_max_tokens(cfg: LLMAgentConfig, reasons: bool) -> int:
+    """The ``max_tokens`` sent when the option is unset: :data:`DEFAULT_MAX_TOKENS`, or for a model that
+    reasons (``reasons``, or ``model_params`` asking for ``reasoning_effort`` or ``thinking``)
+    :data:`REASONING_MAX_TOKENS`, more when a thinking budget asks for more.
+
+    >>> default_max_tokens(LLMAgentConfig(), False), default_max_tokens(LLMAgentConfig(), True)
+    (4096, 32768)
+    """
+    extra = cfg.model_params or {}
+    if not (reasons or "reasoning_effort" in extra or "thinking" in extra):
+        return DEFAULT_MAX_TOKENS
+    thinking = extra.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+    budget = budget if isinstance(budget, int) and not isinstance(budget, bool) else 0
+    return max(REASONING_MAX_TOKENS, budget + DEFAULT_MAX_TOKENS)
