@@ -253,7 +253,8 @@ class LLMAgent:
             record["terminal_detail"] = exc.detail
             record["message"] = scrub(str(exc), self.secrets)
             if exc.detail == "context_window" and "refused" in record["message"]:  # the server's own refusal
-                record["message"] += ". " + fixes(settings, int(self.params.get("max_tokens") or 0))
+                record["message"] = record["message"].rstrip(". ") + ". " + fixes(
+                    settings, int(self.params.get("max_tokens") or 0))
             if not world.done:
                 world.abort(exc.detail)
         session.flush_memory()

@@ -32,8 +32,8 @@ from typing import Any
 import attrs
 
 __all__ = [
-    "MAX_PROBE_BYTES", "TRIM_MARGIN", "ContextWindow", "char_count", "is_context_error", "litellm_context_window", "overflow_message",
-    "server_context_window",
+    "MAX_PROBE_BYTES", "TRIM_MARGIN", "ContextWindow", "char_count", "is_context_error", "litellm_context_window",
+    "overflow_message", "server_said", "server_context_window",
 ]
 
 #: Trimming keeps the counted prompt this much under the budget: the count's error margin for a model whose
@@ -146,6 +146,25 @@ def is_context_error(message: str) -> bool:
     """
     text = message.lower()
     return any(w in text for w in _CONTEXT_WORDS)
+
+
+def server_said(text: str) -> str | None:
+    """The message of the JSON error body inside a provider error's text (``error.message``, or vLLM's top-level
+    ``message``), or ``None`` when there is none to read.
+
+    >>> server_said('BadRequestError: Hosted_vllmException - {"error": {"message": "too long", "code": 400}}')
+    'too long'
+    """
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        body = json.loads(text[start:])
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    said = error.get("message") if isinstance(error, dict) else body.get("message") if isinstance(body, dict) else None
+    return said if isinstance(said, str) and said.strip() else None
 
 
 def overflow_message(prompt: int, window: ContextWindow, reserve: int, counted_with: str, fixes: str) -> str:

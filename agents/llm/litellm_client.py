@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .client import endpoint_key
-from .context_window import ContextWindow, is_context_error, litellm_context_window, server_context_window
+from .context_window import ContextWindow, is_context_error, litellm_context_window, server_context_window, server_said
 from .errors import ContextWindowError, FatalModelError, TransientModelError, scrub
 from .retry_after import retry_after
 from .types import ModelResponse, ToolCall, Usage, clean_text
@@ -242,7 +242,9 @@ class LiteLLMClient:
         # the 500 some proxies turn it into).
         if isinstance(exc, litellm.ContextWindowExceededError) or (
                 isinstance(status, int) and status in (400, 413, 500) and is_context_error(message)):
-            return ContextWindowError(message)
+            # The server's own sentence names both sizes; litellm's wrapping of it repeats class names.
+            said = server_said(message)
+            return ContextWindowError(f"HTTP {status or 400}: {said}" if said else message)
         transient = (
             litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
             litellm.ServiceUnavailableError,

@@ -3,7 +3,9 @@
 It answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with a
 reply chosen by a scripted *policy* (a function of the request's messages and
 tools), reports deterministic token usage, and injects faults on chosen
-requests. It binds an ephemeral loopback port, serves from a daemon thread,
+requests. It can play a real server's shapes (``flavor``): llama.cpp's
+``GET /props``, vLLM's ``GET /v1/models``, each one's refusal of a prompt past
+its context window, and a server that drops the tools. It binds an ephemeral loopback port, serves from a daemon thread,
 and stops itself after ``max_requests`` requests or ``lifetime_s`` seconds,
 so a forgotten server cannot outlive its test.
 
