@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from bizsim.simcore.world import World
 
     from .client import ModelClient
-    from .memory import MemoryManager
     from .context_window import ContextWindow
+    from .memory import MemoryManager
     from .protocols import HarnessProtocol, Request
 
 __all__ = ["LLMAgent", "llm_agent"]
