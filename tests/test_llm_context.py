@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 
 from .llm_server import needs_litellm
@@ -149,9 +150,11 @@ def test_every_call_carries_the_default_max_tokens_and_zero_sends_none(tmp_path)
             assert expected == params.get("max_tokens")
 
 
-def test_a_run_recorded_without_max_tokens_still_resumes(tmp_path):
+@pytest.mark.parametrize("with_sent", [True, False])
+def test_a_run_recorded_without_max_tokens_still_resumes(tmp_path, with_sent):
     """A run recorded before the default max_tokens (its options leave max_tokens unset, its calls sent none)
-    replays its recorded calls and goes on live without it, as it began."""
+    replays its recorded calls and goes on live without it, as it began: told by its first call's recorded params,
+    or by the request hash where a record holds none."""
     spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=8, max_tokens=0))
     whole = run_llm(spec, out=tmp_path / "whole", client=ScriptedClient(greedy_policy))
     old = json.loads((tmp_path / "whole" / "run.json").read_text())
@@ -159,8 +162,10 @@ def test_a_run_recorded_without_max_tokens_still_resumes(tmp_path):
     cut = tmp_path / "cut"
     cut.mkdir()
     (cut / "run.json").write_text(json.dumps(old))
-    lines = (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines(True)
-    (cut / "llm_calls.jsonl").write_text("".join(lines[:3]))
+    rows = [json.loads(line) for line in (tmp_path / "whole" / "llm_calls.jsonl").read_text().splitlines()[:3]]
+    if not with_sent:
+        rows = [{k: v for k, v in r.items() if k != "sent"} for r in rows]
+    (cut / "llm_calls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     again = resume_llm(cut, client=ScriptedClient(greedy_policy))
     assert (3, 5) == (again.replayed_calls, again.live_calls)
     assert [r["request"] for r in RunDir(tmp_path / "whole").read_calls()] == \
@@ -221,3 +226,17 @@ def test_doctests(name):
 
     failed, tried = doctest.testmod(importlib.import_module(name))
     assert (0, True) == (failed, tried > 0)
+
+
+def test_the_default_max_tokens_never_exceeds_what_litellm_says_the_model_may_answer():
+    """A model whose output limit litellm knows to be lower than the default gets its limit, not a refusal."""
+    from bizsim.agents.llm import LiteLLMClient
+
+    class Small(LiteLLMClient):
+        def output_limit(self):
+            return 2048
+
+    config = LLMAgentConfig(model="openai/gpt-4o-mini")
+    assert 2048 == LLMAgent.request_params(config, Small("openai/gpt-4o-mini", api_key="k"))["max_tokens"]
+    assert 4096 == LLMAgent.request_params(config, LiteLLMClient("openai/gpt-4o-mini", api_key="k"))["max_tokens"]
+    assert 300 == LLMAgent.request_params(attrs.evolve(config, max_tokens=300), Small("m", api_key="k"))["max_tokens"]

@@ -266,40 +266,51 @@ class LLMAgent:
     def request_params(cfg: LLMAgentConfig, client: Any = None, *, explicit: bool = False) -> dict[str, Any]:
         """The fields every request of an episode carries besides messages and tools.
 
-        ``max_tokens`` unset takes its default (:func:`default_max_tokens`; ``client`` says whether the model
-        reasons); ``0`` sends none. ``explicit=True`` leaves the default out (only what the user set).
+        ``max_tokens`` unset takes its default (:func:`~.config.default_max_tokens`; ``client`` says whether the
+        model reasons, and caps it at the model's own output limit); ``0`` sends none. ``explicit=True`` leaves the
+        default out (only what the user set).
         """
         params = dict(cfg.model_params or {})
         if cfg.temperature is not None:
             params["temperature"] = cfg.temperature
         limit = cfg.max_tokens
         if limit is None and not explicit:
-            reasons = getattr(client, "reasons", None)
+            reasons, cap = getattr(client, "reasons", None), getattr(client, "output_limit", None)
             limit = default_max_tokens(cfg, bool(reasons()) if callable(reasons) else False)
+            most = cap() if callable(cap) else None
+            if most:  # a model that may answer with fewer tokens would refuse the default
+                limit = min(limit, most)
         if limit:
             params["max_tokens"] = limit
         return params
 
     def _settle_params(self, req: Request) -> str:
-        """The request hash of ``req``; on the first recorded call of a resumed run, also which params the run sent.
+        """The request hash of ``req``; on the first recorded call of a resumed run, also the default ``max_tokens``
+        the run sent, which a resume keeps (live calls included) whatever the default is now.
 
-        A run recorded before bizsim sent a default ``max_tokens`` sent none: when its first recorded request
-        matches the hash without it (and not with it), the run keeps going without it, live calls included.
+        The first call's record holds its params in full (``sent.params``). A record without them, and a run
+        recorded before bizsim sent a default (it sent none), are told by the hash: the request without
+        ``max_tokens`` matches it and the request with it does not.
         """
         cfg = self.config
-        digest = request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
-        if self._params_settled:
-            return digest
+        if self._params_settled or cfg.max_tokens is not None:
+            self._params_settled = True
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
         row = self.gateway.peek()
         if row is None or row.get("kind") != "chat" or row.get("role"):
-            return digest
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
         self._params_settled = True
-        if row.get("request") != digest and cfg.max_tokens is None and "max_tokens" in self.params:
-            legacy = {k: v for k, v in self.params.items() if k != "max_tokens"}
-            before = request_digest(cfg.model, legacy, req.tools_digest, req.message_digests)
-            if row.get("request") == before:
-                self.params = legacy
-                return before
+        recorded = (row.get("sent") or {}).get("params") if isinstance(row.get("sent"), dict) else None
+        base = {k: v for k, v in self.params.items() if k != "max_tokens"}
+        if isinstance(recorded, dict):
+            sent = recorded.get("max_tokens")
+            self.params = base if sent is None else {**base, "max_tokens": sent}
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        digest = request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        before = request_digest(cfg.model, base, req.tools_digest, req.message_digests)
+        if row.get("request") != digest and row.get("request") == before:
+            self.params = base
+            return before
         return digest
 
     def context_window(self) -> ContextWindow | None:

@@ -233,6 +233,15 @@ class LiteLLMClient:
         except Exception:  # noqa: BLE001 - a model litellm does not know
             return False
 
+    def output_limit(self) -> int | None:
+        """The most tokens litellm's model information says the model may answer with, or ``None`` if unknown."""
+        litellm = import_litellm()
+        try:
+            limit = litellm.get_model_info(self.model).get("max_output_tokens")
+        except Exception:  # noqa: BLE001 - a model litellm does not know
+            return None
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None
+
     def _map_error(self, exc: Exception, litellm: Any) -> Exception:
         status = getattr(exc, "status_code", None)
         key = self._api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
