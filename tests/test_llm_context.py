@@ -240,3 +240,18 @@ def test_the_default_max_tokens_never_exceeds_what_litellm_says_the_model_may_an
     assert 2048 == LLMAgent.request_params(config, Small("openai/gpt-4o-mini", api_key="k"))["max_tokens"]
     assert 4096 == LLMAgent.request_params(config, LiteLLMClient("openai/gpt-4o-mini", api_key="k"))["max_tokens"]
     assert 300 == LLMAgent.request_params(attrs.evolve(config, max_tokens=300), Small("m", api_key="k"))["max_tokens"]
+
+
+def test_a_run_stopped_by_its_context_window_resumes_once_the_server_has_a_larger_one(tmp_path):
+    """The stop is no failure to retry blindly: resumed against the same small context it stops at the same call;
+    once the server reports a larger context, the resume replays every recorded call and plays on."""
+    with LoopbackLLMServer(_wordy_policy, flavor="llama.cpp", context_tokens=CONTEXT, lifetime_s=120) as server:
+        first = _run(server, tmp_path)
+        turns = first.llm["total"]["turns"]
+        assert "context_window" == first.terminal_detail and turns > 0
+        again = resume_llm(tmp_path / "run", confirm_endpoint=(server.url, None))
+        assert ("context_window", turns, 0) == (again.terminal_detail, again.replayed_calls, again.live_calls)
+        server.context_tokens = 100_000
+        more = resume_llm(tmp_path / "run", confirm_endpoint=(server.url, None))
+    assert ("max_turns", turns) == (more.terminal_detail, more.replayed_calls)
+    assert 40 == more.llm["total"]["turns"]
