@@ -255,3 +255,13 @@ def test_a_run_stopped_by_its_context_window_resumes_once_the_server_has_a_large
         more = resume_llm(tmp_path / "run", confirm_endpoint=(server.url, None))
     assert ("max_turns", turns) == (more.terminal_detail, more.replayed_calls)
     assert 40 == more.llm["total"]["turns"]
+
+
+def test_a_server_that_refuses_tools_fails_the_preflight_with_its_own_words(tmp_path):
+    """vLLM without tool calling refuses any request with tools: the pre-flight (which carries one) says so in
+    one line, in the server's words naming the flags, before a run directory exists."""
+    with LoopbackLLMServer(greedy_policy, flavor="vllm", refuses_tools=True, lifetime_s=60) as server:
+        with pytest.raises(PreflightError, match="--enable-auto-tool-choice") as caught:
+            _run(server, tmp_path, preflight=True)
+        assert 0 == server.policy_calls
+    assert "\n" not in str(caught.value) and not (tmp_path / "run").exists()

@@ -9,6 +9,9 @@ than its context window, in its own words (standard library only).
   refused with a 400 whose body is vLLM's own error object (``object: error``, ``type: BadRequestError``).
 - ``openai``: ``GET /v1/models`` lists models without their context; a prompt past it is refused with a 400 of
   code ``context_length_exceeded``.
+
+And a server without tool calling: vLLM started without ``--enable-auto-tool-choice`` refuses a request with
+tools and ``tool_choice: auto`` with a 400 that names the flags.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["FLAVORS", "info_route", "overflow"]
+__all__ = ["FLAVORS", "info_route", "overflow", "tools_refused"]
 
 #: The servers played.
 FLAVORS = ("openai", "llama.cpp", "vllm")
@@ -67,3 +70,11 @@ def overflow(flavor: str, context: int | None, prompt: int, max_tokens: Any) -> 
                    f"{prompt} tokens. Please reduce the length of the messages.",
         "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
     }}).encode()
+
+
+def tools_refused() -> bytes:
+    """vLLM's refusal of a request with tools when it was started without tool calling."""
+    return json.dumps({
+        "object": "error", "type": "BadRequestError", "param": None, "code": 400,
+        "message": '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    }).encode()

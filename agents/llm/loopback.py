@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from ._loopback_shapes import DIALECTS, PrefixCache, prompt_units, render, to_openai
-from ._loopback_servers import FLAVORS, info_route, overflow
+from ._loopback_servers import FLAVORS, info_route, overflow, tools_refused
 __all__ = ["FAULTS", "FLAVORS", "LoopbackLLMServer", "Reply", "usage_for"]
 
 #: A policy's answer: ``{"content": str | None, "tool_calls": [{"name": str, "arguments": str | dict}]}``.
@@ -80,6 +80,7 @@ class LoopbackLLMServer:
             limit, and none reported).
         drops_tools: render no tools into the prompt and show the policy none, as llama.cpp does with a chat
             template that declares no tools.
+        refuses_tools: answer a request with tools with vLLM's 400 for a server started without tool calling.
     """
 
     #: The paths answered (anything else is a 404).
@@ -100,12 +101,14 @@ class LoopbackLLMServer:
         flavor: str = "openai",
         context_tokens: int | None = None,
         drops_tools: bool = False,
+        refuses_tools: bool = False,
     ) -> None:
         if flavor not in FLAVORS:
             raise ValueError(f"flavor(={flavor!r}) must be one of {', '.join(FLAVORS)}")
         self.flavor = flavor
         self.context_tokens = context_tokens
         self.drops_tools = drops_tools
+        self.refuses_tools = refuses_tools
         self.overflows = 0  # requests refused as longer than context_tokens
         if dialect not in DIALECTS:
             raise ValueError(f"dialect(={dialect!r}) must be one of {', '.join(DIALECTS)}")
@@ -200,6 +203,8 @@ class LoopbackLLMServer:
                 return 503, _error("the test server's request budget is spent"), None
             if self.drops_tools:
                 body = {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}
+            if self.refuses_tools and body.get("tools"):
+                return 400, tools_refused(), "tools"
             limit = body.get("max_tokens", (body.get("generationConfig") or {}).get("max_output_tokens"))
             refused = overflow(self.flavor, self.context_tokens, _prompt_tokens(body), limit) \
                 if self.dialect == "openai" else None
