@@ -47,10 +47,12 @@ MAX_PROBE_BYTES = 2 * 2**20
 # What providers say when a prompt does not fit, lower-cased: llama.cpp ("request (9412 tokens) exceeds the
 # available context size (8192 tokens)", type exceed_context_size_error), vLLM and OpenAI ("This model's maximum
 # context length is 8192 tokens. However, ..."; OpenAI's code context_length_exceeded), Anthropic ("prompt is too
-# long"), Gemini ("input token count ... exceeds the maximum number of tokens").
+# long", "input length and `max_tokens` exceed context limit"), Gemini ("input token count ... exceeds the
+# maximum number of tokens").
 _CONTEXT_WORDS = (
     "exceeds the available context size", "exceed_context_size", "maximum context length", "context_length_exceeded",
     "context window", "prompt is too long", "exceeds the maximum number of tokens", "reduce the length of the messages",
+    "exceed context limit",
 )
 
 
@@ -74,7 +76,8 @@ def _get_json(url: str, key: str | None) -> Any:
     if key:
         request.add_header("Authorization", f"Bearer {key}")
     try:
-        with urllib.request.urlopen(request, timeout=_PROBE_TIMEOUT_S) as answer:  # the run's own endpoint, http(s) only
+        # Only the run's own endpoint is asked, and only over http(s) (checked above).
+        with urllib.request.urlopen(request, timeout=_PROBE_TIMEOUT_S) as answer:
             body = answer.read(MAX_PROBE_BYTES + 1)
     except (urllib.error.URLError, OSError, ValueError):
         return None
