@@ -265,3 +265,13 @@ def test_a_server_that_refuses_tools_fails_the_preflight_with_its_own_words(tmp_
             _run(server, tmp_path, preflight=True)
         assert 0 == server.policy_calls
     assert "\n" not in str(caught.value) and not (tmp_path / "run").exists()
+
+
+def test_an_inspect_model_keeps_its_own_answer_cap():
+    """Played from Inspect, the answer's cap is Inspect's (its --max-tokens): the harness sends no default over it."""
+    pytest.importorskip("inspect_ai")
+    from bizsim.surfaces.inspect_eval.harness import InspectModelClient
+
+    assert "max_tokens" not in LLMAgent.request_params(LLMAgentConfig(), InspectModelClient.__new__(InspectModelClient))
+    assert 300 == LLMAgent.request_params(LLMAgentConfig(max_tokens=300),
+                                          InspectModelClient.__new__(InspectModelClient))["max_tokens"]

@@ -267,14 +267,15 @@ class LLMAgent:
         """The fields every request of an episode carries besides messages and tools.
 
         ``max_tokens`` unset takes its default (:func:`~.config.default_max_tokens`; ``client`` says whether the
-        model reasons, and caps it at the model's own output limit); ``0`` sends none. ``explicit=True`` leaves the
-        default out (only what the user set).
+        model reasons, and caps it at the model's own output limit; a client with ``caps_answers`` gets none);
+        ``0`` sends none. ``explicit=True`` leaves the default out (only what the user set).
         """
         params = dict(cfg.model_params or {})
         if cfg.temperature is not None:
             params["temperature"] = cfg.temperature
         limit = cfg.max_tokens
-        if limit is None and not explicit:
+        # A client whose framework caps answers itself (Inspect's --max-tokens) gets no default to override it.
+        if limit is None and not explicit and not getattr(client, "caps_answers", False):
             reasons, cap = getattr(client, "reasons", None), getattr(client, "output_limit", None)
             limit = default_max_tokens(cfg, bool(reasons()) if callable(reasons) else False)
             most = cap() if callable(cap) else None
