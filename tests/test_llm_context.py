@@ -275,3 +275,19 @@ def test_an_inspect_model_keeps_its_own_answer_cap():
     assert "max_tokens" not in LLMAgent.request_params(LLMAgentConfig(), InspectModelClient.__new__(InspectModelClient))
     assert 300 == LLMAgent.request_params(LLMAgentConfig(max_tokens=300),
                                           InspectModelClient.__new__(InspectModelClient))["max_tokens"]
+
+
+def test_the_viewer_rebuilds_the_requests_of_a_run_recorded_before_the_default_max_tokens(tmp_path):
+    """An old run (options without max_tokens, calls that sent none, records holding only hashes) opens in the
+    viewer with every rebuilt request verified, and shown without the max_tokens it never sent."""
+    from bizsim.view.llm_requests import rebuild_requests
+
+    spec = RunSpec("startup", agent="llm", agent_options=LLMAgentConfig(model="scripted", max_turns=6, max_tokens=0))
+    run_llm(spec, out=tmp_path, client=ScriptedClient(greedy_policy))
+    old = json.loads((tmp_path / "run.json").read_text())
+    old["spec"]["agent_options"]["max_tokens"] = None
+    (tmp_path / "run.json").write_text(json.dumps(old))
+    rows = [{k: v for k, v in r.items() if k != "sent"} for r in RunDir(tmp_path).read_calls()]
+    rebuilt = rebuild_requests(tmp_path, rows)
+    assert None is rebuilt.problem and 6 == len(rebuilt.calls)
+    assert all(c["verified"] and "max_tokens" not in c["params"] for c in rebuilt.calls)
