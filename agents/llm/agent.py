@@ -365,8 +365,8 @@ class LLMAgent:
             raise PreflightError(
                 f"the server at {where} dropped the tools from the pre-flight request ({prompt_tokens} prompt tokens "
                 f"with a tool of about {dropped} tokens), so model {self.config.model!r} could never call a command: "
-                "start llama-server with --jinja and a chat template that declares tools (e.g. --chat-template chatml), "
-                "or serve the model with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser NAME)"
+                "start llama-server with --jinja and a chat template that declares tools (e.g. --chat-template "
+                "chatml), or serve the model with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser NAME)"
             )
 
     def close(self) -> None:

@@ -13,7 +13,8 @@ from bizsim.simcore.errors import ConfigError
 from .pricing import check_prices
 
 __all__ = [
-    "CONTEXT_OVERFLOW", "DEFAULT_MAX_TOKENS", "MEMORY_NAMES", "REASONING_MAX_TOKENS", "LLMAgentConfig", "default_max_tokens",
+    "CONTEXT_OVERFLOW", "DEFAULT_MAX_TOKENS", "MEMORY_NAMES", "REASONING_MAX_TOKENS", "LLMAgentConfig",
+    "default_max_tokens",
 ]
 
 #: Memory modules an agent can switch on by name.
@@ -85,8 +86,9 @@ class LLMAgentConfig:
         context_window: the model's context size in tokens; ``None`` = learn it (the server's ``/props`` or
             ``/v1/models``, else litellm's model information; unknown = prompts are not checked).
         context_overflow: a prompt that will not fit: ``stop`` (or ``None``, the default, so that runs recorded
-            before the option group with today's) ends the run (``context_window``) naming sizes and fixes; ``trim`` drops the oldest rounds (messages on EcoGym worlds) of that call until it fits,
-            recorded in the call log; not on preset ``reference``.
+            before the option group with today's) ends the run (``context_window``) naming sizes and fixes;
+            ``trim`` drops the oldest rounds (messages on EcoGym worlds) of that call until it fits, recorded in
+            the call log; not on preset ``reference``.
         model_params: more fields for every request, as litellm takes them
             (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
             ``{"top_p": 0.9}``); recorded with the run, so keep secrets out.

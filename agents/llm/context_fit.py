@@ -65,7 +65,8 @@ class ContextFit:
                 return int(count(req.messages, req.tools)), "litellm's token_counter"
         return char_count(req.messages, req.tools), "2.5 characters a token"
 
-    def fit(self, protocol: Any, session: Session, req: Request, settings: dict, reserve: int) -> tuple[Request, dict | None]:
+    def fit(self, protocol: Any, session: Session, req: Request, settings: dict,
+            reserve: int) -> tuple[Request, dict | None]:
         """The request to send and, when it was trimmed, the note recorded with its call.
 
         While replaying, the recorded note says what the run dropped (nothing is counted: the call fit then).

@@ -223,7 +223,8 @@ class LiteLLMClient:
     def count_tokens(self, messages: Sequence[dict], tools: Sequence[dict] | None) -> int:
         """The prompt's tokens by litellm's ``token_counter`` (see :mod:`.context_window` for its error margin)."""
         litellm = import_litellm()
-        return int(litellm.token_counter(model=self.model, messages=list(messages), tools=list(tools) if tools else None))
+        tool_list = list(tools) if tools else None
+        return int(litellm.token_counter(model=self.model, messages=list(messages), tools=tool_list))
 
     def reasons(self) -> bool:
         """Whether litellm says this model reasons before it answers (its reasoning counts against max_tokens)."""

@@ -53,7 +53,8 @@ def usage_for(body: Mapping[str, Any], reply: Reply) -> dict:
 
 def _prompt_tokens(body: Mapping[str, Any]) -> int:
     tools = body.get("tools")
-    chars = len(json.dumps(body.get("messages", []), sort_keys=True)) + (len(json.dumps(tools, sort_keys=True)) if tools else 0)
+    chars = len(json.dumps(body.get("messages", []), sort_keys=True))
+    chars += len(json.dumps(tools, sort_keys=True)) if tools else 0
     return max(1, chars // 4)
 
 
