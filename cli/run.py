@@ -237,14 +237,25 @@ def _print_llm(result: Any) -> None:
     from bizsim.analysis.labels import ASKED_STOPS
 
     code = exit_code(result.terminal_reason, result.terminal_detail)
+    window = result.llm.get("context_window")
+    if window:
+        print(f"  context window: {window['tokens']} tokens (from {window['source']})")
+    overflowed = result.terminal_reason == "error" and result.terminal_detail == "context_window"
+    if overflowed and result.llm["episodes"]:  # the sizes, and what to change
+        print(f"  {result.llm['episodes'][-1].get('message', '')}")
     if result.replayed_calls:
         print(f"  resumed: {result.replayed_calls} recorded calls replayed, {result.live_calls} live")
     if result.run_dir is not None:
         options = result.episode.agent_options
         confirm = "".join(f" --{flag.replace('_', '-')} {shlex.quote(str(options[flag]))}"
                           for flag in ("api_base", "api_key_env") if options.get(flag))
-        # Only a run its model's API stopped can get further by resuming: any other would replay to the same end.
-        if result.terminal_detail in ASKED_STOPS and result.terminal_reason == "error":
+        # Only a run its model's API stopped, or whose server's context is then made larger, gets further by
+        # resuming: any other would replay to the same end.
+        if overflowed:
+            print(f"  run directory: {result.run_dir}  (a resume against the same server stops at the same call; once "
+                  f"the server has a larger context, continue with: bizsim run --resume {shlex.quote(str(result.run_dir))}"
+                  f"{confirm}; the other fixes need a new run)")
+        elif result.terminal_detail in ASKED_STOPS and result.terminal_reason == "error":
             print(f"  run directory: {result.run_dir}  (complete up to that stop, which is not a failure; a resume "
                   "would replay it to the same place: to play further, start a run with a higher cap, or fork this "
                   "one with `bizsim fork`)")

@@ -9,16 +9,22 @@ that never resumes by itself and is moved on by the harness every ``auto_advance
 worlds, one that spends every action of every day), capped by ``max_turns``; tokens per call past the first
 calls are the profile's mean once the window is full. Dollars use the run's own prices (``prices=``) or
 litellm's price map, every prompt token at the input price (a prompt cache can only lower the bill).
+
+The largest prompt of the profile is checked against the model's context window (the ``context_window``
+option, the server's own report when the run names one, else litellm's model information), leaving room for
+the answer's ``max_tokens``: a run whose prompts will outgrow it is flagged, with the call where it would stop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
-from bizsim.agents.llm import LLMAgent, ModelResponse, ToolCall, Usage
+from bizsim.agents.llm import LLMAgent, LLMAgentConfig, ModelResponse, ToolCall, Usage
+from bizsim.agents.llm.context_window import ContextWindow
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
 
@@ -48,6 +54,13 @@ class Estimate:
     cost_low_usd: float | None
     cost_high_usd: float | None
     price_source: str
+    largest_prompt_tokens: int = 0
+    context_window: int | None = None
+    context_source: str | None = None
+    #: The answer's cap the context must leave room for (``max_tokens``, default resolved).
+    answer_tokens: int = 0
+    #: The first call whose prompt will not fit (1-based), or ``None``.
+    overflow_call: int | None = None
 
     @property
     def tokens(self) -> int:
@@ -130,8 +143,9 @@ def _employee_names(messages: Sequence[dict]) -> list[str]:
 def _profile(spec: RunSpec) -> tuple[list[tuple[int, int]], dict, int]:
     """Every request of the scripted year (prompt, completion tokens), the protocol settings, and the advances."""
     config, _, _ = llm_settings(spec)
-    # The profile plays offline: no caps that need prices, no run directory, the spec's protocol knobs kept.
-    config = attrs.evolve(config, max_cost_usd=None, max_tokens_total=None, embedder="hash")
+    # The profile plays offline: no caps that need prices, no run directory, the spec's protocol knobs kept; no
+    # context window either, so its prompts are the untrimmed ones the window is checked against.
+    config = attrs.evolve(config, max_cost_usd=None, max_tokens_total=None, embedder="hash", context_window=None)
     world = world_spec(spec.world).make(world_config(spec) if spec.overrides else spec.preset, spec.seed)
     settings = LLMAgent(config, client=_ProfileClient(config.model, "")).settings(world)
     client = _ProfileClient(config.model, settings.get("protocol", ""))
@@ -155,6 +169,27 @@ def model_prices(model: str, prices: dict | None) -> tuple[tuple[float, float] |
     except Exception:  # noqa: BLE001 - no litellm, or a model its map does not know: unknown, not free
         return None, "unknown"
     return (float(inp) / 1e6, float(out) / 1e6), "litellm"
+
+
+def _context(config: LLMAgentConfig) -> tuple[ContextWindow | None, int]:
+    """The model's context window as the run will learn it (no model call), and the answer's ``max_tokens``."""
+    if config.context_window is not None:
+        window: ContextWindow | None = ContextWindow(config.context_window, "the context_window option")
+    else:
+        window = None
+    client: Any = None
+    with contextlib.suppress(Exception):  # no litellm, or an endpoint that does not answer: unknown
+        from bizsim.agents.llm.litellm_client import LiteLLMClient
+
+        client = LiteLLMClient(config.model, api_base=config.api_base, api_key_env=config.api_key_env)
+        if window is None:
+            window = client.context_window()
+    reasons = getattr(client, "reasons", None)
+    try:
+        answer = int(LLMAgent.request_params(config, client if callable(reasons) else None).get("max_tokens") or 0)
+    except Exception:  # noqa: BLE001 - litellm cannot say whether the model reasons
+        answer = int(LLMAgent.request_params(config).get("max_tokens") or 0)
+    return window, answer
 
 
 def estimate_run(spec: RunSpec, _cache: dict | None = None) -> Estimate:
@@ -197,11 +232,17 @@ def estimate_run(spec: RunSpec, _cache: dict | None = None) -> Estimate:
         return None if price is None else prompt_tokens * price[0] + completion_tokens * price[1]
 
     share = completion / (prompt + completion) if prompt + completion else 0.0
+    context, answer = _context(config)
+    largest = max((p for p, _ in requests), default=0)
+    over = None if context is None else next(
+        (i + 1 for i, (p, _) in enumerate(requests) if p + answer > context.tokens), None)
     return Estimate(
         run_id=spec.run_id, model=config.model, calls=calls, calls_low=low, calls_high=max(high, low),
         prompt_tokens=prompt, completion_tokens=completion, tokens_low=tokens_low, tokens_high=max(tokens_high, tokens_low),
         cost_usd=dollars(prompt, completion), cost_low_usd=dollars(tokens_low * (1 - share), tokens_low * share),
         cost_high_usd=dollars(tokens_high * (1 - share), tokens_high * share), price_source=source,
+        largest_prompt_tokens=largest, context_window=None if context is None else context.tokens,
+        context_source=None if context is None else context.source, answer_tokens=answer, overflow_call=over,
     )
 
 
@@ -239,6 +280,15 @@ def format_estimates(estimates: Sequence[Estimate]) -> str:
             f"({_count(sum(e.tokens_low for e in estimates))}-{_count(sum(e.tokens_high for e in estimates))}), "
             f"{total('cost_usd')} ({total('cost_low_usd')}-{total('cost_high_usd')})"
         )
+    for e in estimates:
+        if e.overflow_call is not None:
+            lines.append(
+                f"warning: {e.run_id}: its prompts grow to about {_count(e.largest_prompt_tokens)} tokens, and from "
+                f"call {e.overflow_call} they leave less than the answer's {e.answer_tokens} tokens (max_tokens) of the "
+                f"model's {e.context_window}-token context window (from {e.context_source}): the run would stop "
+                "there (context_window). Lower history_rounds (EcoGym worlds: history_messages) or max_tokens, give "
+                "the model a larger context, or set context_overflow=trim"
+            )
     sources = sorted({e.price_source for e in estimates})
     lines.append(
         "estimated from a scripted year through the same harness, about 4 characters a token; range: the scripted "

@@ -139,7 +139,9 @@ def test_model_params_reach_every_request_and_the_record():
 
     cfg = LLMAgentConfig(model="scripted", model_params={"reasoning_effort": "high", "top_p": 0.5}, max_turns=2, temperature=0.2)
     StartupWorld("default", 1).run(LLMAgent(config=cfg, client=Recording(policy)))
-    assert seen and all(p == {"reasoning_effort": "high", "top_p": 0.5, "temperature": 0.2} for p in seen)
+    # A model asked to reason gets the reasoning default of max_tokens (its reasoning counts against the cap).
+    expected = {"reasoning_effort": "high", "top_p": 0.5, "temperature": 0.2, "max_tokens": 32768}
+    assert seen and all(p == expected for p in seen)
     assert LLMAgentConfig.from_options(cfg.to_dict()) == cfg
 
 

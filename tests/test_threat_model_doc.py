@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bizsim.agents.llm import context_window
 from bizsim.models import world_class
 from bizsim.runs import llm_record, record
 from bizsim.simcore import limits, request_delta, untrusted_json
@@ -23,7 +24,7 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_ROLLOUT_TURNS", limits.MAX_ROLLOUT_TURNS), ("MAX_SOCKET_CONNECTIONS", limits.MAX_SOCKET_CONNECTIONS),
     ("MAX_ADDED_BYTES", request_delta.MAX_ADDED_BYTES), ("MAX_REQUEST_MESSAGES", request_delta.MAX_REQUEST_MESSAGES),
     ("MAX_TOTAL_MESSAGES", llm_record.MAX_TOTAL_MESSAGES), ("MAX_RECORD_BYTES", record.MAX_RECORD_BYTES),
-    ("MAX_RECORD_DEPTH", untrusted_json.MAX_RECORD_DEPTH),
+    ("MAX_RECORD_DEPTH", untrusted_json.MAX_RECORD_DEPTH), ("MAX_PROBE_BYTES", context_window.MAX_PROBE_BYTES),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""

@@ -14,7 +14,8 @@ from bizsim.simcore.errors import ConfigError
 
 from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, WAITS_ON_IO, agent
 
-from .config import LLMAgentConfig
+from .config import LLMAgentConfig, default_max_tokens
+from .context_fit import ContextFit, fixes
 from .errors import FatalModelError, PreflightError, RunAborted, TransientModelError, run_secrets, scrub
 from .gateway import ModelGateway, request_digest
 from .harness_logs import HarnessLogs
@@ -27,13 +28,15 @@ from .role_client import RoleClient
 from .sent import SentLog
 from .session import Session
 from .stats import HarnessStats
+from .tool_probe import PROBE_TOOL, tools_dropped
 
 if TYPE_CHECKING:
     from bizsim.simcore.world import World
 
     from .client import ModelClient
+    from .context_window import ContextWindow
     from .memory import MemoryManager
-    from .protocols import HarnessProtocol
+    from .protocols import HarnessProtocol, Request
 
 __all__ = ["LLMAgent", "llm_agent"]
 
@@ -97,8 +100,9 @@ class LLMAgent:
                 keep_raw=cfg.log_raw, prompt_caching=cfg.prompt_caching,
             )
             client.check_model()
-            # A resumed run was accepted when it started; its recorded requests must stay as they were.
-            dropped = [] if resume else client.dropped_params(self.request_params(cfg))
+            # A resumed run was accepted when it started; its recorded requests must stay as they were. The default
+            # max_tokens is not checked: a model litellm says takes no max_tokens just goes without it.
+            dropped = [] if resume else client.dropped_params(self.request_params(cfg, explicit=True))
             if dropped:
                 raise ConfigError(
                     f"litellm would silently drop {', '.join(dropped)} from every request to {cfg.model!r}: it does not "
@@ -106,6 +110,10 @@ class LLMAgent:
                     f"\"allowed_openai_params\": {json.dumps(dropped)} to model_params"
                 )
         self.client = client
+        #: The fields every request carries besides messages and tools (the default ``max_tokens`` resolved).
+        self.params = self.request_params(cfg, client)
+        # A run recorded before bizsim sent a default max_tokens resumes with its own requests (see _settle_params).
+        self._params_settled = not resume
         self.pricing = Pricing(cfg.model, cfg.prices, client)
         if cfg.max_cost_usd is not None and not self.pricing.known():
             raise ConfigError(
@@ -132,6 +140,7 @@ class LLMAgent:
             max_failures=cfg.max_api_failures, backoff=(cfg.backoff_base_s, cfg.backoff_max_s), sleep=sleep,
             secrets=self.secrets, log_raw=cfg.log_raw,
         )
+        self.context = ContextFit(cfg, client, self.gateway)
         self.total = HarnessStats()
         self.sent_log = SentLog()  # each request stored with its record, so the run directory shows it on its own
         self._carried_notes = ""  # the note tool's notes when the last episode ended (see _memory)
@@ -205,7 +214,6 @@ class LLMAgent:
         )
         record: dict = {"episode": episode, "settings": settings, "stats": stats, "terminal_detail": None}
         self.episodes.append(record)
-        params = self.request_params(cfg)
         max_turns = protocol.max_turns()
         protocol.begin(session)
         last_now, stalled = world.now_us, 0
@@ -223,9 +231,13 @@ class LLMAgent:
                 last_now = world.now_us
                 if stall_cap is not None and stalled >= stall_cap:
                     raise RunAborted("stalled", f"simulated time has not moved for {stalled} turns (max_stalled_turns)")
-                req = protocol.request(session)
-                digest = request_digest(cfg.model, params, req.tools_digest, req.message_digests)
+                req, fitted = self.context.fit(protocol, session, protocol.request(session), settings,
+                                               int(self.params.get("max_tokens") or 0))
+                digest = self._settle_params(req)
+                params = self.params
                 meta: dict[str, Any] = {"episode": episode, "turn": session.turn + 1}
+                if fitted is not None:
+                    meta["context"] = fitted
                 if self.gateway.log is not None:  # nothing is written without a run directory
                     meta["sent"] = self.sent_log.agent(episode, session.turn + 1, req, cfg.model, params, world,
                                                        session.memory)
@@ -240,6 +252,9 @@ class LLMAgent:
             session.bump("api_errors", exc.failed_attempts)
             record["terminal_detail"] = exc.detail
             record["message"] = scrub(str(exc), self.secrets)
+            if exc.detail == "context_window" and "refused" in record["message"]:  # the server's own refusal
+                record["message"] = record["message"].rstrip(". ") + ". " + fixes(
+                    settings, int(self.params.get("max_tokens") or 0))
             if not world.done:
                 world.abort(exc.detail)
         session.flush_memory()
@@ -248,34 +263,111 @@ class LLMAgent:
             record["terminal_detail"] = world.terminal_detail
 
     @staticmethod
-    def request_params(cfg: LLMAgentConfig) -> dict[str, Any]:
-        """The fields every request of an episode carries besides messages and tools."""
+    def request_params(cfg: LLMAgentConfig, client: Any = None, *, explicit: bool = False) -> dict[str, Any]:
+        """The fields every request of an episode carries besides messages and tools.
+
+        ``max_tokens`` unset takes its default (:func:`~.config.default_max_tokens`; ``client`` says whether the
+        model reasons, and caps it at the model's own output limit; a client with ``caps_answers`` gets none);
+        ``0`` sends none. ``explicit=True`` leaves the default out (only what the user set).
+        """
         params = dict(cfg.model_params or {})
-        params.update((k, v) for k, v in (("temperature", cfg.temperature), ("max_tokens", cfg.max_tokens)) if v is not None)
+        if cfg.temperature is not None:
+            params["temperature"] = cfg.temperature
+        limit = cfg.max_tokens
+        # A client whose framework caps answers itself (Inspect's --max-tokens) gets no default to override it.
+        if limit is None and not explicit and not getattr(client, "caps_answers", False):
+            reasons, cap = getattr(client, "reasons", None), getattr(client, "output_limit", None)
+            limit = default_max_tokens(cfg, bool(reasons()) if callable(reasons) else False)
+            most = cap() if callable(cap) else None
+            if most:  # a model that may answer with fewer tokens would refuse the default
+                limit = min(limit, most)
+        if limit:
+            params["max_tokens"] = limit
         return params
+
+    def _settle_params(self, req: Request) -> str:
+        """The request hash of ``req``; on the first recorded call of a resumed run, also the default ``max_tokens``
+        the run sent, which a resume keeps (live calls included) whatever the default is now.
+
+        The first call's record holds its params in full (``sent.params``). A record without them, and a run
+        recorded before bizsim sent a default (it sent none), are told by the hash: the request without
+        ``max_tokens`` matches it and the request with it does not.
+        """
+        cfg = self.config
+        if self._params_settled or cfg.max_tokens is not None:
+            self._params_settled = True
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        row = self.gateway.peek()
+        if row is None or row.get("kind") != "chat" or row.get("role"):
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        self._params_settled = True
+        recorded = (row.get("sent") or {}).get("params") if isinstance(row.get("sent"), dict) else None
+        base = {k: v for k, v in self.params.items() if k != "max_tokens"}
+        if isinstance(recorded, dict):
+            sent = recorded.get("max_tokens")
+            self.params = base if sent is None else {**base, "max_tokens": sent}
+            return request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        digest = request_digest(cfg.model, self.params, req.tools_digest, req.message_digests)
+        before = request_digest(cfg.model, base, req.tools_digest, req.message_digests)
+        if row.get("request") != digest and row.get("request") == before:
+            self.params = base
+            return before
+        return digest
+
+    def context_window(self) -> ContextWindow | None:
+        """The model's context size (the option, the server's report, litellm's information), learned on first use;
+        ``None`` when unknown (:class:`~.context_fit.ContextFit`)."""
+        return self.context.window()
 
     # -- outside the episode -----------------------------------------------
     def preflight(self) -> dict:
-        """One cheap live call (no retries) to check model, key and endpoint; logged as kind ``preflight``.
+        """One cheap live call (no retries) to check model, key, endpoint and tool support; logged as kind
+        ``preflight``, with the model's context window (:meth:`context_window`) when known.
+
+        The call carries one tool, as every turn does. A server that renders no tools into the prompt (llama.cpp
+        without ``--jinja`` or with a chat template that declares none) reports a prompt no longer than the
+        message alone, and the model could never call a command: that is refused here, in one line.
 
         Raises:
-            PreflightError: the call failed; the message is one line naming model and endpoint.
+            PreflightError: the call failed, or the server dropped the tool; the message is one line naming model
+                and endpoint.
         """
         start = time.perf_counter()
+        where = getattr(self.client, "endpoint", "?")
+        ping = [{"role": "user", "content": "Reply with the single word: ok"}]
         try:
-            response = self.client.complete([{"role": "user", "content": "Reply with the single word: ok"}], None, max_tokens=1)
+            response = self.client.complete(ping, [PROBE_TOOL], max_tokens=1)
         except (TransientModelError, FatalModelError) as exc:
-            where = getattr(self.client, "endpoint", "?")
             raise PreflightError(
                 f"pre-flight call to model {self.config.model!r} at {where} failed: {scrub(str(exc), self.secrets)}"
             ) from None
+        self._check_tools(response.usage.prompt_tokens, ping, where)
+        window = self.context_window()
         out = {
             "kind": "preflight", "ok": True, "usage": response.usage.to_dict(), "cost_usd": self.pricing.cost(response.usage, response.cost_usd),
             "latency_s": round(time.perf_counter() - start, 6), "wall_time": time.time(),
+            "context_window": None if window is None else window.to_dict(),
         }
         if self.gateway.log is not None:
             self.gateway.log.write(out)
         return out
+
+    def _check_tools(self, prompt_tokens: int, ping: list[dict], where: str) -> None:
+        """Refuse a server that dropped the pre-flight's tool (:mod:`.tool_probe`), in one line with the fix."""
+        count = getattr(self.client, "count_tokens", None)
+        if not callable(count):
+            return  # no tokenizer to compare with: nothing can be told
+        try:
+            dropped = tools_dropped(prompt_tokens, ping, count)
+        except Exception:  # noqa: BLE001 - a tokenizer litellm cannot load
+            return
+        if dropped is not None:
+            raise PreflightError(
+                f"the server at {where} dropped the tools from the pre-flight request ({prompt_tokens} prompt tokens "
+                f"with a tool of about {dropped} tokens), so model {self.config.model!r} could never call a command: "
+                "start llama-server with --jinja and a chat template that declares tools (e.g. --chat-template "
+                "chatml), or serve the model with tool calling on (vLLM: --enable-auto-tool-choice --tool-call-parser NAME)"
+            )
 
     def close(self) -> None:
         """Close the run files (every record is already on disk)."""
@@ -284,11 +376,12 @@ class LLMAgent:
                 log.close()
 
     def stats_dict(self) -> dict:
-        """The run's counters, total and per episode."""
+        """The run's counters, total and per episode, and the context window when it was learned."""
         return {
             "total": self.total.to_dict(),
             "episodes": [{**r, "stats": r["stats"].to_dict()} for r in self.episodes],
             "roles": {name: r.stats.to_dict() for name, r in self.roles.items()},
+            "context_window": self.context.learned.to_dict() if self.context.learned is not None else None,
         }
 
 

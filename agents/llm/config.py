@@ -12,10 +12,21 @@ from bizsim.simcore.errors import ConfigError
 
 from .pricing import check_prices
 
-__all__ = ["MEMORY_NAMES", "LLMAgentConfig"]
+__all__ = [
+    "CONTEXT_OVERFLOW", "DEFAULT_MAX_TOKENS", "MEMORY_NAMES", "REASONING_MAX_TOKENS", "LLMAgentConfig",
+    "default_max_tokens",
+]
 
 #: Memory modules an agent can switch on by name.
 MEMORY_NAMES = ("window", "scratchpad", "state", "episodic")
+#: The answer cap sent on every call when ``max_tokens`` is unset. Neither reference harness sends one (YC-Bench's
+#: litellm call and EcoGym's OpenAI call leave it out), so the provider's own limit applied there; a local server
+#: has none (llama-server generates until its context is full), hence a default.
+DEFAULT_MAX_TOKENS = 4096
+#: The default for a model that reasons before it answers (its reasoning counts against the cap).
+REASONING_MAX_TOKENS = 32768
+#: What to do with a prompt that will not fit the model's context window.
+CONTEXT_OVERFLOW = ("stop", "trim")
 
 
 def _memory(value: Any) -> tuple[str, ...]:
@@ -67,11 +78,22 @@ class LLMAgentConfig:
         model: litellm name ``PROVIDER/MODEL``.
         api_base: OpenAI-compatible endpoint URL.
         api_key_env: environment variable holding the key (the key itself is never recorded).
-        temperature, max_tokens: sampling; ``None`` is not sent (as in YC-Bench).
+        temperature: sampling; ``None`` is not sent (as in YC-Bench).
+        max_tokens: the answer's cap, sent on every call. ``None`` = :data:`DEFAULT_MAX_TOKENS` (4096), or
+            :data:`REASONING_MAX_TOKENS` (32768) for a model that reasons (litellm says it does, or
+            ``model_params`` asks for ``reasoning_effort`` or ``thinking``); ``0`` sends none (the provider's own
+            limit, as the reference harnesses do).
+        context_window: the model's context size in tokens; ``None`` = learn it (the server's ``/props`` or
+            ``/v1/models``, else litellm's model information; unknown = prompts are not checked).
+        context_overflow: a prompt that will not fit: ``stop`` (or ``None``, the default, so that runs recorded
+            before the option group with today's) ends the run (``context_window``) naming sizes and fixes;
+            ``trim`` drops the oldest rounds (messages on EcoGym worlds) of that call until it fits, recorded in
+            the call log; not on preset ``reference``.
         model_params: more fields for every request, as litellm takes them
             (``{"reasoning_effort": "high"}``, ``{"thinking": {"type": "enabled", "budget_tokens": 4096}}``,
             ``{"top_p": 0.9}``); recorded with the run, so keep secrets out.
-        timeout_s: per-call timeout.
+        timeout_s: per-call timeout in seconds (300, YC-Bench's own; EcoGym's harness waits 120): a call that
+            takes longer fails as a transient failure and is retried (``max_api_failures``).
         prompt_caching: ask providers that cache prompts only on request (Claude on Anthropic, Bedrock,
             Vertex AI) to cache the stable prefix (tools, system prompt, the conversation so far); the text the
             model reads is the same. ``False`` sends requests unmarked.
@@ -109,9 +131,11 @@ class LLMAgentConfig:
     api_base: str | None = None
     api_key_env: str | None = None
     temperature: float | None = attrs.field(default=None, validator=in_range(0.0, 2.0))
-    max_tokens: int | None = attrs.field(default=None, validator=in_range(1))
+    max_tokens: int | None = attrs.field(default=None, validator=in_range(0))
     model_params: dict | None = attrs.field(default=None, converter=_model_params)
     timeout_s: float = attrs.field(default=300.0, validator=in_range(0.001))
+    context_window: int | None = attrs.field(default=None, validator=in_range(1))
+    context_overflow: str | None = None
     prompt_caching: bool = True
     protocol: str | None = None
     history_rounds: int | None = attrs.field(default=None, validator=in_range(1))
@@ -141,6 +165,9 @@ class LLMAgentConfig:
             raise ConfigError(f"model(={self.model!r}) must name a model, e.g. openai/gpt-4o-mini")
         if self.protocol is not None and self.protocol not in ("yc-bench", "ecogym"):
             raise ConfigError(f"protocol(={self.protocol!r}) must be 'yc-bench' or 'ecogym' (or unset)")
+        if self.context_overflow is not None and self.context_overflow not in CONTEXT_OVERFLOW:
+            raise ConfigError(f"context_overflow(={self.context_overflow!r}) must be 'stop' (end the run) or 'trim' "
+                              "(drop the oldest rounds until the prompt fits)")
         if not (self.embedder == "hash" or self.embedder.startswith("provider:")):
             raise ConfigError(f"embedder(={self.embedder!r}) must be 'hash' or 'provider:MODEL'")
 
@@ -163,3 +190,20 @@ class LLMAgentConfig:
         if self.prices is not None:
             out["prices"] = {k: list(v) for k, v in self.prices.items()}
         return out
+
+
+def default_max_tokens(cfg: LLMAgentConfig, reasons: bool) -> int:
+    """The ``max_tokens`` sent when the option is unset: :data:`DEFAULT_MAX_TOKENS`, or for a model that
+    reasons (``reasons``, or ``model_params`` asking for ``reasoning_effort`` or ``thinking``)
+    :data:`REASONING_MAX_TOKENS`, more when a thinking budget asks for more.
+
+    >>> default_max_tokens(LLMAgentConfig(), False), default_max_tokens(LLMAgentConfig(), True)
+    (4096, 32768)
+    """
+    extra = cfg.model_params or {}
+    if not (reasons or "reasoning_effort" in extra or "thinking" in extra):
+        return DEFAULT_MAX_TOKENS
+    thinking = extra.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, dict) else None
+    budget = budget if isinstance(budget, int) and not isinstance(budget, bool) else 0
+    return max(REASONING_MAX_TOKENS, budget + DEFAULT_MAX_TOKENS)

@@ -7,7 +7,7 @@ import os
 from bizsim.simcore.errors import BizSimError
 
 __all__ = [
-    "FatalModelError", "ModelError", "PreflightError", "RunAborted", "TransientModelError", "run_secrets", "scrub",
+    "ContextWindowError", "FatalModelError", "ModelError", "PreflightError", "RunAborted", "TransientModelError", "run_secrets", "scrub",
 ]
 
 
@@ -28,6 +28,10 @@ class TransientModelError(ModelError):
 
 class FatalModelError(ModelError):
     """A failure retrying cannot fix: bad key, unknown model, malformed request."""
+
+
+class ContextWindowError(FatalModelError):
+    """The provider refused the prompt as too long for the model's context window (retrying cannot fix it)."""
 
 
 class PreflightError(ModelError):

@@ -21,7 +21,7 @@ from bizsim.simcore.errors import ConfigError, ReplayError
 from bizsim.simcore.jsonl import JsonlWriter
 
 from .client import EmbeddingClient, ModelClient
-from .errors import FatalModelError, RunAborted, TransientModelError, scrub
+from .errors import ContextWindowError, FatalModelError, RunAborted, TransientModelError, scrub
 from .limits import EndpointLimiter
 from .pricing import Pricing
 from .types import ModelResponse
@@ -106,6 +106,10 @@ class ModelGateway:
         """True while recorded answers remain to be served."""
         return bool(self._replay)
 
+    def peek(self) -> dict | None:
+        """The next recorded row to be served (a resume replays the run's own trimming from it), or ``None``."""
+        return self._replay[0] if self._replay else None
+
     def _slot(self) -> contextlib.AbstractContextManager[None]:
         if self.limiter is None:
             return contextlib.nullcontext()
@@ -168,6 +172,12 @@ class ModelGateway:
                 # The endpoint's own Retry-After wins when it asks for longer than the backoff would wait.
                 self.sleep(max(backoff_delay(self.consecutive_failures, *self.backoff), exc.retry_after_s or 0.0))
                 continue
+            except ContextWindowError as exc:
+                # Not the API failing: the same prompt would be refused again, on a resume too.
+                errors.append(scrub(str(exc), self.secrets))
+                self._log_failure(request, meta, errors)
+                raise RunAborted("context_window", "the model's server refused the prompt as longer than its context "
+                                 f"window: {errors[-1]}") from None
             except FatalModelError as exc:
                 errors.append(scrub(str(exc), self.secrets))
                 self._log_failure(request, meta, errors)

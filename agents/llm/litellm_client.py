@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .client import endpoint_key
-from .errors import FatalModelError, TransientModelError, scrub
+from .context_window import ContextWindow, is_context_error, litellm_context_window, server_context_window, server_said
+from .errors import ContextWindowError, FatalModelError, TransientModelError, scrub
 from .retry_after import retry_after
 from .types import ModelResponse, ToolCall, Usage, clean_text
 
@@ -206,11 +207,54 @@ class LiteLLMClient:
         allowed = set(supported).union(params.get("allowed_openai_params") or (), self.extra.get("allowed_openai_params") or ())
         return sorted(k for k in params if k in _BEHAVIOUR_PARAMS and k not in allowed)
 
+    def context_window(self) -> ContextWindow | None:
+        """The model's context size: the server's own report when the run names one (llama.cpp, vLLM), else
+        litellm's model information; ``None`` when neither knows (see :mod:`.context_window`)."""
+        if self.api_base:
+            try:
+                key = self._key()
+            except FatalModelError:
+                key = None
+            found = server_context_window(self.api_base, self.model, key)
+            if found is not None:
+                return found
+        return litellm_context_window(import_litellm(), self.model)
+
+    def count_tokens(self, messages: Sequence[dict], tools: Sequence[dict] | None) -> int:
+        """The prompt's tokens by litellm's ``token_counter`` (see :mod:`.context_window` for its error margin)."""
+        litellm = import_litellm()
+        tool_list = list(tools) if tools else None
+        return int(litellm.token_counter(model=self.model, messages=list(messages), tools=tool_list))
+
+    def reasons(self) -> bool:
+        """Whether litellm says this model reasons before it answers (its reasoning counts against max_tokens)."""
+        litellm = import_litellm()
+        try:
+            return bool(litellm.supports_reasoning(model=self.model))
+        except Exception:  # noqa: BLE001 - a model litellm does not know
+            return False
+
+    def output_limit(self) -> int | None:
+        """The most tokens litellm's model information says the model may answer with, or ``None`` if unknown."""
+        litellm = import_litellm()
+        try:
+            limit = litellm.get_model_info(self.model).get("max_output_tokens")
+        except Exception:  # noqa: BLE001 - a model litellm does not know
+            return None
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None
+
     def _map_error(self, exc: Exception, litellm: Any) -> Exception:
         status = getattr(exc, "status_code", None)
         key = self._api_key or (os.environ.get(self.api_key_env) if self.api_key_env else None)
         message = scrub(f"{type(exc).__name__}: {exc}".strip(), (key,))
         message = " ".join(message.split())[:500]
+        # litellm names most providers' overflow itself; a local server's wording is recognised here (a 400, or
+        # the 500 some proxies turn it into).
+        if isinstance(exc, litellm.ContextWindowExceededError) or (
+                isinstance(status, int) and status in (400, 413, 500) and is_context_error(message)):
+            # The server's own sentence names both sizes; litellm's wrapping of it repeats class names.
+            said = server_said(message)
+            return ContextWindowError(f"HTTP {status or 400}: {said}" if said else message)
         transient = (
             litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
             litellm.ServiceUnavailableError,

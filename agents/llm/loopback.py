@@ -3,7 +3,9 @@
 It answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with a
 reply chosen by a scripted *policy* (a function of the request's messages and
 tools), reports deterministic token usage, and injects faults on chosen
-requests. It binds an ephemeral loopback port, serves from a daemon thread,
+requests. It can play a real server's shapes (``flavor``): llama.cpp's
+``GET /props``, vLLM's ``GET /v1/models``, each one's refusal of a prompt past
+its context window, and a server that drops the tools. It binds an ephemeral loopback port, serves from a daemon thread,
 and stops itself after ``max_requests`` requests or ``lifetime_s`` seconds,
 so a forgotten server cannot outlive its test.
 
@@ -26,7 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from ._loopback_shapes import DIALECTS, PrefixCache, prompt_units, render, to_openai
-__all__ = ["FAULTS", "LoopbackLLMServer", "Reply", "usage_for"]
+from ._loopback_servers import FLAVORS, info_route, overflow, tools_refused
+__all__ = ["FAULTS", "FLAVORS", "LoopbackLLMServer", "Reply", "usage_for"]
 
 #: A policy's answer: ``{"content": str | None, "tool_calls": [{"name": str, "arguments": str | dict}]}``.
 Reply = dict
@@ -40,13 +43,21 @@ FAULTS = (
 
 
 def usage_for(body: Mapping[str, Any], reply: Reply) -> dict:
-    """Deterministic token counts: about four characters a token, as tokenizers roughly give."""
-    prompt = max(1, len(json.dumps(body.get("messages", []), sort_keys=True)) // 4)
+    """Deterministic token counts: about four characters a token, as tokenizers roughly give; the tools' schemas
+    count in the prompt, as a server renders them into it."""
+    prompt = _prompt_tokens(body)
     text = (reply.get("content") or "") + "".join(
         c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]) for c in reply.get("tool_calls") or []
     )
     completion = 1 + len(text) // 4
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _prompt_tokens(body: Mapping[str, Any]) -> int:
+    tools = body.get("tools")
+    chars = len(json.dumps(body.get("messages", []), sort_keys=True))
+    chars += len(json.dumps(tools, sort_keys=True)) if tools else 0
+    return max(1, chars // 4)
 
 
 class LoopbackLLMServer:
@@ -69,6 +80,13 @@ class LoopbackLLMServer:
         max_in_flight: answer at most this many requests at once (a model server's slots); the others wait their
             turn. :attr:`peak_in_flight` counts the requests received at once either way, so a test or benchmark
             sees how many a client sent together.
+        flavor: the server played, for what it reports and how it refuses (:mod:`._loopback_servers`):
+            ``openai``, ``llama.cpp`` (``GET /props``) or ``vllm`` (``GET /v1/models`` with ``max_model_len``).
+        context_tokens: the context window: a prompt past it is refused with the flavor's own 400 (``None``: no
+            limit, and none reported).
+        drops_tools: render no tools into the prompt and show the policy none, as llama.cpp does with a chat
+            template that declares no tools.
+        refuses_tools: answer a request with tools with vLLM's 400 for a server started without tool calling.
     """
 
     #: The paths answered (anything else is a 404).
@@ -87,7 +105,18 @@ class LoopbackLLMServer:
         cache: str | None = None,
         reasoning_tokens: int = 0,
         max_in_flight: int | None = None,
+        flavor: str = "openai",
+        context_tokens: int | None = None,
+        drops_tools: bool = False,
+        refuses_tools: bool = False,
     ) -> None:
+        if flavor not in FLAVORS:
+            raise ValueError(f"flavor(={flavor!r}) must be one of {', '.join(FLAVORS)}")
+        self.flavor = flavor
+        self.context_tokens = context_tokens
+        self.drops_tools = drops_tools
+        self.refuses_tools = refuses_tools
+        self.overflows = 0  # requests refused as longer than context_tokens
         if dialect not in DIALECTS:
             raise ValueError(f"dialect(={dialect!r}) must be one of {', '.join(DIALECTS)}")
         if cache not in (None, "auto", "explicit"):
@@ -192,8 +221,17 @@ class LoopbackLLMServer:
             self.auth_headers.append(auth)
             if index >= self.max_requests:
                 return 503, _error("the test server's request budget is spent"), None
+            if self.drops_tools:
+                body = {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}
+            if self.refuses_tools and body.get("tools"):
+                return 400, tools_refused(), "tools"
             limit = body.get("max_tokens", (body.get("generationConfig") or {}).get("max_output_tokens"))
-            preflight = limit == 1 and not body.get("tools")
+            refused = overflow(self.flavor, self.context_tokens, _prompt_tokens(body), limit) \
+                if self.dialect == "openai" else None
+            if refused is not None:
+                self.overflows += 1
+                return refused[0], refused[1], "context"
+            preflight = limit == 1  # a ping: answered without asking the policy
             if preflight:
                 self.preflights += 1
         if self.delay_s:
@@ -252,6 +290,11 @@ class LoopbackLLMServer:
         completion = usage_for({}, reply)["completion_tokens"] + self.reasoning_tokens
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
                 "cache_read_tokens": read, "cache_write_tokens": write, "reasoning_tokens": self.reasoning_tokens}
+
+    def info(self, path: str) -> tuple[int, bytes]:
+        """Status and body of a ``GET``: what the flavor's server reports about itself."""
+        found = info_route(self.flavor, path.split("?", 1)[0].rstrip("/"), self.context_tokens)
+        return (404, _error(f"no route {path}")) if found is None else (200, json.dumps(found).encode())
 
     def _policy_reply(self, body: dict) -> Reply:
         with self.lock:
@@ -340,6 +383,10 @@ def _make_handler(server: LoopbackLLMServer) -> type[BaseHTTPRequestHandler]:
         # delayed ACKs, two small writes cost ~40 ms per answer.
         wbufsize = -1
         disable_nagle_algorithm = True
+
+        def do_GET(self) -> None:
+            status, payload = server.info(self.path)
+            self._send(status, payload)
 
         def do_POST(self) -> None:
             if not server.accepts(self.path):

@@ -87,6 +87,9 @@ class InspectModelClient:
     directory is written (:attr:`limit`).
     """
 
+    #: Inspect's own generation config (``--max-tokens``) caps the answers: the harness sends no default cap.
+    caps_answers = True
+
     def __init__(self, model: Model, state: AgentState) -> None:
         self.inspect_model = model
         self.model = str(model)

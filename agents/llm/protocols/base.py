@@ -41,7 +41,10 @@ class HarnessProtocol(Protocol):
     ``yield from`` inside the agent's SimPy process, so they can advance the
     world. A protocol keeps its conversation itself and must be
     deterministic: the same world and answers give the same requests
-    (resuming a run depends on it).
+    (resuming a run depends on it). A protocol may also offer
+    ``trimmed(session, drop)``, this turn's request with its ``drop`` oldest
+    rounds left out too (``None`` past the last), which
+    ``context_overflow='trim'`` uses (:mod:`..context_fit`).
     """
 
     name: str

@@ -111,12 +111,20 @@ class EcoGymProtocol:
         self.max_reply = config.max_reply_chars
         self.budget = budget
         self.reference = bool(getattr(wc, "reference_harness", False))
+        if config.context_overflow == "trim" and self.reference:
+            raise ConfigError(
+                "context_overflow(='trim') drops messages EcoGym's window keeps, and preset reference reproduces that "
+                "window; lower history_messages instead, or use another preset"
+            )
         self._steps_cap = self.reference and config.max_turns is None
-        return {
+        settings = {
             "protocol": self.name, "tools": [t["function"]["name"] for t in self.world_tools],
             "history_messages": self.keep, "max_turns": self._max_turns, "max_actions_per_day": budget,
             "reference_harness": self.reference,
         }
+        if config.context_overflow == "trim":  # only when set: the settings other runs record stay as they were
+            settings["context_overflow"] = "trim"
+        return settings
 
     def steps_used(self, session: Session) -> int:
         """What the step cap counts: model calls, plus the harness's own advances when the cap is the world's
@@ -194,11 +202,25 @@ class EcoGymProtocol:
             self.pending_user = None
         query = next((str(m.data.get("content") or "") for m in reversed(window) if m.data.get("content")), "")[-200:]
         system = self.system + session.memory.section(query, session.now_h)
-        messages, digests = flatten([msg("system", system), *window])
+        self._last = (msg("system", system), window)
+        messages, digests = flatten([self._last[0], *window])
         if self._tools is None:
             self._tools = [*self.world_tools, *session.memory.tools()]
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
+
+    def trimmed(self, session: Session, drop: int) -> Request | None:
+        """This turn's request with its ``drop`` oldest messages left out too (``context_overflow='trim'``; leading
+        orphan tool results go with them), or ``None`` when no message before the last would be left."""
+        system, window = self._last
+        if drop < 1 or drop >= len(window):
+            return None
+        kept = messages_window(window, len(window) - drop)
+        if not kept:
+            return None
+        self._window_start = len(self.history) - len(kept)
+        messages, digests = flatten([system, *kept])
+        return Request(messages, digests, self._tools or [], self._tools_digest)
 
     def after_call(self, session: Session, response: ModelResponse) -> Generator[simpy.Event, Any, None]:
         """Execute every tool call in order; warn after a reply without one."""

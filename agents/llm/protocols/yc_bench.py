@@ -88,6 +88,11 @@ class YCBenchProtocol:
                 f"history_block_rounds(={self.block}) changes what the model sees, and preset reference reproduces "
                 "YC-Bench's own window; use it on another preset, or drop it"
             )
+        if config.context_overflow == "trim" and self.faithful:
+            raise ConfigError(
+                "context_overflow(='trim') drops rounds YC-Bench's window keeps, and preset reference reproduces that "
+                "window; lower history_rounds instead, or use another preset"
+            )
         self.stale = bool(getattr(wc, "stale_scratchpad", False))
         self.max_calls = config.max_tool_calls_per_turn
         self.max_chars = config.max_command_chars
@@ -103,6 +108,8 @@ class YCBenchProtocol:
         }
         if self.block is not None:  # only when set: the settings recorded by every other run stay as they were
             settings["history_block_rounds"] = self.block
+        if config.context_overflow == "trim":  # likewise
+            settings["context_overflow"] = "trim"
         return settings
 
     def max_turns(self) -> int | None:
@@ -158,12 +165,24 @@ class YCBenchProtocol:
             del self.rounds[0]  # keeps the marker decision (len > keep + 1) while bounding memory
         session.remember(text, "user")
         system = self._system + prompt.scratchpad_section(notes) + session.memory.section(text[-200:], session.now_h)
+        self._last_system = msg("system", system)
         window, _ = rounds_window(self.rounds, self._shown(), self._marker)
-        messages, digests = flatten([msg("system", system), *window])
+        messages, digests = flatten([self._last_system, *window])
         if self._tools is None:
             self._tools = [wire.REFERENCE_RUN_COMMAND_TOOL if self.faithful else RUN_COMMAND_TOOL, *session.memory.tools()]
             self._tools_digest = digest(self._tools)
         return Request(messages, digests, self._tools, self._tools_digest)
+
+    def trimmed(self, session: Session, drop: int) -> Request | None:
+        """This turn's request with its ``drop`` oldest earlier rounds left out too (``context_overflow='trim'``),
+        or ``None`` when it has fewer earlier rounds than that. The marker says how many rounds are kept."""
+        shown = min(self._shown(), len(self.rounds) - 1)
+        if drop < 1 or drop > shown:
+            return None
+        kept = shown - drop
+        window, _ = rounds_window(self.rounds, kept, prompt.history_marker(kept))  # always drops: kept < shown
+        messages, digests = flatten([self._last_system, *window])
+        return Request(messages, digests, self._tools or [], self._tools_digest)
 
     def _shown(self) -> int:
         """Earlier rounds in this turn's window: K, or with blocks of B, K to K+B-1 (B are dropped at once)."""
