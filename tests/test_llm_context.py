@@ -87,7 +87,7 @@ def test_a_context_smaller_than_the_first_prompt_stops_before_the_first_call(tmp
                      "--out", str(tmp_path / "run"), "--no-progress"])
         assert 1 == server.requests  # the pre-flight only
     out = capsys.readouterr().out
-    assert 1 == code
+    assert 3 == code  # a guard stopped it (docs/cli.md#exit-status)
     assert "stopped by the model's context window" in out and "API failing" not in out
     assert "context window: 1024 tokens (from llama.cpp /props)" in out
     assert "0 turns" in out and "lower history_rounds" in out
