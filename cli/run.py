@@ -80,8 +80,8 @@ def _run(args: argparse.Namespace) -> int:
         raise BizSimError(f"{what} goes with --agent llm, not --agent {args.agent}")
     if args.max_episodes < 1:
         raise BizSimError(f"--max-episodes(={args.max_episodes}) must be >= 1")
-    run = resolve(RunSpec(world, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
-                          max_episodes=args.max_episodes))  # a bad agent or option fails now
+    run = resolve(RunSpec(world.name, args.preset, args.agent, args.seed, agent_options=agent_options(args.agent_opt),
+                          max_episodes=args.max_episodes, entry=world))  # a bad agent or option fails now
     recorder = recorder_for(args.out, overwrite=args.overwrite)
     recorder.claim()  # an unusable or occupied --out fails now, not after the run
     with _progress(args) as on_stop:
@@ -153,8 +153,8 @@ def _run_llm(args: argparse.Namespace, world: Any) -> int:
             raise BizSimError(f"--auditor sets a world's auditor role; world {args.world!r} has none")
         if args.auditor not in (None, "deterministic"):
             options["auditor"] = args.auditor
-        spec = RunSpec(world, args.preset, args.agent, args.seed, agent_options=options,
-                       max_episodes=args.max_episodes)
+        spec = RunSpec(world.name, args.preset, args.agent, args.seed, agent_options=options,
+                       max_episodes=args.max_episodes, entry=world)
         _check_setup(options, preflight=preflight and not args.estimate, key=not args.estimate)
         spec.check()
         if args.estimate:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 from bizsim.agents.llm import EndpointLimiter, LLMAgent, LLMAgentConfig
@@ -35,6 +35,9 @@ from bizsim.runs.recorder import Recorder, recorder_for
 from bizsim.runs.resolve import ResolvedRun, resolve
 from bizsim.runs.rundir import RunDir
 from bizsim.runs.runspec import RunSpec, records_calls
+
+if TYPE_CHECKING:
+    from bizsim.agents.llm.harness_logs import HarnessLogs
 
 __all__ = [
     "LLMHarness", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
@@ -282,7 +285,8 @@ class LLMHarness:
         """Build the agent, then the run's first world (its start snapshot's, for a fork)."""
         from bizsim.simcore.snapshot import restore
 
-        logs = self.recorder if self.recorder.root is not None else None
+        # A recorder that keeps a place hands the harness its call and command channels (HarnessLogs).
+        logs = cast("HarnessLogs", self.recorder) if self.recorder.root is not None else None
         self._agent = LLMAgent(self.config, client=self.client, api_key=self.api_key, logs=logs, resume=self.resume,
                                limiter=self.limiter, sleep=self.sleep)
         if self.on_agent is not None:

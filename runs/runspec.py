@@ -42,7 +42,7 @@ class RunSpec:
     """One run of a sweep.
 
     Args:
-        world: a registered world (``startup`` or ``startup-v1``), or its registry entry already looked up.
+        world: a registered world (``startup`` or ``startup-v1``).
         preset: a preset name of that world, or a ``.toml`` config file (read
             now and turned into its ``extends`` preset plus overrides, so the
             run id follows the file's content, not its path).
@@ -80,13 +80,16 @@ class RunSpec:
     max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
     start: Any = attrs.field(default=None, kw_only=True)
     origin: dict | None = attrs.field(default=None, kw_only=True, eq=False, hash=False)
-    #: The world's registry entry, looked up once, here (see :attr:`world_spec`).
-    _entry: Any = attrs.field(init=False, default=None, eq=False, hash=False, repr=False)
+    #: The world's registry entry, looked up once, here (see :attr:`world_spec`); a caller that has looked it up
+    #: already hands it over (``entry=``), so a run looks the registry up once.
+    _entry: Any = attrs.field(default=None, kw_only=True, eq=False, hash=False, repr=False, alias="entry")
 
     def __attrs_post_init__(self) -> None:
         from bizsim.simcore.registry import WorldSpec, world_spec
 
-        entry = self.world if isinstance(self.world, WorldSpec) else world_spec(self.world)
+        entry = self._entry
+        if not (isinstance(entry, WorldSpec) and self.world in (entry.name, entry.benchmark_id)):
+            entry = world_spec(self.world)
         object.__setattr__(self, "_entry", entry)
         object.__setattr__(self, "world", entry.name)
         check_seed(self.seed)
@@ -188,7 +191,7 @@ class RunSpec:
             recorded: the data was read from a file (``run.json``, a sweep's manifest): what :meth:`to_dict` wrote
                 names a preset, never a ``.toml`` file, so a file named there is refused, not read.
         """
-        fields = {f.name for f in attrs.fields(cls) if f.init}
+        fields = {f.name for f in attrs.fields(cls) if not f.name.startswith("_")}
         unknown = sorted(set(data) - fields)
         if unknown:
             raise ConfigError(f"unknown run key(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")

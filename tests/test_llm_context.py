@@ -15,7 +15,7 @@ needs_litellm()
 from bizsim.agents.llm import LLMAgent, LLMAgentConfig, ScriptedClient
 from bizsim.agents.llm.context_window import TRIM_MARGIN
 from bizsim.agents.llm.errors import PreflightError
-from bizsim.analysis import RunSpec, resume_llm, run_llm
+from bizsim.runs import RunSpec, resume_llm, run_llm
 from bizsim.cli import main
 from bizsim.runs.llm_estimate import estimate_run, format_estimates
 from bizsim.runs.rundir import RunDir
