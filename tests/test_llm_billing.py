@@ -79,8 +79,13 @@ def test_every_token_class_is_recorded_and_priced_as_billed(tmp_path, dialect):
     assert total["cost_usd"] < saved  # and the bill is the discounted one, not the full input price
 
 
-def test_an_unpriced_model_costs_none_not_zero(tmp_path):
-    """A model no price map knows records cost None per call and for the run, whatever the tokens."""
+def test_an_unpriced_model_costs_none_not_zero(tmp_path, monkeypatch):
+    """A model no price map knows records cost None per call and for the run, whatever the tokens; the client asks
+    litellm to price an answer of it once, not at every call (each asking costs milliseconds of CPU a call)."""
+    litellm = require_litellm()
+    asked = []
+    price = litellm.completion_cost
+    monkeypatch.setattr(litellm, "completion_cost", lambda **kw: asked.append(kw["model"]) or price(**kw))
     with LoopbackLLMServer(greedy_policy, cache="auto") as server:
         spec = RunSpec("startup", "default", "llm", 1, agent_options=LLMAgentConfig(
             model="openai/loopback-unpriced", api_base=server.url, max_turns=3))
@@ -89,6 +94,7 @@ def test_an_unpriced_model_costs_none_not_zero(tmp_path):
     calls = [json.loads(line) for line in (tmp_path / "run" / "llm_calls.jsonl").read_text().splitlines()]
     assert [None, None, None] == [c["response"]["cost_usd"] for c in calls]
     assert None is result.llm["total"]["cost_usd"] and result.llm["total"]["prompt_tokens"] > 0
+    assert ["openai/loopback-unpriced"] == asked
 
 
 def test_claude_prompts_are_marked_for_the_cache_and_off_means_unmarked(tmp_path):

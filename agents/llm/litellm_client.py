@@ -92,6 +92,7 @@ class LiteLLMClient:
         self.endpoint = endpoint_key(model, api_base)
         self._provider: str | None = None
         self._provider_known = False  # resolved on first use (needs litellm)
+        self._unmapped = False  # litellm's price map has no entry for the model (found at the first answer)
 
     def __repr__(self) -> str:  # never shows the key
         return f"LiteLLMClient(model={self.model!r}, api_base={self.api_base!r}, api_key_env={self.api_key_env!r})"
@@ -345,10 +346,13 @@ class LiteLLMClient:
         hidden = getattr(raw, "_hidden_params", None)
         cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
         if cost is None:
+            if self._unmapped:  # asked once: litellm's map does not change during a run (a local model's case)
+                return None
             litellm = import_litellm()
             try:
                 cost = litellm.completion_cost(completion_response=raw, model=self.model)
             except Exception:  # noqa: BLE001 - an unmapped model: unknown, not free
+                self._unmapped = not _in_price_map(litellm, self.model)
                 return None
         try:
             cost = float(cost)
@@ -444,3 +448,14 @@ def _headers_of(exc: Exception) -> Any:
         if headers:
             return headers
     return None
+
+
+def _in_price_map(litellm: Any, model: str) -> bool:
+    """Whether litellm's model information knows ``model`` at all (a price error for a known model may be the
+    answer's, not the model's: it is asked again next time)."""
+    try:
+        litellm.get_model_info(model)
+    except Exception:  # noqa: BLE001 - litellm raises a bare Exception for an unmapped model
+        return False
+    return True
+
