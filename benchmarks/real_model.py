@@ -93,6 +93,12 @@ def failure(rc: int, run: RunDir) -> str | None:
     return None
 
 
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages, as the kernel reports them (``?`` where it does not)."""
+    path = Path("/proc/loadavg")
+    return " ".join(path.read_text().split()[:3]) if path.exists() else "?"
+
+
 def show(value: float | None, fmt: str) -> str:
     """A figure, or a dash when it is unknown."""
     return "-" if value is None else format(value, fmt)
@@ -100,11 +106,12 @@ def show(value: float | None, fmt: str) -> str:
 
 def print_table(rows: list[tuple[str, dict]]) -> None:
     """One line a run."""
-    print(f"{'run':<22} {'turns':>5} {'s/turn':>7} {'prompt':>7} {'cached':>7} {'prompt t/s':>10} "
+    print(f"{'run':<22} {'turns':>5} {'wall s':>6} {'s/turn':>7} {'prompt':>7} {'cached':>7} {'prompt t/s':>10} "
           f"{'output':>6} {'output t/s':>10} {'tools':>5} {'text':>4}  stop")
     for name, r in rows:
         approx = "~" if r["tps_from"] == "latency" else ""
-        print(f"{name:<22} {r['turns']:>5} {show(r['s_per_turn'], '.1f'):>7} {r['prompt_tokens']:>7} "
+        print(f"{name:<22} {r['turns']:>5} {show(r['wall_s'], '.0f'):>6} {show(r['s_per_turn'], '.1f'):>7} "
+              f"{r['prompt_tokens']:>7} "
               f"{show(r['cached_share'] and 100 * r['cached_share'], '.0f') + '%':>7} "
               f"{show(r['prompt_tps'], '.1f'):>10} {r['completion_tokens']:>6} "
               f"{approx + show(r['output_tps'], '.1f'):>10} {r['tool_calls']:>5} {r['text_replies']:>4}  {r['stop']}")
@@ -124,9 +131,8 @@ def main() -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="bizsim-real-model-"))
     out.mkdir(parents=True, exist_ok=True)
     key = ["--api-key-env", args.api_key_env] if args.api_key_env else []
-    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
     print(f"model {args.model} at {args.api_base}; {args.max_turns} turns a run, max_tokens={args.max_tokens}; "
-          f"load average {' '.join(load)}; runs in {out}")
+          f"load average {load_average()}; runs in {out}")
     failures: list[str] = []
     rows: list[tuple[str, dict]] = []
     started = time.perf_counter()
@@ -164,8 +170,10 @@ def main() -> int:
     print(f"  bizsim report: {wall:.1f} s, {report if report.is_file() else 'no report'}", flush=True)
     print()
     print_table(rows)
-    print(f"\n{len(rows)} runs in {time.perf_counter() - started:.0f} s; s/turn is the calls' mean latency; "
-          "t/s from the server's timings (~: output tokens over latency); cached = cache_read / prompt tokens")
+    print(f"\n{len(rows)} runs in {time.perf_counter() - started:.0f} s, load average {load_average()} at the end; "
+          "wall s: the run's record (process start, pre-flight call and turns); s/turn: the calls' mean latency; "
+          "t/s: the server's timings, prompt t/s over the tokens it evaluated (the uncached part) "
+          "(~: output tokens over latency); cached: cache_read / prompt tokens")
     print(machine_line())
     for line in failures:
         print(f"FAILED: {line}", file=sys.stderr)
