@@ -36,13 +36,17 @@ TITLE = "not run: builds an environment with verifiers 0.4"
 VENV = "../vf04-venv"  # the docs' venv path, replaced by a folder of the check's own
 
 
+#: The packages named in the summary of the install (of the 160-odd it brings).
+_NAMED = {"bizsim", "verifiers", "openenv", "mcp", "openai", "simpy", "numpy", "scipy", "attrs", "rich", "tomli-w"}
+
+
 class RecipeFailed(Exception):
     """A step of the recipe or of the check did not hold."""
 
 
 def recipe_lines(doc: Path = DOC) -> list[str]:
     """The shell lines of the docs' install block, comments dropped."""
-    blocks = re.findall(r'^```bash title="([^"]*)"\n(.*?)^```', doc.read_text(), flags=re.M | re.S)
+    blocks = re.findall(r'^```bash title="([^"]*)"\n(.*?)^```', doc.read_text(), flags=re.MULTILINE | re.DOTALL)
     found = [body for title, body in blocks if title.startswith(TITLE)]
     if len(found) != 1:
         raise RecipeFailed(f"{doc} has {len(found)} blocks titled {TITLE!r}; expected exactly one")
@@ -65,13 +69,18 @@ def step(name: str, args: list[str], **kw: object) -> float:
     """Run one command; raise with its output's tail when it fails. Returns its seconds."""
     start = time.perf_counter()
     print(f"$ {shlex.join(args)}", flush=True)
-    done = subprocess.run(args, capture_output=True, text=True, stdin=subprocess.DEVNULL, **kw)  # type: ignore[call-overload]
+    done = subprocess.run(args, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          **kw)  # type: ignore[call-overload]
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
         raise RecipeFailed(f"{name} failed (exit {done.returncode}) after {seconds:.0f} s:\n{tail}")
     out = (done.stdout or "").strip().splitlines()
     for line in out if name == "check" else out[-1:]:
+        if line.startswith("Successfully installed "):
+            names = line.split()[2:]
+            line = f"installed {len(names)} packages, among them " + ", ".join(
+                n for n in names if n.rsplit("-", 1)[0].lower() in _NAMED)
         print(f"  {line}")
     print(f"  {name}: {seconds:.1f} s", flush=True)
     return seconds
@@ -89,13 +98,20 @@ def outside(python: str, keep: Path | None) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PIP_REQUIRE_VIRTUALENV")}
     total = 0.0
     lines = recipe_lines()
-    print(f"recipe from {DOC.relative_to(ROOT)}: {len(lines)} lines; venv {venv}; python {python}")
+    print(f"recipe from {DOC.relative_to(ROOT)}: {len(lines)} lines; venv {venv}; python {python}; "
+          f"load average {load_average()}")
     for line in lines:
         total += step("install", as_run(line, python, venv), cwd=ROOT, env=env)
     total += step("pip check", [str(venv / "bin" / "python"), "-m", "pip", "check"], cwd=ROOT, env=env)
     total += step("check", [str(venv / "bin" / "python"), str(Path(__file__).resolve()), "--inside", str(work)],
                   cwd=work, env=env)
-    print(f"recipe and check: {total:.0f} s in all; the venv is in {work}")
+    print(f"recipe and check: {total:.0f} s in all, load average {load_average()} at the end; the venv is in {work}")
+
+
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages, as the kernel reports them (``?`` where it does not)."""
+    path = Path("/proc/loadavg")
+    return " ".join(path.read_text().split()[:3]) if path.exists() else "?"
 
 
 def inside(work: Path) -> None:

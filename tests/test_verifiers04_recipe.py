@@ -24,8 +24,8 @@ def test_the_docs_recipe_is_a_clean_venv_and_one_install_with_bizsims_dependenci
     dependencies (no --no-deps), each line run as the benchmark runs it."""
     recipe = _recipe()
     lines = recipe.recipe_lines()
-    assert ["python -m venv ../vf04-venv", "../vf04-venv/bin/pip install 'verifiers[openenv]==0.4.0' openenv==0.4.1 -e ."
-            ] == lines
+    assert ["python -m venv ../vf04-venv",
+            "../vf04-venv/bin/pip install 'verifiers[openenv]==0.4.0' openenv==0.4.1 -e ."] == lines
     venv = tmp_path / "v"
     assert [["/py", "-m", "venv", str(venv)],
             [f"{venv}/bin/pip", "install", "verifiers[openenv]==0.4.0", "openenv==0.4.1", "-e", "."]
