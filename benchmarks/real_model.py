@@ -173,7 +173,8 @@ def main() -> int:
     print()
     print_table(rows)
     print(f"\n{len(rows)} runs in {time.perf_counter() - started:.0f} s, load average {load_average()} at the end; "
-          "wall s: the run's record (process start, pre-flight call and turns); s/turn: the calls' mean latency; "
+          "wall s: the run's own (result.json; the step's line above adds the process start and the pre-flight "
+          "call); s/turn: the calls' mean latency; "
           "t/s: the server's timings, prompt t/s over the tokens it evaluated (the uncached part) "
           "(~: output tokens over latency); cached: cache_read / prompt tokens")
     print(machine_line())
