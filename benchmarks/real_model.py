@@ -13,8 +13,9 @@ tokens over the calls' latencies, marked ``~``), the share of prompt tokens the 
 (``cache_read_tokens`` over ``prompt_tokens``), the tool calls and text-only replies, and why the run stopped.
 
 It exits 1 when a step fails: a run with no record, a run stopped by the API failing (``api_error``) or with no
-model turn, a sweep run not ``ok``, a report not written. A run stopped by its turn cap (``max_turns``) is the run
-asked for, not a failure, whatever exit status ``bizsim run`` gives it.
+model turn, a sweep run not ``ok``, a report not written. A run is judged by its record: one stopped by its turn cap
+(``max_turns``) is the run asked for, not a failure, whatever exit status ``bizsim run`` gives it, and any other
+stop (a model outgrowing its context, say) is printed as it is.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from calibration import machine_line  # benchmarks/calibration.py
 from bizsim.runs import RunDir, SweepDir
 from bizsim.simcore.registry import world_names
 
-# bizsim run's exit statuses that still leave a record to judge by: 0 (the run ended), 1 (it stopped early).
-_RUN_EXITS = (0, 1)
+# A run is judged by its record, not by bizsim run's exit status (which says 1 for a run stopped by its turn cap,
+# the run this benchmark asks for); these stops mean the plumbing failed.
 _FAILED_STOPS = ("api_error",)
+_MIN_EVALUATED = 16  # prompt tokens a run's calls must have evaluated for a prompt rate
 
 
 def bizsim(args: list[str], log: Path) -> tuple[int, float]:
@@ -71,7 +73,8 @@ def figures(run: RunDir) -> dict:
         output_ms = sum(float(t.get("predicted_ms") or 0) for t in timings)
         evaluated = sum(int(t.get("prompt_n") or 0) for t in timings)
         written = sum(int(t.get("predicted_n") or 0) for t in timings)
-        row["prompt_tps"] = evaluated / prompt_ms * 1000 if prompt_ms else None
+        # A prompt served whole from the cache leaves a token or two to evaluate: no rate worth printing.
+        row["prompt_tps"] = evaluated / prompt_ms * 1000 if prompt_ms and evaluated >= _MIN_EVALUATED else None
         row["output_tps"] = written / output_ms * 1000 if output_ms else None
         row["tps_from"] = "server"
     else:
@@ -84,9 +87,7 @@ def figures(run: RunDir) -> dict:
 def failure(rc: int, run: RunDir) -> str | None:
     """Why a ``bizsim run`` step failed, or ``None``."""
     if not run.is_finished():
-        return f"exit {rc} and no result.json"
-    if rc not in _RUN_EXITS:
-        return f"exit {rc}"
+        return "no result.json"
     record = run.read_record()
     if record.terminal_detail in _FAILED_STOPS:
         return f"stopped by {record.terminal_detail}"
@@ -148,7 +149,7 @@ def main() -> int:
             rows.append((world, figures(run)))
         else:
             failures.append(f"bizsim run {world}: {why} (see {out / f'run-{world}.log'})")
-        print(f"  bizsim run {world}: {wall:.1f} s, {why or 'ok'}", flush=True)
+        print(f"  bizsim run {world}: {wall:.1f} s, exit {rc}, {why or 'ok'}", flush=True)
     sweep = SweepDir(out / "sweep")
     options = [f"model={args.model}", f"api_base={args.api_base}", f"max_turns={args.max_turns}",
                f"max_tokens={args.max_tokens}"] + ([f"api_key_env={args.api_key_env}"] if args.api_key_env else [])
