@@ -84,7 +84,7 @@ def figures(run: RunDir) -> dict:
     return row
 
 
-def failure(rc: int, run: RunDir) -> str | None:
+def failure(run: RunDir) -> str | None:
     """Why a ``bizsim run`` step failed, or ``None``."""
     if not run.is_finished():
         return "no result.json"
@@ -144,7 +144,7 @@ def main() -> int:
         rc, wall = bizsim(["run", world, "--agent", "llm", "--model", args.model, "--api-base", args.api_base, *key,
                            "--max-turns", str(args.max_turns), "--agent-opt", f"max_tokens={args.max_tokens}",
                            "--seed", "1", "--out", str(run), "--no-progress", "--json"], out / f"run-{world}.log")
-        why = failure(rc, run)
+        why = failure(run)
         if why is None:
             rows.append((world, figures(run)))
         else:
