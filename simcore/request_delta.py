@@ -172,6 +172,9 @@ def decode(base: Sent | None, sent: Any, *, role_digests: bool = False) -> Sent:
     if not isinstance(parts, list):
         raise ConfigError(f"a sent request's parts must be a list, not {type(parts).__name__}")
     added = _inflate(sent.get("added"), base)
+    if len(added) > MAX_REQUEST_MESSAGES:  # before any is hashed: a record may add millions of tiny messages
+        raise ConfigError(f"a sent request adds {len(added):,} messages, more than one request may hold "
+                          f"({MAX_REQUEST_MESSAGES:,})")
     messages: list[dict[str, Any]] = []
     digests: list[str] = []
     texts: list[bytes] = []
@@ -222,6 +225,10 @@ def _inflate(added: Any, base: Sent | None) -> list[dict[str, Any]]:
             raise ConfigError(f"a sent request's added messages inflate past {MAX_ADDED_BYTES:,} bytes")
         if not unpacker.eof:
             raise zlib.error("the compressed data ends early")
+        # Each message holds one "role" key (a quote inside a string is escaped): far more of them than a request
+        # may hold is refused before millions of tiny messages are parsed (64 MiB of them took a GB).
+        if text.count(b'"role"') > 2 * MAX_REQUEST_MESSAGES:
+            raise ConfigError(f"a sent request adds more messages than one request may hold ({MAX_REQUEST_MESSAGES:,})")
         data = loads_untrusted(text.decode("ascii"))
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, ConfigError):
