@@ -241,6 +241,9 @@ class ResultsWriter:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_file():  # opening a FIFO to append waits for a reader forever
+            raise ConfigError(f"{self.path.name}(={str(self.path)!r}) is not a regular file (a pipe, socket, device "
+                              "or directory); a sweep's results are a file")
         self._fh: IO[bytes] = self.path.open("ab")
         try:
             self._lock()

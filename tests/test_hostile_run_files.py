@@ -175,3 +175,22 @@ def test_a_model_call_log_in_a_sweep_is_read_bounded(sweep_dir, tmp_path):
     os.mkfifo(log)
     with no_hang("a FIFO model call log"), pytest.raises(ConfigError, match="pipe or socket"):
         _llm_rows("r", log)
+
+
+def test_a_sweep_resumed_over_a_fifo_or_a_deep_line_refuses_or_goes_on(sweep_dir, tmp_path):
+    """Resuming a sweep opened its results.jsonl to append: a FIFO there waited for a reader forever; a deep line
+    was a RecursionError when the sweep counted what was done. The FIFO is refused at once, the deep line passed
+    over (the run it does not name is run, the recorded one skipped)."""
+    from bizsim.runs import grid, sweep
+
+    specs = grid("operation", "default", "threshold", 1)
+    resumed = _copy(sweep_dir, tmp_path)
+    with (resumed / "results.jsonl").open("a") as fh:
+        fh.write('{"run_id": "x", "a": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with no_hang("resuming over a deep line"):
+        summary = sweep(specs, resumed, backend="serial", progress=False, compact=False)
+    assert (0, 1) == (summary.ran, summary.skipped)
+    (resumed / "results.jsonl").unlink()
+    os.mkfifo(resumed / "results.jsonl")
+    with no_hang("resuming over a FIFO"), pytest.raises(ConfigError, match="is not a regular file"):
+        sweep(specs, resumed, backend="serial", progress=False, compact=False)
