@@ -123,3 +123,24 @@ def test_an_honest_log_is_shown_whole(tmp_path):
     requests = list(iter_requests(rows, max_messages=MAX_PAGE_MESSAGES))
     assert 30 == len(requests) and all(r.verified for r in requests)
     shutil.rmtree(run)
+
+
+def test_verify_stops_a_crafted_log_whose_hashes_match_at_the_whole_log_bound(bombed, tmp_path):
+    """With every record's hash right (the requests are what they say), the log still holds 94 million message
+    references: verify stops at MAX_TOTAL_MESSAGES, naming the record, in seconds (a request repeating its base
+    keeps its base's hash instead of hashing 100,000 digests again: that took 22 s of 23)."""
+    from bizsim.runs.llm_record import MAX_TOTAL_MESSAGES
+    from bizsim.runs.verify import verify_run_dir
+
+    run = tmp_path / "run"
+    shutil.copytree(bombed, run)
+    rows = [json.loads(line) for line in (run / "llm_calls.jsonl").read_text().splitlines()]
+    first = decode(None, rows[0]["sent"])
+    repeated = decode(first, rows[1]["sent"]).request_digest()
+    for i, row in enumerate(rows):
+        row["request"] = first.request_digest() if i == 0 else repeated
+    (run / "llm_calls.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    with no_hang("verifying a crafted log with matching hashes", BUDGET_S):
+        problems = verify_run_dir(run).problems
+    assert any(f"more than max_messages(={MAX_TOTAL_MESSAGES:,})" in p for p in problems), problems
+    assert any("turns are out of order, repeated or past the count" in p for p in problems), problems
