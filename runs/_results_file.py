@@ -154,7 +154,8 @@ def read_at(fh: IO[bytes], offset: int) -> dict:
     """
     fh.seek(offset)
     raw = fh.readline(MAX_RESULT_LINE_BYTES + 1)
-    path = Path(str(getattr(fh, "name", "results.jsonl")))
+    name = getattr(fh, "name", None)
+    path = Path(name if isinstance(name, str) else "<the results file>")
     rec = _loads(raw) if raw.endswith(b"\n") else None
     if not isinstance(rec, dict) or "run_id" not in rec:
         raise ConfigError(f"{path.name}(={str(path)!r}) changed while it was read (at byte {offset:,}); read it "
