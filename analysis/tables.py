@@ -529,22 +529,20 @@ def _to_pandas(tables: dict[str, Any], path: Path | None) -> Results:
 def _read_dir(root: Path) -> Results:
     import pyarrow.parquet as pq
 
-    if _stale(root):
+    if not _stale(root):
         try:
-            compact(root)
-        except OSError:  # a read-only copy: build the tables in memory instead
-            results = SweepDir(root).results
-            with results.open("rb") as fh:
-                records = [read_at(fh, off) for off, _ in _latest(results)]
-            return _from_records(records, root)
+            return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}, root)
+        except ConfigError:  # tables that are not ours behind a stamp that says they are: built anew from the records
+            if not SweepDir(root).results.exists():
+                raise
     try:
-        tables = {n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}
-    except ConfigError:
-        if not SweepDir(root).results.exists():
-            raise
-        compact(root)  # tables that are not ours behind a stamp that says they are: written anew from the records
-        tables = {n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}
-    return _to_pandas(tables, root)
+        compact(root)
+    except OSError:  # a read-only copy: build the tables in memory instead
+        results = SweepDir(root).results
+        with results.open("rb") as fh:
+            records = [read_at(fh, off) for off, _ in _latest(results)]
+        return _from_records(records, root)
+    return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}, root)
 
 
 def _read_parquet(pq: Any, path: Path, name: str) -> Any:
