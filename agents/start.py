@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import show
+from bizsim.simcore.limits import MAX_INT, show
 from bizsim.simcore.points import US_PER_DAY, fork_point, point_t_us
 from bizsim.simcore.registry import world_spec
 from bizsim.simcore.snapshot import Snapshot, restore
@@ -158,6 +158,10 @@ class StartState:
         return world
 
 
+#: The longest window in days: the simulated days 64-bit microseconds hold.
+_MAX_WINDOW_DAYS = MAX_INT // US_PER_DAY
+
+
 @attrs.frozen
 class Window:
     """An episode cut to ``turns`` agent turns (advance commands) or ``days`` simulated days from its start.
@@ -173,11 +177,14 @@ class Window:
         if (self.turns is None) == (self.days is None):
             raise ConfigError("a window is turns=N or days=D (one of them)")
         if self.turns is not None:
-            if isinstance(self.turns, bool) or not isinstance(self.turns, int) or self.turns < 1:
-                raise ConfigError(f"a window's turns(={show(self.turns)}) must be an integer >= 1, e.g. turns=10")
+            # Past 64 bits a count cannot be recorded or compared as every other integer is (10**30 was taken).
+            if isinstance(self.turns, bool) or not isinstance(self.turns, int) or not 1 <= self.turns <= MAX_INT:
+                raise ConfigError(f"a window's turns(={show(self.turns)}) must be an integer >= 1 and at most "
+                                  f"{MAX_INT} (2^63 - 1), e.g. turns=10")
         elif isinstance(self.days, bool) or not isinstance(self.days, (int, float)) or not (
-                math.isfinite(self.days) and self.days > 0):  # NaN and infinity would never end the window
-            raise ConfigError(f"a window's days(={show(self.days)}) must be a finite number > 0, e.g. days=7")
+                math.isfinite(self.days) and 0 < self.days <= _MAX_WINDOW_DAYS):  # NaN, infinity: never ending
+            raise ConfigError(f"a window's days(={show(self.days)}) must be a finite number > 0 and at most "
+                              f"{_MAX_WINDOW_DAYS:,} (the days 64-bit microseconds hold), e.g. days=7")
 
     @classmethod
     def of(cls, value: Any) -> Window | None:
@@ -188,7 +195,7 @@ class Window:
             return cls(turns=value)
         if isinstance(value, Mapping) and set(value) <= {"turns", "days"}:
             return cls(**dict(value))
-        raise ConfigError(f"window(={value!r}) must be N turns or a table like {{'turns': 10}} or {{'days': 30}}")
+        raise ConfigError(f"window(={show(value)}) must be N turns or a table like {{'turns': 10}} or {{'days': 30}}")
 
     def ends(self, turns: int, days: float) -> bool:
         """Whether a window that has run ``turns`` agent turns and ``days`` simulated days is over."""

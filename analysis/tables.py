@@ -54,8 +54,8 @@ import attrs
 from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.files import write_text_atomic
 from bizsim.simcore.jsonl import lines_of
-from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES
-from bizsim.simcore.untrusted_json import read_json_file
+from bizsim.simcore.limits import MAX_CONFIG_FILE_BYTES, MAX_RUN_LOG_BYTES, read_text_file, show
+from bizsim.simcore.untrusted_json import MAX_RECORD_DEPTH, loads_untrusted, read_json_file
 
 from bizsim.runs._results_file import iter_heads, read_at
 from bizsim.runs.rundir import RunDir, SweepDir
@@ -280,6 +280,9 @@ def _run_row(rec: dict) -> dict:
         "wall_s": rec.get("wall_s"),
     }
     for k, v in (rec.get("run") or {}).items():
+        if k in RUN_COLUMNS and v is not None and not _fits(v, RUN_COLUMNS[k][0]):
+            raise ConfigError(f"results.jsonl run {rec['run_id']!r}: run.{k}(={show(v)}) must be "
+                              f"{_KINDS[RUN_COLUMNS[k][0]]}; the file was edited or damaged")
         if k not in row or row[k] is None:
             row[k] = v
     for k, v in (spec.get("agent_options") or {}).items():
@@ -289,6 +292,20 @@ def _run_row(rec: dict) -> dict:
         if row.get(col) is None:  # a world figure of the same name keeps its place
             row[col] = str(v) if col == "model" and v is not None else option_value(v)
     return row
+
+
+_KINDS = {"string": "a string", "int64": "an integer", "double": "a number", "bool": "true or false"}
+
+
+def _fits(value: Any, typ: str) -> bool:
+    """Whether a figure read from a file fits its typed column (``true`` is no number, ``"x"`` no integer)."""
+    if typ == "bool" or isinstance(value, bool):
+        return typ == "bool" and isinstance(value, bool)
+    if typ == "int64":
+        return isinstance(value, int) and -2**63 <= value < 2**63
+    if typ == "double":
+        return isinstance(value, (int, float)) and (not isinstance(value, int) or abs(value) < 2**1023)
+    return isinstance(value, str)
 
 
 def _runs_table(rows: list[dict]) -> Any:
@@ -306,6 +323,19 @@ def _runs_table(rows: list[dict]) -> Any:
         arrays.append(_infer_array([r.get(col) for r in rows]))
         names.append(col)
     return pa.Table.from_arrays(arrays, names=names)
+
+
+def _tabled(build: Any, records: Sequence[dict], what: str) -> Any:
+    """``build(records)``, or a ConfigError naming the runs whose ``what`` (series, events) cannot be a table
+    (an item of the wrong type, columns of different lengths: a hand-edited ``results.jsonl``)."""
+    import pyarrow as pa
+
+    try:
+        return build(records)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+        ids = ", ".join(repr(str(r.get("run_id"))) for r in records[:3]) + (", ..." if len(records) > 3 else "")
+        raise ConfigError(f"results.jsonl: the {what} of run {ids} cannot be a table ({str(exc)[:200]}); the file "
+                          "was edited or damaged") from None
 
 
 def _series_batch(records: Iterable[dict]) -> Any:
@@ -340,37 +370,51 @@ def _events_batch(records: Iterable[dict]) -> Any:
 
 
 def _llm_rows(run_id: str, path: Path) -> list[dict]:
+    """One row per model call of a run's ``llm_calls.jsonl``, read bounded (a regular file within
+    ``MAX_RUN_LOG_BYTES``, lines no deeper than ``MAX_RECORD_DEPTH``); a line that is not a record is passed over.
+
+    Raises:
+        ConfigError: the file cannot be read so, or a record's fields are not of their types.
+    """
     rows: list[dict] = []
-    try:
-        lines = lines_of(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return rows
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines_of(read_text_file(path, path.name, MAX_RUN_LOG_BYTES))):
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+            rec = loads_untrusted(line, MAX_RECORD_DEPTH)
+        except ValueError:
             continue
-        resp = rec.get("response") or {}
-        usage = resp.get("usage") or rec.get("usage") or {}
-        calls = resp.get("tool_calls") or []
-        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        total = usage.get("total_tokens")
-        if total is None and prompt is not None and completion is not None:
-            total = prompt + completion
-        cost = resp.get("cost_usd", rec.get("cost_usd"))
-        latency = resp.get("latency_s", rec.get("latency_s"))
-        rows.append({
-            "run_id": run_id, "call": i, "kind": rec.get("kind"), "ok": rec.get("ok"), "episode": rec.get("episode"),
-            "turn": rec.get("turn"), "role": rec.get("role"), "model": resp.get("model"), "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": total, "cache_read_tokens": usage.get("cache_read_tokens"),
-            "cache_write_tokens": usage.get("cache_write_tokens"), "reasoning_tokens": usage.get("reasoning_tokens"), "cost_usd": None if cost is None else float(cost),
-            "latency_s": None if latency is None else float(latency), "finish_reason": resp.get("finish_reason"),
-            "tool_calls": len(calls), "tool_names": ",".join(str(c.get("name")) for c in calls),
-            "failed_attempts": rec.get("failed_attempts", len(rec.get("errors") or ())),
-            "wall_time": None if rec.get("wall_time") is None else float(rec["wall_time"]),
-        })
+        if not isinstance(rec, dict):
+            continue
+        try:
+            rows.append(_llm_row(run_id, i, rec))
+        except (AttributeError, TypeError, ValueError, OverflowError) as exc:
+            raise ConfigError(f"{str(path)!r} line {i + 1:,} is not a model call bizsim wrote ({str(exc)[:120]}); "
+                              "the file was edited or damaged") from None
     return rows
+
+
+def _llm_row(run_id: str, i: int, rec: dict) -> dict:
+    resp = rec.get("response") or {}
+    usage = resp.get("usage") or rec.get("usage") or {}
+    calls = resp.get("tool_calls") or []
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    total = usage.get("total_tokens")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    cost = resp.get("cost_usd", rec.get("cost_usd"))
+    latency = resp.get("latency_s", rec.get("latency_s"))
+    return {
+        "run_id": run_id, "call": i, "kind": rec.get("kind"), "ok": rec.get("ok"), "episode": rec.get("episode"),
+        "turn": rec.get("turn"), "role": rec.get("role"), "model": resp.get("model"), "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": total, "cache_read_tokens": usage.get("cache_read_tokens"),
+        "cache_write_tokens": usage.get("cache_write_tokens"), "reasoning_tokens": usage.get("reasoning_tokens"), "cost_usd": None if cost is None else float(cost),
+        "latency_s": None if latency is None else float(latency), "finish_reason": resp.get("finish_reason"),
+        "tool_calls": len(calls), "tool_names": ",".join(str(c.get("name")) for c in calls),
+        "failed_attempts": rec.get("failed_attempts", len(rec.get("errors") or ())),
+        "wall_time": None if rec.get("wall_time") is None else float(rec["wall_time"]),
+    }
 
 
 def _llm_table(rows: list[dict]) -> Any:
@@ -434,20 +478,21 @@ def compact(path: str | Path, *, batch_runs: int = 500) -> dict[str, Path]:
     stamp = _stamp(results)
     latest = _latest(results)
     out = {name: sweep.table(name) for name in TABLES}
-    runs = _runs_table([_run_row(rec) for _, rec in latest])
+    runs = _tabled(_runs_table, [_run_row(rec) for _, rec in latest], "figures")
     _atomic_parquet(out["runs"], [runs], runs.schema)
 
     def batches() -> Iterator[list[Any]]:
         with results.open("rb") as fh:
             for i in range(0, len(latest), batch_runs):
                 records = [read_at(fh, off) for off, _ in latest[i:i + batch_runs]]  # each line decoded once
-                yield [_series_batch(records), _events_batch(records)]
+                yield [_tabled(_series_batch, records, "series"), _tabled(_events_batch, records, "events")]
 
     _atomic_parquets({out["series"]: _schema(SERIES_COLUMNS), out["events"]: _schema(EVENT_COLUMNS)}, batches())
     llm = [
         row for _, rec in latest for row in _llm_rows(rec["run_id"], sweep.run(rec["run_id"]).llm_calls)
     ]
-    _atomic_parquet(out["llm_calls"], [_llm_table(llm)] if llm else [], _schema(LLM_CALL_COLUMNS))
+    _atomic_parquet(out["llm_calls"], [_tabled(_llm_table, llm, "model calls")] if llm else [],
+                    _schema(LLM_CALL_COLUMNS))
     stamp.update({"runs": len(latest), "compacted_at": datetime.now(UTC).isoformat(timespec="seconds")})
     write_text_atomic(sweep.tables_stamp, json.dumps(stamp, indent=2) + "\n")
     return out
@@ -484,22 +529,45 @@ def _to_pandas(tables: dict[str, Any], path: Path | None) -> Results:
 def _read_dir(root: Path) -> Results:
     import pyarrow.parquet as pq
 
-    if _stale(root):
+    if not _stale(root):
         try:
-            compact(root)
-        except OSError:  # a read-only copy: build the tables in memory instead
-            results = SweepDir(root).results
-            with results.open("rb") as fh:
-                records = [read_at(fh, off) for off, _ in _latest(results)]
-            return _from_records(records, root)
-    return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n)) for n in TABLES}, root)
+            return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}, root)
+        except ConfigError:  # tables that are not ours behind a stamp that says they are: built anew from the records
+            if not SweepDir(root).results.exists():
+                raise
+    try:
+        compact(root)
+    except OSError:  # a read-only copy: build the tables in memory instead
+        results = SweepDir(root).results
+        with results.open("rb") as fh:
+            records = [read_at(fh, off) for off, _ in _latest(results)]
+        return _from_records(records, root)
+    return _to_pandas({n: _read_parquet(pq, SweepDir(root).table(n), n) for n in TABLES}, root)
 
 
-def _read_parquet(pq: Any, path: Path) -> Any:
+def _read_parquet(pq: Any, path: Path, name: str) -> Any:
     """One table whole. ``ParquetFile`` reads it as ``read_table`` does without importing ``pyarrow.dataset``, which
-    took 1.5 of a report's 4 seconds."""
-    with pq.ParquetFile(path) as file:
-        return file.read()
+    took 1.5 of a report's 4 seconds.
+
+    Raises:
+        ConfigError: the file is not a regular file, not Parquet, or lacks a column of the table's schema.
+    """
+    import pyarrow as pa
+
+    try:
+        if not path.is_file():
+            raise OSError("not a regular file")
+        with pq.ParquetFile(path) as file:
+            table = file.read()
+    except (OSError, pa.ArrowException) as exc:
+        raise ConfigError(f"{name}.parquet(={str(path)!r}) cannot be read as the {name} table "
+                          f"({str(exc)[:120]})") from None
+    schema = _schema(RUN_COLUMNS if name == "runs" else _SCHEMAS[name])
+    for field in schema:
+        if table.schema.get_field_index(field.name) < 0 or table.schema.field(field.name).type != field.type:
+            raise ConfigError(f"{name}.parquet(={str(path)!r}) has no {field.name} column of type {field.type}; "
+                              "it was not written by bizsim")
+    return table
 
 
 def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence[dict] = ()) -> Results:
@@ -511,8 +579,9 @@ def _from_records(records: Sequence[dict], path: Path | None, llm_rows: Sequence
         elif path is not None:
             llm.extend(_llm_rows(rec["run_id"], SweepDir(path).run(rec["run_id"]).llm_calls))
     return _to_pandas({
-        "runs": _runs_table([_run_row(r) for r in records]), "series": _series_batch(records),
-        "events": _events_batch(records), "llm_calls": _llm_table(llm),
+        "runs": _tabled(_runs_table, [_run_row(r) for r in records], "figures"),
+        "series": _tabled(_series_batch, records, "series"), "events": _tabled(_events_batch, records, "events"),
+        "llm_calls": _tabled(_llm_table, llm, "model calls"),
     }, path)
 
 

@@ -31,7 +31,8 @@ def add_parser(sub: Any) -> None:
                    "0: any free port, printed)")
     p.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1)")
     p.add_argument("--max-episodes", type=bounded_int(1, 1024), default=64, metavar="N",
-                   help="episodes (sessions) held at once (default 64)")
+                   help="episodes (sessions) held at once, and episodes recorded from stateless HTTP /reset in all "
+                        "(default 64)")
     window = p.add_mutually_exclusive_group()
     window.add_argument("--window-turns", type=bounded_int(1), metavar="N", help="end each episode after N agent turns")
     window.add_argument("--window-days", type=bounded_float(0, above=True), metavar="D",

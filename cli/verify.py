@@ -39,7 +39,10 @@ def add_parser(sub: Any) -> None:
     verify = sub.add_parser(
         "verify", help="replay run directories and check they give back their trajectories and results exactly",
         description="Replay the command log of each run directory (every episode, in order) and compare the "
-                    "trajectories and summaries with the recorded ones. Exit 0 when all match, 1 when one differs.",
+                    "trajectories and summaries with the recorded ones; for an LLM run, also check that every "
+                    "answered turn keeps its call record and every stored request has its recorded hash (the "
+                    "model's answers are taken as recorded: see docs/reproducibility.md). Exit 0 when all match, 1 "
+                    "when one differs.",
     )
     verify.add_argument("dirs", nargs="+", metavar="DIR",
                         help="run directories (bizsim run --out, LLM runs), or sweep directories (each run kept in it)")

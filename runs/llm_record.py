@@ -62,14 +62,20 @@ def _int(value: Any, default: int) -> int:
     return value if type(value) is int else default
 
 
-def iter_requests(rows: Iterable[dict]) -> Iterator[SentRequest]:
+def iter_requests(rows: Iterable[dict], *, max_messages: int = MAX_TOTAL_MESSAGES) -> Iterator[SentRequest]:
     """Each chat record's request, in the order of the records.
 
+    The bound holds for the whole log, not only for each record: past ``max_messages`` messages over all the
+    requests so far (a hostile log can add 100,000 tiny messages once and name them all again on every line, a
+    few bytes each), reading stops with a ConfigError before the next request is handed back.
+
     Raises:
-        ConfigError: a record holds no request, or one that cannot be rebuilt (the log was damaged or edited);
-            the message names the record and what is wrong.
+        ConfigError: a record holds no request, or one that cannot be rebuilt (the log was damaged or edited),
+            or the requests hold more than ``max_messages`` messages in all; the message names the record and
+            what is wrong.
     """
     last: dict[tuple[int, int], Sent] = {}  # (episode, turn) -> the agent's latest request of that turn
+    total = 0
     for n, row in enumerate(_chats(rows), 1):
         episode = _int(row.get("episode"), 1)
         role = row.get("role")
@@ -90,6 +96,10 @@ def iter_requests(rows: Iterable[dict]) -> Iterator[SentRequest]:
             request = decode(base, sent, role_digests=role is not None)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
+        total += len(request.messages)
+        if total > max_messages:
+            raise ConfigError(f"{where}: the run's requests hold more than max_messages(={max_messages:,}) messages "
+                              "in all, more than any run bizsim records; the log was edited or damaged")
         if role is None:
             last[(episode, turn)] = request
             # A retried turn (a failed call resumed) builds on the same base; nothing older is named again.
@@ -125,12 +135,4 @@ def read_requests(rows: Iterable[dict], *, max_messages: int = MAX_TOTAL_MESSAGE
         ConfigError: a record's request cannot be rebuilt (see :func:`iter_requests`), or the requests hold more
             than ``max_messages`` messages in all.
     """
-    out = []
-    total = 0
-    for request in iter_requests(rows):
-        total += len(request.messages)
-        if total > max_messages:
-            raise ConfigError(f"the run's requests hold more than max_messages(={max_messages:,}) messages in all; "
-                              "pass a larger max_messages to read them")
-        out.append(request)
-    return out
+    return list(iter_requests(rows, max_messages=max_messages))

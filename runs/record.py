@@ -133,8 +133,12 @@ class RunRecord:
             value = own.get(key)
             if value is not None and not _is(value, kind):
                 raise ConfigError(f"result.json {key}(={_short(value)}) must be {kind[1]}")
+        _check_nested(own)
         episodes = own.pop("episodes", None) or ()
         version = own.pop("schema_version", 1)
+        if version is None or version < 1:
+            raise ConfigError(f"result.json schema_version(={_short(version)}) must be an integer from 1 to "
+                              f"{SCHEMA_VERSION}; the file was edited or damaged")
         if version > SCHEMA_VERSION:
             raise ConfigError(f"result.json has schema_version {version}, written by a newer bizsim (this one reads up "
                               f"to {SCHEMA_VERSION}); upgrade bizsim to read it")
@@ -173,6 +177,30 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "llm_roles": ((dict,), "an object"), "live": ((dict,), "an object"), "episodes": ((list,), "a list"),
     "llm_episodes": ((list,), "a list"), "wall_s": ((int, float), "a finite number"),
 }
+
+
+def _check_nested(own: Mapping[str, Any]) -> None:
+    """The inner shapes readers rely on: episodes are objects, and an LLM run's counters are numbers (an edited
+    ``{"cost_usd": "x"}`` or ``episodes: [1, "x"]`` was a traceback in ``report``, ``load`` and ``export``)."""
+    for key in ("episodes", "llm_episodes"):
+        for i, item in enumerate(own.get(key) or ()):
+            if not isinstance(item, Mapping):
+                raise ConfigError(f"result.json {key}[{i}](={_short(item)}) must be an object; the file was edited "
+                                  "or damaged")
+    counters = [("llm", own.get("llm") or {})]
+    for name, role in (own.get("llm_roles") or {}).items():
+        if not isinstance(role, Mapping):
+            raise ConfigError(f"result.json llm_roles[{_short(name)}](={_short(role)}) must be an object; the file "
+                              "was edited or damaged")
+        counters.append((f"llm_roles[{_short(name)}]", role))
+    for where, table in counters:
+        for name, value in table.items():
+            if value is not None and not _is(value, _NUMBER):
+                raise ConfigError(f"result.json {where}[{_short(name)}](={_short(value)}) must be a finite number or "
+                                  "null; the file was edited or damaged")
+
+
+_NUMBER: tuple[tuple[type, ...], str] = ((int, float), "a finite number")
 
 
 def _is(value: Any, kind: tuple[tuple[type, ...], str]) -> bool:

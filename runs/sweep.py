@@ -411,15 +411,12 @@ def _cost_of(record: Mapping) -> float:
 
 def _spent_usd(results: Path) -> float:
     """The model dollars of every run already recorded in ``results``."""
-    if not results.exists():
-        return 0.0
     total = 0.0
-    with results.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                total += _cost_of(json.loads(line))
-            except (ValueError, AttributeError, TypeError):
-                continue  # a torn last line: the writer cuts it off
+    for _, record in iter_heads(results):  # bounded: a regular file, lines no deeper than a record may nest
+        try:
+            total += _cost_of(record)
+        except (ValueError, AttributeError, TypeError):
+            continue
     return total
 
 

@@ -46,7 +46,11 @@ def verify_run_dir(path: str | Path) -> Verification:
     not a command (logged as ``?tool NAME``; it changed nothing; only their
     number is compared) and the ``episode_end`` of a run its agent stopped (a
     spending cap, API failures). An LLM run's world roles (the freelance
-    auditor) answer from its ``llm_calls.jsonl``; no model is called.
+    auditor) answer from its ``llm_calls.jsonl``; no model is called. An
+    LLM run's ``llm_calls.jsonl`` must also hold the call record of every
+    answered turn ``result.json`` counts, and each request it stores must
+    rebuild to the hash its record holds (docs/reproducibility.md says what
+    this does and does not prove).
 
     Raises:
         ConfigError: ``path`` holds no finished run, or a file of it cannot be read.
@@ -106,7 +110,74 @@ def _verify(root: Path) -> Verification:
     if worlds and result.get("commands") != worlds[-1].trajectory.count("cmd"):
         problems.append(f"result.json commands={result.get('commands')!r} but the replay issues "
                         f"{worlds[-1].trajectory.count('cmd')}")
+    if llm:
+        problems += _check_calls(RunDir(root).llm_calls, result)
     return Verification(str(root), len(summaries), sum(map(len, logs)), tuple(problems))
+
+
+def _check_calls(file: Path, result: dict[str, Any]) -> list[str]:
+    """An LLM run's model calls as ``llm_calls.jsonl`` records them: every answered turn of the agent has its call
+    record (turns 1 to N of each episode, N as ``result.json`` counts them; each world role's answered calls as
+    counted), and every stored request rebuilds to the hash its record holds (what the viewer shows as sent). A
+    run made before requests were stored holds only their hashes: those are not checked here."""
+    from bizsim.simcore.jsonl import read_jsonl
+
+    from bizsim.runs.llm_record import has_requests, iter_requests
+
+    try:
+        rows = read_jsonl(file)
+    except ConfigError as exc:
+        return [f"{file.name} cannot be read: {str(exc)[:300]}"]
+    chats = [r for r in rows if r.get("kind") == "chat"]
+    problems = _check_turns(file.name, chats, result)
+    if not has_requests(chats):
+        return problems
+    try:  # bounded for the whole log (MAX_TOTAL_MESSAGES), not only for each record
+        for n, request in enumerate(iter_requests(chats), 1):
+            if not request.verified:
+                who = f"{request.role} call" if request.role else "turn"
+                problems.append(f"{file.name} chat record {n} (episode {request.episode}, {who} {request.turn}): "
+                                "the stored request does not have the hash its record holds (the log was edited)")
+                break
+    except ConfigError as exc:
+        problems.append(f"{file.name}: {str(exc)[:300]}")
+    return problems
+
+
+def _check_turns(name: str, chats: list[dict], result: dict[str, Any]) -> list[str]:
+    """Each episode's answered agent turns are 1 to N, N as ``result.json`` counts them; each role's answered
+    calls number as counted."""
+    answered: dict[Any, list[Any]] = {}
+    roles: dict[str, int] = {}
+    for r in chats:
+        if r.get("ok", True) is True:
+            if r.get("role") is None:
+                answered.setdefault(r.get("episode"), []).append(r.get("turn"))
+            else:
+                roles[str(r["role"])] = roles.get(str(r["role"]), 0) + 1
+    problems = []
+    for i, episode in enumerate(result.get("llm_episodes") or (), 1):
+        stats = episode.get("stats") if isinstance(episode, dict) else None
+        count = stats.get("turns") if isinstance(stats, dict) else None
+        number = episode.get("episode", i)
+        if type(count) is not int:
+            problems.append(f"result.json llm_episodes[{i - 1}] does not count its turns")
+            continue
+        turns = answered.pop(number, [])
+        if turns != list(range(1, count + 1)):
+            missing = sorted(set(range(1, count + 1)) - {t for t in turns if type(t) is int})
+            what = (f"the call record of turn {missing[0]} is missing" if missing
+                    else "its turns are out of order, repeated or past the count")
+            problems.append(f"{name}: episode {number} counts {count} answered turns in result.json, but {what} "
+                            f"({len(turns)} answered call records)")
+    if answered:
+        problems.append(f"{name} holds answered calls of episode(s) {sorted(map(str, answered))[:5]} that "
+                        "result.json does not count")
+    for role, stats in (result.get("llm_roles") or {}).items():
+        count = stats.get("turns") if isinstance(stats, dict) else None
+        if type(count) is int and roles.pop(role, 0) != count:
+            problems.append(f"{name}: result.json counts {count} answered {role} calls; the log holds another number")
+    return problems
 
 
 def _check_fork(root: Path, origin: dict[str, Any], log: list[tuple[int, str]]) -> list[str]:

@@ -63,10 +63,15 @@ class Sent:
     scratchpad: Any = None
     memory: Any = None
     t_us: int | None = None
+    #: The request's hash once computed, handed on to a request that repeats this one exactly (a crafted log can
+    #: name 100,000 messages again on every line: hashing each again took most of verify's time).
+    digest: str | None = attrs.field(default=None, eq=False, repr=False)
 
     def request_digest(self) -> str:
         """The hash naming this request, as the harness computed it."""
-        return request_digest(self.model, self.params, self.tools_digest, self.digests)
+        if self.digest is None:
+            self.digest = request_digest(self.model, self.params, self.tools_digest, self.digests)
+        return self.digest
 
 
 def _text(message: dict[str, Any]) -> bytes:
@@ -172,6 +177,9 @@ def decode(base: Sent | None, sent: Any, *, role_digests: bool = False) -> Sent:
     if not isinstance(parts, list):
         raise ConfigError(f"a sent request's parts must be a list, not {type(parts).__name__}")
     added = _inflate(sent.get("added"), base)
+    if len(added) > MAX_REQUEST_MESSAGES:  # before any is hashed: a record may add millions of tiny messages
+        raise ConfigError(f"a sent request adds {len(added):,} messages, more than one request may hold "
+                          f"({MAX_REQUEST_MESSAGES:,})")
     messages: list[dict[str, Any]] = []
     digests: list[str] = []
     texts: list[bytes] = []
@@ -204,6 +212,9 @@ def decode(base: Sent | None, sent: Any, *, role_digests: bool = False) -> Sent:
         out.tools_digest = canonical_digest(out.tools)
     else:
         out.tools_digest = base.tools_digest
+    if (base is not None and base.digest is not None and out.digests == base.digests and out.model == base.model
+            and out.params == base.params and out.tools_digest == base.tools_digest):
+        out.digest = base.digest  # the same request: the same hash, by definition
     return out
 
 
@@ -222,6 +233,10 @@ def _inflate(added: Any, base: Sent | None) -> list[dict[str, Any]]:
             raise ConfigError(f"a sent request's added messages inflate past {MAX_ADDED_BYTES:,} bytes")
         if not unpacker.eof:
             raise zlib.error("the compressed data ends early")
+        # Each message holds one "role" key (a quote inside a string is escaped): far more of them than a request
+        # may hold is refused before millions of tiny messages are parsed (64 MiB of them took a GB).
+        if text.count(b'"role"') > 2 * MAX_REQUEST_MESSAGES:
+            raise ConfigError(f"a sent request adds more messages than one request may hold ({MAX_REQUEST_MESSAGES:,})")
         data = loads_untrusted(text.decode("ascii"))
     except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError) as exc:
         if isinstance(exc, ConfigError):

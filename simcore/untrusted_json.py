@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 __all__ = ["MAX_DEPTH", "MAX_RECORD_DEPTH", "MAX_REPLY_CHARS", "loads_untrusted", "first_object", "nested_deeper",
-           "non_finite_at", "read_json_file", "read_json_lines"]
+           "non_finite_at", "read_json_file", "read_json_lines", "text_deeper"]
 
 #: Deepest nesting of arrays and objects accepted: far beyond any tool call, far below any interpreter's limit.
 MAX_DEPTH = 64
@@ -48,6 +48,18 @@ def loads_untrusted(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         return json.loads(text)
     except RecursionError:  # a caller already deep in its stack
         raise json.JSONDecodeError("Nesting too deep to read", text, 0) from None
+
+
+def text_deeper(text: str | bytes, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text's arrays and objects nest deeper than ``max_depth`` (brackets inside strings do not
+    count), decided without parsing it: for a server that hands text to a parser it does not own.
+
+    >>> text_deeper("[" * 700_000), text_deeper('{"a": "[[[["}', 1)
+    (True, False)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "replace")
+    return text.count("[") + text.count("{") > max_depth and _deeper_than(text, 0, max_depth)
 
 
 def _check_depth(text: str, max_depth: int) -> None:

@@ -17,7 +17,9 @@ episode's window is over; a step after that, or before any reset, answers ``{"er
 nothing.
 
 OpenEnv's stateless ``POST /reset`` and ``POST /step`` build a fresh environment for each request (its design):
-a ``/reset`` records a run of no step, and a ``/step`` answers that no episode is open. Train through sessions.
+a ``/reset`` records a run of no step (at most ``max_episodes`` of them a server; then 429), and a ``/step``
+answers that no episode is open. Train through sessions. A refused request is answered with its rule over HTTP as
+over WebSocket (422), and a body or message nested past :data:`MAX_MESSAGE_DEPTH` is refused before OpenEnv parses it.
 
 Needs the ``openenv`` extra (``pip install -e ".[openenv]"`` in the bizsim checkout; tested with openenv-core 0.3.0).
 """
@@ -43,6 +45,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from bizsim.simcore.errors import BizSimError, ConfigError
 from bizsim.simcore.limits import MAX_CALL_CHARS, MAX_CLIENT_NAME_CHARS
+from bizsim.simcore.untrusted_json import MAX_DEPTH, text_deeper
 from bizsim.simcore.registry import world_spec
 
 from bizsim.runs.live import Episode
@@ -226,13 +229,45 @@ def build_app(runs: EpisodeRuns, max_episodes: int = 64) -> Any:
         ConfigError: ``max_episodes`` is not an integer from 1 to :data:`MAX_EPISODES`.
     """
     limit = check_count(max_episodes, "max_episodes", high=MAX_EPISODES)
-    return create_fastapi_app(functools.partial(BizSimEnvironment, runs), BizSimAction, BizSimObservation,
-                              max_concurrent_envs=limit)
+    app = create_fastapi_app(functools.partial(BizSimEnvironment, runs), BizSimAction, BizSimObservation,
+                             max_concurrent_envs=limit)
+    _answer_refusals(app)
+    return app
+
+
+def _answer_refusals(app: Any) -> None:
+    """HTTP answers a refused request with its rule, as a WebSocket session does, never a 500 with a traceback:
+    a reset bizsim refuses (a seed past 64 bits, an unknown key) and a request whose validation error quotes a
+    value JSON cannot write (``1e400`` is read as infinity, which FastAPI's own answer then failed to encode)."""
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
+    from starlette.exceptions import HTTPException
+
+    def answer(status: int, detail: Any) -> Any:
+        # Non-finite numbers quoted back as text: strict JSON cannot hold them.
+        return JSONResponse({"detail": json.loads(json.dumps(detail, default=str), parse_constant=str)},
+                            status_code=status)
+
+    async def refused(_request: Any, exc: Exception) -> Any:
+        return answer(422, str(exc))
+
+    async def invalid(_request: Any, exc: Any) -> Any:
+        return answer(422, [{k: v for k, v in e.items() if k != "ctx"} for e in exc.errors()])
+
+    async def http_error(_request: Any, exc: Any) -> Any:
+        return answer(exc.status_code, exc.detail)
+
+    app.add_exception_handler(BizSimError, refused)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(HTTPException, http_error)
 
 
 #: The largest HTTP request body (``/reset``, ``/step``) the server reads: an action is at most
 #: ``MAX_CALL_CHARS`` characters, and its JSON envelope a few more.
 MAX_BODY_BYTES = 4 * MAX_CALL_CHARS
+#: The deepest nesting of a request body or WebSocket message handed to OpenEnv (which parses with ``json.loads``
+#: and recursed out on a 700,000-deep message): a tool call's arguments (``MAX_DEPTH``) and the message's own levels.
+MAX_MESSAGE_DEPTH = MAX_DEPTH + 8
 
 
 class _Guard:
@@ -241,9 +276,13 @@ class _Guard:
     included), and an HTTP body past :data:`MAX_BODY_BYTES` (OpenEnv's and uvicorn's own limits cover only
     WebSocket messages)."""
 
-    def __init__(self, app: Any, *, loopback: bool) -> None:
+    def __init__(self, app: Any, *, loopback: bool, max_resets: int = 64) -> None:
         self.app = app
         self.loopback = loopback
+        # OpenEnv's stateless /reset builds an environment per request and records its episode: each is a run
+        # directory, so a server records at most max_resets of them (300 resets made 300 directories).
+        self.max_resets = max_resets
+        self.resets = 0
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -255,28 +294,86 @@ class _Guard:
         if (self.loopback and not LOOPBACK_HOST.fullmatch(host)) or foreign_origin:
             await _deny(scope, send, 403, "the OpenEnv server answers only this machine's clients")
             return
-        if scope["type"] == "http":
-            size = headers.get("content-length", "0")
-            if not size.isdigit() or int(size) > MAX_BODY_BYTES:
-                await _deny(scope, send, 413, f"a request body is at most {MAX_BODY_BYTES:,} bytes")
-                return
-            receive = _bounded(receive)
+        if scope["type"] == "websocket":
+            await self.app(scope, _shallow_messages(receive, send), send)
+            return
+        size = headers.get("content-length", "0")
+        if not size.isdigit() or int(size) > MAX_BODY_BYTES:
+            await _deny(scope, send, 413, f"a request body is at most {MAX_BODY_BYTES:,} bytes")
+            return
+        body, receive = await _read_body(receive)
+        if body is None:
+            await _deny(scope, send, 413, f"a request body is at most {MAX_BODY_BYTES:,} bytes")
+            return
+        if text_deeper(body, MAX_MESSAGE_DEPTH):
+            await _deny(scope, send, 400, f"a request body nested deeper than {MAX_MESSAGE_DEPTH} levels is refused")
+            return
+        if scope.get("path") == "/reset" and scope.get("method") == "POST":
+            await self._reset(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
+    async def _reset(self, scope: Any, receive: Any, send: Any) -> None:
+        """A stateless reset, counted while it runs and kept in the count only when it opened an episode."""
+        if self.resets >= self.max_resets:
+            await _deny(scope, send, 429, f"this server records at most {self.max_resets} episodes from HTTP /reset "
+                        "(--max-episodes); play through WebSocket sessions (/ws)")
+            return
+        self.resets += 1
+        opened = [False]
 
-def _bounded(receive: Any) -> Any:
-    """``receive`` that stops a body sent in chunks past :data:`MAX_BODY_BYTES` (one without a length)."""
-    seen = [0]
+        async def noted(message: Any) -> None:
+            if message.get("type") == "http.response.start":
+                opened[0] = message.get("status") == 200
+            await send(message)
 
-    async def bounded() -> Any:
+        try:
+            await self.app(scope, receive, noted)
+        finally:
+            if not opened[0]:
+                self.resets -= 1
+
+
+async def _read_body(receive: Any) -> tuple[bytes | None, Any]:
+    """The whole request body (``None`` past :data:`MAX_BODY_BYTES`, sent in chunks without a length), and a
+    ``receive`` that hands it to the app as one message."""
+    chunks, size = [], 0
+    while True:
         message = await receive()
-        if message.get("type") == "http.request":
-            seen[0] += len(message.get("body", b""))
-            if seen[0] > MAX_BODY_BYTES:
-                raise ConnectionError(f"request body past {MAX_BODY_BYTES:,} bytes")
-        return message
+        if message.get("type") != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        if size > MAX_BODY_BYTES:
+            return None, receive
+        if not message.get("more_body", False):
+            break
+    body, given = b"".join(chunks), [False]
 
-    return bounded
+    async def replay() -> Any:
+        if given[0]:
+            return await receive()
+        given[0] = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return body, replay
+
+
+def _shallow_messages(receive: Any, send: Any) -> Any:
+    """``receive`` for a WebSocket session that answers a message nested past :data:`MAX_MESSAGE_DEPTH` with
+    OpenEnv's own error message (``INVALID_JSON``) and goes on to the next: OpenEnv's handler would recurse out."""
+
+    async def checked() -> Any:
+        while True:
+            message = await receive()
+            data = message.get("text") or message.get("bytes") if message.get("type") == "websocket.receive" else None
+            if not data or not text_deeper(data, MAX_MESSAGE_DEPTH):
+                return message
+            refusal = {"type": "error", "data": {"code": "INVALID_JSON", "message": f"a message nested deeper than "
+                                                 f"{MAX_MESSAGE_DEPTH} levels is refused"}}
+            await send({"type": "websocket.send", "text": json.dumps(refusal)})
+
+    return checked
 
 
 async def _deny(scope: Any, send: Any, status: int, text: str) -> None:
@@ -321,7 +418,7 @@ def serve(runs: EpisodeRuns, *, host: str = "127.0.0.1", port: int = 8000, max_e
     from bizsim.surfaces.mcp_server import bind_http
 
     loopback = host in LOOPBACK
-    app = _Guard(_QuietClose(build_app(runs, max_episodes)), loopback=loopback)
+    app = _Guard(_QuietClose(build_app(runs, max_episodes)), loopback=loopback, max_resets=max_episodes)
     sock = bind_http(host, port, what="OpenEnv")
     bound = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_CALL_CHARS,

@@ -8,8 +8,9 @@ import pytest
 
 from bizsim.agents.llm import context_window
 from bizsim.models import world_class
-from bizsim.runs import llm_record, record
+from bizsim.runs import _results_file, llm_record, record
 from bizsim.simcore import limits, request_delta, untrusted_json
+from bizsim.view import llm_requests
 
 from .strategies import WORLD_NAMES
 
@@ -25,10 +26,14 @@ DOC = (Path(__file__).resolve().parents[1] / "docs" / "threat-model.md").read_te
     ("MAX_ADDED_BYTES", request_delta.MAX_ADDED_BYTES), ("MAX_REQUEST_MESSAGES", request_delta.MAX_REQUEST_MESSAGES),
     ("MAX_TOTAL_MESSAGES", llm_record.MAX_TOTAL_MESSAGES), ("MAX_RECORD_BYTES", record.MAX_RECORD_BYTES),
     ("MAX_RECORD_DEPTH", untrusted_json.MAX_RECORD_DEPTH), ("MAX_PROBE_BYTES", context_window.MAX_PROBE_BYTES),
+    ("MAX_RESULT_LINE_BYTES", _results_file.MAX_RESULT_LINE_BYTES), ("MAX_PAGE_MESSAGES", llm_requests.MAX_PAGE_MESSAGES),
+    ("MAX_MESSAGE_DEPTH", None),
 ])
 def test_each_kernel_limit_is_listed_with_its_value(name, value):
     """The limits table names each constant on the row holding its value."""
     row = next(line for line in DOC.splitlines() if f".{name}`" in line)
+    if name == "MAX_MESSAGE_DEPTH":  # the OpenEnv server's (openenv-core may be missing): its value in levels
+        value = untrusted_json.MAX_DEPTH + 8
     assert f"{value:,}" in row
     assert f"{untrusted_json.MAX_DEPTH} levels" in DOC and limits.MAX_INT == 2**63 - 1
 
@@ -52,3 +57,13 @@ def test_doctests(module):
     import importlib
 
     assert 0 == doctest.testmod(importlib.import_module(module)).failed
+
+
+def test_the_run_directory_section_says_what_each_command_can_and_cannot_do():
+    """What a run directory someone sends you can do to each command that reads one, with its limits."""
+    section = DOC.split("## Run directories someone sends you", 1)[1].split("\n## ", 1)[0]
+    for command in ("`view`", "`verify`", "`report`", "`load`", "`fork`", "`export`", "`--resume`"):
+        assert command in section, command
+    for limit in ("MAX_RESULT_LINE_BYTES", "MAX_RECORD_DEPTH", "MAX_TOTAL_MESSAGES", "MAX_PAGE_MESSAGES",
+                  "MAX_VIEW_FILE_BYTES", "MAX_RUN_LOG_BYTES"):
+        assert limit in section, limit

@@ -151,7 +151,8 @@ def test_damaged_files_are_differences_or_a_clear_error_never_a_crash(restarted)
     assert any(p.startswith("episode 2: trajectory.jsonl cannot be read") for p in problems)
     whole = json.loads((path / "result.json").read_text())
     (path / "result.json").write_text(json.dumps({**whole, "episodes": [3, 4, 5]}))
-    assert "episode 1: result.json holds no summary of this episode" in verify_run_dir(path).problems
+    with pytest.raises(ConfigError, match=r"result.json episodes\[0\]\(=3\) must be an object"):
+        verify_run_dir(path)  # episodes that are not summaries: refused as every reader of result.json refuses them
     (path / "result.json").write_text(json.dumps({"world": "startup", "seed": 1, "preset": "default"}))
     with pytest.raises(ConfigError, match="result.json is missing benchmark_id, agent, terminal_reason, turns"):
         verify_run_dir(path)

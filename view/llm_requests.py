@@ -22,7 +22,7 @@ from bizsim.view._records import clip
 if TYPE_CHECKING:
     from bizsim.agents.llm.types import ModelResponse
 
-__all__ = ["Requests", "read_requests", "rebuild_requests"]
+__all__ = ["MAX_PAGE_MESSAGES", "Requests", "read_requests", "rebuild_requests"]
 
 
 @attrs.define
@@ -123,9 +123,16 @@ def rebuild_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
     return out
 
 
+#: The most message references the page holds over all calls (each call lists its messages' digests): an honest
+#: 2,000-turn run with a history of 20 rounds holds about 200,000. Past it, the later calls' requests are not shown.
+MAX_PAGE_MESSAGES = 500_000
+
+
 def read_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
     """The requests of the LLM run in ``run_dir``: read from its call records when they hold them, else rebuilt by
-    replaying the run (:func:`rebuild_requests`). Never raises: :attr:`Requests.problem` says what went wrong."""
+    replaying the run (:func:`rebuild_requests`). Never raises: :attr:`Requests.problem` says what went wrong.
+
+    The page holds at most :data:`MAX_PAGE_MESSAGES` message references in all, however the log was crafted."""
     from bizsim.runs.llm_record import has_requests, iter_requests
     from bizsim.simcore.errors import ConfigError
 
@@ -136,7 +143,7 @@ def read_requests(run_dir: Path, calls: Sequence[dict]) -> Requests:
     last_tools: Any = object()
     key = ""
     try:
-        for request in iter_requests(calls):
+        for request in iter_requests(calls, max_messages=MAX_PAGE_MESSAGES):
             if request.role is not None:
                 continue  # a world role's calls are not turns of the page
             for d, m in zip(request.digests, request.messages, strict=True):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from bizsim.runs._results_file import iter_heads
 from bizsim.runs.rundir import SweepDir
-from bizsim.simcore.jsonl import lines_of
+from bizsim.simcore.errors import ConfigError
 
 from bizsim.analysis.grouping import group_name, varying_fields, with_agent
 from bizsim.analysis.labels import is_money, stop_name, words
@@ -109,27 +109,20 @@ def sweep_data(path: Path) -> dict:
     problems: list[str] = []
     file = SweepDir(path).results
     size = file.stat().st_size
-    if size > MAX_VIEW_FILE_BYTES:
-        problems.append(f"{file.name} is {size:,} bytes, over the viewer's limit; not shown")
-        text = ""
-    else:
-        text = file.read_bytes().decode("utf-8", errors="replace")
     latest: dict[str, list[Any]] = {}
     options: dict[str, dict[str, Any]] = {}
-    bad = 0
-    for line in lines_of(text):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if isinstance(rec, dict) and rec.get("run_id") is not None:
-            latest[str(rec["run_id"])] = _row(rec)
-            options[str(rec["run_id"])] = _options(rec)
-    if bad:
-        problems.append(f"{file.name}: {bad} line(s) are not JSON; skipped")
+    skipped: list[str] = []
+    if size > MAX_VIEW_FILE_BYTES:
+        problems.append(f"{file.name} is {size:,} bytes, over the viewer's limit; not shown")
+    else:
+        try:  # the one bounded reader of results.jsonl: a regular file, lines bounded in length and depth
+            for _, rec in iter_heads(file, skipped=skipped):
+                latest[rec["run_id"]] = _row(rec)
+                options[rec["run_id"]] = _options(rec)
+        except ConfigError as exc:
+            problems.append(f"{exc}; the rest not shown")
+    if skipped:
+        problems.append(f"{file.name}: {len(skipped):,} line(s) skipped ({skipped[0]})")
     # An agent option is a column (and splits the groups) by the report's rule: where one agent's runs hold more
     # than one value of it (a baseline beside LLM runs has none of their options, which is no variation).
     names = sorted({k for o in options.values() for k in o})

@@ -493,7 +493,12 @@ def _items_as_text(name: str, arguments: Mapping[str, Any] | str | bytes | None)
             return arguments
         try:
             return {**arguments, "items": _items_json(arguments["items"])}
-        except (TypeError, ValueError):
+        except ValueError:  # NaN or Infinity inside: written as the text form holds them, refused as that is
+            try:            # (invalid_number), not as "expects text"
+                return {**arguments, "items": json.dumps(arguments["items"], ensure_ascii=False)}
+            except (TypeError, ValueError):
+                return arguments
+        except TypeError:
             return arguments
     return arguments
 

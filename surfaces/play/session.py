@@ -16,6 +16,7 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import show
+from bizsim.simcore.world import scalar_text
 
 from bizsim.runs.live import Episode
 from bizsim.runs.observation import metric_of
@@ -167,8 +168,8 @@ class PlaySession:
         if len(text) > MAX_NOTES_CHARS:
             raise ConfigError(f"the notes are {len(text):,} characters long; the limit is {MAX_NOTES_CHARS:,}: "
                               "shorten them")
-        with self._lock:
-            self.episode.add_metadata(notes=text)
+        with self._lock:  # a lone surrogate (a JSON escape can carry one) kept as U+FFFD, as every live surface does
+            self.episode.add_metadata(notes=scalar_text(text))
 
     def close(self, detail: str = "the play server stopped") -> dict[str, Any]:
         """End the session; the run stays resumable (``bizsim play --resume DIR``) unless its world ended."""
