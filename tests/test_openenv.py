@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import socket
-import threading
-import time
 
 import httpx
 import pytest
@@ -15,6 +13,8 @@ if importlib.util.find_spec("openenv") is None:  # checked without the import: g
     pytest.skip("needs openenv-core (bizsim[openenv])", allow_module_level=True)
 
 from bizsim.cli.main import main
+
+from ._openenv_server import serving
 from bizsim.runs.rundir import read_record
 from bizsim.runs.verify import verify_run_dir
 from bizsim.agents.start import StartState
@@ -27,21 +27,12 @@ pytestmark = pytest.mark.xdist_group("openenv")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """One server on a free port of 127.0.0.1: operation, episodes of two days; stopped after the module."""
-    from bizsim.surfaces.openenv_server import EpisodeRuns, serve
+    from bizsim.surfaces.openenv_server import EpisodeRuns
 
     out = tmp_path_factory.mktemp("openenv")
     runs = EpisodeRuns("operation", seed=3, out=out, window={"days": 2})
-    box: dict = {}
-    thread = threading.Thread(target=serve, args=(runs,),
-                              kwargs={"port": 0, "ready": lambda s, p: box.update(server=s, port=p)}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not (box.get("server") and box["server"].started):
-        assert time.monotonic() < deadline, "the OpenEnv server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{box['port']}", out
-    box["server"].should_exit = True
-    thread.join(10)
+    for url in serving(runs):
+        yield url, out
 
 
 async def _play(url: str, seed: int) -> tuple[list[float], dict, dict]:

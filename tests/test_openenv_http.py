@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
-import threading
-import time
 
 import httpx
 import pytest
@@ -17,6 +15,7 @@ if importlib.util.find_spec("openenv") is None:  # checked without the import: g
     pytest.skip("needs openenv-core (bizsim[openenv])", allow_module_level=True)
 
 from ._hang_guard import no_hang
+from ._openenv_server import serving
 
 pytestmark = pytest.mark.xdist_group("openenv")
 MAX_EPISODES = 3
@@ -25,21 +24,12 @@ MAX_EPISODES = 3
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """One server on a free port of 127.0.0.1 holding at most three episodes; stopped after the module."""
-    from bizsim.surfaces.openenv_server import EpisodeRuns, serve
+    from bizsim.surfaces.openenv_server import EpisodeRuns
 
     out = tmp_path_factory.mktemp("openenv-http")
     runs = EpisodeRuns("operation", seed=3, out=out, window={"days": 2})
-    box: dict = {}
-    thread = threading.Thread(target=serve, args=(runs,), daemon=True, kwargs={
-        "port": 0, "max_episodes": MAX_EPISODES, "ready": lambda s, p: box.update(server=s, port=p)})
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not (box.get("server") and box["server"].started):
-        assert time.monotonic() < deadline, "the OpenEnv server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{box['port']}", out
-    box["server"].should_exit = True
-    thread.join(10)
+    for url in serving(runs, max_episodes=MAX_EPISODES):
+        yield url, out
 
 
 def _post(url: str, path: str, body: bytes) -> httpx.Response:
