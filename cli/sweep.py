@@ -127,7 +127,6 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise BizSimError("--ray-address goes with --backend ray")
     retry_failed = args.retry_failed or settings.get("retry_failed", False)
     preflight = not args.no_preflight and settings.get("preflight", True)
-    _check_llm_setup(specs, args.out, retry_failed=retry_failed, preflight=preflight)
     try:
         summary = sweep(
             specs, args.out, backend=backend, workers=workers, ray_address=ray_address,
@@ -167,29 +166,6 @@ def _write_tables(summary: Any) -> Any:
 
     compact(summary.out)
     return attrs.evolve(summary, compacted=True)
-
-
-def _check_llm_setup(specs: Any, out: str, *, retry_failed: bool, preflight: bool) -> None:
-    """A missing key, an unknown provider or nothing listening at an endpoint of an LLM run still to do, named in
-    well under a second: before the sweep's own checks build the agents, which imports litellm (seconds)."""
-    from bizsim.agents.llm.setup_check import check_endpoint, check_setup
-    from bizsim.runs._results_file import finished_ids
-    from bizsim.runs.llm_run import split_sweep_options
-    from bizsim.runs.rundir import SweepDir
-    from bizsim.runs.runspec import records_calls
-
-    results = SweepDir(out).results
-    done = finished_ids(results, include_errors=not retry_failed) if results.exists() else set()
-    seen = set()
-    for spec in specs:
-        options = split_sweep_options(spec.agent_options)[0]
-        key = (options.get("model"), options.get("api_base"), options.get("api_key_env"))
-        if key in seen or not isinstance(key[0], str) or spec.run_id in done or not records_calls(spec):
-            continue  # a spec without a model is named by the sweep's own check
-        seen.add(key)
-        check_setup(key[0], api_base=key[1], api_key_env=key[2])
-        if preflight:
-            check_endpoint(key[1])
 
 
 def _estimate(specs: Any, out: str) -> int:

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LLMHarness", "LLMRunResult", "check_replayed", "llm_run_columns", "llm_settings", "load_run_spec",
-    "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes", "split_sweep_options",
+    "recorded_world_options", "resume_llm", "run_llm", "run_llm_episodes",
 ]
 
 #: 2: ``spec`` is a :class:`RunSpec` (1: the former LLM-only spec, still read).
@@ -109,19 +109,6 @@ def llm_run_columns(total: Mapping[str, Any], roles: Mapping[str, Mapping[str, A
         "llm_role_calls": sum(int(r.get("turns") or 0) for r in roles.values()),
         "llm_role_cost_usd": None if not roles or len(priced) < len(costs) else float(plain_sum(priced)),
     }
-
-
-def split_sweep_options(options: Mapping[str, Any]) -> tuple[dict, dict]:
-    """An LLM run's agent options in a sweep: the agent's own, and the run's settings (a world role's player,
-    ``max_episodes``), as :func:`~bizsim.runs.resolve.resolve` splits them."""
-    own = dict(options)
-    return own, {k: own.pop(k) for k in (*_role_names(), "max_episodes") if k in own}
-
-
-def _role_names() -> set[str]:
-    from bizsim.simcore.registry import registered
-
-    return {role for w in registered().values() for role in w.roles}
 
 
 def _role_params(config: LLMAgentConfig) -> dict:

@@ -130,36 +130,46 @@ def _as_spec(s: RunSpec | Mapping) -> RunSpec:
     raise ConfigError(f"a sweep takes RunSpec objects or tables, not {type(s).__name__}")
 
 
+def _own_options(spec: RunSpec) -> dict:
+    """The agent's own options of an LLM run (the run's settings, a role's player or ``max_episodes``, left out),
+    split by the one rule :func:`~bizsim.runs.resolve.resolve` uses."""
+    from bizsim.runs.resolve import resolve
+
+    return resolve(spec).agent_options
+
+
 def _endpoints(specs: Iterable[RunSpec]) -> list[dict]:
     """The agent options of the LLM runs among ``specs``, one per distinct endpoint (model, address, key variable)."""
-    from bizsim.runs.llm_run import split_sweep_options
-
     found: dict[tuple, dict] = {}
     for spec in specs:
         if records_calls(spec):
-            options, _ = split_sweep_options(spec.agent_options)
+            options = _own_options(spec)
             found.setdefault((options.get("model"), options.get("api_base"), options.get("api_key_env")), options)
     return list(found.values())
 
 
-def _check_llm_setup(specs: Iterable[RunSpec]) -> None:
-    """Name a missing key variable or extra of any LLM run to do, before anything runs (no network, no litellm)."""
-    from bizsim.agents.llm.setup_check import check_setup
+def _check_llm_setup(specs: Iterable[RunSpec], *, preflight: bool) -> None:
+    """Name a missing key variable, an unknown provider or (with ``preflight``) nothing listening at an endpoint of
+    any LLM run to do, in well under a second: before litellm is imported and before anything is written."""
+    from bizsim.agents.llm.setup_check import check_endpoint, check_setup
 
     for options in _endpoints(specs):
-        check_setup(str(options.get("model")), api_base=options.get("api_base"), api_key_env=options.get("api_key_env"))
+        model = options.get("model")
+        if not isinstance(model, str):
+            continue  # a run without a model is named by its own check
+        check_setup(model, api_base=options.get("api_base"), api_key_env=options.get("api_key_env"))
+        if preflight:
+            check_endpoint(options.get("api_base"))
 
 
 def _check_requests(specs: Iterable[RunSpec]) -> None:
     """Refuse, before anything runs, model settings whose requests litellm would change (a parameter it would
     drop without a word): the LLM agent's client checks them when it is made, once per distinct setting."""
-    from bizsim.runs.llm_run import split_sweep_options
-
     seen: set[str] = set()
     for spec in specs:
         if not records_calls(spec):
             continue
-        options = split_sweep_options(spec.agent_options)[0]
+        options = _own_options(spec)
         key = json.dumps(options, sort_keys=True)
         if key in seen:
             continue
@@ -174,9 +184,7 @@ def _preflight(specs: Iterable[RunSpec]) -> None:
     for options in _endpoints(specs):
         from bizsim.agents.llm import LLMAgent, LLMAgentConfig
         from bizsim.agents.llm.errors import PreflightError
-        from bizsim.agents.llm.setup_check import check_endpoint
 
-        check_endpoint(options.get("api_base"))
         agent = LLMAgent(LLMAgentConfig.from_options(options))
         try:
             agent.preflight()
@@ -261,7 +269,10 @@ def sweep(
         if key not in checked:
             s.check()
             checked.add(key)
-    _check_requests(todo_all)
+    done = finished_ids(SweepDir(root).results, include_errors=not retry_failed) if root.is_dir() else set()
+    todo = [s for rid, s in unique.items() if rid not in done]
+    _check_llm_setup(todo, preflight=preflight)  # a missing key fails the sweep now, before litellm loads
+    _check_requests(todo)
     runner = make_backend(backend, workers=workers, ray_address=ray_address)
     sweep = SweepDir(root)
     if RunDir(root).is_finished() and not sweep.results.exists():
@@ -275,10 +286,7 @@ def sweep(
     recorder = SweepRecorder(root)
     with recorder.results() as writer:
         recorder.manifest(unique)
-        done = finished_ids(sweep.results, include_errors=not retry_failed)
-        todo = [s for rid, s in unique.items() if rid not in done]
         relabelled = _relabelled(sweep.results, {rid: s for rid, s in unique.items() if rid in done})
-        _check_llm_setup(todo)  # a missing key fails the sweep now, not every run after it starts
         if preflight:
             _preflight(todo)
         options = {"events": events, "run_dirs": str(sweep.runs), "keep_run_dirs": run_dirs}

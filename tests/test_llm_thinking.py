@@ -217,8 +217,10 @@ def test_only_a_thought_signature_rides_back_on_a_tool_call():
     assert {"thought_signature": "sig"} == parsed.provider_fields
 
 
-def test_a_sweep_with_a_field_litellm_would_drop_fails_before_anything_runs(tmp_path):
+def test_a_sweep_with_a_field_litellm_would_drop_fails_before_anything_runs(tmp_path, monkeypatch):
     from bizsim.runs import grid, sweep
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-used")  # set up right, so the check of the request is what fails
 
     agent = {"name": "llm", "options": {"model": "openai/gpt-4o-mini", "model_params": {"reasoning_effort": "low"}}}
     with pytest.raises(ConfigError, match="silently drop reasoning_effort"):
