@@ -47,7 +47,7 @@ def waits_on_io(spec: RunSpec) -> bool:
     """The spec's agent declares that its runs wait on I/O: a sweep runs them concurrently on threads."""
     from bizsim.agents.declare import WAITS_ON_IO
 
-    return WAITS_ON_IO in agent_capabilities(spec.world, spec.agent)
+    return WAITS_ON_IO in agent_capabilities(spec.world_spec, spec.agent)
 
 
 def _endpoint(spec: RunSpec) -> str:
