@@ -256,6 +256,13 @@ class World:
             self._action_taken()
         return result
 
+    def refuses_now(self, spec: CommandSpec) -> bool:
+        """Whether the world's state refuses ``spec`` now, whatever its arguments: the episode is over, or counted
+        commands are closed (a day-based world's daily budget is spent), or the command is declared
+        :attr:`~bizsim.simcore.commands.CommandSpec.disabled`. A person's surface offers no form for it."""
+        # The same test as _invoke's first line (kept inline there: every command of every run passes it).
+        return self.done or (self._actions_closed and spec.counted) or spec.disabled
+
     #: Whether :meth:`_action_taken` hears of every accepted counted command.
     _counts_actions: ClassVar[bool] = False
 
