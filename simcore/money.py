@@ -2,27 +2,23 @@
 
 A field holds money when its name ends in ``_cents`` (integer cents) or the world names it in
 :attr:`~bizsim.simcore.World.money_fields` with its unit (``"cents"`` or ``"dollars"``: names fixed by a reference
-protocol keep their names). The shell (``bizsim shell``) and the browser play page both show such amounts in dollars
-and ask for them in dollars; neither keeps a copy of this rule.
+protocol keep their names). The shell (``bizsim shell``) and the browser play page both show such amounts in
+dollars, by this rule (the play page is sent each field's unit; it keeps no copy), and the page asks for them in
+dollars.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CENTS", "DOLLARS", "cents_of_dollars_text", "dollars_text", "money_unit", "money_units"]
+__all__ = ["CENTS", "DOLLARS", "dollars_text", "money_unit", "money_units"]
 
 CENTS = "cents"
 DOLLARS = "dollars"
 #: Keys gathered from one answer by :func:`money_units` (an answer's keys are few; a hostile one is walked no further).
 _MAX_KEYS = 2_000
 _MAX_DEPTH = 8
-#: An amount as a person types it: optional sign and dollar sign, thousands commas, at most two decimals.
-_AMOUNT = re.compile(r"\s*(-)?\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{0,2}))?\s*")
-#: The longest amount in dollars typed (15 digits: 10^13 dollars, beyond every world's funds).
-_MAX_DIGITS = 15
 
 
 def money_unit(key: str, money_fields: Mapping[str, str] | None = None) -> str | None:
@@ -55,25 +51,6 @@ def dollars_text(value: Any, unit: str | None) -> str | None:
     return None
 
 
-def cents_of_dollars_text(text: str) -> int | None:
-    """The exact whole cents of an amount typed in dollars (``"12.34"``, ``"$1,000"``, ``"-0.29"``), or ``None``.
-
-    Read from the decimal digits, never through a float: ``"0.29"`` is 29 cents (``0.29 * 100`` is 28.999...).
-
-    >>> cents_of_dollars_text("0.29"), cents_of_dollars_text("$1,234.5"), cents_of_dollars_text("1.234")
-    (29, 123450, None)
-    """
-    match = _AMOUNT.fullmatch(text)
-    if match is None:
-        return None
-    sign, whole, frac = match.groups()
-    whole = whole.replace(",", "")
-    if len(whole) > _MAX_DIGITS:
-        return None
-    cents = int(whole) * 100 + int((frac or "").ljust(2, "0"))
-    return -cents if sign else cents
-
-
 def money_units(value: Any, money_fields: Mapping[str, str] | None = None,
                 into: dict[str, str] | None = None) -> dict[str, str]:
     """Every key of ``value`` (at any depth, at most 2,000 keys) that holds money, with its unit; added to ``into``.
@@ -91,6 +68,8 @@ def money_units(value: Any, money_fields: Mapping[str, str] | None = None,
         if isinstance(item, Mapping):
             for key, sub in item.items():
                 seen += 1
+                if seen > _MAX_KEYS:
+                    break
                 if isinstance(key, str) and key not in out:
                     unit = money_unit(key, money_fields)
                     if unit is not None:

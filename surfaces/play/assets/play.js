@@ -10,7 +10,8 @@
   const MAX_ROWS = 300;  // rows of one answer's table drawn (the run keeps them all)
   const LONG_TEXT = /(content|text|reason|message|note|solution)/;
   const ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(?:\.\d+)?)?$/;
-  const AMOUNT = /^\s*(-)?\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{0,2}))?\s*$/;  // simcore.money's, as typed
+  // An amount typed in dollars: sign, "$", thousands commas, at most two decimals (read as digits, never a float).
+  const AMOUNT = /^\s*(-)?\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{0,2}))?\s*$/;
   const picks = new Map();  // "key" or "listKey.field" -> Set of values the world has shown
   let calls = 0, busy = false, shownAt = Date.now();
 
@@ -170,7 +171,7 @@
       const m = AMOUNT.exec(raw);
       if (!m || m[2].replace(/,/g, "").length > 15) return [`${where} expects an amount in dollars such as 12.50, got '${raw}'.`];
       if (p.type === "integer" && p.unit === "cents") {
-        // Exact whole cents from the digits typed (simcore.money.cents_of_dollars_text): "0.29" is 29, never 28.
+        // Exact whole cents from the digits typed: "0.29" is 29, never the 28.999... of 0.29 * 100.
         const cents = Number(m[2].replace(/,/g, "")) * 100 + Number((m[3] || "").padEnd(2, "0"));
         if (!Number.isSafeInteger(cents)) return [`${where}: '${raw}' is too large.`];
         return [null, m[1] ? -cents : cents];
