@@ -268,6 +268,8 @@ def test_every_column_of_an_answer_is_readable_at_1280(tab, tmp_path):
     market = [k.removesuffix("_cents").replace("_", " ") for k in row]
     assert {"requirements", "skill boost pct", "reward funds"} <= set(market)
     assert [(name, True) for name in market] == _headers_reachable(page, "#last tr[data-key=tasks]")
+    assert page.evaluate("() => { const b = document.querySelector('#last tr[data-key=tasks] .tablewrap');"
+                         " return b.scrollWidth <= b.clientWidth; }")  # the market fits without scrolling
     assert 1280 >= page.evaluate("() => document.documentElement.scrollWidth")
     # The amounts in dollars, the times readable (the exact instant in the title), the requirements in words.
     first = page.locator("#last tr[data-key=tasks] tbody tr:first-child td")

@@ -510,6 +510,12 @@
     for (const c of S.commands) for (const p of c.params) { names.add(p.name); for (const f of p.rows || []) names.add(f.name); }
     const lists = document.getElementById("lists") || app.appendChild(el("div", {id: "lists"}));
     lists.replaceChildren(...[...names].map(name => el("datalist", {id: `dl-${name}`}, ...offered(name).map(v => el("option", {value: v})))));
+    // A listing wider than its panel says so above it: its last columns are a sideways scroll away.
+    for (const box of app.querySelectorAll(".tablewrap")) {
+      if (box.scrollWidth > box.clientWidth + 1 && !(box.previousElementSibling || {}).classList?.contains("morecols")) {
+        box.before(el("div", {class: "morecols", text: "more columns: scroll the table sideways →"}));
+      }
+    }
     showRunnable();
     for (const b of app.querySelectorAll(".actions button, .actions input, .actions select, .actions textarea")) b.disabled = S.done || busy;
     tick();
