@@ -76,8 +76,11 @@ def render(result: Mapping[str, Any], money: Mapping[str, str] | None = None) ->
         if _is_listing(value):
             tables.append(_table(key, value, units))
         elif isinstance(value, Mapping) and all(not isinstance(v, (Mapping, list)) for v in value.values()):
-            lines.append(f"{_label(key)}: " + ", ".join(f"{_label(k)} {_cell(k, v, units)}"
-                                                        for k, v in _once(value).items()))
+            # A money field holding a mapping holds amounts by name (prices by product): its unit is its values'.
+            unit = money_unit(key, units)
+            lines.append(f"{_label(key)}: " + ", ".join(
+                f"{_label(k)} {_cell(k, v, units) if unit is None else dollars_text(v, unit) or _cell(k, v, units)}"
+                for k, v in _once(value).items()))
         else:
             lines.append(f"{_label(key)}: {_cell(key, value, units, wide=True)}")
     return "\n".join(lines + tables)

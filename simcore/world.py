@@ -105,7 +105,8 @@ class World:
     agent_role: ClassVar[str | None] = None
     #: Fields of command answers that hold money without saying so in their name (``*_cents`` says it), and
     #: their unit, ``"cents"`` or ``"dollars"``: what a person's surface (the shell) shows as dollars. Names
-    #: fixed by a reference protocol (``balance_delta``) keep their names; this says what they hold.
+    #: fixed by a reference protocol (``balance_delta``) keep their names; this says what they hold. A field whose
+    #: value is a mapping (``prices``: product name -> dollars) says the unit of its values.
     money_fields: ClassVar[Mapping[str, str]] = {}
     #: Constructor keyword options a snapshot must carry to rebuild the world (plain data only).
     restore_options: dict[str, Any]

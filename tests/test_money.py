@@ -57,3 +57,4 @@ def test_the_shell_shows_money_by_the_same_rule():
     text = render({"balance_delta": -732180, "funds_cents": 5, "rows": [{"price": 2.5, "dau": 3}, {"price": 1.0, "dau": 4}]},
                   money={"balance_delta": "cents", "price": "dollars"})
     assert "balance_delta: -$7,321.80" in text and "funds: $0.05" in text and "$2.50" in text
+    assert "prices: Cola $1.99, Fizz $0.50" == render({"prices": {"Cola": 1.99, "Fizz": 0.5}}, money={"prices": "dollars"})

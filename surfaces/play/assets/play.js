@@ -79,7 +79,9 @@
       return v.length ? v.map(x => fmt(key, x)).join(", ") : "none";
     }
     if (Object.keys(v).length === 0) return "none";
-    return Object.entries(v).map(([k, x]) => label(k) + ": " + fmt(k, x)).join("; ");
+    // A money field holding a mapping holds amounts by name (prices by product): its unit is its values'.
+    const unit = moneyUnit(key);
+    return Object.entries(v).map(([k, x]) => label(k) + ": " + (unit && typeof x === "number" ? dollars(x, unit) : fmt(k, x))).join("; ");
   }
   const exact = v => (typeof v === "number" && !Number.isInteger(v)) ? String(v) : (typeof v === "string" && ISO.test(v) ? `${weekday(v)} ${v}` : null);
   const isRows = v => Array.isArray(v) && v.length > 0 && v.every(x => x !== null && typeof x === "object" && !Array.isArray(x));
@@ -91,6 +93,11 @@
     // A long unbroken token (a UUID) may break anywhere; other text breaks at spaces only, so a column is never
     // narrower than its longest word and the table scrolls sideways instead.
     const c = el(tag, {text, class: typeof v === "number" ? "num" : /\S{19,}/.test(text) ? "long" : /\s/.test(text) ? "" : "word"});
+    // A snake_case word (data_environment) may break after its underscores: <wbr> elements, so copied text is
+    // unchanged.
+    if (typeof v !== "number" && /\w_\w/.test(text) && text.length > 12) {
+      c.replaceChildren(...text.split(/(?<=_)/).flatMap((part, i) => (i ? [el("wbr"), part] : [part])));
+    }
     const full = exact(v);
     if (full) c.title = full;
     return c;
@@ -114,7 +121,7 @@
       if (twin(obj, k)) continue;
       let td, wide = true;
       if (isRows(v)) td = el("td", {}, table(v));
-      else if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 4) td = el("td", {}, kv(v));
+      else if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 4 && !moneyUnit(k)) td = el("td", {}, kv(v));
       else { td = cell("td", k, v); wide = false; }
       // A listing or a nested record takes the panel's whole width, under its name.
       t.append(el("tr", {"data-key": k, class: wide ? "wide" : null}, el("th", {text: label(k), title: k}), td));
