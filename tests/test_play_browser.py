@@ -399,3 +399,44 @@ def test_the_chart_has_axes_and_the_header_names_the_player(tab, tmp_path):
     assert "Dana Q" == page.inner_text("#player")
     player.close()
     assert "Dana Q" == read_record(out).live["metadata"]["player"]
+
+
+def _every_world():
+    from bizsim.simcore.registry import world_names
+
+    return world_names()  # conftest registers examples/lemonade beside the built-in worlds
+
+
+@pytest.mark.parametrize("world", _every_world())
+def test_every_world_reads_at_1280(tab, tmp_path, world):
+    """On every registered world, after each of its argument-free commands and a few advances: the header names the
+    player, the chart has both axes, the newest action is in view with its number, every column of every listing
+    shown can be brought into view, no form is offered for a command the world refuses now, and the page itself
+    does not scroll sideways."""
+    session = PlaySession(world, "default", 1, out=tmp_path / "run", player=f"p-{world}")
+    world_ = session.episode.world
+    for spec in world_.commands.visible():
+        if not spec.params and not spec.advances:
+            session.call(spec.tool_name, {})
+    for _ in range(3):
+        session.call(world_.advance_command.replace(" ", "_").replace("-", "_"), {})
+    for spec in world_.commands.visible():  # the listings again, as the player would refresh them
+        if not spec.params and not spec.advances:
+            session.call(spec.tool_name, {})
+    player = Player(tab, session)
+    page = player.page
+    assert f"p-{world}" == page.inner_text("#player")
+    assert (3, 2) == (page.locator("#chart text.ytick").count(), page.locator("#chart text.xtick").count())
+    last = page.locator("#log li").last
+    assert (str(session.episode.calls), True) == (last.locator(".n").inner_text(), _in_view(last))
+    for k in range(page.locator("#answers details[open] table.rows, #last table.rows").count()):
+        table = page.locator("#answers details[open] table.rows, #last table.rows").nth(k)
+        table.evaluate("t => t.id = 'checked'")
+        assert all(seen for _, seen in _headers_reachable(page, "#checked")), world
+        table.evaluate("t => t.removeAttribute('id')")
+    refused = {c["tool"] for c in session.state()["commands"] if not c["runs"]}
+    shown = set(page.locator(".actions [data-tool]:visible").evaluate_all("es => es.map(e => e.dataset.tool)"))
+    assert set() == refused & shown
+    assert 1280 >= page.evaluate("() => document.documentElement.scrollWidth")
+    page.screenshot(path=str(tmp_path / f"{world}.png"))
+    player.close()
