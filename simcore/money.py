@@ -1,11 +1,10 @@
-"""Which fields hold money, and how a person reads and types an amount: one rule for every surface a person uses.
+"""Which fields hold money, and how a person reads an amount: one rule for every surface a person uses.
 
 A field holds money when its name ends in ``_cents`` (integer cents) or the world names it in
 :attr:`~bizsim.simcore.World.money_fields` with its unit (``"cents"`` or ``"dollars"``: names fixed by a reference
 protocol keep their names). A money field whose value is a mapping holds amounts by name (vending's ``prices``:
-product name -> dollars): its values are in its unit. The shell (``bizsim shell``) and the browser play page both show such amounts in
-dollars, by this rule (the play page is sent each field's unit; it keeps no copy), and the page asks for them in
-dollars.
+product name -> dollars): its values are in its unit. The shell (``bizsim shell``) and the browser play page both
+show such amounts in dollars by this rule (the play page is sent each field's unit: it keeps no copy of the rule).
 """
 
 from __future__ import annotations

@@ -128,8 +128,10 @@ class PlaySession:
             world = ep.world
             summary = world.summary()
             observation = ep.observation()
-            money_units({summary.get("metric") or "": None, "observation": observation}, world.money_fields,
-                        self.units)
+            money_units(observation, world.money_fields, self.units)
+            metric_unit = money_unit(str(summary.get("metric") or ""), world.money_fields)
+            if metric_unit is not None:  # the header and the chart show the metric in dollars
+                self.units[str(summary["metric"])] = metric_unit
             specs = world.commands.by_name
             return {
                 "world": world.name, "benchmark_id": world.benchmark_id, "preset": ep.preset_label,
@@ -175,8 +177,9 @@ class PlaySession:
             else:
                 self.history[-1] = [ep.world.now_iso, metric_of(ep.world)]
             error = result.get("error") if isinstance(result, dict) else None
-            self.log.append({"n": ep.calls, "command": name, "line": _line(ep.world.commands.by_name.get(name), arguments),
-                             "status": outcome.status, "at": before, "error": None if error is None else clip(error)})
+            line = _line(ep.world.commands.by_name.get(name), arguments)
+            self.log.append({"n": ep.calls, "command": name, "line": line, "status": outcome.status, "at": before,
+                             "error": None if error is None else clip(error)})
             return {"result": result, "status": outcome.status, "command": outcome.command, "done": outcome.done}
 
     def save_notes(self, text: Any) -> None:
