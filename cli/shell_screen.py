@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from bizsim.simcore.money import dollars_text, money_unit
+
 __all__ = ["Completer", "render", "run_shell"]
 
 #: Rows of a listing shown before the rest is left to ``json``.
@@ -58,7 +60,8 @@ def render(result: Mapping[str, Any], money: Mapping[str, str] | None = None) ->
     """An answer for a person: help as text, errors in a line, scalars as ``key: value``, listings as tables.
 
     Money is in dollars wherever it is shown: ``*_cents`` fields, and the fields ``money`` names (the world's
-    :attr:`~bizsim.simcore.World.money_fields`: ``{"balance_delta": "cents", "money": "dollars"}``). A field with
+    :attr:`~bizsim.simcore.World.money_fields`: ``{"balance_delta": "cents", "money": "dollars"}``; the rule is
+    :func:`bizsim.simcore.money.money_unit`, the browser play page's too). A field with
     a ``*_cents`` twin (``money`` beside ``money_cents``) is shown once, from the exact one.
     """
     if "error" in result:
@@ -73,8 +76,11 @@ def render(result: Mapping[str, Any], money: Mapping[str, str] | None = None) ->
         if _is_listing(value):
             tables.append(_table(key, value, units))
         elif isinstance(value, Mapping) and all(not isinstance(v, (Mapping, list)) for v in value.values()):
-            lines.append(f"{_label(key)}: " + ", ".join(f"{_label(k)} {_cell(k, v, units)}"
-                                                        for k, v in _once(value).items()))
+            # A money field holding a mapping holds amounts by name (prices by product): its unit is its values'.
+            unit = money_unit(key, units)
+            lines.append(f"{_label(key)}: " + ", ".join(
+                f"{_label(k)} {_cell(k, v, units) if unit is None else dollars_text(v, unit) or _cell(k, v, units)}"
+                for k, v in _once(value).items()))
         else:
             lines.append(f"{_label(key)}: {_cell(key, value, units, wide=True)}")
     return "\n".join(lines + tables)
@@ -137,18 +143,12 @@ def _label(key: str) -> str:
     return key.removesuffix("_cents")
 
 
-def _dollars(amount: float) -> str:
-    return f"{'-' if amount < 0 else ''}${abs(amount):,.2f}"
-
-
 def _cell(key: str, value: Any, units: Mapping[str, str] | None = None, wide: bool = False) -> str:
-    unit = "cents" if key.endswith("_cents") else (units or {}).get(key)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
-    if unit == "cents" and isinstance(value, int):
-        return _dollars(value / 100)
-    if unit == "dollars" and isinstance(value, (int, float)):
-        return _dollars(value)
+    amount = dollars_text(value, money_unit(key, units))
+    if amount is not None:
+        return amount
     if isinstance(value, (int, float, str)):
         return str(value)
     if _is_listing(value) and all(not isinstance(v, (Mapping, list)) for row in value for v in row.values()):

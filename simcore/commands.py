@@ -22,12 +22,22 @@ from .errors import CommandError
 from .limits import MAX_ARGS_CHARS, MAX_INT, MAX_LINE_CHARS, MAX_TEXT_CHARS, clip, show
 from .untrusted_json import loads_untrusted
 
-__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "HiddenCommandError", "split_line"]
+__all__ = ["Arg", "Param", "CommandSpec", "CommandSet", "HiddenCommandError", "RowField", "split_line"]
 
 _MISSING = attrs.NOTHING
 #: A command function, kept with its own signature by the decorators.
 F = TypeVar("F", bound=Callable[..., Any])
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+@attrs.frozen
+class RowField:
+    """One field of the rows a text argument holds as JSON (see :attr:`Arg.rows`)."""
+
+    name: str
+    type: type[Any]
+    help: str = ""
+    minimum: float | None = None
 
 
 @attrs.frozen
@@ -41,6 +51,12 @@ class Arg:
     max_length: int | None = None
     #: Text is trimmed and lower-cased before the choices are checked (``"Low "`` is ``low``).
     fold_case: bool = False
+    #: The text is a JSON list of objects with these fields (an order's line items): a person's surface offers a
+    #: form of rows and writes the JSON. The command still reads and checks the text itself; tool schemas are
+    #: unchanged (an agent reads the help).
+    rows: tuple[RowField, ...] | None = None
+    #: The most rows :attr:`rows` takes (``None``: no limit but the text's length).
+    max_rows: int | None = None
 
 
 class HiddenCommandError(CommandError):
@@ -62,6 +78,9 @@ class Param:
     maximum: float | None = None
     max_length: int | None = None
     fold_case: bool = False
+    #: The rows a text argument holds as JSON, and how many at most (:attr:`Arg.rows`): a form hint only.
+    rows: tuple[RowField, ...] | None = attrs.field(default=None, eq=False)
+    max_rows: int | None = attrs.field(default=None, eq=False)
     #: A further check of the coerced value that raises :class:`CommandError` (a command set's variant sets it).
     validate: Callable[[Any, str], None] | None = attrs.field(default=None, eq=False)
     # Derived once. A plain slot, not a cached property: attrs serves those
@@ -203,6 +222,9 @@ class CommandSpec:
     hidden: bool = False
     counted: bool = True
     marked: bool = False
+    #: Declared so an agent's tool list matches a reference's, but always refused (startup's ``task assign-all``):
+    #: agents see it; a person's surface offers no form for it.
+    disabled: bool = False
     _by_name: dict[str, Param] = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     def __attrs_post_init__(self) -> None:
@@ -394,6 +416,8 @@ def _params_from_signature(func: Callable[..., Any], overrides: Mapping[str, Any
                 maximum=arg.maximum,
                 max_length=arg.max_length,
                 fold_case=arg.fold_case,
+                rows=arg.rows,
+                max_rows=arg.max_rows,
             )
         )
     return tuple(params)
@@ -424,6 +448,7 @@ class CommandSet:
         hidden: bool = False,
         counted: bool = True,
         marked: bool = False,
+        disabled: bool = False,
         choices: Mapping[str, tuple[Any, ...]] | None = None,
     ) -> Callable[[F], F]:
         """Declare ``func`` as the command ``name``.
@@ -432,6 +457,7 @@ class CommandSet:
         observation-only or free commands pass ``counted=False``. ``marked``
         commands are the agent's decisions a run's timeline shows when they
         succeed (an accepted task, an order, a submission, an intervention).
+        ``disabled`` commands always refuse (see :attr:`CommandSpec.disabled`).
         """
 
         def register(func: F) -> F:
@@ -446,6 +472,7 @@ class CommandSet:
                 hidden=hidden,
                 counted=counted and not advances,
                 marked=marked,
+                disabled=disabled,
             )
             self._specs[name] = spec
             func.spec = spec  # type: ignore[attr-defined]

@@ -105,7 +105,8 @@ class World:
     agent_role: ClassVar[str | None] = None
     #: Fields of command answers that hold money without saying so in their name (``*_cents`` says it), and
     #: their unit, ``"cents"`` or ``"dollars"``: what a person's surface (the shell) shows as dollars. Names
-    #: fixed by a reference protocol (``balance_delta``) keep their names; this says what they hold.
+    #: fixed by a reference protocol (``balance_delta``) keep their names; this says what they hold. A field whose
+    #: value is a mapping (``prices``: product name -> dollars) says the unit of its values.
     money_fields: ClassVar[Mapping[str, str]] = {}
     #: Constructor keyword options a snapshot must carry to rebuild the world (plain data only).
     restore_options: dict[str, Any]
@@ -255,6 +256,13 @@ class World:
         if self._counts_actions and spec.counted and not (isinstance(result, dict) and "error" in result):
             self._action_taken()
         return result
+
+    def refuses_now(self, spec: CommandSpec) -> bool:
+        """Whether the world's state refuses ``spec`` now, whatever its arguments: the episode is over, or counted
+        commands are closed (a day-based world's daily budget is spent), or the command is declared
+        :attr:`~bizsim.simcore.commands.CommandSpec.disabled`. A person's surface offers no form for it."""
+        # The same test as _invoke's first line (kept inline there: every command of every run passes it).
+        return self.done or (self._actions_closed and spec.counted) or spec.disabled
 
     #: Whether :meth:`_action_taken` hears of every accepted counted command.
     _counts_actions: ClassVar[bool] = False

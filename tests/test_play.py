@@ -196,6 +196,70 @@ def test_a_played_run_is_viewed_and_forked(tmp_path):
         played.call(tool, {})
     played.close()
     data = view_data([tmp_path / "human"])
-    assert "human" in json.dumps(data)
+    assert ("human", "cy") == (data["meta"]["agent"], data["meta"]["player"])
     result = fork(tmp_path / "human", {"day": 2}, "round-robin", out=tmp_path / "fork")
     assert verify_run_dir(tmp_path / "fork").ok and result is not None
+
+
+def test_the_page_is_offered_only_the_commands_that_can_run(tmp_path):
+    """No form for a command declared disabled; a command the world's state refuses now (a spent day, an ended
+    episode) is marked so, and the world does refuse it: the page's rule is the world's."""
+    startup = PlaySession("startup", "default", 1, out=tmp_path / "s")
+    tools = [c["tool"] for c in startup.state()["commands"]]
+    assert "task_assign" in tools and "task_assign_all" not in tools
+    assert "task_assign_all" in [t["function"]["name"] for t in startup.episode.tools()]  # agents still see it
+    assert 1 == startup.call("task_assign_all", {"task_id": "Task-1"})["status"]
+    startup.close()
+    session = PlaySession("operation", "default", 1, out=tmp_path / "op", overrides={"horizon_days": 1})
+    world = session.episode.world
+
+    def runs():
+        return {c["tool"]: c["runs"] for c in session.state()["commands"]}
+
+    assert all(runs().values())
+    session.call("engagement_tune", {})  # the day's one action
+    closed = {tool for tool, ok in runs().items() if not ok}
+    assert {"acquisition_boost", "engagement_tune", "creator_incentive", "moderation_tighten"} == closed
+    assert all(world.commands.by_tool_name(t).counted for t in closed)
+    for tool in sorted(closed):
+        assert "is over" in session.call(tool, {})["result"]["error"]
+    assert 0 == session.call("help", {})["status"]
+    session.call("task_done", {})
+    assert session.episode.done and not any(runs().values())
+
+
+def test_the_page_is_told_which_fields_hold_money(tmp_path):
+    """Units come from simcore.money's rule (the shell's): *_cents names, the world's money fields, the metric and
+    a money argument (asked for in dollars, sent as cents)."""
+    session = PlaySession("startup", "default", 1, out=tmp_path / "run")
+    state = session.state()
+    assert {"funds_cents": "cents", "final_funds_cents": "cents"}.items() <= state["units"].items()
+    browse = next(c for c in state["commands"] if c["tool"] == "market_browse")
+    assert {"reward_min_cents": "cents", "limit": None} == {p["name"]: p["unit"] for p in browse["params"]
+                                                              if p["name"] in ("reward_min_cents", "limit")}
+    session.call("market_browse", {"limit": 1})
+    assert "reward_funds_cents" in session.state()["units"]
+    vending = PlaySession("vending", "default", 1, out=tmp_path / "v")
+    price = next(c for c in vending.state()["commands"] if c["tool"] == "price_set")
+    assert "dollars" == next(p for p in price["params"] if p["name"] == "price")["unit"]
+    order = next(c for c in vending.state()["commands"] if c["tool"] == "order_place")["params"][0]
+    assert (["name", "quantity"], 1) == ([r["name"] for r in order["rows"]], order["max_rows"])
+
+
+def test_the_action_list_numbers_calls_as_the_run_counts_them(tmp_path):
+    """Each action is listed with its call number, its command line and why it failed; a resumed session numbers on."""
+    out = tmp_path / "run"
+    session = PlaySession("startup", "default", 1, out=out)
+    session.call("market_browse", {"limit": 2})
+    session.call("task_accept", {"task_id": "nope"})
+    session.call("no_such_tool", {})
+    log = session.state()["log"]
+    assert [1, 2, 3] == [e["n"] for e in log]
+    assert ["market browse --limit 2", "task accept --task-id nope", None] == [e["line"] for e in log]
+    assert [0, 1, 2] == [e["status"] for e in log] and "nope" in log[1]["error"]
+    session.close()
+    resumed = PlaySession.resume(out)
+    resumed.call("company_status", {})
+    state = resumed.state()
+    assert (3, [4]) == (state["earlier_calls"], [e["n"] for e in state["log"]])
+    resumed.close()

@@ -305,3 +305,18 @@ def test_an_llm_runs_header_counts_its_answered_calls_and_marks_a_refused_one(br
     page = open_page(browser, write_view([tmp_path / "run"], tmp_path / "run.html").as_uri())
     assert (4, "4") == (turns, page.inner_text("xpath=//div[@class='stat'][span[text()='turns']]/b"))
     assert ["1", "2", "3", "4", "✕"] == [page.inner_text(f".list .row[data-i='{i}'] .n") for i in range(5)]
+
+
+def test_a_played_run_names_its_player(browser, tmp_path):
+    """A run a person played in the browser names them in the header, as text (a name may hold markup)."""
+    from bizsim.surfaces.play import PlaySession
+
+    played = PlaySession("operation", "default", 1, out=tmp_path / "ana", player=f"ana{HOSTILE[:60]}",
+                         overrides={"horizon_days": 2})
+    for tool in ("acquisition_boost", "task_done", "task_done"):
+        played.call(tool, {})
+    played.close()
+    page = open_page(browser, write_view([tmp_path / "ana"], tmp_path / "ana.html").as_uri())
+    assert f"human, played by ana{HOSTILE[:60]}" in page.inner_text("header h1")
+    assert page.evaluate("window.pwned") is None
+    assert 0 == page.locator("img").count()

@@ -279,6 +279,13 @@ def _model_of(spec: dict) -> str | None:
     return str(model) if model is not None else None
 
 
+def _player_of(result: dict | None) -> str | None:
+    """Who played a run a person played (``bizsim play``'s ``live.metadata.player``), cut to 80 characters."""
+    live = (result or {}).get("live")
+    player = ((live or {}).get("metadata") or {}).get("player") if isinstance(live, dict) else None
+    return player[:80] if isinstance(player, str) and player else None
+
+
 def _error_of(result: Any) -> str | None:
     if isinstance(result, dict) and "error" in result:
         return str(result.get("error"))[:500]
@@ -326,6 +333,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         "finished": result is not None,
         "path": str(path),
         "fork": _fork_point((result or {}).get("fork")),
+        "player": _player_of(result),
     }
     if result is not None:  # a cap's stop in words, never a bare "error"
         meta["ending"] = ending_words(str(meta["status"]), meta["detail"] if isinstance(meta["detail"], str) else None)

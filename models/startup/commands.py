@@ -237,7 +237,7 @@ def task_assign(
     }
 
 
-@command("task assign-all", "Disabled, as in the reference: use `task assign`.")
+@command("task assign-all", "Disabled, as in the reference: use `task assign`.", disabled=True)
 def task_assign_all(world: StartupWorld, task_id: Annotated[str, _TASK_ID]) -> dict:
     raise CommandError(
         "assign-all is not available. Use `task assign --task-id <ID> --employees Emp_1,Emp_4,Emp_7` to assign specific employees."

@@ -17,7 +17,7 @@ import json
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import TYPE_CHECKING, Annotated, Any
 
-from bizsim.simcore.commands import Arg, CommandSet
+from bizsim.simcore.commands import Arg, CommandSet, RowField
 from bizsim.simcore.errors import CommandError
 from bizsim.simcore.limits import show
 from bizsim.simcore.untrusted_json import loads_untrusted, non_finite_at
@@ -35,6 +35,9 @@ _LIST_LIMIT = 20
 _MAX_UNITS = 1_000_000
 #: Line items per order: one product per order, as in the reference.
 _MAX_ITEMS = 1
+#: An order's line item, as a person's form asks for it.
+_ORDER_ROW = (RowField("name", str, "exact product name, as products_research returned it"),
+              RowField("quantity", int, "units", minimum=1))
 
 
 class OrderError(CommandError):
@@ -79,7 +82,8 @@ def products_research(
          "items: a JSON list with exactly one {\"name\": exact product name, \"quantity\": positive integer}.",
          marked=True)
 def order_place(world: VendingWorld, items: Annotated[str, Arg(
-        'JSON list with one item, e.g. [{"name": "Product Name", "quantity": 10}]', max_length=10_000)]) -> dict:
+        'JSON list with one item, e.g. [{"name": "Product Name", "quantity": 10}]', max_length=10_000,
+        rows=_ORDER_ROW, max_rows=_MAX_ITEMS)]) -> dict:
     index, quantity, raw = _parse_items(world, items)
     order = world.place_order(index, quantity, raw)
     return {"status": "success", "delivery_days": world.config.delivery_days, "order": order}

@@ -158,8 +158,9 @@ class VendingWorld(DayWorld):
     #: The role line of the agent's system prompt.
     agent_role = ROLE
     #: EcoGym's amounts in dollars (see :attr:`World.money_fields`); each has a ``*_cents`` twin where it is exact.
+    #: ``prices`` maps product names to dollars (the observation's).
     money_fields = {"money": "dollars", "price": "dollars", "wholesale_price": "dollars", "total_cost": "dollars",
-                    "revenue": "dollars"}
+                    "revenue": "dollars", "prices": "dollars"}
 
     def system_prompt(self) -> str:
         """The agent's system prompt: the role line and the shared rules, with this world's daily budget."""

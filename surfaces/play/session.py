@@ -1,21 +1,27 @@
 """One person's episode as the play page sees it: the recorded episode, the metric's history, the last answers.
 
-Nothing here knows a world: the forms come from the episode's tool declarations (the same list the MCP server
-offers), money from the world's ``*_cents`` names and :attr:`~bizsim.simcore.World.money_fields`, the clock from its
-calendar and horizon, the notes from its scratchpad when it keeps one.
+Nothing here knows a world: the forms come from the world's visible command declarations (the commands the MCP
+server offers), money from :func:`bizsim.simcore.money.money_unit` (``*_cents`` names and the world's
+:attr:`~bizsim.simcore.World.money_fields`: the shell's rule), the clock from its calendar and horizon, the notes from
+its scratchpad when it keeps one.
+
+Which commands get a form: every visible command but those declared ``disabled`` (always refused) and those the
+world's state refuses now (:meth:`~bizsim.simcore.World.refuses_now`: the episode is over, or a day-based world's
+daily actions are spent). The page lists the latter as "not now" with the reason.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore.errors import ConfigError
-from bizsim.simcore.limits import show
+from bizsim.simcore.commands import CommandSpec, Param
+from bizsim.simcore.errors import CommandError, ConfigError
+from bizsim.simcore.limits import clip, show
+from bizsim.simcore.money import money_unit, money_units
 from bizsim.simcore.world import scalar_text
 
 from bizsim.runs.live import Episode
@@ -31,8 +37,8 @@ MAX_REQUEST_BYTES = 256 * 1024
 MAX_NOTES_CHARS = 20_000
 #: The longest player name kept.
 MAX_PLAYER_CHARS = 80
-#: Answers kept for the page's log (the run directory keeps them all).
-_LOG = 40
+#: Actions kept for the page's list of what the player did (the run directory keeps them all).
+_LOG = 500
 #: The largest answer sent to the page as it is; a larger one is shown cut (the run keeps it whole).
 _MAX_ANSWER_CHARS = 200_000
 
@@ -68,6 +74,12 @@ class PlaySession:
         self.history: list[list[Any]] = []
         self.answers: dict[str, Any] = {}
         self.log: deque[dict[str, Any]] = deque(maxlen=_LOG)
+        #: Calls made before this session (a resumed run): the page's list numbers on from them.
+        self.earlier_calls = episode.calls
+        #: Every field name shown so far that holds money, and its unit (the page shows these in dollars).
+        self.units: dict[str, str] = {}
+        self._forms = [_form(spec, episode.world.money_fields) for spec in episode.world.commands.visible()
+                       if not spec.disabled]
         self._rebuild_history()
 
     @classmethod
@@ -115,20 +127,29 @@ class PlaySession:
             self._check_time()
             world = ep.world
             summary = world.summary()
+            observation = ep.observation()
+            money_units(observation, world.money_fields, self.units)
+            metric_unit = money_unit(str(summary.get("metric") or ""), world.money_fields)
+            if metric_unit is not None:  # the header and the chart show the metric in dollars
+                self.units[str(summary["metric"])] = metric_unit
+            specs = world.commands.by_name
             return {
                 "world": world.name, "benchmark_id": world.benchmark_id, "preset": ep.preset_label,
                 "seed": ep.spec.seed, "player": self.player, "run_dir": str(ep.root),
                 "advance": world.advance_command.replace(" ", "_").replace("-", "_"),
-                "tools": ep.tools(), "money": dict(world.money_fields),
+                "commands": [dict(f, runs=not ep.done and not world.refuses_now(specs[f["command"]]))
+                             for f in self._forms],
+                "units": self.units,
                 "clock": {"now": world.now_iso, "horizon": world.calendar.iso(world.horizon_us),
                           "progress": min(1.0, world.now_us / world.horizon_us) if world.horizon_us else 1.0},
-                "observation": ep.observation(), "status": world.status.value, "done": ep.done,
+                "observation": observation, "status": world.status.value, "done": ep.done,
                 "ended": (world.terminal_detail or ep.stopped) if ep.done else None,
                 "metric": {"name": summary.get("metric"), "value": summary.get("metric_value"),
                            "history": self.history},
                 "notes": {"world": world.scratchpad if world.has_scratchpad else None,
                           "mine": str(ep.metadata.get("notes", ""))},
-                "answers": self.answers, "log": list(self.log), "max_call_chars": ep.max_call_chars,
+                "answers": self.answers, "log": list(self.log), "earlier_calls": self.earlier_calls,
+                "max_call_chars": ep.max_call_chars,
                 "time": {"elapsed_s": round(self.elapsed_s(), 1), "limit_s": self.time_limit_s},
             }
 
@@ -143,7 +164,8 @@ class PlaySession:
             metric = metric_of(ep.world)
             outcome = ep.call_tool(tool, arguments)
             result = _bounded(outcome.result)
-            name = outcome.command or str(tool)[:80]
+            money_units(result, ep.world.money_fields, self.units)
+            name = outcome.command or clip(str(tool))
             if outcome.command is not None:
                 # The arguments ran are kept so the page can ask the same again (a read command's table, refreshed).
                 self.answers[name] = {"result": result, "status": outcome.status, "at": before, "tool": str(tool),
@@ -154,7 +176,10 @@ class PlaySession:
                 self.history.append([ep.world.now_iso, metric_of(ep.world)])
             else:
                 self.history[-1] = [ep.world.now_iso, metric_of(ep.world)]
-            self.log.append({"command": name, "status": outcome.status, "at": before, "result": result})
+            error = result.get("error") if isinstance(result, dict) else None
+            line = _line(ep.world.commands.by_name.get(name), arguments)
+            self.log.append({"n": ep.calls, "command": name, "line": line, "status": outcome.status, "at": before,
+                             "error": None if error is None else clip(error)})
             return {"result": result, "status": outcome.status, "command": outcome.command, "done": outcome.done}
 
     def save_notes(self, text: Any) -> None:
@@ -189,6 +214,38 @@ def _player(name: Any) -> str:
     if len(name) > MAX_PLAYER_CHARS:
         raise ConfigError(f"player name is {len(name)} characters long; the limit is {MAX_PLAYER_CHARS}")
     return name
+
+
+#: A parameter's type as the page's forms name it (the JSON schema's names).
+_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _field(p: Param, money_fields: Mapping[str, str]) -> dict[str, Any]:
+    """One argument as the page's form asks for it: its declaration, its unit if it holds money, its rows if any."""
+    field = {**p.json_schema(), "name": p.name, "flag": p.flag, "required": p.required,
+             "unit": money_unit(p.name, money_fields)}
+    if p.rows is not None:
+        field["rows"] = [{"name": r.name, "type": _TYPES[r.type], "help": r.help, "minimum": r.minimum}
+                         for r in p.rows]
+        field["max_rows"] = p.max_rows
+    return field
+
+
+def _form(spec: CommandSpec, money_fields: Mapping[str, str]) -> dict[str, Any]:
+    """A command as the page offers it (``runs`` is added per state: whether the world takes it now)."""
+    return {"tool": spec.tool_name, "command": spec.name, "help": spec.help, "advances": spec.advances,
+            "params": [_field(p, money_fields) for p in spec.params]}
+
+
+def _line(spec: CommandSpec | None, arguments: Any) -> str | None:
+    """The command line a call ran, as the run records it (cut for the page), or ``None``: its arguments did not
+    bind."""
+    if spec is None or not isinstance(arguments, Mapping):
+        return None
+    try:
+        return clip(spec.to_line(spec.bind_json(arguments)))
+    except CommandError:
+        return None
 
 
 def _bounded(result: Any) -> Any:

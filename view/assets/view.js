@@ -470,7 +470,9 @@
   function header(run, extra) {
     const m = run.meta;
     const h = el("header", {cls: "top"});
-    const who = [m.world, m.preset && m.preset !== "default" ? m.preset : null, m.model || m.agent, m.seed != null ? "seed " + m.seed : null].filter(Boolean).join(" · ");
+    // A played run names its player beside the agent ("human, played by ana").
+    const agent = m.player ? `${m.model || m.agent}, played by ${m.player}` : m.model || m.agent;
+    const who = [m.world, m.preset && m.preset !== "default" ? m.preset : null, agent, m.seed != null ? "seed " + m.seed : null].filter(Boolean).join(" · ");
     h.appendChild(el("h1", {text: who || "bizsim run"}));
     const stat = (label, value, id) => h.appendChild(el("div", {cls: "stat"}, el("b", id ? {id: id, text: value} : {text: value}), el("span", {text: label})));
     if (m.metric) stat(m.metric_label || m.metric, fmtValue(m.metric_value, m.metric_money), "final-metric");
