@@ -73,28 +73,37 @@ def dollars(cents: float | int | None) -> str:
 
 #: One colour per kind of event or command, whichever page or figure draws it (the run viewer's marks and legends,
 #: the two-run and Inspect pages, the report's actions-over-time figures). Kinds are keyed as :func:`kind_key`
-#: writes them. The viewer's runs are drawn in blue (#2457c5) and red (#d1495b): no kind takes either. Within one
-#: world no two kinds share a colour; across worlds the same role (the main decision) may.
+#: writes them. Within one world every two kinds, the failures' dark grey and the viewer's run colours (blue
+#: #2457c5, red #d1495b) are at least 15 apart in CIEDE2000 (clearly different side by side; tests/test_viewer.py
+#: checks every kind of every world); across worlds the same role (the main decision) may share a colour. The
+#: startup worlds' set was picked by maximising the smallest difference, then handed out: strong colours to what
+#: happens and what the agent decides, pale ones to what it only reads.
 KIND_COLORS: dict[str, str] = {
     # the end of a run, any world
-    "horizon end": "#3d5a80", "episode end": "#6d597a", "help": "#c9c9c9",
-    # startup: the world's events
+    "horizon end": "#444466", "episode end": "#663344", "help": "#ccccbb",
+    # startup (both versions): the world's events
     "task completed": "#5c8001", "task half": "#b08900", "monthly payroll": "#7b4fb5",
-    # startup: the agent's commands (hues far apart: the report stacks them in one figure)
-    "task accept": "#2a9d8f", "task cancel": "#c8553d", "sim resume": "#9aa5b1", "company status": "#8d99ae",
-    "employee list": "#a8dadc", "client list": "#b5838d", "client history": "#6a4c93", "market browse": "#9c6644",
-    "task assign": "#f4a261", "task assign-all": "#bc6c25", "task dispatch": "#264653", "task list": "#bc4b51",
-    "task inspect": "#e9c46a", "finance ledger": "#588157", "report monthly": "#277da1",
-    "scratchpad read": "#cdb4db", "scratchpad write": "#6d6875", "scratchpad append": "#ff7f51",
-    "scratchpad clear": "#8a817c",
+    # startup-v2: the labour market's and the disruptions' events; signal truth is the record behind its words
+    "employee started": "#33aa55", "employee ramp": "#88ddbb", "employee resigned": "#ff55dd",
+    "late payment": "#cccc00", "market downturn": "#990011", "client collapsed": "#884400",
+    "disruption warning": "#ff6600", "signal truth": "#bbccdd",
+    # startup: the agent's decisions (hues far apart: the report stacks them in one figure)
+    "task accept": "#2a9d8f", "task cancel": "#dd2200", "task assign": "#ffbb77", "task dispatch": "#227788",
+    "task assign-all": "#aa7755", "employee hire": "#2200dd", "employee fire": "#cc00ff",
+    # startup: what the agent reads and notes
+    "sim resume": "#777777", "company status": "#999966", "market browse": "#005544", "task inspect": "#66ddee",
+    "task list": "#bb0077", "employee list": "#ddccff", "client list": "#ffaaaa", "client history": "#997799",
+    "finance ledger": "#555533", "report monthly": "#33aaff", "scratchpad read": "#9988ff",
+    "scratchpad write": "#005500", "scratchpad append": "#557755", "scratchpad clear": "#bbaaaa",
+    "employee candidates": "#bbdd88", "sim init": "#00ee44",
     # vending
     "order place": "#2a9d8f", "price set": "#e9a03b", "deliveries": "#5c8001", "sales": "#7b4fb5",
-    "products research": "#577590", "price query": "#f28f3b", "task done": "#9aa5b1",
+    "products research": "#884400", "price query": "#33aaff", "task done": "#9aa5b1",
     # freelance
-    "solution submit": "#2a9d8f", "energy restore": "#e9a03b", "tasks browse": "#577590", "tasks discover": "#8d6a9f",
+    "solution submit": "#2a9d8f", "energy restore": "#e9a03b", "tasks browse": "#884400", "tasks discover": "#8d6a9f",
     # operation
     "acquisition boost": "#2a9d8f", "engagement tune": "#e9a03b", "creator incentive": "#7b4fb5",
-    "moderation tighten": "#c8553d",
+    "moderation tighten": "#884400",
 }
 #: Every failed attempt is drawn dark, whatever its kind: failures are what a reader looks for.
 FAILED_COLOR = "#222222"

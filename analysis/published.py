@@ -8,13 +8,23 @@ What is kept (``published_ycbench.toml`` beside this module, numbers copied as p
   leaderboard: the final funds as the page rounds them and how many of the 3 seeds went bankrupt. Source: collinear-ai/yc-bench at ``6b33452``,
   ``docs/static/data.json`` and ``docs/index.html``.
 
+- the caveats a reader of the page's numbers must know, each with its source (:func:`published_caveats`): the
+  page's runs used another configuration (``--config medium``), and the page and the paper disagree on some
+  models.
+- the YC-Bench paper's own numbers where they differ from the page's, each with its place in the paper (Table 4
+  for bankruptcies, the text for final funds): as issue 43 (item 8) states them, since no copy of the paper's
+  Tables 3 and 4 was at hand; a model without them is not known to differ, which is not known to agree.
+
 Not kept, because no number of it could be read from a source at hand: the YC-Bench paper's own figures
-(its per-model figures are images) and the EcoGym paper's Table 2 (arXiv 2602.09514; its repository's README
-shows the results as images only). docs/published.md says so too.
+(its per-model figures are images), the rest of its Tables 3 and 4, and the EcoGym paper's Table 2 (arXiv
+2602.09514; its repository's README shows the results as images only). docs/published.md says so too.
 
 >>> board = published_final_funds().set_index("model")
 >>> board.loc["glm-5", "name"], board.loc["glm-5", "final_funds_shown"], int(board.loc["glm-5", "bankrupt_seeds"])
 ('GLM-5', '$1.21M', 0)
+>>> mini = board.loc["gpt-5.4-mini"]
+>>> int(mini["bankrupt_seeds"]), int(mini["paper_bankrupt_seeds"]), mini["paper_bankrupt_seeds_source"]
+(1, 2, 'Table 4')
 """
 
 from __future__ import annotations
@@ -25,7 +35,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_beside_published", "published_final_funds", "published_funds", "published_source"]
+__all__ = [
+    "paper_differences", "plot_beside_published", "published_caveats", "published_final_funds", "published_funds",
+    "published_paper", "published_source",
+]
 
 _FILE = Path(__file__).with_name("published_ycbench.toml")
 _FUNDS = "month_end_funds_cents"
@@ -40,6 +53,34 @@ def _data() -> dict[str, Any]:
 def published_source() -> dict[str, Any]:
     """Where the published YC-Bench figures come from: title, URL, repository, commit and files."""
     return dict(_data()["source"])
+
+
+def published_caveats() -> list[dict[str, str]]:
+    """What a reader of the published numbers must know, each as ``{"text": ..., "source": ...}``."""
+    return [dict(c) for c in _data()["caveats"]]
+
+
+def published_paper() -> dict[str, str]:
+    """The YC-Bench paper: ``title``, ``url`` and how the numbers kept from it were ``obtained``."""
+    return {k: v for k, v in _data()["paper"].items() if k != "models"}
+
+
+def paper_differences() -> list[dict[str, Any]]:
+    """Each number where the paper differs from the page: ``model`` (the page's key), ``name``, ``figure``
+    (``bankrupt_seeds`` or ``final_funds_shown``), ``page``, ``paper`` and ``source`` (its place in the paper).
+
+    >>> [(d["name"], d["page"], d["paper"], d["source"]) for d in paper_differences() if d["figure"] != "bankrupt_seeds"]
+    [('Grok 4.20 Beta', '$25K', '$14K', 'text'), ('Claude Sonnet 4.6', '$104K', '$103K', 'text')]
+    """
+    every = _data()["models"]
+    out = []
+    for key, theirs in _data()["paper"]["models"].items():
+        page = every[key]
+        for figure, source in (("bankrupt_seeds", "bankrupt_seeds_source"), ("final_funds_shown", "final_funds_source")):
+            if figure in theirs:
+                out.append({"model": key, "name": page["name"], "figure": figure, "page": page[figure],
+                            "paper": theirs[figure], "source": theirs[source]})
+    return out
 
 
 def published_funds(models: Sequence[str] | None = None) -> Any:
@@ -63,17 +104,25 @@ def published_funds(models: Sequence[str] | None = None) -> Any:
 
 def published_final_funds(models: Sequence[str] | None = None) -> Any:
     """The project page's leaderboard: per model its ``final_funds_usd`` (the chart's last point, mean over
-    seeds), ``final_funds_shown`` (the leaderboard's rounded text), ``bankrupt_seeds`` and ``seeds``; best first."""
+    seeds), ``final_funds_shown`` (the leaderboard's rounded text), ``bankrupt_seeds`` and ``seeds``; beside them
+    the paper's own number where it is known to differ (``paper_bankrupt_seeds``, ``paper_final_funds_shown``,
+    each with its ``..._source`` in the paper; None elsewhere). Best first."""
     import pandas as pd
 
+    paper = _data()["paper"]["models"]
     rows = []
     for key, m in _chosen(models).items():
         last = max(m["monthly_mean_funds_usd"])
+        theirs = paper.get(key, {})
         rows.append({"model": key, "name": m["name"], "provider": m["provider"],
                      "final_funds_usd": float(m["monthly_mean_funds_usd"][last]),
                      "final_funds_shown": m["final_funds_shown"], "bankrupt_seeds": m["bankrupt_seeds"],
-                     "seeds": m["seeds"]})
-    table = pd.DataFrame(rows)
+                     "seeds": m["seeds"],
+                     "paper_bankrupt_seeds": theirs.get("bankrupt_seeds"),
+                     "paper_bankrupt_seeds_source": theirs.get("bankrupt_seeds_source"),
+                     "paper_final_funds_shown": theirs.get("final_funds_shown"),
+                     "paper_final_funds_source": theirs.get("final_funds_source")})
+    table = pd.DataFrame(rows).astype({"paper_bankrupt_seeds": "Int64"})  # a count, or missing
     return table.sort_values("final_funds_usd", ascending=False, kind="stable").reset_index(drop=True)
 
 

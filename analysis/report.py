@@ -325,7 +325,9 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
     """The startup runs' funds beside the YC-Bench project page's models, and the final funds side by side."""
     import pandas as pd
 
-    from bizsim.analysis.published import plot_beside_published, published_final_funds, published_source
+    from bizsim.analysis.published import (
+        plot_beside_published, published_caveats, published_final_funds, published_paper, published_source,
+    )
 
     source = published_source()
     doc.h(2, "Beside the published results", "published")
@@ -333,19 +335,39 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
           f"{source['commit']}): each model's mean funds over its {source['seeds']} seeds at the page's month labels "
           "(the page does not say which instant of the month; for most of its models January is the starting "
           "$200,000). Yours are month-end funds.", "note")
+    for caveat in published_caveats():
+        doc.p(f"Caveat: {caveat['text']} (source: {caveat['source']})", "note")
+    paper = published_paper()
+    doc.p(f"The paper's numbers ({paper['title']}, {paper['url']}) are kept where they are known to differ from "
+          f"the page's, {paper['obtained']}; an empty cell is not known to differ, which is not known to agree.",
+          "note")
     by = ["preset_label", "agent", *(c for c in varied if c in startup.columns and startup[c].notna().any())]
     only = Results(runs=startup, series=res.series, events=res.events, llm_calls=res.llm_calls)
     doc.figure(plot_beside_published(only, by=by), f"{n_fig:02d}-startup-beside-published",
                "startup: your runs' month-end funds (mean over seeds, bold) beside the published models' (dashed)")
     theirs = published_final_funds()
     rows = [{"who": f"{r.name} (published)", "final funds (dollars)": r.final_funds_usd,
-             "bankrupt seeds": f"{r.bankrupt_seeds} of {r.seeds}"} for r in theirs.itertuples()]
+             "bankrupt seeds": f"{r.bankrupt_seeds} of {r.seeds}", "the paper's, where it differs": _paper_says(r)}
+            for r in theirs.itertuples()]
     final = _FINAL if _FINAL in startup.columns else "final_funds_cents"  # a bankrupt seed counts 0, as theirs do
     for key, g in startup.groupby(by, sort=True, dropna=False):
         rows.append({"who": f"{' '.join(map(str, key))} (yours)", "final funds (dollars)": float(g[final].mean()) / 100,
-                     "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}"})
+                     "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}",
+                     "the paper's, where it differs": ""})
     table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")
     doc.table(_presented(present(table.reset_index(drop=True))), "Final funds: mean over seeds")
+
+
+def _paper_says(row: Any) -> str:
+    """The paper's own numbers for one published model, each with its place in the paper; "" where none is kept."""
+    import pandas as pd
+
+    said = []
+    if pd.notna(row.paper_final_funds_shown):
+        said.append(f"{row.paper_final_funds_shown} final funds (paper, {row.paper_final_funds_source})")
+    if pd.notna(row.paper_bankrupt_seeds):
+        said.append(f"{row.paper_bankrupt_seeds} of {row.seeds} bankrupt (paper, {row.paper_bankrupt_seeds_source})")
+    return "; ".join(said)
 
 
 def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:

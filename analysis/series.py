@@ -6,8 +6,13 @@ read through :func:`run_series`, by these rules:
 - **No stub month.** A run that ends on the 1st (a year from 1 January 09:00
   ends on the next 1 January 09:00) records a point for a month it entered
   less than a day before it ended. For a run that did not go bankrupt that
-  point holds no business hour: its month-end funds repeat the month before
-  and its flows read 0. It is not a month of the run, so it is left out.
+  point holds no business hour, so it is not a month of the run: it is folded
+  into the month before, to which the run's last instant belongs. A stock
+  takes the stub's value (the run's end: a late payment landing at the
+  horizon counts in December's month-end funds, which then equal the final
+  funds), a flow adds the stub's amount (that payment is December's
+  revenue). Where nothing happened at that instant, the month before is
+  unchanged.
 - **A bankrupt run counts 0 from its bankruptcy on.** Its stocks (funds,
   money, net worth, users) are 0 at the point of the bankruptcy (the month
   or day it happened in) and at every later point, as the YC-Bench
@@ -29,7 +34,7 @@ import math
 from typing import Any
 
 __all__ = [
-    "FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "metric_stem", "month_ends", "run_series", "stub_months",
+    "FLOW_SERIES", "GONE_WITH_COLLAPSE", "ending", "fold_stub_months", "metric_stem", "month_ends", "run_series", "stub_months",
     "tracking_series",
 ]
 
@@ -98,11 +103,14 @@ def stub_months(series: Any, runs: Any) -> Any:
 
 
 def month_ends(months: dict[str, Any], end_time: str | None, bankrupt: bool) -> dict[str, Any]:
-    """One run's month-keyed figures (``{"2025-01": ...}``) without the stub month of the module's first rule, for
-    showing a single run (its values as booked: a bankrupt run's last month keeps its negative balance).
+    """One run's month-end figures (``{"2025-01": ...}``, a stock) with the stub month of the module's first rule
+    folded into the month before, for showing a single run (its values as booked: a bankrupt run's last month keeps
+    its negative balance).
 
     >>> month_ends({"2025-11": 5, "2025-12": 7, "2026-01": 7}, "2026-01-01T09:00:00", bankrupt=False)
     {'2025-11': 5, '2025-12': 7}
+    >>> month_ends({"2025-11": 5, "2025-12": 7, "2026-01": 9}, "2026-01-01T09:00:00", bankrupt=False)
+    {'2025-11': 5, '2025-12': 9}
     >>> month_ends({"2025-03": 5, "2025-04": -1}, "2025-04-01T09:00:00", bankrupt=True)
     {'2025-03': 5, '2025-04': -1}
     """
@@ -114,16 +122,34 @@ def month_ends(months: dict[str, Any], end_time: str | None, bankrupt: bool) -> 
         end = datetime.fromisoformat(end_time)
     except ValueError:
         return dict(months)
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in months.items():
         try:
             start = datetime.strptime(f"{key}-01", "%Y-%m-%d")
         except ValueError:
             start = None
-        if start is not None and start > end - timedelta(days=1):
+        if out and start is not None and start > end - timedelta(days=1):
+            out[next(reversed(out))] = value  # the run's last instant belongs to the month before
             continue
         out[key] = value
     return out
+
+
+def fold_stub_months(series: Any, runs: Any, *, flow: bool) -> Any:
+    """One series' rows (``run_id``, ``step``, ``key``, ``value``) with each run's stub month (the module's first
+    rule) folded into the run's month before: a stock takes the stub's value, a flow (``flow=True``) adds it. A
+    stub with no month before it in the run is its only month and stays."""
+    stub = stub_months(series, runs)
+    if not bool(stub.any()):
+        return series
+    s = series.assign(_stub=stub).sort_values(["run_id", "step"], kind="stable")
+    by_run = s.groupby("run_id", sort=False)
+    has_before = by_run.cumcount() > 0
+    folded = s["_stub"] & has_before
+    into = folded.groupby(s["run_id"], sort=False).shift(-1, fill_value=False).astype(bool)
+    later = by_run["value"].shift(-1)
+    s.loc[into, "value"] = (s.loc[into, "value"] + later[into]) if flow else later[into]
+    return s[~folded].drop(columns="_stub").sort_index()
 
 
 def run_series(series: Any, runs: Any, name: str, *, fill: str | None = "auto", extend: bool = True) -> Any:
@@ -153,8 +179,8 @@ def run_series(series: Any, runs: Any, name: str, *, fill: str | None = "auto", 
 
     if fill not in ("auto", "last", None):
         raise ValueError(f"fill(={fill!r}) must be 'auto', 'last' or None")
-    s = series[(series["name"] == name) & series["run_id"].isin(runs["run_id"])]
-    s = s[~stub_months(s, runs)][_COLUMNS]
+    s = series[(series["name"] == name) & series["run_id"].isin(runs["run_id"])][_COLUMNS]
+    s = fold_stub_months(s, runs, flow=name in FLOW_SERIES)
     if s.empty:
         return pd.DataFrame(columns=_COLUMNS)
     ended = ending(runs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["context_lines", "metric_line", "money"]
+from typing import Any
+
+__all__ = ["context_lines", "metric_line", "money", "tally_lines"]
 
 
 def money(cents: int) -> str:
@@ -56,3 +58,20 @@ def context_lines(d: dict) -> list[str]:
     lines += beside(str(d.get("benchmark_id")), str(d.get("preset")), d["seed"], str(d.get("agent")),
                     lambda v: _shown(metric, v))
     return lines
+
+
+def tally_lines(world: str, worlds: Any) -> list[str]:
+    """The world's declared tallies (its registry entry's ``tallies``) counted over the episodes' worlds, a line
+    each: ``staff: hired 4, started 4, fired 0, resigned 0``; none for a world that declares none."""
+    from bizsim.simcore.registry import world_spec
+    from bizsim.simcore.tallies import count_tallies
+
+    try:
+        declared = world_spec(world).tallies
+    except Exception:  # noqa: BLE001 -- a world this install cannot find has nothing to count
+        return []
+    if not declared:
+        return []
+    rows = ((kind, name, data) for w in worlds for _, kind, name, data in w.trajectory)
+    return [f"{line}: " + ", ".join(f"{label} {n:,}" for label, n in counts.items())
+            for line, counts in count_tallies(declared, rows).items()]

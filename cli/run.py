@@ -12,7 +12,7 @@ from typing import Any
 
 from bizsim.simcore.errors import BizSimError
 
-from .figures import context_lines, metric_line, money
+from .figures import context_lines, metric_line, money, tally_lines
 from .options import agent_options, bounded_float, bounded_int
 
 __all__ = ["EXIT_API", "EXIT_GUARD", "add_parser", "exit_code", "run_command"]
@@ -333,6 +333,8 @@ def _print_summary(result: Any, out: str | None) -> None:
         print(f"  {extra}")
     if "tasks_succeeded" in d:
         print(f"  tasks: {d['tasks_succeeded']} succeeded, {d['tasks_failed']} failed, {d['tasks_cancelled']} cancelled")
+    for line in tally_lines(str(d["world"]), getattr(result, "worlds", None) or (result.final_world,)):
+        print(f"  {line}")
     from bizsim.analysis.series import month_ends  # no stub January after a year that ends on 1 January at 09:00
 
     months = month_ends(d.get("month_end_funds_cents") or {}, result.final_world.now_iso,

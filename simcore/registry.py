@@ -22,6 +22,8 @@ import attrs
 
 from .errors import ConfigError
 from .submetrics import SubMetric
+from .tallies import Tallies
+from .tallies import tallies as _tallies
 
 if TYPE_CHECKING:
     from .presets import PresetTable
@@ -111,6 +113,11 @@ class WorldSpec:
         sub_metrics: the figures a shaped reward (``reward="shaped"``) weighs beside the metric, each a
             :class:`~bizsim.simcore.submetrics.SubMetric` with its unit, where it is read and its default weight;
             a world that declares none offers only the ``delta`` and ``terminal`` rewards.
+        tallies: what ``bizsim run``'s summary counts of the world's own mechanics, line by line:
+            ``{"staff": {"hired": ("employee hire",), ...}}`` (:mod:`bizsim.simcore.tallies`).
+        quiet_events: events the world records for checking rather than as something that happened (startup-v2's
+            ``signal_truth``, the numbers behind the words the agent was shown): the run viewer draws them in a
+            lane of their own, hidden until the reader turns them on.
     """
 
     name: str
@@ -126,6 +133,8 @@ class WorldSpec:
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
     figures: tuple[str, ...] = attrs.field(default=(), converter=_names)
     sub_metrics: tuple[SubMetric, ...] = attrs.field(default=(), converter=_sub_metrics)
+    tallies: Tallies = attrs.field(factory=dict, converter=_tallies)
+    quiet_events: tuple[str, ...] = attrs.field(default=(), converter=_names)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):

@@ -90,3 +90,18 @@ def test_every_bizsim_import_names_a_module_that_exists():
                 if not found:
                     missing.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
     assert [] == missing
+
+
+def test_no_layer_imports_the_package_root():
+    """`bizsim/__init__.py` (toplevel/) offers names of runs, analysis and the registry: a layer that took one from
+    there would reach up unseen, so none imports the root itself."""
+    offences = []
+    for layer in LAYERS:
+        for path in _modules(layer):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "bizsim" and node.level == 0:
+                    offences.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                elif isinstance(node, ast.Import) and any(a.name == "bizsim" for a in node.names):
+                    offences.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert [] == offences

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from bizsim.analysis.published import published_final_funds, published_funds, published_source
+from bizsim.analysis.published import (
+    paper_differences, published_caveats, published_final_funds, published_funds, published_paper, published_source,
+)
 from bizsim.simcore.errors import ConfigError
 
 
@@ -41,3 +43,30 @@ def test_models_are_chosen_by_key_or_name():
     assert ["glm-5", "claude-opus-4-6"] == published_funds(["GLM-5", "claude-opus-4-6"])["model"].unique().tolist()
     with pytest.raises(ConfigError, match=r"'gpt-4' is not among the published YC-Bench results; choose from .*glm-5"):
         published_funds(["gpt-4"])
+
+
+def test_the_caveats_are_kept_with_their_sources():
+    """The page's other configuration and its disagreement with the paper are stated, each with its source."""
+    caveats = published_caveats()
+    assert all(c["text"] and c["source"] for c in caveats)
+    assert any("--config medium" in c["text"] for c in caveats)
+    assert any("paper" in c["text"] and "disagree" in c["text"] for c in caveats)
+    paper = published_paper()
+    assert "https://arxiv.org/abs/2604.01212" == paper["url"] and "not checked" in paper["obtained"]
+
+
+def test_the_papers_numbers_stand_beside_the_pages():
+    """Where the paper differs (issue 43 item 8): Table 4's bankruptcies and the text's final funds, each with its
+    place in the paper, beside the page's own; models the issue does not name keep none."""
+    differ = {(d["model"], d["figure"]): (d["page"], d["paper"], d["source"]) for d in paper_differences()}
+    for key in ("gpt-5.4-mini", "qwen3.5-397b-a17b", "gemini-3.1-pro-preview", "gpt-5.4-nano"):
+        assert (1, 2, "Table 4") == differ[key, "bankrupt_seeds"]
+    assert ("$25K", "$14K", "text") == differ["grok-4.20-beta", "final_funds_shown"]
+    assert ("$104K", "$103K", "text") == differ["claude-sonnet-4-6", "final_funds_shown"]
+    assert 6 == len(differ)
+    board = published_final_funds().set_index("model")
+    assert (1, 2, "Table 4") == (board.loc["gpt-5.4-nano", "bankrupt_seeds"], board.loc["gpt-5.4-nano", "paper_bankrupt_seeds"],
+                                 board.loc["gpt-5.4-nano", "paper_bankrupt_seeds_source"])
+    assert ("$25K", "$14K", "text") == tuple(board.loc["grok-4.20-beta", ["final_funds_shown", "paper_final_funds_shown",
+                                                                          "paper_final_funds_source"]])
+    assert board.loc["glm-5", ["paper_bankrupt_seeds", "paper_final_funds_shown"]].isna().all()

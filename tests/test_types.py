@@ -17,11 +17,14 @@ FOLDERS = ("simcore", "models", "agents", "runs", "surfaces", "analysis", "view"
 
 
 def _stage(tmp_path: Path) -> Path:
-    """``tmp_path/bizsim/<folder>`` -> the source folder: the import layout setup.py installs, which mypy can read."""
+    """``tmp_path/bizsim/<folder>`` -> the source folder, and ``tmp_path/bizsim/__init__.py`` -> the package root's
+    (``toplevel/``): the import layout setup.py installs, which mypy can read."""
     package = tmp_path / "bizsim"
     package.mkdir()
     for folder in FOLDERS:
         (package / folder).symlink_to(ROOT / folder, target_is_directory=True)
+    for name in ("__init__.py", "py.typed"):
+        (package / name).symlink_to(ROOT / "toplevel" / name)
     return tmp_path
 
 

@@ -320,3 +320,40 @@ def test_a_played_run_names_its_player(browser, tmp_path):
     assert f"human, played by ana{HOSTILE[:60]}" in page.inner_text("header h1")
     assert page.evaluate("window.pwned") is None
     assert 0 == page.locator("img").count()
+
+
+def test_startup_v2s_page_keeps_signal_truth_apart_and_each_kind_in_its_own_colour(browser, tmp_path):
+    """startup-v2 on `hard`: the 1,837 signal-truth marks start hidden under their own heading and, shown, take a
+    row of their own; a turn folds them into one line; every legend swatch is a colour a reader tells apart from
+    the others (CIEDE2000 at least 15)."""
+    from itertools import combinations
+
+    from bizsim.runs import RunSpec, execute
+
+    from ._browser import legend_colours
+    from ._colour import delta_e
+
+    out = tmp_path / "v2"
+    execute(RunSpec("startup-v2", "hard", "planner", 1), out=out)
+    page = open_page(browser, write_view([out], tmp_path / "v2.html").as_uri())
+    assert 0 == page.locator("rect.mk.quiet").count() and page.locator("rect.mk").count() > 700
+    box = page.locator("label[data-kind='signal_truth'] input")
+    assert not box.is_checked()
+    assert "Kept for checking" in page.inner_text(".legend .quiet-head")
+    box.click()
+    rows = {float(y) for y in page.eval_on_selector_all("rect.mk:not(.quiet)", "rs => rs.map(r => r.getAttribute('y'))")}
+    quiet = page.eval_on_selector_all("rect.mk.quiet", "rs => rs.map(r => r.getAttribute('y'))")
+    assert 1837 == len(quiet) and 1 == len({float(y) for y in quiet}) and float(quiet[0]) > max(rows)
+    assert "signal truth ×21 (kept for checking)" in page.inner_text("details.ev.quiet summary")
+    assert "signal truth" not in page.inner_text(".detail").split("signal truth ×21")[0]  # the rest stand alone
+    colours = legend_colours(page)
+    assert {"task cancel", "signal truth", "late payment", "employee ramp"} <= set(colours)
+
+    def hex_of(rgb: str) -> str:
+        return "#" + "".join(f"{int(v):02x}" for v in re.findall(r"\d+", rgb)[:3])
+
+    swatches = {k: hex_of(v) for k, v in colours.items() if not k.endswith("(failed)")}
+    closest = min((delta_e(a, b), ka, kb) for (ka, a), (kb, b) in combinations(swatches.items(), 2))
+    assert closest[0] >= 15, closest
+    page.screenshot(path=str(tmp_path / "v2-page.png"))
+    assert [] == page.errors

@@ -34,11 +34,12 @@ def is_run_dir(path: Path) -> bool:
 
 def _world_facts(
     world: str | None, seed: Any, run_dir: Path,
-) -> tuple[str | None, Any, dict | None, frozenset[str], Any]:
+) -> tuple[str | None, Any, dict | None, frozenset[str], Any, frozenset[str]]:
     """The world's calendar start (ISO), analysis hooks, summary before the first turn (from the run's config),
-    the commands its timeline marks and the fresh world itself; nothing for a world this install lacks."""
+    the commands its timeline marks, the fresh world itself and its quiet events (the registry's
+    ``quiet_events``); nothing for a world this install lacks."""
     if not world:
-        return None, None, None, frozenset(), None
+        return None, None, None, frozenset(), None, frozenset()
     try:
         from bizsim.simcore.registry import world_spec
 
@@ -46,9 +47,9 @@ def _world_facts(
         hooks = spec.hooks()
         made = spec.make(_config_of(run_dir), seed if isinstance(seed, int) else 1)
         marked = frozenset(c.name for c in made.commands.visible() if c.marked)
-        return made.calendar.start.isoformat(), hooks, made.summary(), marked, made
+        return made.calendar.start.isoformat(), hooks, made.summary(), marked, made, frozenset(spec.quiet_events)
     except Exception:  # noqa: BLE001 -- a run from a world or version this install cannot build still shows
-        return None, None, None, frozenset(), None
+        return None, None, None, frozenset(), None, frozenset()
 
 
 def _config_of(run_dir: Path) -> Any:
@@ -338,7 +339,7 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
     if result is not None:  # a cap's stop in words, never a bare "error"
         meta["ending"] = ending_words(str(meta["status"]), meta["detail"] if isinstance(meta["detail"], str) else None)
     metric = str((result or {}).get("metric") or "")
-    start, hooks, at_start, marked, fresh = _world_facts(meta["world"], meta["seed"], path)
+    start, hooks, at_start, marked, fresh, quiet = _world_facts(meta["world"], meta["seed"], path)
     timeline_name, timeline = metric, []
     hook = getattr(hooks, "timeline", None)
     if hook is not None and rows:
@@ -369,6 +370,10 @@ def run_data(path: Path, *, requests: bool = True) -> dict:
         except Exception:  # noqa: BLE001 -- a world's hook failing must not hide the run; its ids are shown
             problems.append("the world's names hook failed; events show the ids the world recorded")
     turns, markers = _baseline_turns(rows, lines, marked, names)
+    for m in markers:
+        if m["name"] in quiet:  # kept for checking: the page draws them apart, hidden until asked
+            m["quiet"] = True
+    meta["quiet"] = sorted({m["name"] for m in markers if m.get("quiet")})
     kind = "baseline"
     if llm:
         calls = read_records(run.llm_calls, problems)

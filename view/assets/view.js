@@ -140,8 +140,12 @@
       return {setCursor() {}};
     }
     // Events sit in a strip of their own under the plot (a lane per run), never over the curve; the agent's own
-    // decisions (kind "action") take a row of the lane under the world's events, so neither hides the other.
-    const split = markers.some((m) => m.kind === "action"), LANE = split ? 23 : 12;
+    // decisions (kind "action") take a row of the lane under the world's events, so neither hides the other, and
+    // the marks a world keeps for checking (quiet: startup-v2's signal truth), when shown, a row under those.
+    const shown = (m) => !(opts.hidden && opts.hidden.has(m.name));
+    const split = markers.some((m) => m.kind === "action"), quietRow = markers.some((m) => m.quiet && shown(m));
+    const ROW = 11, LANE = ROW * (1 + (split ? 1 : 0) + (quietRow ? 1 : 0)) + 1;
+    const rowOf = (m) => m.quiet ? ROW * (split ? 2 : 1) : split && m.kind === "action" ? ROW : 0;
     const lanes = Math.max(1, series.length), STRIP = LANE * lanes + 4;
     const W = Math.max(400, host.clientWidth || 900), H = 230, L = 96, R = 14, T = 16, B = 44 + STRIP;
     const s = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img"});
@@ -196,8 +200,8 @@
       s.appendChild(tx);
     });
     for (const m of markers) {
-      if (opts.hidden && opts.hidden.has(m.name)) continue;
-      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * LANE + (split && m.kind === "action" ? 11 : 0), width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk", "data-turn": m.turn, "data-run": m.run || 0});
+      if (!shown(m)) continue;
+      const r = svg("rect", {x: x(m.t) - 2.5, y: mkY + (m.run || 0) * LANE + rowOf(m), width: 5, height: 10, fill: m.color || colorOf(m.name), class: "mk" + (m.quiet ? " quiet" : ""), "data-turn": m.turn, "data-run": m.run || 0});
       const ti = svg("title"); ti.textContent = simDate(opts.meta, m.t) + ": " + m.label; r.appendChild(ti);
       r.addEventListener("click", (ev) => { ev.stopPropagation(); opts.onPick(m.run || 0, m.t, m.turn); });
       s.appendChild(r);
@@ -317,7 +321,14 @@
     const evs = run.byTurnMarkers.get(i) || [];
     if (evs.length) {
       host.appendChild(el("h3", {text: "Events and decisions during this turn"}));
-      for (const m of evs) host.appendChild(el("div", {cls: "ev"}, el("i", {style: "background:" + colorOf(m.name)}), simDate(meta, m.t) + "  " + m.label));
+      const line = (m) => el("div", {cls: "ev"}, el("i", {style: "background:" + colorOf(m.name)}), simDate(meta, m.t) + "  " + m.label);
+      for (const m of evs) if (!m.quiet) host.appendChild(line(m));
+      // What the world kept for checking, folded per kind under one line: it would bury what happened.
+      for (const n of [...new Set(evs.filter((m) => m.quiet).map((m) => m.name))]) {
+        const some = evs.filter((m) => m.name === n);
+        host.appendChild(el("details", {cls: "ev quiet"}, el("summary", null, el("i", {style: "background:" + colorOf(n)}),
+          kindWords(n) + " ×" + some.length + " (kept for checking)"), ...some.map(line)));
+      }
     }
     if (t.scratchpad) {
       host.appendChild(el("h3", {text: "Scratchpad at this turn"}));
@@ -493,18 +504,27 @@
     return el("div", {cls: "problems"}, ...list.map((p) => el("div", {text: "⚠ " + p})));
   }
 
+  // The kinds of marks, each with its colour, count and a box that shows or hides it; the kinds a world keeps for
+  // checking (quiet) come last, under their own words, and start hidden (quietKinds).
   function legend(markers, hidden, redraw) {
-    const names = [...new Set(markers.map((m) => m.name))].sort();
+    const quiet = new Set(markers.filter((m) => m.quiet).map((m) => m.name));
+    const names = [...new Set(markers.map((m) => m.name))].sort(), loud = names.filter((n) => !quiet.has(n));
     const box = el("div", {cls: "legend"});
     if (!names.length) return box;
-    box.appendChild(el("span", {text: "Events (click a mark to open its turn):"}));
-    for (const n of names) {
+    const entry = (n) => {
       const cb = el("input", {type: "checkbox"}); cb.checked = !hidden.has(n);
       cb.addEventListener("change", () => { if (cb.checked) hidden.delete(n); else hidden.add(n); redraw(); });
-      box.appendChild(el("label", null, cb, el("i", {style: "background:" + colorOf(n)}), kindWords(n) + " (" + markers.filter((m) => m.name === n).length + ")"));
+      return el("label", {"data-kind": n}, cb, el("i", {style: "background:" + colorOf(n)}), kindWords(n) + " (" + markers.filter((m) => m.name === n).length + ")");
+    };
+    if (loud.length) box.appendChild(el("span", {text: "Events (click a mark to open its turn):"}));
+    for (const n of loud) box.appendChild(entry(n));
+    if (quiet.size) {
+      box.appendChild(el("span", {cls: "quiet-head", text: "Kept for checking, in a row of their own (tick to show):"}));
+      for (const n of [...quiet].sort()) box.appendChild(entry(n));
     }
     return box;
   }
+  function quietKinds(markers) { return new Set(markers.filter((m) => m.quiet).map((m) => m.name)); }
 
   function viewRun(root, run, state) {
     prepareRun(run);
@@ -513,7 +533,7 @@
     const pr = problems(run.problems); if (pr) root.appendChild(pr);
     const chartHost = el("div", {cls: "chart", id: "chart"});
     root.appendChild(chartHost);
-    const hidden = state.hidden || (state.hidden = new Set());
+    const hidden = state.hidden || (state.hidden = quietKinds(run.markers));
     let ch;
     // The run's series as the report counts it (analysis.series.run_series), beside the balances as booked above.
     const rep = run.reported && run.reported.points.length ? run.reported : null;
@@ -609,7 +629,7 @@
       side.appendChild(body); panes.appendChild(side);
       apis.push(runPane(body, r, {compact: true, onSelect: (i) => align(k, i)}));
     });
-    const hidden = new Set();
+    const hidden = quietKinds(marks);
     const draw = () => {
       ch = chart(chartHost, runs.map((r, k) => ({points: r.timeline, color: PALETTE[k]})), marks, {
         meta: runs[0].meta, money: runs[0].meta.timeline_money, ylabel: ylabel, endT: runs.map((r) => r.meta.end_t || 0), hidden: hidden,

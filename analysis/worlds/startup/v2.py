@@ -10,12 +10,14 @@ import attrs
 from bizsim.analysis.metrics import group_columns, with_groups
 from bizsim.analysis.worlds.hooks import ReportContext
 from bizsim.analysis.worlds.startup import HOOKS as V1_HOOKS
+from bizsim.models.startup.v2.spec import WORLD
+from bizsim.simcore.tallies import tally_names
 
 __all__ = ["HOOKS", "MECHANIC_EVENTS", "mechanics_table"]
 
-#: The labour market's decisions and events, then the disruptions, in the order the table shows them.
-MECHANIC_EVENTS = ("employee hire", "employee_started", "employee fire", "employee_resigned", "disruption_warning",
-                   "market_downturn", "client_collapsed", "late_payment")
+#: The labour market's decisions and events, then the disruptions, in the order the table shows them: the names
+#: startup-v2's registry entry tallies (the run summary of `bizsim run` counts the same).
+MECHANIC_EVENTS = tally_names(WORLD.tallies)
 
 
 def mechanics_table(events: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:

@@ -23,4 +23,12 @@ WORLD = WorldSpec(
     protocol="yc-bench",
     analysis="bizsim.analysis.worlds.startup.v2:HOOKS",
     sub_metrics=SUB_METRICS,  # v1's: hiring changes neither prestige nor trust
+    # What the run's summary counts, and the report's table of hires, fires and disruptions, in this order.
+    tallies={
+        "staff": {"hired": ("employee hire",), "started": ("employee_started",), "fired": ("employee fire",),
+                  "resigned": ("employee_resigned",)},
+        "disruptions": {"warnings": ("disruption_warning",), "downturns": ("market_downturn",),
+                        "clients gone under": ("client_collapsed",), "late payments": ("late_payment",)},
+    },
+    quiet_events=("signal_truth",),  # the numbers behind the words, one a command that showed some
 )
