@@ -287,3 +287,16 @@ def test_figure_7_final_funds_seed_by_seed():
     assert ["A", "B"] == [t.get_text() for t in ax.get_yticklabels()]  # the top tick is the highest y
     assert [2_000.0, 0.0] == [p.get_width() for p in ax.patches]
     assert [1_000.0, 0.0, 5_000.0, 0.0] == [float(x) for c in ax.collections for x in c.get_offsets()[:, 0]]
+
+
+def test_one_runtime_a_run_in_its_record_the_sweep_and_a_loaded_directory(tmp_path):
+    """A sweep's results line, the run directory's result.json and the table of either hold the same wall_s."""
+    from bizsim.runs import sweep
+
+    sweep([RunSpec("startup", "default", "greedy", 1)], tmp_path / "sw", backend="serial", progress=False,
+          run_dirs=True)
+    line = json.loads((tmp_path / "sw" / "results.jsonl").read_text().splitlines()[0])
+    run_dir = tmp_path / "sw" / "runs" / line["run_id"]
+    recorded = json.loads((run_dir / "result.json").read_text())["wall_s"]
+    assert recorded > 0
+    assert recorded == line["wall_s"] == load(tmp_path / "sw").runs["wall_s"].iloc[0] == load(run_dir).runs["wall_s"].iloc[0]
