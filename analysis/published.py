@@ -131,7 +131,7 @@ def plot_beside_published(
                 color=palette(i % palette.N), label=f"{g['name'].iloc[0]} (published, 3 seeds)")
     if ours is not None and len(ours):
         cols = plots.columns_for(runs, by)
-        mine = matplotlib.colormaps["Set1"]
+        mine = matplotlib.colormaps["Dark2"]
         for i, (key, g) in enumerate(ours.groupby(cols, sort=True, dropna=False)):
             g = g.sort_values("step")
             ax.plot([x[str(k)] for k in g["key"]], g["mean"] / 100, linewidth=2.8, color=mine(i % mine.N),

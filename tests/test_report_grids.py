@@ -96,9 +96,10 @@ def _reports_every_way(out: Path, papers: list[str]) -> dict[str, tuple[str, dic
     made = {"whole": _report(out, out=out / "whole", published=True)}
     for paper in papers:
         made[paper] = _report(out, out=out / paper, papers=[paper])
-    for name, (_, drawn, _) in made.items():
+    for name, (text, drawn, _) in made.items():
         bad = [t for t in _legends(drawn) if re.search(r"\b(nan|<NA>|None)\b", t)]
         assert [] == bad, name
+        assert "<NA>" not in html.unescape(text), name  # a group's name in a table, a missing option left out
     return made
 
 

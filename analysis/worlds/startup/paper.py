@@ -376,12 +376,10 @@ def table4(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = No
     ok = ok_runs(runs).copy()
     costs = run_cost_and_income(runs, llm_calls).set_index("run_id")["cost_usd"]
     ok["cost"] = ok["run_id"].map(costs)
-    tokens = pd.Series(math.nan, index=ok.index)
-    for c in ("llm_prompt_tokens", "llm_completion_tokens"):
-        if c in ok.columns:
-            part = pd.to_numeric(ok[c], errors="coerce").astype(float)
-            tokens = part if tokens.isna().all() else tokens.fillna(0) + part.fillna(0)
-    ok["tokens"] = tokens
+    parts = [pd.to_numeric(ok[c], errors="coerce").astype(float) for c in ("llm_prompt_tokens", "llm_completion_tokens")
+             if c in ok.columns]
+    # A run without a model (a baseline beside LLM runs) has no tokens, not 0 of them.
+    ok["tokens"] = pd.concat(parts, axis=1).sum(axis=1, min_count=1) if parts else math.nan
     ok["runtime"] = run_runtime(ok).to_numpy() / 60.0
     rows = []
     for key, g in ok.groupby(cols, sort=True, dropna=False):

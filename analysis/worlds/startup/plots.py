@@ -64,9 +64,12 @@ def metric_against(
     plots.mean_and_range(ax, table, field, cols, div)
     ok = ok_runs(runs)
     without = ok[ok[field].isna()] if field in ok.columns else ok.iloc[0:0]
-    for key, g in without.groupby(cols, sort=True, dropna=False) if cols and len(without) else []:
+    import matplotlib
+
+    levels = matplotlib.colormaps["Dark2"]  # a colour a level line: three grey baselines read as one
+    for i, (key, g) in enumerate(without.groupby(cols, sort=True, dropna=False) if cols and len(without) else []):
         mean = float(pd.to_numeric(g[value], errors="coerce").mean()) / div
-        ax.axhline(mean, color="grey", linestyle="--", linewidth=1.0,
+        ax.axhline(mean, color=levels((i + 1) % levels.N), linestyle="--", linewidth=1.2,
                    label=f"{plots.group_label(key, cols)} (no {words(field).lower()}; mean of {len(g)})")
     ax.set_xlabel(words(field))
     metric = str(runs["metric"].dropna().iloc[0]) if value == "metric_value" and "metric" in runs.columns and \
@@ -143,7 +146,7 @@ def failure_modes(events: Any, runs: Any, by: str | Sequence[str] | None = None,
     cols = plots.columns_for(runs, by)
     table = paper.failed_task_causes(events, runs, cols)
     groups = list(table.groupby(cols, sort=True, dropna=False)) if len(table) else []
-    ax = ax if ax is not None else plots.new_axes((7.0, max(2.5, 1.4 + 0.45 * len(groups))))
+    ax = ax if ax is not None else plots.new_axes((9.0, max(2.5, 1.0 + 0.45 * len(groups))))
     shown = [m for m in paper.FAILURE_MODES if m != "other" or bool((table["count"][table["mode"] == m] > 0).any())]
     n = len(groups)
     left = [0.0] * n
@@ -161,7 +164,7 @@ def failure_modes(events: Any, runs: Any, by: str | Sequence[str] | None = None,
     ax.set_xlabel("% of failed tasks")
     ax.set_title("Why tasks failed: failure modes")
     if n:
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     else:
         ax.text(0.5, 0.5, "no runs", ha="center", va="center", transform=ax.transAxes)
     return ax
