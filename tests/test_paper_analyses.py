@@ -144,7 +144,8 @@ def test_the_paper_bars_are_each_groups_mean_with_every_seed():
     assert [312.5] == [p.get_width() for p in ax.patches]
     bankrupt = make_runs(leaderboard_funds_cents=[0, 0, 0, 0])
     ax = startup_plots.final_funds(bankrupt, by="agent")
-    assert (0.0, 1.0) < ax.get_xlim() or ax.get_xlim()[0] == 0.0 and ax.get_xlim()[1] > 0.5  # not -0.04 to 0.04
+    assert pytest.approx((0.0, 1.05)) == ax.get_xlim()  # every run bankrupt: $0 to $1, not -$0.04 to $0.04
+    assert ["every value is 0"] == [t.get_text() for t in ax.texts]
 
 
 def test_figure_5b_revenue_per_api_dollar_with_the_seeds_range():

@@ -151,6 +151,12 @@ def test_llm_runs_at_three_ks_beside_greedy(tmp_path):
         assert [5.0, 20.0, 30.0] == [float(x) for x in points.get_xdata()]
         assert pytest.approx([greedy_mean] * 3) == [float(y) for y in points.get_ydata()]  # copies of greedy
         assert "1.5 ± 0.0" in text  # 90 s a run: Table 4's minutes, mean ± sd
+        per_seed = [c for n, c in made[name][2].items() if n.endswith("startup-funds-per-seed")]
+        assert 1 == len(per_seed) and per_seed[0].startswith("Figure 8 of the paper")  # drawn where Figure 7 is
+    published = next(ax for n, ax in made["whole"][1].items() if n.endswith("startup-beside-published"))
+    colours = [tuple(ln.get_color()) if not isinstance(ln.get_color(), str) else ln.get_color()
+               for ln in published.get_lines() if not ln.get_label().startswith("_")]
+    assert len(colours) > 20 and len(set(colours)) == len(colours)  # nineteen published models and ours, each its own
     funds = next(ax for n, ax in made["whole"][1].items() if n.endswith("startup-month-end-funds-cents"))
     assert "greedy (n=2)" in [ln.get_label() for ln in funds.get_lines()]  # the group without K is drawn too
 
@@ -186,3 +192,23 @@ def test_the_startup_v2_sweep_reports(tmp_path):
     sweep([RunSpec("startup-v2", "default", a, 1) for a in ("greedy", "planner")], tmp_path, backend="serial",
           progress=False)
     _reports_every_way(tmp_path, ["yc-bench"])
+
+
+def test_a_pip_install_names_where_it_came_from(tmp_path, monkeypatch):
+    """Provenance of an install that is no git checkout: the commit pip recorded, else the source and that no commit
+    was recorded (PEP 610's direct_url.json, read through importlib.metadata)."""
+    from importlib import metadata
+
+    from bizsim.analysis import provenance as prov
+
+    info = tmp_path / "bizsim-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bizsim\nVersion: 0.1.0\n")
+    monkeypatch.setattr(metadata, "distribution", lambda name: metadata.PathDistribution(info))
+    (info / "direct_url.json").write_text(json.dumps({"url": "file:///src/bizsim", "dir_info": {}}))
+    assert prov._installed_from().startswith("not recorded: installed by pip from file:///src/bizsim")
+    (info / "direct_url.json").write_text(json.dumps({"url": "https://example.org/bizsim.git", "vcs_info": {
+        "vcs": "git", "commit_id": "0123abc"}}))
+    assert "0123abc (installed by pip from https://example.org/bizsim.git)" == prov._installed_from()
+    monkeypatch.setattr(prov, "_git_commit", lambda: None)
+    assert ("git commit", prov._installed_from()) in prov.provenance(pd.DataFrame(), ["bizsim", "report"])
