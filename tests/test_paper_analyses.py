@@ -16,7 +16,7 @@ from bizsim.runs import RunSpec, run_llm
 from bizsim.analysis.worlds.startup import paper
 from bizsim.simcore.errors import ConfigError
 
-from .test_metrics import cmd_row, make_runs, task_row
+from .test_metrics import make_runs, task_row
 
 
 def _tasks(run_id: str, specs: list[tuple[str, int]], **data) -> list[dict]:

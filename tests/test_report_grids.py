@@ -212,3 +212,28 @@ def test_a_pip_install_names_where_it_came_from(tmp_path, monkeypatch):
     assert "0123abc (installed by pip from https://example.org/bizsim.git)" == prov._installed_from()
     monkeypatch.setattr(prov, "_git_commit", lambda: None)
     assert ("git commit", prov._installed_from()) in prov.provenance(pd.DataFrame(), ["bizsim", "report"])
+
+
+def test_a_sweep_of_llm_runs_over_http_beside_greedy_reports(tmp_path, monkeypatch):
+    """The case the report crashed on, for real: greedy and the LLM agent at K = 5 and 20 (a model over loopback
+    HTTP playing greedy), one sweep, reported with --paper yc-bench; Table 4's minutes are the records' wall_s."""
+    from .llm_policies import greedy_policy
+    from .llm_server import LoopbackLLMServer, require_litellm
+
+    require_litellm()
+    monkeypatch.setenv("BIZSIM_LOOPBACK_KEY", "sk-loopback-0123456789")
+    with LoopbackLLMServer(greedy_policy, lifetime_s=300) as server:
+        specs = [RunSpec("startup", "default", "greedy", 1)] + [RunSpec("startup", "default", "llm", 1, agent_options={
+            "model": MODEL, "api_base": server.url, "api_key_env": "BIZSIM_LOOPBACK_KEY", "history_rounds": k})
+            for k in (5, 20)]
+        assert 0 == sweep(specs, tmp_path, backend="serial", progress=False).failed
+    runs = load(tmp_path).runs
+    assert runs["wall_s"].notna().all()
+    for run in runs[runs.agent == "llm"].itertuples():  # one runtime a run: the sweep's is its result.json's
+        assert json.loads((tmp_path / "runs" / run.run_id / "result.json").read_text())["wall_s"] == run.wall_s
+    text, drawn, _ = _report(tmp_path, out=tmp_path / "paper", papers=["yc-bench"])
+    assert any(n.endswith("startup-metric-against-k") for n in drawn)
+    for k in (5, 20):
+        minutes = float(runs[runs.history_rounds == k]["wall_s"].iloc[0]) / 60
+        row = re.search(rf"<td[^>]*>llm</td><td[^>]*>{k}</td>(.*?)</tr>", text[text.index("Table 4 of the paper"):])
+        assert row and f"{minutes:,.1f}</td>" in row.group(1)  # one run: its minutes, no ± (no sd of one)
