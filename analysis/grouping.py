@@ -26,7 +26,7 @@ SPEC_FIELDS = ("world", "preset_label", "agent")
 STOPPED = "stopped"
 #: Fields whose values name themselves in a group's name (``hard``, ``greedy``); any other field (an agent option)
 #: is named beside its value (``history rounds 20``).
-_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "stopped"})
+_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "stopped", "_all"})
 
 
 def _cell(v: Any) -> str | None:

@@ -26,6 +26,7 @@ __all__ = [
     "per_seed_trajectories",
     "plotted_series",
     "score_vs_cost",
+    "seed_bars",
     "series_over_time",
 ]
 
@@ -53,11 +54,6 @@ def columns_for(runs: Any, by: str | Sequence[str] | None) -> list[str]:
     return label_columns(runs)
 
 
-#: Grouping columns whose values name themselves in a legend (``hard``, ``greedy``); any other column (an agent
-#: option) is named beside its value (``history rounds 20``).
-_SELF_NAMED = frozenset({"world", "preset_label", "preset", "agent", "model", "_all", "stopped"})
-
-
 def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
     """A group key as legend text; given the key's ``cols``, an agent option's value comes with its name.
 
@@ -69,9 +65,11 @@ def group_label(key: Any, cols: Sequence[str] | None = None) -> str:
     values = key if isinstance(key, tuple) else (key,)
     if cols is None or len(cols) != len(values):
         return " / ".join(str(k) for k in values)
-    # A run that went to the world's end has no stop to name (grouping.with_stops leaves its cell empty).
-    return " / ".join(str(v) if c in _SELF_NAMED else f"{c.replace('_', ' ')} {v}" for c, v in zip(cols, values)
-                      if not (c == "stopped" and (v is None or v == "" or v != v)))
+    from bizsim.analysis.grouping import group_name
+
+    # One naming rule with the tables: a value a run does not have (a baseline's missing agent option, the empty
+    # stop of a run that went to the world's end) is left out, never drawn as "memory nan".
+    return group_name(dict(zip(cols, values)), cols) or " / ".join(str(v) for v in values)
 
 
 def _scale(name: str, cents: bool | None) -> tuple[float, str]:
@@ -167,7 +165,7 @@ def series_over_time(
     steps: list[int] = []
     labels: list[str] | None = None
     shaded = False
-    for key, g in table.groupby(cols, sort=True):
+    for key, g in table.groupby(cols, sort=True, dropna=False):
         g = g.sort_values("step")
         line, = ax.plot(g["step"], g["mean"] / div, label=f"{group_label(key, cols)} (n={int(g['n'].max())})")
         if band and (g["n"] > 2).any():  # two seeds give a t-band 13 standard errors wide: noise, not a finding
@@ -218,7 +216,7 @@ def per_seed_trajectories(
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key().get("color") or [None]
     steps: list[int] = []
     labels: list[str] | None = None
-    for n, (key, g) in enumerate(s.groupby(cols, sort=True)):
+    for n, (key, g) in enumerate(s.groupby(cols, sort=True, dropna=False)):
         color = colors[n % len(colors)]
         for i, (_, r) in enumerate(g.groupby("run_id", sort=True)):
             r = r.sort_values("step")
@@ -310,3 +308,64 @@ def mean_and_range(ax: Any, table: Any, field: str, cols: Sequence[str], div: fl
         mean = g["mean"] / div
         ax.errorbar(g[field].astype(float), mean, yerr=[mean - g["min"] / div, g["max"] / div - mean], marker="o",
                     capsize=3, label=group_label(key, cols) if cols else "all runs")
+
+
+#: The bars of a figure drawn as the YC-Bench paper draws its per-model figures.
+BAR_COLOR = "#eda87c"
+
+
+def seed_bars(
+    per_run: Any, cols: Sequence[str], value: str, *, ax: Any = None, scale: float = 1.0, xlabel: str = "",
+    title: str = "", reference: float | None = None, reference_label: str = "", money: bool = False,
+) -> Any:
+    """Horizontal bars, one a group of ``per_run`` (one row a run): the bar at the mean over its runs of ``value``
+    (times ``scale``), a dot a run and a line over the runs' range, the groups sorted by their mean, highest on
+    top (the YC-Bench paper's per-model figures). A run without a value is no dot and not in the mean.
+
+    Args:
+        reference: a value (already scaled) drawn as a dashed vertical line, named ``reference_label``.
+        money: the values are dollars (the axis says so).
+    """
+    import math
+
+    ax = ax if ax is not None else new_axes((7.0, max(2.5, 0.9 + 0.45 * max(1, per_run[list(cols)].drop_duplicates().shape[0]))))
+    groups = []
+    for key, g in per_run.groupby(list(cols), sort=True, dropna=False) if len(per_run) else []:
+        xs = [float(v) * scale for v in g[value] if v is not None and v == v]
+        groups.append((math.fsum(xs) / len(xs) if xs else math.nan, group_label(key, cols), xs))
+    groups.sort(key=lambda t: (math.isnan(t[0]), -t[0] if not math.isnan(t[0]) else 0.0))
+    n = len(groups)
+    for i, (mean, _, xs) in enumerate(groups):
+        y = n - 1 - i
+        if xs:
+            ax.barh([y], [mean], height=0.6, color=BAR_COLOR, zorder=2)
+            ax.plot([min(xs), max(xs)], [y, y], color="0.3", linewidth=1.2, zorder=3)
+            ax.scatter(xs, [y] * len(xs), color="0.2", s=16, alpha=0.7, zorder=4)
+    ax.set_yticks(range(n), [label + ("" if xs else " (no value)") for _, label, xs in reversed(groups)])
+    shown = [x for _, _, xs in groups for x in xs] + [m for m, _, _ in groups if not math.isnan(m)]
+    shown += [reference] if reference is not None else []
+    low, high = min([0.0, *shown]), max([0.0, *shown])
+    if high == low:  # every value 0 (every run bankrupt at $0): an axis of its own, not -0.04 to 0.04
+        high = 1.0
+        ax.text(0.98, 0.02, "every value is 0", ha="right", va="bottom", transform=ax.transAxes, fontsize="small")
+    pad = (high - low) * 0.05
+    ax.set_xlim(low - (pad if low < 0 else 0), high + pad)
+    if low < 0:
+        ax.axvline(0, color="grey", linewidth=0.8)
+    if reference is not None:
+        ax.axvline(reference, color="#d9773f", linestyle="--", linewidth=1.5, zorder=5)
+        ax.text(reference, n - 0.5, f" {reference_label}", color="#d9773f", va="bottom", fontsize="small")
+    ax.set_ylim(-0.6, n - 0.4 + (0.5 if reference is not None else 0))
+    ax.grid(axis="x", linestyle=":", linewidth=0.6, zorder=0)
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(6))
+    if money:
+        money_axis(ax, "x")
+    else:  # 2,500,000 rather than 2.5 with a 1e6 beside the axis
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.3g}"))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    if not n:
+        ax.text(0.5, 0.5, "no runs", ha="center", va="center", transform=ax.transAxes)
+    return ax

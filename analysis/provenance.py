@@ -39,6 +39,29 @@ def _git_commit() -> str | None:
     return done.stdout.strip() + (" (with uncommitted changes)" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
+def _installed_from() -> str | None:
+    """Where pip installed bizsim from when its files are no git checkout (``pip install .``, from a URL): the
+    commit pip recorded for a VCS install, else the source it names (PEP 610's ``direct_url.json``)."""
+    from importlib import metadata
+
+    try:
+        text = metadata.distribution("bizsim").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    try:
+        data = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("url"), str):
+        return None
+    url = data["url"]
+    vcs = data.get("vcs_info")
+    if isinstance(vcs, dict) and isinstance(vcs.get("commit_id"), str):
+        return f"{vcs['commit_id']} (installed by pip from {url})"
+    return (f"not recorded: installed by pip from {url}, and pip records no commit for a folder or an archive "
+            "(install with pip install git+URL@COMMIT, or pip install -e from a checkout, to have one here)")
+
+
 def _version(dist: str) -> str | None:
     from importlib import metadata
 
@@ -58,7 +81,8 @@ def provenance(runs: Any, command: list[str] | None = None) -> list[tuple[str, s
     argv = command if command is not None else [Path(sys.argv[0]).name, *sys.argv[1:]]
     rows = [
         ("bizsim", _version("bizsim") or "unknown"),
-        ("git commit", _git_commit() or "not a git checkout"),
+        ("git commit", _git_commit() or _installed_from() or "unknown: bizsim's files are no git checkout and pip "
+                                                              "recorded no source"),
         ("Python", platform.python_version()),
         ("command", shlex.join(argv)),
     ]

@@ -171,14 +171,19 @@ def plot_beside_published(
     if ours is not None and len(ours):
         months = sorted(set(months) | set(ours["key"].astype(str)))
     x = {m: i for i, m in enumerate(months)}
-    for key, g in theirs.groupby("model", sort=False):
-        ax.plot([x[m] for m in g["month"]], g["funds_usd"], linestyle="--", linewidth=1, alpha=0.6,
-                label=f"{g['name'].iloc[0]} (published, 3 seeds)")
+    import matplotlib
+
+    # A colour a line: twenty published models would wrap the default cycle's ten, two models sharing a colour.
+    palette = matplotlib.colormaps["tab20"]
+    for i, (key, g) in enumerate(theirs.groupby("model", sort=False)):
+        ax.plot([x[m] for m in g["month"]], g["funds_usd"], linestyle="--", linewidth=1, alpha=0.75,
+                color=palette(i % palette.N), label=f"{g['name'].iloc[0]} (published, 3 seeds)")
     if ours is not None and len(ours):
         cols = plots.columns_for(runs, by)
-        for key, g in ours.groupby(cols, sort=True):
+        mine = matplotlib.colormaps["Dark2"]
+        for i, (key, g) in enumerate(ours.groupby(cols, sort=True, dropna=False)):
             g = g.sort_values("step")
-            ax.plot([x[str(k)] for k in g["key"]], g["mean"] / 100, linewidth=2.5,
+            ax.plot([x[str(k)] for k in g["key"]], g["mean"] / 100, linewidth=2.8, color=mine(i % mine.N),
                     label=f"{plots.group_label(key, cols)} (yours, n={int(g['n'].max())})")
     every = max(1, len(months) // 12)
     ax.set_xticks(list(range(len(months)))[::every], months[::every], rotation=45, ha="right")

@@ -351,7 +351,7 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
             for r in theirs.itertuples()]
     final = _FINAL if _FINAL in startup.columns else "final_funds_cents"  # a bankrupt seed counts 0, as theirs do
     for key, g in startup.groupby(by, sort=True, dropna=False):
-        rows.append({"who": f"{' '.join(map(str, key))} (yours)", "final funds (dollars)": float(g[final].mean()) / 100,
+        rows.append({"who": f"{plots.group_label(key, by)} (yours)", "final funds (dollars)": float(g[final].mean()) / 100,
                      "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}",
                      "the paper's, where it differs": ""})
     table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")

@@ -20,7 +20,8 @@ COLUMN_WORDS = {
     "sp_per_100_turns": "scratchpad writes per 100 turns (SP/100T)", "inspects_per_accept": "inspects per accept",
     "mean_concurrent_tasks": "mean concurrent tasks", "commands_per_turn": "commands per turn",
     "mean_cost_usd": "model cost per run, mean (dollars)", "sd_cost_usd": "model cost per run, sd (dollars)",
-    "mean_tokens": "tokens per run, mean", "mean_runtime_s": "runtime per run, mean (seconds)",
+    "mean_tokens": "tokens per run, mean", "mean_runtime_min": "runtime per run, mean (minutes)",
+    "sd_runtime_min": "runtime per run, sd (minutes)",
     "min": "lowest seed", "max": "highest seed", "required_trust": "required trust",
     "per_run": "per run",
 }

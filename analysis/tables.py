@@ -105,7 +105,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "metric_value": ("double", "its value"),
     "end_t_us": ("int64", "simulated microseconds from start to the end of the episode"),
     "end_time": ("string", "simulated end instant, ISO-8601"),
-    "wall_s": ("double", "wall-clock seconds the run took (null for loaded run directories)"),
+    "wall_s": ("double", "wall-clock seconds the run took, as its record holds them (result.json's wall_s)"),
     "llm_turns": ("int64", "model calls (LLM runs)"),
     "llm_prompt_tokens": ("int64", "prompt tokens (LLM runs)"),
     "llm_completion_tokens": ("int64", "completion tokens (LLM runs)"),

@@ -141,5 +141,11 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
         body["run"]["terminal_detail"] = result["terminal_detail"]
     return {
         "v": record_version, "run_id": spec.run_id, "status": "ok", "error": None, "benchmark_id": spec.benchmark_id,
-        "spec": spec.to_dict(), "preset_label": spec.preset_label, **body, "wall_s": None, "run_dir": str(root),
+        "spec": spec.to_dict(), "preset_label": spec.preset_label, **body, "wall_s": _wall_s(result), "run_dir": str(root),
     }
+
+
+def _wall_s(result: dict) -> float | None:
+    """The run's own runtime, as its record holds it (``None`` for a record without one): one runtime a run."""
+    wall = result.get("wall_s")
+    return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) else None

@@ -55,8 +55,10 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None,
                 f"{last.get('message', 'no answer')}. The run directory keeps every answered call; a sweep with "
                 "retry_failed=True (--retry-failed) resumes the run from there"))
         episode, llm = result.episode, result
+        wall = result.record().wall_s
     else:
         episode = execute(spec, out=run_dir, overwrite=True, probe=watcher)  # a run dir is its own run_id's
+        wall = episode.record().wall_s
     world = episode.final_world
     body = extract(world, watcher.extractor_of(world), turns=episode.turns, terminal_reason=episode.terminal_reason,
                    events=events)
@@ -68,6 +70,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None,
         body["run"].update(llm_run_columns(llm.llm.get("total", {}), llm.llm.get("roles")))
     for done in episode.worlds:
         done.close()  # freed now, not by the cyclic collector walking it later
+    body["wall_s"] = wall  # the record's own runtime (result.json's), so a run has one runtime everywhere
     return body
 
 
@@ -128,7 +131,9 @@ def record_run(spec: dict, *, events: bool = True, run_dirs: str | None = None, 
             secrets = run_secrets(str(rs.agent_options.get("model", "")), named if isinstance(named, str) else None)
             message, trace = scrub(message, secrets), scrub(trace, secrets)
         record["error"] = {"type": type(exc).__name__, "message": message, "traceback": trace}
-    record["wall_s"] = round(time.perf_counter() - start, 6)
+    # The run's own record's runtime (result.json's); a run that raised has none, so the time it took to fail.
+    wall = record.pop("wall_s", None)
+    record["wall_s"] = wall if isinstance(wall, (int, float)) else round(time.perf_counter() - start, 6)
     return record
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -15,7 +16,7 @@ from bizsim.runs import RunSpec, run_llm
 from bizsim.analysis.worlds.startup import paper
 from bizsim.simcore.errors import ConfigError
 
-from .test_metrics import cmd_row, make_runs, task_row
+from .test_metrics import make_runs, task_row
 
 
 def _tasks(run_id: str, specs: list[tuple[str, int]], **data) -> list[dict]:
@@ -74,6 +75,79 @@ def test_figure_5a_each_bankruptcy_in_one_of_three_causes():
     assert {2} == set(a["bankruptcies"]) and 0.5 == a.loc["adversarial_client", "share"]
 
 
+def test_figure_5a_every_failed_task_in_one_failure_mode():
+    """Adversarial first, then a team that could not make it alone, then a split team, then other; a success and a
+    cancellation are no failure; shares are of the group's failed tasks pooled over its runs."""
+    runs = make_runs()
+    split = {"max_split": 2}
+    rows = [task_row("a1", "adv", "completed_fail", adversarial=True, hours_needed=90.0, hours_available=10.0, **split),
+            task_row("a1", "slow", "completed_fail", hours_needed=90.0, hours_available=10.0, **split),
+            task_row("a1", "none", "completed_fail", hours_needed=None),  # nobody works in a required domain
+            task_row("a2", "split", "completed_fail", **split),
+            task_row("a2", "odd", "completed_fail", match_ratio=0.5),  # could have made it, undivided: other
+            task_row("a2", "ok", "completed_success", adversarial=True),
+            task_row("a3", "gone", "cancelled", adversarial=True)]
+    events = pd.DataFrame(rows)
+    per = paper.failed_task_causes(events, runs, by="agent", per_run=True).set_index("run_id")
+    assert (3, 1, 2, 0, 0) == tuple(per.loc["a1", ["failed_tasks", *paper.FAILURE_MODES]])
+    assert (2, 0, 0, 1, 1) == tuple(per.loc["a2", ["failed_tasks", *paper.FAILURE_MODES]])
+    assert 0 == per.loc["a3", "failed_tasks"]
+    group = paper.failed_task_causes(events, runs, by="agent")
+    a = group[group.agent == "A"].set_index("mode")
+    assert {"adversarial_client": 0.2, "incapable_employees": 0.4, "over_committed_employees": 0.2,
+            "other": 0.2} == a["share"].to_dict()
+    assert {5} == set(a["failed_tasks"]) and {3} == set(a["runs"])
+    assert group[group.agent == "B"]["share"].isna().all()  # no failed task: no shares, not zeros
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.worlds.startup import plots as startup_plots
+
+    ax = startup_plots.failure_modes(events, runs, by="agent")
+    widths = {c.get_label(): [p.get_width() for p in c.patches] for c in ax.containers}
+    assert [pytest.approx(20.0), 0.0] == widths[paper.FAILURE_MODE_WORDS["adversarial_client"]]  # A on top, B below
+    assert [pytest.approx(40.0), 0.0] == widths[paper.FAILURE_MODE_WORDS["incapable_employees"]]
+
+
+def test_figure_3b_final_trust_per_client_averaged_over_seeds():
+    """Each client's final trust, the mean over a group's seeds, adversarial clients first; the heat map's cells."""
+    runs = make_runs(adversarial_clients=["Zeta", "Zeta", "Zeta", "Zeta"])
+    trust = {"a1": {"Alpha": 1.0, "Zeta": 0.0}, "a2": {"Alpha": 3.0, "Zeta": 0.5}, "a3": {"Alpha": 2.0, "Zeta": 0.1},
+             "b1": {"Alpha": 4.0, "Zeta": 0.0}}
+    series = pd.DataFrame([{"run_id": r, "name": "final_trust", "step": 0, "key": c, "value": v}
+                           for r, by_client in trust.items() for c, v in by_client.items()])
+    table = paper.final_trust_levels(series, runs, by="agent")
+    assert [("A", "Zeta", True), ("A", "Alpha", False), ("B", "Zeta", True), ("B", "Alpha", False)] == list(
+        zip(table.agent, table.client, table.adversarial))
+    assert [pytest.approx(0.2), 2.0, 0.0, 4.0] == table["mean"].tolist()
+    assert [3, 3, 1, 1] == table["n"].tolist()
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.worlds.startup import plots as startup_plots
+
+    ax = startup_plots.final_trust_heatmap(series, runs, by="agent")
+    assert ["Zeta (ADV)", "Alpha"] == [t.get_text() for t in ax.get_xticklabels()]
+    assert [[0.2, 2.0], [0.0, 4.0]] == [[round(float(v), 6) for v in row] for row in ax.images[0].get_array()]
+
+
+def test_the_paper_bars_are_each_groups_mean_with_every_seed():
+    """Figures 3(a), 4(a) and 5(b) as bars: a bar at the mean over seeds, a dot a seed, the market share dashed."""
+    pytest.importorskip("matplotlib")
+    from bizsim.analysis.worlds.startup import plots as startup_plots
+
+    runs = make_runs(adversarial_market_share=[0.25] * 4)
+    rows = [task_row("a1", f"x{i}", "completed_success", adversarial=i < 1) for i in range(4)]
+    rows += [task_row("a2", f"y{i}", "completed_success", adversarial=i < 3) for i in range(4)]
+    ax = startup_plots.adversarial_share(pd.DataFrame(rows), runs, by="agent")
+    assert [pytest.approx(50.0)] == [p.get_width() for p in ax.patches]  # 25 % and 75 %; a3 and B accepted nothing
+    assert [25.0, 75.0] == sorted(float(x) for c in ax.collections for x in c.get_offsets()[:, 0])
+    assert any(ln.get_xdata()[0] == 25.0 for ln in ax.get_lines() if ln.get_linestyle() == "--")
+    spent = make_runs(llm_cost_usd=[2.0, 4.0, None, 0.0], income_cents=[100_000, 50_000, 70_000, 10_000])
+    ax = startup_plots.revenue_per_dollar(spent, by="agent")
+    assert [312.5] == [p.get_width() for p in ax.patches]
+    bankrupt = make_runs(leaderboard_funds_cents=[0, 0, 0, 0])
+    ax = startup_plots.final_funds(bankrupt, by="agent")
+    assert pytest.approx((0.0, 1.05)) == ax.get_xlim()  # every run bankrupt: $0 to $1, not -$0.04 to $0.04
+    assert ["every value is 0"] == [t.get_text() for t in ax.texts]
+
+
 def test_figure_5b_revenue_per_api_dollar_with_the_seeds_range():
     """$1,000 on $2 and $500 on $4: 500 and 125 dollars a dollar, mean 312.5; pooled $1,500 on $6."""
     runs = make_runs(llm_cost_usd=[2.0, 4.0, None, 0.0], income_cents=[100_000, 50_000, 70_000, 10_000])
@@ -85,17 +159,18 @@ def test_figure_5b_revenue_per_api_dollar_with_the_seeds_range():
 
 
 def test_table4_bankruptcies_cost_tokens_and_runtime():
-    """Cost mean and sd over seeds, prompt plus completion tokens, runtime from wall_s or the calls' span."""
+    """Cost mean and sd over seeds, prompt plus completion tokens, runtime in minutes (mean and sd) from each run's
+    recorded wall_s alone: a run recorded without one has no runtime, whatever its model calls' times."""
     runs = make_runs(llm_cost_usd=[1.0, 3.0, 2.0, None], llm_prompt_tokens=[100, 200, 300, 10],
-                     llm_completion_tokens=[10, 20, 30, 1], wall_s=[60.0, None, 30.0, None])
+                     llm_completion_tokens=[10, 20, 30, 1], wall_s=[60.0, None, 180.0, None])
     calls = pd.DataFrame({"run_id": ["a2", "a2", "a2"], "wall_time": [1000.0, 1010.0, 1100.0], "latency_s": [5.0, 1.0, 1.0],
                           "cost_usd": [1.0, 1.0, 1.0], "ok": [True] * 3})
     out = paper.table4(runs, calls, by="agent").set_index("agent")
     a = out.loc["A"]
     assert (3, 1, 2.0, 1.0) == (a["runs"], a["bankruptcies"], a["mean_cost_usd"], a["sd_cost_usd"])
     assert 220.0 == a["mean_tokens"]  # (110 + 220 + 330) / 3
-    assert pytest.approx((60 + 105 + 30) / 3) == a["mean_runtime_s"]  # a2: 100 s of calls plus the first's 5 s
-    assert 1 == out.loc["B", "bankruptcies"] and math.isnan(out.loc["B", "mean_runtime_s"])
+    assert (2.0, pytest.approx(math.sqrt(2.0))) == (a["mean_runtime_min"], a["sd_runtime_min"])  # 1 and 3 minutes
+    assert 1 == out.loc["B", "bankruptcies"] and math.isnan(out.loc["B", "mean_runtime_min"])
 
 
 def test_figure_10_the_metric_against_the_context_length():
@@ -146,7 +221,9 @@ def test_table3_and_table4_on_a_scripted_llm_run(tmp_path):
     usage = result.llm["total"]
     assert pytest.approx(usage["cost_usd"]) == t4["mean_cost_usd"]
     assert usage["prompt_tokens"] + usage["completion_tokens"] == t4["mean_tokens"]
-    assert t4["mean_runtime_s"] >= 0
+    recorded = json.loads((tmp_path / "result.json").read_text())["wall_s"]  # the run's one runtime
+    assert recorded == result.record().wall_s == res.runs.iloc[0]["wall_s"] > 0
+    assert pytest.approx(recorded / 60) == t4["mean_runtime_min"]
 
 
 def test_task_rows_record_the_trust_each_task_required(tmp_path):
@@ -198,7 +275,8 @@ def test_figure_4b_from_the_final_scratchpad_of_scripted_runs(tmp_path):
 
 
 def test_figure_7_final_funds_seed_by_seed():
-    """Each seed's leaderboard funds and the group's mean; the figure's bars are the means, its dots the seeds."""
+    """Each seed's leaderboard funds and the group's mean; the figure's bars are the means, sorted highest on top,
+    its dots the seeds."""
     pytest.importorskip("matplotlib")
     from bizsim.analysis.worlds.startup import plots as startup_plots
 
@@ -206,6 +284,20 @@ def test_figure_7_final_funds_seed_by_seed():
     table = paper.final_funds_per_seed(runs, by="agent")
     assert [100_000.0, 0.0, 500_000.0, 0.0] == table["value"].tolist()
     assert [200_000.0] * 3 + [0.0] == table["group_mean"].tolist()
-    ax = startup_plots.final_funds(runs, by="agent")
-    assert [2_000.0, 0.0] == [p.get_height() for p in ax.patches]
-    assert [1_000.0, 0.0, 5_000.0, 0.0] == [float(y) for c in ax.collections for y in c.get_offsets()[:, 1]]
+    ax = startup_plots.final_funds(runs.assign(agent=["B", "B", "B", "A"]), by="agent")  # A's mean is the lower
+    assert ["A", "B"] == [t.get_text() for t in ax.get_yticklabels()]  # the top tick is the highest y
+    assert [2_000.0, 0.0] == [p.get_width() for p in ax.patches]
+    assert [1_000.0, 0.0, 5_000.0, 0.0] == [float(x) for c in ax.collections for x in c.get_offsets()[:, 0]]
+
+
+def test_one_runtime_a_run_in_its_record_the_sweep_and_a_loaded_directory(tmp_path):
+    """A sweep's results line, the run directory's result.json and the table of either hold the same wall_s."""
+    from bizsim.runs import sweep
+
+    sweep([RunSpec("startup", "default", "greedy", 1)], tmp_path / "sw", backend="serial", progress=False,
+          run_dirs=True)
+    line = json.loads((tmp_path / "sw" / "results.jsonl").read_text().splitlines()[0])
+    run_dir = tmp_path / "sw" / "runs" / line["run_id"]
+    recorded = json.loads((run_dir / "result.json").read_text())["wall_s"]
+    assert recorded > 0
+    assert recorded == line["wall_s"] == load(tmp_path / "sw").runs["wall_s"].iloc[0] == load(run_dir).runs["wall_s"].iloc[0]

@@ -97,7 +97,7 @@ def test_the_report_shows_model_cost_when_runs_have_one(sweep_dir, tmp_path):
     section = re.sub(r"<[^>]+>", " ", text[text.index('id="published"'):text.index('id="cost"')])
     assert "GLM-5 (published)" in section and "1,208,190" in section and "greedy (yours)" in section
     assert re.search(r"Greedy Bot \(published\)\s+0\s+3 of 3", section)
-    assert re.search(r"default random \(yours\)\s+0\s+2 of 2", section)  # bankrupt seeds count 0, as theirs
+    assert re.search(r"default / random \(yours\)\s+0\s+2 of 2", section)  # bankrupt seeds count 0, as theirs
     assert "--config medium" in section and section.count("Caveat:") == 2 and "(source: issue 43 item 8" in section
     assert re.search(r"GPT-5.4 Nano \(published\)\s+[\d,.]+\s+1 of 3\s+2 of 3 bankrupt \(paper, Table 4\)", section)
     assert re.search(r"Grok 4.20 Beta \(published\)\s+[\d,.]+\s+2 of 3\s+\$14K final funds \(paper, text\)", section)

@@ -220,9 +220,11 @@ def test_the_final_funds_bars_are_the_outcomes_table(made):
     head = rows[0]
     table = {(r[head.index("preset")], r[head.index("agent")]): r[head.index("mean")] for r in rows[1:]
              if r[head.index("figure")].startswith("Leaderboard funds")}
-    labels = [tuple(t.get_text().split(" / ")) for t in bars.get_xticklabels()]
+    labels = [tuple(t.get_text().split(" / ")) for t in bars.get_yticklabels()][::-1]  # top first, as drawn
     assert set(table) == set(labels)
     for label, patch in zip(labels, bars.patches):
-        assert _agree([patch.get_height()], [table[label]]), label
-    dots = sorted(round(float(y) * 100) for c in bars.collections for y in c.get_offsets()[:, 1])
+        assert _agree([patch.get_width()], [table[label]]), label
+    widths = [p.get_width() for p in bars.patches]
+    assert sorted(widths, reverse=True) == widths  # highest on top
+    dots = sorted(round(float(x) * 100) for c in bars.collections for x in c.get_offsets()[:, 0])
     assert sorted(int(v) for v in res.runs.leaderboard_funds_cents) == dots

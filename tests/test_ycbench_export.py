@@ -44,13 +44,18 @@ def test_the_run_shows_what_the_plot_scripts_look_for(pair):
 
 def test_top_level_fields_are_the_references(pair):
     """Every top-level field, with the same values (wall-clock times are ISO 8601 with a zone)."""
-    ref, ours, _ = pair
+    ref, ours, run = pair
     assert list(ref) == list(ours)
     for key in ("session_id", "model", "seed", "horizon_years", "total_episodes", "terminal", "terminal_reason",
                 "terminal_detail", "turns_completed", "total_cost_usd"):
         assert ref[key] == ours[key], key
     for key in ("started_at", "ended_at"):
         assert ours[key].endswith("+00:00") and ours[key] >= ours["started_at"]
+    from datetime import datetime
+
+    span = datetime.fromisoformat(ours["ended_at"]) - datetime.fromisoformat(ours["started_at"])
+    wall = json.loads((run / "result.json").read_text())["wall_s"]  # the run's one runtime
+    assert pytest.approx(wall, abs=1e-5) == span.total_seconds()
 
 
 @pytest.mark.parametrize("series", ["funds", "ledger", "prestige", "client_trust", "employees", "scratchpad", "config"])

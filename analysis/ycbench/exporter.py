@@ -16,7 +16,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +177,20 @@ def _stamp(rows: list[dict], *, end: bool) -> str | None:
     return datetime.fromtimestamp(wall, UTC).isoformat()
 
 
+def _ended(recorded: dict, result: dict) -> str | None:
+    """When a one-episode run ended: its start plus the runtime its record holds, so the export's span is the run's
+    one runtime (``wall_s``, as Table 4 and ``result.json`` give it); ``None`` when either is missing or the run
+    was resumed (its sessions' times are not one span: the last call's time stands)."""
+    start, wall = recorded.get("started_at"), result.get("wall_s")
+    if not isinstance(start, str) or not isinstance(wall, (int, float)) or isinstance(wall, bool) or recorded.get("resumes"):
+        return None
+    try:
+        begun = datetime.fromisoformat(start)
+    except ValueError:
+        return None
+    return (begun + timedelta(seconds=float(wall))).astimezone(UTC).isoformat()
+
+
 def _rollout(seed: int, model: str, years: int, recorded: dict, result: dict,
              seen: list[dict[str, Any]]) -> dict[str, Any]:
     by_episode: dict[int, list[dict]] = {}
@@ -195,7 +209,7 @@ def _rollout(seed: int, model: str, years: int, recorded: dict, result: dict,
         "terminal_reason": reason, "terminal_detail": detail,
         # Over several episodes the reference keeps the last one's times at the top, as it does its ending.
         "started_at": recorded.get("started_at") if last == 1 else _stamp(rows.get(last, []), end=False),
-        "ended_at": _stamp(rows.get(last, []), end=True),
+        "ended_at": (_ended(recorded, result) if last == 1 else None) or _stamp(rows.get(last, []), end=True),
     }
     cost = sum(t["cost_usd"] for turns in by_episode.values() for t in turns)
     base["turns_completed"] = sum(len(t) for t in by_episode.values()) if seen else int(result.get("turns") or 0)

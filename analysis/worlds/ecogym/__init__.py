@@ -26,10 +26,9 @@ def paper_section(ctx: ReportContext) -> None:
     from bizsim.analysis.worlds.ecogym import plots as eco_plots
 
     doc, ok = ctx.doc, ctx.runs
-    # An LLM run records every option of its agent; a baseline beside it has none. An option that takes one value
-    # wherever it is set tells the LLM runs from the baselines, which the agent column does already.
-    by = [c for c in ctx.by if c in ("preset_label", "agent") or (c != "world" and c in ok.columns
-                                                                   and ok[c].dropna().astype(str).nunique() > 1)]
+    # ctx.by holds an option only where it varies among one agent's runs (grouping.grouping_columns), a run left
+    # at the agent's default (no value) being an arm of its own: counting only the values set would pool it in.
+    by = [c for c in ctx.by if c != "world" and c in ok.columns]
     doc.p("As the paper defines them (bizsim.analysis.worlds.ecogym.paper; where the paper leaves a definition open, "
           "the docs' page 'The papers' analyses' says the reading chosen). ± is the standard deviation over a "
           "group's runs; the paper averages Vending over 5 runs.", "note")

@@ -36,17 +36,15 @@ def _extractor() -> Any:
 
 
 def _report(ctx: ReportContext) -> None:
-    from bizsim.analysis import plots
-
     from bizsim.analysis.worlds.startup import plots as startup_plots
 
     doc, ok, by = ctx.doc, ctx.runs, ctx.by
-    doc.figure(plots.per_seed_trajectories(ctx.series, ok, "month_end_funds_cents", by),
-               f"{ctx.next_figure():02d}-startup-funds-per-seed", "startup: month-end funds of every seed")
+    # bizsim's own readings, under their own names (the paper's figures are in its section).
     doc.figure(startup_plots.failure_causes(ctx.events, ok, by), f"{ctx.next_figure():02d}-startup-failure-causes",
-               "startup: causes of failed tasks (they overlap)")
+               "startup (bizsim's reading): causes of failed tasks, each failed task counted under every cause that "
+               "holds (they overlap; the YC-Bench paper's one-mode-a-task breakdown is its Figure 5(a))")
     causes = failure_cause_counts(ctx.events, ok, by)
-    doc.table(causes.assign(cause=causes["cause"].map(CAUSE_WORDS)), "Failure causes")
+    doc.table(causes.assign(cause=causes["cause"].map(CAUSE_WORDS)), "Failure causes (bizsim's reading)")
     doc.table(adversarial_acceptance(ctx.events, ok, by), "Adversarial clients: acceptance rate against market share")
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
 
@@ -66,42 +64,96 @@ def _ranged(df: Any) -> Any:
     return df.drop(columns=[c for c in ("ci_low", "ci_high") if c in df.columns])
 
 
+def _mean_sd(mean: float, sd: float, fmt: str) -> str:
+    """``mean ± sd`` as the paper's Table 4 gives it (the mean alone for one run, nothing for none)."""
+    if mean != mean:
+        return ""
+    return fmt.format(mean) + ("" if sd != sd else " ± " + fmt.format(sd))
+
+
+def _table4(ok: Any, by: list[str]) -> Any:
+    """Table 4 laid out as the paper does: cost and runtime as ``mean ± sd`` over seeds, runtime in minutes."""
+    from bizsim.analysis.report_tables import present
+
+    t4 = paper.table4(ok, None, by)
+    shown = t4[[*by, "runs", "bankruptcies"]].copy()
+    shown["model cost per run (dollars, mean ± sd)"] = [
+        _mean_sd(m, s, "${:,.2f}") for m, s in zip(t4["mean_cost_usd"], t4["sd_cost_usd"])]
+    shown["mean_tokens"] = t4["mean_tokens"]
+    shown["runtime per run (minutes, mean ± sd)"] = [
+        _mean_sd(m, s, "{:,.1f}") for m, s in zip(t4["mean_runtime_min"], t4["sd_runtime_min"])]
+    out = present(shown)
+    out.attrs["presented"] = True
+    return out
+
+
 def _paper_section(ctx: ReportContext) -> None:
     """The YC-Bench paper's tables and figures, laid out as the paper does (definitions: :mod:`.paper`)."""
+    from bizsim.analysis import plots
     from bizsim.analysis.worlds.startup import paper
     from bizsim.analysis.worlds.startup import plots as startup_plots
 
-    doc, ok = ctx.doc, ctx.runs
+    doc, ok, events = ctx.doc, ctx.runs, ctx.events
     by = [c for c in ctx.by if c != "preset_label" or ok[c].nunique() > 1]
+
+    def fig(ax: Any, slug: str, caption: str) -> None:
+        doc.figure(ax, f"{ctx.next_figure():02d}-startup-{slug}", caption)
+
     doc.p("As the paper defines them (bizsim.analysis.worlds.startup.paper; where the paper leaves a definition "
-          "open, the docs' page 'The papers' analyses' says the reading chosen). Ranges are the seeds' lowest and "
-          "highest values.", "note")
-    doc.figure(startup_plots.final_funds(ok, by), f"{ctx.next_figure():02d}-startup-final-funds",
-               "startup: final funds as the paper's Figure 7 draws them, a bankruptcy as $0 (Figure 8, the monthly "
-               "funds of every seed, is the figure above)")
-    doc.table(paper.table3(ctx.events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
-    doc.table(_percent(paper.trust_gated_completions(ctx.events, ok, by)),
-              "Figure 3(a): share of completed tasks that required trust")
-    doc.table(_percent(paper.required_trust_levels(ctx.events, ok, by), ("share",)),
-              "Figure 3(b): completed trust-gated tasks by the trust they required")
-    doc.table(_percent(paper.adversarial_acceptance_per_seed(ctx.events, ok, by),
-                       ("mean", "min", "max", "market_share")),
-              "Figure 4(a): share of accepted tasks from adversarial clients, against their share of the market")
+          "open, the docs' page 'The papers' analyses' says the reading chosen). Bars are the mean over seeds, dots "
+          "each seed, lines the seeds' range; groups are sorted by their mean.", "note")
+    fig(startup_plots.final_funds(ok, by), "final-funds",
+        "Figure 7 of the paper: each group's final funds, the mean over seeds (bars) and each seed (dots), a "
+        "bankrupt run counted as $0 as the paper's leaderboard counts it")
+    fig(plots.per_seed_trajectories(ctx.series, ok, "month_end_funds_cents", by), "funds-per-seed",
+        "Figure 8 of the paper: the funds of every seed at each month's end, a line a run (a bankrupt run at $0 from "
+        "its bankruptcy)")
+    doc.table(paper.table3(events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
+    gated = paper.trust_gated_completions(events, ok, by)
+    fig(startup_plots.trust_gated_share(events, ok, by), "trust-gated-share",
+        "Figure 3(a) of the paper, \"proportion of completed tasks requiring client trust\": of each run's tasks "
+        "completed on time, the share that required trust above 0 with their client")
+    doc.details("Figure 3(a)'s numbers", _percent(gated))
+    fig(startup_plots.final_trust_heatmap(ctx.series, ok, by), "final-trust",
+        "Figure 3(b) of the paper, \"final trust level per client averaged across seeds\" (ADV = adversarial): "
+        "each client's trust at the end of each run, the mean over the group's seeds")
+    doc.details("Figure 3(b)'s numbers", _ranged(paper.final_trust_levels(ctx.series, ok, by)))
+    fig(startup_plots.adversarial_share(events, ok, by), "adversarial-share",
+        "Figure 4(a) of the paper, the ratio of adversarial tasks among all accepted tasks: each run's share of "
+        "accepted tasks whose client is adversarial; dashed, the adversarial clients' share of the market")
+    doc.details("Figure 4(a)'s numbers", _percent(paper.adversarial_acceptance_per_seed(events, ok, by),
+                                                  ("mean", "min", "max", "market_share")))
     policies = paper.scratchpad_policies(ok, ctx.series, by)
     doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
               "Figure 4(b): the client policy of the final scratchpad (rule-based)")
     if ctx.judge is not None:
         _judged_section(ctx, by)
-    causes = paper.bankruptcy_causes(ctx.events, ok, by)
-    doc.table(causes.assign(cause=causes["cause"].str.replace("_", " ")), "Figure 5(a): causes of bankruptcy")
-    if "llm_cost_usd" in ok.columns and ok["llm_cost_usd"].notna().any():
-        doc.table(_ranged(paper.revenue_per_api_dollar(ok, None, by)), "Figure 5(b): dollars earned per API dollar")
-        doc.table(paper.table4(ok, None, by), "Table 4: bankruptcies, model cost, tokens and runtime per run")
-    if "history_rounds" in ok.columns and ok["history_rounds"].nunique() > 1:
-        doc.figure(startup_plots.metric_against(ok, "history_rounds", "metric_value", by),
-                   f"{ctx.next_figure():02d}-startup-metric-against-k",
-                   "startup: the metric against the context length K (history_rounds), as the paper's Figure 10: "
-                   "the mean over seeds, bars the seeds' range")
+    modes = paper.failed_task_causes(events, ok, by)
+    fig(startup_plots.failure_modes(events, ok, by), "failure-modes",
+        "Figure 5(a) of the paper, the failure mode breakdown of all failed tasks (finished after their deadline): "
+        "each in the first mode that holds, adversarial client; incapable employees (the team could not have met "
+        "the deadline even working on this task alone); over-committed employees (it could have, but an assignee "
+        "held two or more active tasks at once); other (none of the three)")
+    doc.details("Figure 5(a)'s numbers", _percent(modes.assign(mode=modes["mode"].map(paper.FAILURE_MODE_WORDS)),
+                                                  ("share",)))
+    has_cost = "llm_cost_usd" in ok.columns and bool(ok["llm_cost_usd"].notna().any())
+    if has_cost:
+        fig(startup_plots.revenue_per_dollar(ok, None, by), "revenue-per-api-dollar",
+            "Figure 5(b) of the paper, cost efficiency: each run's in-game revenue (task income) per dollar of "
+            "model API cost")
+        doc.details("Figure 5(b)'s numbers", _ranged(paper.revenue_per_api_dollar(ok, None, by)))
+        doc.table(_table4(ok, by), "Table 4 of the paper: bankruptcies, model cost, tokens and runtime per run "
+                                   "(runtime: each run's recorded wall-clock time)")
+    if "history_rounds" in ok.columns and ok["history_rounds"].dropna().nunique() > 1:
+        fig(startup_plots.metric_against(ok, "history_rounds", "metric_value", by), "metric-against-k",
+            "Figure 10 of the paper: the metric against the context length K (history_rounds), the mean over seeds, "
+            "bars the seeds' range; a group without K (a baseline) is a dashed line at its mean")
+    doc.h(3, "bizsim's own readings (not figures of the paper)")
+    doc.table(_percent(paper.required_trust_levels(events, ok, by), ("share",)),
+              "Completed trust-gated tasks by the trust they required")
+    causes = paper.bankruptcy_causes(events, ok, by)
+    doc.table(causes.assign(cause=causes["cause"].str.replace("_", " ")),
+              "Causes of bankruptcy: each bankrupt run under the cause most of its failed tasks share")
 
 
 def _judged_section(ctx: ReportContext, by: list[str]) -> None:

@@ -6,20 +6,25 @@ to get the other one (``docs/paper-analyses.md`` gathers them):
 
 - :func:`table3` — Table 3, tool use: SP/100T, Inspect/Accept, Avg Conc.,
   Cmd/Turn (calls, as the paper counts them).
-- :func:`trust_gated_completions` — Figure 3(a), the share of completed
-  tasks that required trust; :func:`required_trust_levels` — Figure 3(b),
-  those tasks by the trust they required.
+- :func:`trust_gated_completions` — Figure 3(a), "Proportion of completed
+  tasks requiring client trust": each run's share, mean over seeds and range.
+- :func:`final_trust_levels` — Figure 3(b), "Final trust level per client
+  averaged across seeds": a group by client table (the report draws it as the
+  paper's heat map). bizsim's own :func:`required_trust_levels` counts the
+  trust-gated completions by the trust they required.
 - :func:`adversarial_acceptance_per_seed` — Figure 4(a), the share of
   accepted tasks from adversarial clients, per-seed mean and range, against
   the adversarial share of the market.
 - :func:`scratchpad_policies` — Figure 4(b), the client policy each run's
   final scratchpad states (:func:`scratchpad_policy`, a rule-based classifier).
-- :func:`bankruptcy_causes` — Figure 5(a), each bankruptcy in one of three
-  causes, with bizsim's finer task-failure causes as detail.
+- :func:`failed_task_causes` — Figure 5(a), "Failure mode breakdown": every
+  failed task in one of the paper's three causes (adversarial client, incapable
+  employees, over-committed employees), or ``other``. bizsim's own
+  :func:`bankruptcy_causes` puts each bankrupt run in one cause.
 - :func:`revenue_per_api_dollar` — Figure 5(b), revenue per dollar of model
   API cost, per-seed mean and range.
-- :func:`table4` — Table 4: bankruptcies, model cost mean and standard
-  deviation, tokens, runtime.
+- :func:`table4` — Table 4: bankruptcies, model cost and runtime (minutes),
+  each mean and standard deviation over seeds, tokens.
 - :func:`metric_against` — Figure 10, a metric against an agent option (the
   context length K, ``history_rounds``), per-seed mean and range.
 - :func:`final_funds_per_seed` — Figure 7, each group's final funds seed by
@@ -44,21 +49,43 @@ from bizsim.analysis.worlds.startup.metrics import CAUSES, failure_causes, task_
 
 __all__ = [
     "BANKRUPTCY_CAUSES",
+    "FAILURE_MODES",
+    "FAILURE_MODE_WORDS",
     "POLICIES",
     "scratchpad_policies",
     "scratchpad_policy",
     "adversarial_acceptance_per_seed",
     "bankruptcy_causes",
+    "failed_task_causes",
     "final_funds_per_seed",
+    "final_trust_levels",
     "metric_against",
     "required_trust_levels",
     "revenue_per_api_dollar",
+    "run_runtime",
     "table3",
     "table4",
     "trust_gated_completions",
 ]
 
-#: Figure 5(a)'s three causes of a bankruptcy, and the finer task-failure causes each gathers.
+#: Figure 5(a)'s failure modes of a failed task, each the finer cause (the primary one of
+#: :func:`bizsim.analysis.worlds.startup.failure_causes`) that makes it; ``other`` gathers the rest.
+FAILURE_MODES: dict[str, tuple[str, ...]] = {
+    "adversarial_client": ("adversarial",),
+    "incapable_employees": ("understaffed",),
+    "over_committed_employees": ("over_parallelised",),
+    "other": ("poor_domain_match", "unexplained"),
+}
+#: Each failure mode as the paper's legend words it (``other`` is bizsim's: the paper has three).
+FAILURE_MODE_WORDS = {
+    "adversarial_client": "failed to identify adversarial clients",
+    "incapable_employees": "assigned incapable employees",
+    "over_committed_employees": "over-committed employees to tasks",
+    "other": "other (none of the three)",
+}
+
+#: bizsim's causes of a bankruptcy (its own reading, not a figure of the paper), and the finer task-failure
+#: causes each gathers.
 BANKRUPTCY_CAUSES: dict[str, tuple[str, ...]] = {
     "adversarial_client": ("adversarial",),
     "over_parallelisation": ("over_parallelised",),
@@ -144,7 +171,8 @@ def trust_gated_completions(
 
 
 def required_trust_levels(events: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
-    """Figure 3(b): the trust-gated tasks a group completed, by the trust they required (2, 3 or 4 in YC-Bench).
+    """bizsim's reading (not a figure of the paper): the trust-gated tasks a group completed, by the trust they
+    required (2, 3 or 4 in YC-Bench). The paper's Figure 3(b) is :func:`final_trust_levels`.
 
     Returns:
         ``by...``, ``required_trust``, ``completed`` (tasks over the group's runs), ``per_run``, ``share`` (of the
@@ -161,14 +189,33 @@ def required_trust_levels(events: Any, runs: Any, by: str | Sequence[str] | None
     return out[[*cols, "required_trust", "completed", "per_run", "share"]].reset_index(drop=True)
 
 
-def adversarial_acceptance_per_seed(events: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
+def final_trust_levels(series: Any, runs: Any, by: str | Sequence[str] | None = None) -> Any:
+    """Figure 3(b), "Final trust level per client averaged across seeds": each client's trust at the end of each
+    run (the ``final_trust`` series), the mean over the group's seeds, adversarial clients marked.
+
+    Returns:
+        ``by...``, ``client``, ``adversarial``, ``n`` (seeds), ``mean``, ``ci_low``, ``ci_high``; adversarial
+        clients first (the paper's columns marked ADV), then by name.
+    """
+    from bizsim.analysis.worlds.startup.metrics import final_trust
+
+    cols = group_columns(by, runs)
+    out = final_trust(series, runs, cols)
+    order = out.assign(_adv=~out["adversarial"].astype(bool)).sort_values([*cols, "_adv", "client"], kind="stable")
+    return order.drop(columns="_adv").reset_index(drop=True)
+
+
+def adversarial_acceptance_per_seed(
+    events: Any, runs: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False
+) -> Any:
     """Figure 4(a): each run's share of accepted tasks from adversarial clients; per group the mean over seeds
     and the seeds' range, beside ``market_share`` (the adversarial clients' share of the initial market, the
     rate an agent that could not tell them apart would show). Runs that accepted nothing have no share.
     (:func:`bizsim.analysis.worlds.startup.adversarial_acceptance` pools the tasks instead.)
 
     Returns:
-        ``by...``, ``runs``, ``accepted``, ``adversarial_accepted``, ``market_share``, ``seeds``, ``mean``,
+        per run: ``run_id``, ``by...``, ``accepted``, ``adversarial_accepted``, ``rate``, ``market_share``; per
+        group: ``by...``, ``runs``, ``accepted``, ``adversarial_accepted``, ``market_share``, ``seeds``, ``mean``,
         ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     import pandas as pd
@@ -183,14 +230,62 @@ def adversarial_acceptance_per_seed(events: Any, runs: Any, by: str | Sequence[s
     out["rate"] = (out["adversarial_accepted"] / out["accepted"].where(out["accepted"] > 0)).astype(float)
     share = ok["adversarial_market_share"] if "adversarial_market_share" in ok.columns else pd.Series(math.nan, index=ok.index)
     out["market_share"] = pd.to_numeric(share, errors="coerce").to_numpy()
+    if per_run:
+        return out.reset_index(drop=True)
     extra = {"accepted": lambda g: int(g["accepted"].sum()),
              "adversarial_accepted": lambda g: int(g["adversarial_accepted"].sum()),
              "market_share": lambda g: float(g["market_share"].mean())}
     return _per_group(out, cols, "rate", extra)
 
 
+def failed_task_causes(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False) -> Any:
+    """Figure 5(a), the paper's "failure mode breakdown" of all failed tasks: each failed task in one mode.
+
+    A failed task is one finished after its deadline (``completed_fail``: YC-Bench judges a task when its work is
+    done, so a late task is a failed one; a cancelled task is the agent's choice and not counted). Its mode is
+    the first that holds, in this order (:data:`FAILURE_MODES`):
+
+    - ``adversarial_client``: its client is one of the hidden adversarial clients (the agent failed to identify it);
+    - ``incapable_employees``: the employees assigned could not meet the deadline even had each worked on this
+      task alone (``hours_needed`` > ``hours_available`` at dispatch, or no assignee works in a required domain);
+    - ``over_committed_employees``: they could have, but an assignee held two or more active tasks at once while
+      this one was active (``max_split`` >= 2), so the team worked at a fraction of its rate;
+    - ``other``: none of the three (the paper's bars have three modes; bizsim shows the rest rather than force it).
+
+    Shares are of the group's failed tasks pooled over its runs (the paper's "% of failures").
+
+    Returns:
+        per run: ``run_id``, ``by...``, ``failed_tasks``, one count per mode; per group: ``by...``, ``runs``,
+        ``failed_tasks``, ``mode``, ``count``, ``share`` (NaN for a group that failed no task).
+    """
+    import pandas as pd
+
+    cols = group_columns(by, runs)
+    ok = ok_runs(runs)
+    failed = failure_causes(events)
+    failed = failed[failed["run_id"].isin(ok["run_id"])]
+    mode_of = {fine: mode for mode, fines in FAILURE_MODES.items() for fine in fines}
+    modes = failed["primary_cause"].map(mode_of) if len(failed) else pd.Series(dtype=str)
+    counts = pd.crosstab(failed["run_id"], modes) if len(failed) else pd.DataFrame()
+    out = ok[["run_id", *cols]].copy()
+    for m in FAILURE_MODES:
+        out[m] = out["run_id"].map(counts[m]).fillna(0).astype(int) if m in counts.columns else 0
+    out["failed_tasks"] = out[list(FAILURE_MODES)].sum(axis=1)
+    if per_run:
+        return out[["run_id", *cols, "failed_tasks", *FAILURE_MODES]].reset_index(drop=True)
+    rows = []
+    for key, g in out.groupby(cols, sort=True, dropna=False):
+        n = int(g["failed_tasks"].sum())
+        for m in FAILURE_MODES:
+            count = int(g[m].sum())
+            rows.append({**_key(cols, key), "runs": len(g), "failed_tasks": n, "mode": m, "count": count,
+                         "share": count / n if n else math.nan})
+    return pd.DataFrame(rows, columns=[*cols, "runs", "failed_tasks", "mode", "count", "share"])
+
+
 def bankruptcy_causes(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, per_run: bool = False) -> Any:
-    """Figure 5(a): each bankrupt run's cause, one of three (:data:`BANKRUPTCY_CAUSES`).
+    """bizsim's reading (not a figure of the paper; its Figure 5(a) is :func:`failed_task_causes`): each bankrupt
+    run's cause, one of three (:data:`BANKRUPTCY_CAUSES`).
 
     A bankrupt run's failed tasks each have a primary cause (bizsim's finer causes,
     :func:`bizsim.analysis.worlds.startup.failure_causes`); the run's cause is the one of the three that
@@ -233,7 +328,9 @@ def bankruptcy_causes(events: Any, runs: Any, by: str | Sequence[str] | None = N
     return pd.DataFrame(rows, columns=[*cols, "bankruptcies", "cause", "count", "share"])
 
 
-def revenue_per_api_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
+def revenue_per_api_dollar(
+    runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None, *, per_run: bool = False
+) -> Any:
     """Figure 5(b): dollars earned per dollar of model API cost; per group the mean over seeds of each run's
     ratio and the seeds' range. Earned is the run's income (task rewards; ``income_cents``), not its profit;
     runs with an unknown cost are left out, and a run that cost nothing has no ratio. ``earned_usd`` and
@@ -241,40 +338,37 @@ def revenue_per_api_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[
     :func:`bizsim.analysis.metrics.cost_per_dollar`.
 
     Returns:
-        ``by...``, ``runs``, ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``,
-        ``max``.
+        per run: ``run_id``, ``by...``, ``earned_usd``, ``cost_usd``, ``ratio``; per group: ``by...``, ``runs``,
+        ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     cols = group_columns(by, runs)
     r = run_cost_and_income(runs, llm_calls)
     r = r.assign(ratio=(r["earned_usd"].fillna(0) / r["cost_usd"].where(r["cost_usd"] > 0)).astype(float))
+    if per_run:
+        return r[["run_id", *cols, "earned_usd", "cost_usd", "ratio"]].reset_index(drop=True)
     extra = {"earned_usd": lambda g: float(g["earned_usd"].fillna(0).sum()),
              "cost_usd": lambda g: float(g["cost_usd"].sum())}
     return _per_group(r[["run_id", *cols, "earned_usd", "cost_usd", "ratio"]], cols, "ratio", extra)
 
 
-def run_runtime(runs: Any, llm_calls: Any = None) -> Any:
-    """Each run's wall-clock seconds: ``wall_s`` where the run recorded it (sweeps), else the span of its model
-    calls in ``llm_calls`` (first call's log time to the last's, plus the first call's own latency), else NaN."""
+def run_runtime(runs: Any) -> Any:
+    """Each run's wall-clock seconds: its record's ``wall_s`` (``result.json``'s, the same in ``results.jsonl``
+    and in a loaded run directory), NaN for a run recorded without one. One runtime a run, everywhere."""
     import pandas as pd
 
-    wall = pd.to_numeric(runs["wall_s"], errors="coerce") if "wall_s" in runs.columns else pd.Series(math.nan, index=runs.index)
-    if llm_calls is not None and len(llm_calls) and "wall_time" in llm_calls.columns:
-        calls = llm_calls[llm_calls["wall_time"].notna()]
-        g = calls.sort_values("wall_time").groupby("run_id")
-        first_latency = g["latency_s"].first().fillna(0) if "latency_s" in calls.columns else 0
-        span = g["wall_time"].max() - g["wall_time"].min() + first_latency
-        wall = wall.fillna(runs["run_id"].map(span))
-    return wall.astype(float)
+    if "wall_s" not in runs.columns:
+        return pd.Series(math.nan, index=runs.index, dtype=float)
+    return pd.to_numeric(runs["wall_s"], errors="coerce").astype(float)
 
 
 def table4(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = None) -> Any:
     """Table 4: per group, bankruptcies of runs, model cost per run (mean and standard deviation over seeds),
-    tokens per run (prompt plus completion, mean) and runtime per run (mean wall-clock seconds,
-    :func:`run_runtime`).
+    tokens per run (prompt plus completion, mean) and runtime per run in minutes (mean and standard deviation
+    over seeds, from each run's recorded ``wall_s``: :func:`run_runtime`), as the paper gives it.
 
     Returns:
         ``by...``, ``runs``, ``bankruptcies``, ``mean_cost_usd``, ``sd_cost_usd``, ``mean_tokens``,
-        ``mean_runtime_s``.
+        ``mean_runtime_min``, ``sd_runtime_min`` (standard deviations n - 1; NaN below two runs).
     """
     import pandas as pd
 
@@ -282,25 +376,25 @@ def table4(runs: Any, llm_calls: Any = None, by: str | Sequence[str] | None = No
     ok = ok_runs(runs).copy()
     costs = run_cost_and_income(runs, llm_calls).set_index("run_id")["cost_usd"]
     ok["cost"] = ok["run_id"].map(costs)
-    tokens = pd.Series(math.nan, index=ok.index)
-    for c in ("llm_prompt_tokens", "llm_completion_tokens"):
-        if c in ok.columns:
-            part = pd.to_numeric(ok[c], errors="coerce").astype(float)
-            tokens = part if tokens.isna().all() else tokens.fillna(0) + part.fillna(0)
-    ok["tokens"] = tokens
-    ok["runtime"] = run_runtime(ok, llm_calls).to_numpy()
+    parts = [pd.to_numeric(ok[c], errors="coerce").astype(float) for c in ("llm_prompt_tokens", "llm_completion_tokens")
+             if c in ok.columns]
+    # A run without a model (a baseline beside LLM runs) has no tokens, not 0 of them.
+    ok["tokens"] = pd.concat(parts, axis=1).sum(axis=1, min_count=1) if parts else math.nan
+    ok["runtime"] = run_runtime(ok).to_numpy() / 60.0
     rows = []
     for key, g in ok.groupby(cols, sort=True, dropna=False):
-        cost = g["cost"].dropna()
+        cost, minutes = g["cost"].dropna(), g["runtime"].dropna()
         rows.append({
             **_key(cols, key), "runs": len(g),
             "bankruptcies": int(g["bankrupt"].fillna(False).astype(bool).sum()) if "bankrupt" in g.columns else 0,
             "mean_cost_usd": float(cost.mean()) if len(cost) else math.nan,
             "sd_cost_usd": float(cost.std(ddof=1)) if len(cost) > 1 else math.nan,
-            "mean_tokens": float(g["tokens"].mean()), "mean_runtime_s": float(g["runtime"].mean()),
+            "mean_tokens": float(g["tokens"].mean()),
+            "mean_runtime_min": float(minutes.mean()) if len(minutes) else math.nan,
+            "sd_runtime_min": float(minutes.std(ddof=1)) if len(minutes) > 1 else math.nan,
         })
     return pd.DataFrame(rows, columns=[*cols, "runs", "bankruptcies", "mean_cost_usd", "sd_cost_usd", "mean_tokens",
-                                       "mean_runtime_s"])
+                                       "mean_runtime_min", "sd_runtime_min"])
 
 
 def metric_against(
@@ -308,7 +402,8 @@ def metric_against(
 ) -> Any:
     """Figure 10: a per-run figure (``value``) against a spec field (``field``, e.g. the context length K,
     ``history_rounds``), per-seed mean with its interval and the seeds' range, one row per value of the field
-    within each group.
+    within each group. A run without the field (a baseline beside LLM runs: greedy has no context length) is no
+    point of the figure; :func:`bizsim.analysis.worlds.startup.plots.metric_against` draws such groups as a line.
 
     Raises:
         ConfigError: the runs have no column ``field`` (agent options are columns: ``store.option_column``).
@@ -320,7 +415,7 @@ def metric_against(
                           "(history_rounds, memory, temperature, ...): pass one of those as field=")
     cols = [c for c in group_columns(by, runs) if c != field]
     r = ok_runs(runs)
-    return _per_group(r, [*cols, field], value)
+    return _per_group(r[r[field].notna()], [*cols, field], value)
 
 
 #: Figure 4(b)'s classes of a client policy, in the order the report lists them.
