@@ -51,7 +51,7 @@ def _report(ctx: ReportContext) -> None:
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
 
 
-def _percent(df: Any, columns: tuple[str, ...] = ("mean", "min", "max")) -> Any:
+def _percent(df: Any, columns: tuple[str, ...] = ("mean", "se", "min", "max")) -> Any:
     """A table whose value columns are shares: shown in percent (a table of the report, presented)."""
     from bizsim.analysis.report_tables import present
 
@@ -85,7 +85,7 @@ def _paper_section(ctx: ReportContext) -> None:
     doc.table(_percent(paper.required_trust_levels(ctx.events, ok, by), ("share",)),
               "Figure 3(b): completed trust-gated tasks by the trust they required")
     doc.table(_percent(paper.adversarial_acceptance_per_seed(ctx.events, ok, by),
-                       ("mean", "min", "max", "market_share")),
+                       ("mean", "se", "min", "max", "market_share")),
               "Figure 4(a): share of accepted tasks from adversarial clients, against their share of the market")
     policies = paper.scratchpad_policies(ok, ctx.series, by)
     doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
@@ -178,4 +178,10 @@ def _names(rows: list[dict], world: Any) -> dict[str, str]:
 #: The startup world's analysis hooks (its registration's ``analysis``).
 HOOKS = AnalysisHooks(extractor=_extractor, report=_report, action_bin_days=30, max_action_figures=4,
                       timeline=_timeline, names=_names, paper=_paper_section,
-                      paper_title="The YC-Bench paper's analyses", paper_name="yc-bench")
+                      paper_title="The YC-Bench paper's analyses", paper_name="yc-bench",
+                      headline="leaderboard_funds_cents",
+                      headline_rule="final funds with a bankrupt run counted as $0, as YC-Bench's leaderboard, the "
+                                    "month-end funds figures, Figure 7 and the published results count it (the "
+                                    "final balance, below $0 for a bankrupt run, is under Outcomes by that name)",
+                      figure_words={"leaderboard_funds_cents": "Final funds, a bankruptcy as $0 (dollars)",
+                                    "final_funds_cents": "Final balance, below $0 when bankrupt (dollars)"})

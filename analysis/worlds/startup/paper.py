@@ -38,7 +38,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs, run_cost_and_income, with_groups
+from bizsim.analysis.intervals import bootstrap_ci, standard_error
+from bizsim.analysis.metrics import group_columns, ok_runs, run_cost_and_income, with_groups
 
 from bizsim.analysis.worlds.startup.metrics import CAUSES, failure_causes, task_table, tool_use
 
@@ -71,10 +72,12 @@ def _key(cols: list[str], key: Any) -> dict:
 
 
 def _spread(values: Sequence[float]) -> dict:
-    """Per-seed mean, its 95 % interval, and the range (the paper's error bars are the seeds' range)."""
+    """Per-seed mean, its standard error and 95 % percentile bootstrap interval, and the range (the paper's error
+    bars are the seeds' range)."""
     xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
-    mean, low, high, n = mean_ci(xs)
-    return {"seeds": n, "mean": mean, "ci_low": low, "ci_high": high, "min": min(xs) if xs else math.nan,
+    mean, low, high, n = bootstrap_ci(xs)
+    return {"seeds": n, "mean": mean, "se": standard_error(xs), "ci_low": low, "ci_high": high,
+            "min": min(xs) if xs else math.nan,
             "max": max(xs) if xs else math.nan}
 
 
@@ -88,7 +91,7 @@ def _per_group(per_run: Any, cols: list[str], value: str, extra: dict[str, Any] 
         for name, how in (extra or {}).items():
             row[name] = how(g)
         rows.append({**row, **_spread(pd.to_numeric(g[value], errors="coerce").astype(float).tolist())})
-    columns = [*cols, "runs", *(extra or {}), "seeds", "mean", "ci_low", "ci_high", "min", "max"]
+    columns = [*cols, "runs", *(extra or {}), "seeds", "mean", "se", "ci_low", "ci_high", "min", "max"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -125,7 +128,7 @@ def trust_gated_completions(
 
     Returns:
         per run: ``run_id``, ``by...``, ``completed``, ``gated``, ``share``; per group: ``by...``, ``runs``,
-        ``completed``, ``gated``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
+        ``completed``, ``gated``, ``seeds``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     import pandas as pd
 
@@ -168,7 +171,7 @@ def adversarial_acceptance_per_seed(events: Any, runs: Any, by: str | Sequence[s
     (:func:`bizsim.analysis.worlds.startup.adversarial_acceptance` pools the tasks instead.)
 
     Returns:
-        ``by...``, ``runs``, ``accepted``, ``adversarial_accepted``, ``market_share``, ``seeds``, ``mean``,
+        ``by...``, ``runs``, ``accepted``, ``adversarial_accepted``, ``market_share``, ``seeds``, ``mean``, ``se``,
         ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     import pandas as pd
@@ -241,7 +244,7 @@ def revenue_per_api_dollar(runs: Any, llm_calls: Any = None, by: str | Sequence[
     :func:`bizsim.analysis.metrics.cost_per_dollar`.
 
     Returns:
-        ``by...``, ``runs``, ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``,
+        ``by...``, ``runs``, ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``min``,
         ``max``.
     """
     cols = group_columns(by, runs)
