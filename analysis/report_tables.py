@@ -28,6 +28,8 @@ _PERCENT_SUFFIXES = ("_rate", "_share", "share")
 
 
 def _column(name: str) -> str:
+    if name.endswith("_se") and name not in COLUMN_WORDS:  # a figure's standard error beside the figure
+        return f"{_column(name[:-3])}, standard error"
     return COLUMN_WORDS.get(name, name.replace("_", " "))
 
 

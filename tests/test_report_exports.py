@@ -194,3 +194,23 @@ def test_the_comparisons_table(made):
     row = default[(default.a == "planner") & (default.b == "random")].iloc[0]
     assert pytest.approx(planner) == row.difference and row.ci_low > 0 and 0.25 == row.p_value
     assert f"{len(table)} comparisons" in text and "sign-flip permutation test" in text and "Holm" in text
+
+
+def test_the_paper_tables_carry_standard_errors(made):
+    """Table 3 and the per-seed paper tables give each mean its standard error (sd over sqrt(n) of the runs'
+    figures), and the report shows it."""
+    from bizsim.analysis.intervals import standard_error
+    from bizsim.analysis.worlds.startup import paper, tool_use
+
+    out, page, _ = made
+    res = load(out)
+    table = paper.table3(res.events, res.runs, ["preset_label", "agent"]).set_index(["preset_label", "agent"])
+    per_run = tool_use(res.events, res.runs, ["preset_label", "agent"], per_run=True)
+    for key, g in per_run.groupby(["preset_label", "agent"]):
+        assert pytest.approx(standard_error(g["commands_per_turn"].tolist())) == table.loc[key, "commands_per_turn_se"]
+    assert table.loc[("default", "planner"), "commands_per_turn_se"] > 0
+    gated = paper.trust_gated_completions(res.events, res.runs, ["preset_label", "agent"])
+    assert "se" in gated.columns and (gated["se"].dropna() >= 0).all()
+    text = page.read_text(encoding="utf-8")
+    tool = text[text.index("Tool use, the paper"):]
+    assert "commands per turn, standard error" in tool[:tool.index("</table>")]

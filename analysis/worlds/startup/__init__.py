@@ -79,7 +79,7 @@ def _paper_section(ctx: ReportContext) -> None:
     doc.figure(startup_plots.final_funds(ok, by), f"{ctx.next_figure():02d}-startup-final-funds",
                "startup: final funds as the paper's Figure 7 draws them, a bankruptcy as $0 (Figure 8, the monthly "
                "funds of every seed, is the figure above)")
-    doc.table(paper.table3(ctx.events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
+    doc.table(paper.table3(ctx.events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds and its standard error)")
     doc.table(_percent(paper.trust_gated_completions(ctx.events, ok, by)),
               "Figure 3(a): share of completed tasks that required trust")
     doc.table(_percent(paper.required_trust_levels(ctx.events, ok, by), ("share",)),

@@ -96,17 +96,28 @@ def _per_group(per_run: Any, cols: list[str], value: str, extra: dict[str, Any] 
 
 
 def table3(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, accepted_only: bool = False) -> Any:
-    """Table 3: SP/100T, Inspect/Accept, Avg Conc. and Cmd/Turn per group (means over seeds).
+    """Table 3: SP/100T, Inspect/Accept, Avg Conc. and Cmd/Turn per group (means over seeds), each with the
+    standard error of its mean (``<figure>_se``: sd over the seeds that have the figure, n - 1, over sqrt(n)).
 
     The paper counts calls, refused ones included; ``accepted_only=True`` counts the accepted calls only.
     (:func:`bizsim.analysis.worlds.startup.tool_use` with ``per_run=True`` gives each run's figures.)
 
     Returns:
-        ``by...``, ``runs``, ``sp_per_100_turns``, ``inspects_per_accept``, ``mean_concurrent_tasks``,
-        ``commands_per_turn``.
+        ``by...``, ``runs``, ``sp_per_100_turns``, ``sp_per_100_turns_se``, ``inspects_per_accept``,
+        ``inspects_per_accept_se``, ``mean_concurrent_tasks``, ``mean_concurrent_tasks_se``, ``commands_per_turn``,
+        ``commands_per_turn_se``.
     """
-    out = tool_use(events, runs, by, accepted_only=accepted_only)
-    return out.rename(columns={"scratchpad_writes_per_100_turns": "sp_per_100_turns"})
+    names = {"scratchpad_writes_per_100_turns": "sp_per_100_turns"}
+    out = tool_use(events, runs, by, accepted_only=accepted_only).rename(columns=names)
+    cols = group_columns(by, runs)
+    per_run = tool_use(events, runs, by, per_run=True, accepted_only=accepted_only).rename(columns=names)
+    stats = ["sp_per_100_turns", "inspects_per_accept", "mean_concurrent_tasks", "commands_per_turn"]
+    if not len(out) or not len(per_run):
+        return out
+    errors = per_run.groupby(cols, sort=True, dropna=False)[stats].agg(
+        lambda s: standard_error(s.astype(float).tolist())).reset_index()
+    out = out.merge(errors, on=cols, how="left", suffixes=("", "_se"))
+    return out[[*cols, "runs", *(c for s in stats for c in (s, f"{s}_se"))]]
 
 
 def _completed(events: Any, runs: Any, cols: list[str]) -> Any:
