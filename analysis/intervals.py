@@ -29,16 +29,40 @@ BOOTSTRAP_SEED = 0
 interval_words = "95 % percentile bootstrap interval of the mean over seeds (10,000 resamples, seeded)"
 
 
-@lru_cache(maxsize=64)
+#: At most this many cells of resampling weights (or of resampled means) are held at once: memory stays bounded
+#: (about 8 MB a block) whatever the number of runs or of a figure's steps.
+_BLOCK_CELLS = 1_000_000
+
+
+@lru_cache(maxsize=4)
 def _weights(n: int, resamples: int, seed: int) -> Any:
-    """How many times each of ``n`` sorted values is drawn in each resample (``resamples x n``), divided by ``n``."""
+    """How many times each of ``n`` values is drawn in each resample, over ``n`` (``resamples x n``): drawn once
+    for every group of ``n`` values (a figure's steps share them)."""
     import numpy as np
 
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, n])))
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
-    weights = counts.astype(float) / n
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples) / n
     weights.setflags(write=False)
     return weights
+
+
+def _resampled_means(xs: Any, resamples: int, seed: int) -> Any:
+    """The mean of each resample of each row of ``xs`` (``rows x n``, no NaN): ``rows x resamples``. The draws
+    depend only on ``(seed, n)``."""
+    import numpy as np
+
+    n = xs.shape[1]
+    if n * resamples <= _BLOCK_CELLS:
+        return xs @ _weights(n, resamples, seed).T
+    # Many values: draw indices a block of resamples at a time (a multinomial over n categories is slow).
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, n])))
+    out = np.empty((xs.shape[0], resamples))
+    step = max(1, _BLOCK_CELLS // n)
+    for start in range(0, resamples, step):
+        idx = rng.integers(0, n, size=(min(step, resamples - start), n))
+        for i, row in enumerate(xs):
+            out[i, start:start + len(idx)] = row[idx].mean(axis=1)
+    return out
 
 
 def bootstrap_rows(
@@ -65,14 +89,13 @@ def bootstrap_rows(
     ordered = np.sort(table, axis=1)
     counts = (~np.isnan(ordered)).sum(axis=1)
     tail = ((1 - confidence) / 2, (1 + confidence) / 2)
+    rows_at_once = max(1, _BLOCK_CELLS // resamples)
     for n in sorted(set(counts.tolist()) - {0, 1}):
         at = np.flatnonzero(counts == n)
-        weights = _weights(n, resamples, seed)
-        for start in range(0, len(at), 64):  # bounded memory: 64 rows x resamples means at a time
-            part = at[start:start + 64]
+        for start in range(0, len(at), rows_at_once):
+            part = at[start:start + rows_at_once]
             xs = ordered[part, :n]
-            means = xs @ weights.T
-            q = np.quantile(means, tail, axis=1)
+            q = np.quantile(_resampled_means(xs, resamples, seed), tail, axis=1)
             # A mean of equal values can round a last bit past them: the interval stays within the values.
             low[part] = np.clip(q[0], xs[:, 0], xs[:, -1])
             high[part] = np.clip(q[1], xs[:, 0], xs[:, -1])
