@@ -32,12 +32,14 @@ def comparison_table(runs: Any, groups: list[str]) -> Any:
         rows.append({
             **({"world": r.world} if "world" in data.columns else {}),
             **({"preset": r.preset_label} if "preset_label" in data.columns else {}),
-            "a": r.a, "b": r.b, "seeds paired": int(r.pairs), "mean of a": show(r.mean_a), "mean of b": show(r.mean_b),
-            "difference (a - b)": show(r.difference), "standard error": show(r.se),
+            "a": r.a, "b": r.b, "seeds paired": int(r.pairs), "difference (a - b)": show(r.difference),
             "95 % interval": f"{show(r.ci_low)} to {show(r.ci_high)}" if r.ci_low == r.ci_low else "(one seed)",
-            "p (sign-flip)": _p(r.p_value), "p (Holm)": _p(r.p_holm),
+            "p (sign-flip)": _p(r.p_value), "p (Holm)": _p(r.p_holm), "standard error": show(r.se),
+            "mean of a": show(r.mean_a), "mean of b": show(r.mean_b),
         })
     shown = pd.DataFrame(rows)
+    # One world, or one preset, needs no column to say so (the headline table above names them the same way).
+    shown = shown.drop(columns=[c for c in ("world", "preset") if c in shown.columns and shown[c].nunique() < 2])
     shown.attrs.update(presented=True, data=data, comparisons=int(data["comparisons"].max()) if len(data) else 0)
     first = list(shown.columns).index("seeds paired") if len(shown) else 0
     shown.attrs["numeric"] = list(range(first, len(shown.columns))) if len(shown) else []
@@ -45,7 +47,7 @@ def comparison_table(runs: Any, groups: list[str]) -> Any:
 
 
 def _p(p: float) -> str:
-    return "" if p != p else ("< 0.0001" if p < 1e-4 else f"{p:.4f}".rstrip("0").rstrip("."))
+    return "" if p != p else ("< 0.0001" if p < 1e-4 else f"{p:.4g}")
 
 
 def comparison_caption(count: int) -> tuple[str, str]:

@@ -28,8 +28,10 @@ _PERCENT_SUFFIXES = ("_rate", "_share", "share")
 
 
 def _column(name: str) -> str:
-    if name.endswith("_se") and name not in COLUMN_WORDS:  # a figure's standard error beside the figure
-        return f"{_column(name[:-3])}, standard error"
+    if name.endswith("_se") and name not in COLUMN_WORDS:  # a figure's standard error, beside the figure
+        figure = _column(name[:-3])
+        short = figure[figure.rindex("(") + 1:-1] if figure.endswith(")") and "(" in figure else figure
+        return f"{short}, standard error"
     return COLUMN_WORDS.get(name, name.replace("_", " "))
 
 
