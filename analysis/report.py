@@ -117,7 +117,12 @@ class _Doc:
         # The PNG's draw placed every axes; laying the figure out again for the SVG would cost a fifth of the
         # report's drawing time and move nothing a reader can see.
         fig.set_layout_engine("none")
-        fig.savefig(vector, format="svg", metadata={"Date": None})  # no date: the same runs give the same file
+        import matplotlib
+
+        # No date, and the clip paths' ids salted by a constant rather than at random: the same runs give the same
+        # file (a context, so no setting outlives the call).
+        with matplotlib.rc_context({"svg.hashsalt": "bizsim-report"}):
+            fig.savefig(vector, format="svg", metadata={"Date": None})
         (self.figures / f"{name}.svg").write_text(vector.getvalue(), encoding="utf-8")
         drawn = self.figures / f"{name}.csv"  # what the figure draws, in its units: to redraw it in a paper's style
         write_text_atomic(drawn, figure_data(ax).to_csv(index=False, lineterminator="\n"))
@@ -220,7 +225,7 @@ def write_report(
     runs, series, events, llm = with_stops(res.runs), res.series, res.events, res.llm_calls
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
-    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    stamp = _written_at()
     doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals of a mean are "
           f"the {interval_words}, so they stay within what the seeds did; rates have Wilson intervals. Every table "
           f"is also in {TABLES}/ as CSV and LaTeX (booktabs), every figure's data in {FIGURES}/ as CSV, each linked "
@@ -405,6 +410,23 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
                      "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}"})
     table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")
     doc.table(_presented(present(table.reset_index(drop=True))), "Final funds: mean over seeds")
+
+
+def _written_at() -> str:
+    """When the report was written: now, or ``SOURCE_DATE_EPOCH`` (seconds since 1970, the reproducible-builds
+    convention) when set, so the same runs and command give the same bytes."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
+        except (ValueError, OverflowError, OSError):
+            from bizsim.simcore.errors import ConfigError
+
+            raise ConfigError(f"SOURCE_DATE_EPOCH(={epoch[:40]!r}) must be whole seconds since 1970-01-01 UTC, "
+                              "e.g. 1767225600; unset it to stamp the report with the time it is written") from None
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _with_se(table: Any) -> Any:

@@ -214,3 +214,20 @@ def test_the_paper_tables_carry_standard_errors(made):
     text = page.read_text(encoding="utf-8")
     tool = text[text.index("Tool use, the paper"):]
     assert "commands per turn, standard error" in tool[:tool.index("</table>")]
+
+
+def test_the_same_runs_give_the_same_page(made, tmp_path, monkeypatch):
+    """With SOURCE_DATE_EPOCH and the same command, two reports are the same bytes: report.html, every figure
+    (PNG, SVG and data) and every table; a bad epoch is refused with the rule."""
+    from bizsim.simcore.errors import ConfigError
+
+    out, _, _ = made
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    pages = [write_report(out, tmp_path / name, command=["bizsim", "report", "sweep"]) for name in ("a", "b")]
+    assert "written 2026-01-01T00:00:00+00:00" in pages[0].read_text(encoding="utf-8")
+    files = [{p.relative_to(page.parent): p.read_bytes() for p in page.parent.rglob("*") if p.is_file()}
+             for page in pages]
+    assert len(files[0]) > 40 and files[0] == files[1]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(ConfigError, match=r"SOURCE_DATE_EPOCH\(='yesterday'\) must be whole seconds"):
+        write_report(out, tmp_path / "c")
