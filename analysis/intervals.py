@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["BOOTSTRAP_RESAMPLES", "BOOTSTRAP_SEED", "bootstrap_ci", "bootstrap_rows", "interval_words",
-           "standard_error"]
+           "standard_error", "with_standard_error"]
 
 #: Resamples of every bootstrap interval bizsim reports (the percentile's Monte Carlo error is about
 #: sqrt(0.025 * 0.975 / 10,000) = 0.16 percentile points).
@@ -142,3 +142,13 @@ def standard_error(values: Sequence[float] | Any) -> float:
         return math.nan
     mean = math.fsum(xs) / n
     return math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+
+
+def with_standard_error(table: Any) -> Any:
+    """A summary table (``n``, ``mean``, ``std``, ...: :func:`bizsim.analysis.metrics.summarize`'s) with the
+    standard error of the mean, ``se = std / sqrt(n)``, after ``std``."""
+    if not len(table) or "std" not in table.columns:
+        return table
+    out = table.copy()
+    out.insert(list(out.columns).index("std") + 1, "se", out["std"] / out["n"].clip(lower=1) ** 0.5)
+    return out

@@ -11,7 +11,6 @@ import html
 import io
 import re
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -22,12 +21,12 @@ from bizsim.analysis import metrics, plots
 from bizsim.analysis.figure_data import figure_data
 from bizsim.analysis.grouping import STOPPED, label_columns, with_stops
 from bizsim.analysis.headline import figure_name, headline_rules, with_headline
-from bizsim.analysis.intervals import interval_words
+from bizsim.analysis.intervals import interval_words, with_standard_error
 from bizsim.analysis.report_comparisons import comparison_caption, comparison_table
 from bizsim.analysis.table_files import write_table
 from bizsim.analysis.labels import ending_words, human_number, is_money, words
 from bizsim.analysis.model_use import model_use
-from bizsim.analysis.provenance import provenance
+from bizsim.analysis.provenance import provenance, written_at
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import SweepDir, make_output_dir
 from bizsim.analysis.tables import Results, load
@@ -225,7 +224,7 @@ def write_report(
     runs, series, events, llm = with_stops(res.runs), res.series, res.events, res.llm_calls
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
-    stamp = _written_at()
+    stamp = written_at()
     doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals of a mean are "
           f"the {interval_words}, so they stay within what the seeds did; rates have Wilson intervals. Every table "
           f"is also in {TABLES}/ as CSV and LaTeX (booktabs), every figure's data in {FIGURES}/ as CSV, each linked "
@@ -363,7 +362,7 @@ def write_report(
         doc.table(_presented(present(counts.rename("runs").reset_index())), "How the runs ended")
         doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
         shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
-        outcomes = _with_se(metrics.outcomes(runs, figures=shown, interval="bootstrap"))
+        outcomes = with_standard_error(metrics.outcomes(runs, figures=shown, interval="bootstrap"))
         money = bool(outcomes["figure"].map(is_money).any()) if len(outcomes) else False
         doc.table(_money_cols(outcomes, name=name_of), "Outcomes" + (" (money in dollars)" if money else "") +
                   ": mean over seeds, standard error, 95 % percentile bootstrap interval")
@@ -410,32 +409,6 @@ def _published_section(doc: _Doc, res: Results, startup: Any, varied: list[str],
                      "bankrupt seeds": f"{int(g['bankrupt'].astype(bool).sum())} of {len(g)}"})
     table = pd.DataFrame(rows).sort_values("final funds (dollars)", ascending=False, kind="stable")
     doc.table(_presented(present(table.reset_index(drop=True))), "Final funds: mean over seeds")
-
-
-def _written_at() -> str:
-    """When the report was written: now, or ``SOURCE_DATE_EPOCH`` (seconds since 1970, the reproducible-builds
-    convention) when set, so the same runs and command give the same bytes."""
-    import os
-
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch:
-        try:
-            return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
-        except (ValueError, OverflowError, OSError):
-            from bizsim.simcore.errors import ConfigError
-
-            raise ConfigError(f"SOURCE_DATE_EPOCH(={epoch[:40]!r}) must be whole seconds since 1970-01-01 UTC, "
-                              "e.g. 1767225600; unset it to stamp the report with the time it is written") from None
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _with_se(table: Any) -> Any:
-    """A summary table (``n``, ``mean``, ``std``, ...) with the standard error of the mean after ``std``."""
-    if not len(table) or "std" not in table.columns:
-        return table
-    out = table.copy()
-    out.insert(list(out.columns).index("std") + 1, "se", out["std"] / out["n"].clip(lower=1) ** 0.5)
-    return out
 
 
 def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
