@@ -104,3 +104,15 @@ def test_the_series_band_never_goes_below_zero():
                            for s, v in enumerate(vs)])
     table = metrics.series_over_time(series, runs, "funds", fill=None)
     assert (table["ci_low"] >= 0).all() and (table["ci_high"] <= table["max"]).all()
+
+
+def test_a_summary_gets_its_standard_error():
+    """with_standard_error puts sd / sqrt(n) after the standard deviation; a table without one is left alone."""
+    pd = pytest.importorskip("pandas")
+    from bizsim.analysis.intervals import with_standard_error
+
+    table = pd.DataFrame({"agent": ["a", "b"], "n": [4, 1], "mean": [1.0, 2.0], "std": [2.0, float("nan")]})
+    out = with_standard_error(table)
+    assert ["agent", "n", "mean", "std", "se"] == list(out.columns)
+    assert 1.0 == out["se"].iloc[0] and math.isnan(out["se"].iloc[1])
+    assert ["agent"] == list(with_standard_error(pd.DataFrame({"agent": ["a"]})).columns)
