@@ -13,7 +13,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from bizsim.analysis.comparisons import paired_comparisons
+    from bizsim.analysis.figure_data import figure_data
     from bizsim.analysis.fork_compare import compare_forks, fork_series
+    from bizsim.analysis.headline import with_headline
+    from bizsim.analysis.intervals import bootstrap_ci, standard_error
+    from bizsim.analysis.table_files import latex_escape, to_latex
     from bizsim.analysis.tables import Results, compact, load
     from bizsim.analysis.ycbench import export_rollout, import_rollout
     from bizsim.runs import (
@@ -25,13 +30,18 @@ __all__ = [
     "EpisodeResult", "LLMRunResult", "compare_forks", "execute", "fork_series", "TERMINAL_REASONS",
     "read_command_log", "resume_llm", "run_episode", "run_llm", "run_llm_episodes", "write_run_dir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
-    "export_rollout", "import_rollout",
+    "export_rollout", "import_rollout", "bootstrap_ci", "figure_data", "latex_escape", "paired_comparisons",
+    "standard_error", "to_latex", "with_headline",
 ]
 
 _WHERE = {
     "compare_forks": "bizsim.analysis.fork_compare", "fork_series": "bizsim.analysis.fork_compare",
     "Results": "bizsim.analysis.tables", "compact": "bizsim.analysis.tables", "load": "bizsim.analysis.tables",
     "import_rollout": "bizsim.analysis.ycbench", "export_rollout": "bizsim.analysis.ycbench",
+    "paired_comparisons": "bizsim.analysis.comparisons", "figure_data": "bizsim.analysis.figure_data",
+    "with_headline": "bizsim.analysis.headline", "bootstrap_ci": "bizsim.analysis.intervals",
+    "standard_error": "bizsim.analysis.intervals", "latex_escape": "bizsim.analysis.table_files",
+    "to_latex": "bizsim.analysis.table_files",
 }
 #: The run API's names, owned by :mod:`bizsim.runs` and re-exported for code written before the docs imported
 #: them from there (tests/test_import_owners.py keeps the docs from importing them here).

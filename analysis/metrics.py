@@ -5,7 +5,7 @@ hand-built ones with the same columns) and returns a DataFrame. Groups are
 given by ``by``: columns of the ``runs`` table, by default world, preset
 variant and agent; figures are averaged over the runs of a group (its seeds).
 
-Generic (every world): :func:`summarize` (mean, 95 % t-interval), :func:`outcomes`
+Generic (every world): :func:`summarize` (mean, 95 % interval: Student's t or the percentile bootstrap), :func:`outcomes`
 (final funds, net worth, income, mean DAU, the headline metric), :func:`rates`
 (bankruptcy, collapse, error), :func:`series_over_time` (month-end funds, daily
 DAU, ...), :func:`action_frequencies` (EcoGym: what agents do, over time),
@@ -134,15 +134,24 @@ def ok_runs(runs: Any) -> Any:
 
 
 def summarize(
-    runs: Any, value: str = "metric_value", by: str | Sequence[str] | None = None, confidence: float = 0.95
+    runs: Any, value: str = "metric_value", by: str | Sequence[str] | None = None, confidence: float = 0.95,
+    interval: str = "t",
 ) -> Any:
     """Mean ± confidence interval of one per-run column, per group (finished runs only).
+
+    ``interval`` is ``"t"`` (Student's t, symmetric about the mean) or ``"bootstrap"`` (the seeded percentile
+    bootstrap of :mod:`bizsim.analysis.intervals`, within the seeds' range: what the report shows).
 
     Returns:
         columns ``by...``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
     """
     import pandas as pd
 
+    if interval not in ("t", "bootstrap"):
+        raise ValueError(f"interval(={interval!r}) must be 't' or 'bootstrap'")
+    from bizsim.analysis.intervals import bootstrap_ci
+
+    how = mean_ci if interval == "t" else bootstrap_ci
     cols = group_columns(by, runs)
     rows = []
     ok = ok_runs(runs)
@@ -150,7 +159,7 @@ def summarize(
         return pd.DataFrame(columns=[*cols, "n", "mean", "std", "ci_low", "ci_high"])
     for key, group in ok.groupby(cols, sort=True, dropna=False):
         vals = pd.to_numeric(group[value], errors="coerce").dropna()
-        mean, lo, hi, n = mean_ci(vals.tolist(), confidence)
+        mean, lo, hi, n = how(vals.tolist(), confidence)
         std = float(vals.std(ddof=1)) if n > 1 else math.nan
         rows.append({**dict(zip(cols, key if isinstance(key, tuple) else (key,))), "n": n, "mean": mean, "std": std,
                      "ci_low": lo, "ci_high": hi})
@@ -158,14 +167,15 @@ def summarize(
 
 
 def outcomes(
-    runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] | None = None, confidence: float = 0.95
+    runs: Any, by: str | Sequence[str] | None = None, figures: Sequence[str] | None = None, confidence: float = 0.95,
+    interval: str = "t",
 ) -> Any:
     """The headline metric and each world's own figures: mean ± CI over seeds, per group.
 
     ``figures`` defaults to :func:`figures_of` the runs; a figure is listed for a group when its runs have it
     (startup: final funds, the same with a bankrupt run counted as 0 as YC-Bench's leaderboard averages them,
     and income; vending: net worth, final money and revenue; operation: mean DAU; freelance: final money,
-    income and career score).
+    income and career score). ``interval`` as :func:`summarize`'s.
 
     Returns:
         long format: ``by...``, ``figure``, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``.
@@ -176,7 +186,7 @@ def outcomes(
     for fig in figures_of(runs) if figures is None else figures:
         if fig not in runs.columns:
             continue
-        s = summarize(runs, fig, group_columns(by, runs), confidence)
+        s = summarize(runs, fig, group_columns(by, runs), confidence, interval)
         s = s[s["n"] > 0]
         if len(s):
             parts.append(s.assign(figure=fig))
@@ -239,7 +249,8 @@ def series_over_time(
             as another group's runs go; alone, it ends at its last point).
 
     Returns:
-        ``by...``, ``step``, ``key``, ``n``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
+        ``by...``, ``step``, ``key``, ``n``, ``mean``, ``ci_low``, ``ci_high`` (the 95 % percentile bootstrap
+        interval of the mean: within the runs' range, so never below $0 where no run is), ``min``, ``max``.
     """
     import pandas as pd
 
@@ -265,18 +276,16 @@ def series_over_time(
 
 
 def _row_stats(wide: Any, confidence: float) -> Any:
-    """Per row of ``wide`` (steps x runs): n, mean, t interval, min, max (what :func:`mean_ci` gives, vectorised)."""
-    import numpy as np
+    """Per row of ``wide`` (steps x runs): n, mean, the percentile bootstrap interval of the mean (within the runs'
+    range: :mod:`bizsim.analysis.intervals`), min, max."""
     import pandas as pd
-    from scipy.special import stdtrit
+
+    from bizsim.analysis.intervals import bootstrap_rows
 
     n = wide.count(axis=1)
     mean = wide.mean(axis=1)
-    sd = wide.std(axis=1, ddof=1)
-    dof = (n - 1).where(n > 1)
-    t = pd.Series(stdtrit(dof.fillna(1).to_numpy(), (1 + confidence) / 2), index=wide.index).where(n > 1)
-    half = t * sd / np.sqrt(n)
-    return pd.DataFrame({"n": n.astype(int), "mean": mean, "ci_low": mean - half, "ci_high": mean + half,
+    low, high = bootstrap_rows(wide.to_numpy(dtype=float), confidence)
+    return pd.DataFrame({"n": n.astype(int), "mean": mean, "ci_low": low, "ci_high": high,
                          "min": wide.min(axis=1), "max": wide.max(axis=1)})
 
 

@@ -148,13 +148,14 @@ def series_over_time(
     series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True,
     cents: bool | None = None, fill: str | None = "auto",
 ) -> Any:
-    """The mean of a series over each group's runs (seeds), step by step, with its 95 % band.
+    """The mean of a series over each group's runs (seeds), step by step, with its 95 % bootstrap band.
 
     Args:
         name: the series, e.g. ``month_end_funds_cents``, ``daily_dau``, ``daily_net_worth_cents``.
         by: runs columns that make a line (default: the agent, and the world and preset variant where the runs
             have several).
-        band: shade the 95 % confidence interval (for groups with 3 or more runs).
+        band: shade the 95 % percentile bootstrap interval of the mean (for groups with 3 or more runs; it stays
+            within the runs' range: :mod:`bizsim.analysis.intervals`).
         cents: show cents as dollars (default: when the name ends in ``_cents``).
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
     """
@@ -179,7 +180,7 @@ def series_over_time(
     ax.set_ylabel(_label(name, cents))
     money_axis(ax) if unit else _plain_axis(ax)
     ax.set_xlabel("month" if labels else ("day" if name.startswith("daily_") else "step"))
-    ax.set_title(f"{_label(name, cents)}: mean over seeds" + (" with 95 % confidence band" if shaded else ""))
+    ax.set_title(f"{_label(name, cents)}: mean over seeds" + (" with 95 % bootstrap band" if shaded else ""))
     if len(table):
         ax.legend(fontsize="small")
     else:

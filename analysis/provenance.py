@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["provenance"]
+__all__ = ["provenance", "written_at"]
 
 #: Agent options not shown: where a model was served is the user's business, not the result's.
 _PRIVATE_OPTIONS = ("api_base", "api_key_env")
@@ -132,3 +132,25 @@ def _ranges(seeds: list[int]) -> str:
         if s is not None:
             start = prev = s
     return ", ".join(out)
+
+
+def written_at() -> str:
+    """When a report says it was written: now, or ``SOURCE_DATE_EPOCH`` (seconds since 1970, the reproducible-builds
+    convention) when set, so the same runs and command give the same bytes.
+
+    Raises:
+        ConfigError: ``SOURCE_DATE_EPOCH`` is set but not whole seconds.
+    """
+    import os
+    from datetime import UTC, datetime
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
+        except (ValueError, OverflowError, OSError):
+            from bizsim.simcore.errors import ConfigError
+
+            raise ConfigError(f"SOURCE_DATE_EPOCH(={epoch[:40]!r}) must be whole seconds since 1970-01-01 UTC, "
+                              "e.g. 1767225600; unset it to stamp the report with the time it is written") from None
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,5 +1,8 @@
 """A self-contained HTML report of a sweep, fit to publish: tables in words and dollars, figures embedded (PNG) and
-written beside it as PNG and SVG, and where it all came from."""
+written beside it as PNG and SVG with their data as CSV, every table as CSV and LaTeX, and where it all came from.
+
+This module owns the report folder's layout: ``report.html``, ``figures/<name>.png|.svg|.csv`` and
+``tables/<name>.csv|.tex`` (:data:`FIGURES`, :data:`TABLES`)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ import html
 import io
 import re
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -16,16 +18,25 @@ from typing import Any, NamedTuple
 from bizsim.simcore.files import write_text_atomic
 
 from bizsim.analysis import metrics, plots
+from bizsim.analysis.figure_data import figure_data
 from bizsim.analysis.grouping import STOPPED, label_columns, with_stops
+from bizsim.analysis.headline import figure_name, headline_rules, with_headline
+from bizsim.analysis.intervals import interval_words, with_standard_error
+from bizsim.analysis.report_comparisons import comparison_caption, comparison_table
+from bizsim.analysis.table_files import write_table
 from bizsim.analysis.labels import ending_words, human_number, is_money, words
 from bizsim.analysis.model_use import model_use
-from bizsim.analysis.provenance import provenance
+from bizsim.analysis.provenance import provenance, written_at
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import SweepDir, make_output_dir
 from bizsim.analysis.tables import Results, load
 from bizsim.analysis.worlds.hooks import AnalysisHooks, ReportContext
 
-__all__ = ["write_report"]
+__all__ = ["FIGURES", "TABLES", "write_report"]
+
+#: The report folder's sub-folders: figures (PNG, SVG and each one's data as CSV), tables (CSV and LaTeX).
+FIGURES = "figures"
+TABLES = "tables"
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
@@ -37,17 +48,26 @@ th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowra
 th{background:#f4f4f4}th.n,td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:1em 0}img{max-width:100%}
 figcaption{font-size:.85em;color:#555}.note{color:#555;font-size:.9em}
 pre{background:#f8f8f8;padding:.5em;overflow-x:auto;font-size:.8em}
-nav.toc{font-size:.9em;margin:.5em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
+nav.toc{font-size:.9em;margin:.5em 0 1em}p.files{font-size:.8em;color:#777;margin:-.6em 0 1em}details{margin:-.5em 0 1em}summary{cursor:pointer;color:#555;font-size:.9em}
 """
 _FINAL = "leaderboard_funds_cents"  # final funds, a bankruptcy as 0
 _CATEGORICAL_SERIES = ("final_trust", "final_prestige", "skills")  # by name, not over time
 
 
 class _Doc:
-    def __init__(self, figures: Path) -> None:
+    def __init__(self, figures: Path, tables: Path | None = None) -> None:
         self.parts: list[str] = []
         self.figures = figures
+        self.tables = tables if tables is not None else figures.parent / TABLES
         self.written: list[Path] = []
+        self.n_tables = 0
+        self.last_figure = ""  # the figure just drawn: the table of its numbers that follows is named after it
+
+    def _files(self, *paths: Path) -> None:
+        """Links to files written beside the report (relative: the folder moves as a whole)."""
+        links = " · ".join(f'<a href="{html.escape(p.parent.name)}/{html.escape(p.name)}">'
+                           f"{html.escape(p.parent.name)}/{html.escape(p.name)}</a>" for p in paths)
+        self.parts.append(f'<p class="files">{links}</p>')
 
     def h(self, level: int, text: str, anchor: str | None = None) -> None:
         at = f' id="{html.escape(anchor)}"' if anchor else ""
@@ -56,20 +76,33 @@ class _Doc:
     def p(self, text: str, cls: str = "") -> None:
         self.parts.append(f'<p class="{cls}">{html.escape(text)}</p>' if cls else f"<p>{html.escape(text)}</p>")
 
-    def table(self, df: Any, caption: str | None = None) -> None:
-        """A table: raw frames (a world's hooks hand these) get columns in words and numbers for people."""
+    def table(self, df: Any, caption: str | None = None, name: str | None = None) -> None:
+        """A table: raw frames (a world's hooks hand these) get columns in words and numbers for people; written
+        beside the report as ``tables/<nn>-<caption>.csv`` and ``.tex`` (``name`` names an uncaptioned one)."""
         if caption:
             self.parts.append(f"<h3>{html.escape(caption)}</h3>")
         if df is None or len(df) == 0:
             self.p("(nothing to show)", "note")
             return
-        shown = df if getattr(df, "attrs", {}).get("presented") else present(df)
+        presented = bool(getattr(df, "attrs", {}).get("presented"))
+        shown = df if presented else present(df)
         self.parts.append(to_html(shown))
+        # Out to a paper: the numbers as CSV (a presented table's own numbers where it keeps them), and the table as
+        # shown as a booktabs tabular.
+        data = df.attrs.get("data") if presented else df
+        self.n_tables += 1
+        make_output_dir(self.tables)
+        stem = _slug(caption or name or "table")
+        stem = stem if len(stem) <= 60 else stem[:60].rsplit("-", 1)[0]
+        name = f"{self.n_tables:02d}-{stem}"
+        self._files(*write_table(self.tables, name, data if data is not None else shown, shown,
+                                 caption or name or ""))
+        self.last_figure = ""
 
     def details(self, summary: str, df: Any) -> None:
         """A table folded under ``summary`` (a figure's numbers: there to check, not to read first)."""
         self.parts.append(f"<details><summary>{html.escape(summary)}</summary>")
-        self.table(df)
+        self.table(df, name=f"{self.last_figure} data" if self.last_figure else summary)
         self.parts.append("</details>")
 
     def figure(self, ax: Any, name: str, caption: str) -> None:
@@ -83,9 +116,17 @@ class _Doc:
         # The PNG's draw placed every axes; laying the figure out again for the SVG would cost a fifth of the
         # report's drawing time and move nothing a reader can see.
         fig.set_layout_engine("none")
-        fig.savefig(vector, format="svg", metadata={"Date": None})  # no date: the same runs give the same file
+        import matplotlib
+
+        # No date, and the clip paths' ids salted by a constant rather than at random: the same runs give the same
+        # file (a context, so no setting outlives the call).
+        with matplotlib.rc_context({"svg.hashsalt": "bizsim-report"}):
+            fig.savefig(vector, format="svg", metadata={"Date": None})
         (self.figures / f"{name}.svg").write_text(vector.getvalue(), encoding="utf-8")
+        drawn = self.figures / f"{name}.csv"  # what the figure draws, in its units: to redraw it in a paper's style
+        write_text_atomic(drawn, figure_data(ax).to_csv(index=False, lineterminator="\n"))
         self.written.append(path)
+        self.last_figure = name
         if "matplotlib.pyplot" in sys.modules:
             import matplotlib.pyplot as plt
 
@@ -93,8 +134,9 @@ class _Doc:
         b64 = base64.b64encode(data).decode("ascii")
         self.parts.append(
             f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{b64}">'
-            f"<figcaption>{html.escape(caption)} (<code>figures/{html.escape(path.name)}</code>, also as "
-            f"<code>figures/{html.escape(path.stem)}.svg</code>)</figcaption></figure>"
+            f"<figcaption>{html.escape(caption)} (<code>{FIGURES}/{html.escape(path.name)}</code>, also as "
+            f"<code>{FIGURES}/{html.escape(path.stem)}.svg</code>; its data: "
+            f'<a href="{FIGURES}/{html.escape(drawn.name)}">{FIGURES}/{html.escape(drawn.name)}</a>)</figcaption></figure>'
         )
 
 
@@ -111,14 +153,19 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-def _money_cols(df: Any, key: str = "figure") -> Any:
-    """A summary table with the figure (or metric) in words, and every number of a money row in dollars."""
+def _money_cols(df: Any, key: str = "figure", name: Any = words) -> Any:
+    """A summary table with the figure (or metric) in words (``name`` names it), and every number of a money row in
+    dollars; ``attrs["data"]`` keeps the numbers."""
     out = df.copy().reset_index(drop=True)
     if key not in out.columns:
-        return _presented(present(out))
+        shown = _presented(present(out))
+        shown.attrs["data"] = df
+        return shown
     money = out[key].map(is_money).tolist()
-    out[key] = out[key].map(lambda v: words(v) if isinstance(v, str) else "")
-    return _presented(present(out, money_rows=money))
+    out[key] = out[key].map(lambda v: name(v) if isinstance(v, str) else "")
+    shown = _presented(present(out, money_rows=money))
+    shown.attrs["data"] = df
+    return shown
 
 
 def _temporal(series: Any, world_runs: Any) -> list[str]:
@@ -166,18 +213,22 @@ def write_report(
     """
     res = results if results is not None else load(path)
     root = Path(out) if out is not None else SweepDir(path).report
-    figures = root / "figures"
+    figures, tables = root / FIGURES, root / TABLES
     make_output_dir(figures)
-    for old in [*figures.glob("*.png"), *figures.glob("*.svg")]:
+    make_output_dir(tables)
+    for old in [*figures.glob("*.png"), *figures.glob("*.svg"), *figures.glob("*.csv"), *tables.glob("*.csv"),
+                *tables.glob("*.tex")]:
         old.unlink()
-    doc = _Doc(figures)
+    doc = _Doc(figures, tables)
     # A run cut short (a cap, a guard, its API) is grouped apart everywhere: its figures are where it stopped.
     runs, series, events, llm = with_stops(res.runs), res.series, res.events, res.llm_calls
     name = title or f"bizsim report: {Path(path).resolve().name}"
     doc.h(1, name)
-    stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals are 95 % "
-          "confidence intervals over seeds (Student's t for means, Wilson for rates).", "note")
+    stamp = written_at()
+    doc.p(f"{len(runs):,} runs from {Path(path)}; written {stamp}. Money is in US dollars; intervals of a mean are "
+          f"the {interval_words}, so they stay within what the seeds did; rates have Wilson intervals. Every table "
+          f"is also in {TABLES}/ as CSV and LaTeX (booktabs), every figure's data in {FIGURES}/ as CSV, each linked "
+          "where it is shown.", "note")
 
     # One rule names the groups everywhere (the viewer's sweep page too): a field is a column where it varies, an
     # agent option only where it varies among one agent's runs.
@@ -212,9 +263,20 @@ def write_report(
 
     # First what a reader came for: each group's result with its interval and how its runs ended.
     doc.h(2, "Summary", "summary")
+    # One definition of the headline number on the page: the world's hooks' reading (a bankruptcy as $0 for the
+    # startup world, as its figures count it) in the summary, the comparisons and the per-run table alike.
+    headline, name_of = with_headline(runs), figure_name(worlds)
     if len(runs):
-        doc.table(_presented(headline_table(runs, groups)),
-                  "Headline metric: mean over seeds with its 95 % confidence interval, and how the runs ended")
+        doc.table(_presented(headline_table(headline, groups, name_of)),
+                  "Headline number: mean over seeds, its standard error and 95 % percentile bootstrap interval, and "
+                  "how the runs ended")
+        doc.p("The headline number (this table, the comparisons below and the table of every run): for "
+              + "; for ".join(headline_rules(headline)) + ".", "note")
+        compared = comparison_table(headline, groups)
+        if len(compared):
+            title, method = comparison_caption(compared.attrs["comparisons"])
+            doc.table(compared, title)
+            doc.p(method, "note")
         if STOPPED in groups:
             doc.p("Runs stopped by a cap, a guard or their model's API (column stopped) are counted as ended early "
                   "and grouped apart: their figures are where they stopped, so no mean over runs that went on to "
@@ -233,8 +295,8 @@ def write_report(
         for sname in _temporal(series, ok):
             n_fig += 1
             doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
-                       f"{world}: {words(sname)}, mean over seeds (shaded: 95 % confidence band, with 3 or more "
-                       "seeds)")
+                       f"{world}: {words(sname)}, mean over seeds (shaded: 95 % percentile bootstrap band of the "
+                       "mean, with 3 or more seeds)")
             doc.details("The figure's numbers: mean over seeds", figure_numbers(series, ok, sname, by))
         hooks = _hooks(world)
         if hooks.report is not None:
@@ -300,10 +362,11 @@ def write_report(
         doc.table(_presented(present(counts.rename("runs").reset_index())), "How the runs ended")
         doc.table(_presented(rates_table(metrics.rates(runs))), "Bankruptcy, collapse and error rates")
         shown = [f for f in metrics.figures_of(runs) if f != "metric_value"]
-        outcomes = metrics.outcomes(runs, figures=shown)
+        outcomes = with_standard_error(metrics.outcomes(runs, figures=shown, interval="bootstrap"))
         money = bool(outcomes["figure"].map(is_money).any()) if len(outcomes) else False
-        doc.table(_money_cols(outcomes), "Outcomes" + (" (money in dollars)" if money else ""))
-        table, total = per_seed(runs, extra=varied)
+        doc.table(_money_cols(outcomes, name=name_of), "Outcomes" + (" (money in dollars)" if money else "") +
+                  ": mean over seeds, standard error, 95 % percentile bootstrap interval")
+        table, total = per_seed(headline, extra=varied, name=name_of)
         caption = "Every run (per seed)" + (f": the first {len(table):,} of {total:,}" if total > len(table) else "")
         doc.table(_presented(table), caption)
     if whole and len(failed):

@@ -23,12 +23,16 @@ COLUMN_WORDS = {
     "mean_tokens": "tokens per run, mean", "mean_runtime_min": "runtime per run, mean (minutes)",
     "sd_runtime_min": "runtime per run, sd (minutes)",
     "min": "lowest seed", "max": "highest seed", "required_trust": "required trust",
-    "per_run": "per run",
+    "per_run": "per run", "se": "standard error",
 }
 _PERCENT_SUFFIXES = ("_rate", "_share", "share")
 
 
 def _column(name: str) -> str:
+    if name.endswith("_se") and name not in COLUMN_WORDS:  # a figure's standard error, beside the figure
+        figure = _column(name[:-3])
+        short = figure[figure.rindex("(") + 1:-1] if figure.endswith(")") and "(" in figure else figure
+        return f"{short}, standard error"
     return COLUMN_WORDS.get(name, name.replace("_", " "))
 
 
@@ -56,7 +60,7 @@ def _cell(value: Any, *, money: bool, percent: bool, usd: bool) -> str:
 
 
 #: The columns of a summary row that hold its figure's values (in dollars when the figure is money).
-VALUE_COLUMNS = ("mean", "std", "ci_low", "ci_high", "metric_value", "value")
+VALUE_COLUMNS = ("mean", "std", "se", "ci_low", "ci_high", "metric_value", "value")
 
 
 def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = None,
@@ -92,21 +96,23 @@ def present(df: Any, *, money_columns: tuple[str, ...] = (), money_rows: Any = N
     return out
 
 
-def headline_table(runs: Any, groups: list[str]) -> Any:
-    """The report's first table, one row a group: its metric in words, runs, the mean over seeds with its 95 %
-    interval in one cell (dollars when money), and the group's outcome: how many runs ended early (bankrupt,
-    collapsed, or stopped by a cap, a guard or the model's API) and how many failed to run."""
+def headline_table(runs: Any, groups: list[str], name: Any = words) -> Any:
+    """The report's first table, one row a group: its metric in words (``name`` names it), runs, the mean over
+    seeds, its standard error and its 95 % percentile bootstrap interval (within what the seeds did; dollars when
+    money), and the group's outcome: how many runs ended early (bankrupt, collapsed, or stopped by a cap, a guard or
+    the model's API) and how many failed to run."""
     import pandas as pd
 
-    from bizsim.analysis.metrics import mean_ci
+    from bizsim.analysis.intervals import bootstrap_ci, standard_error
 
     keys = [c for c in groups if c in runs.columns]
-    rows = []
+    rows, numbers = [], []
     for key, g in runs.groupby([*keys, "metric"], sort=True, dropna=False):
         values = dict(zip([*keys, "metric"], key if isinstance(key, tuple) else (key,)))
         metric = values.pop("metric")
         ok = g[g["status"] == "ok"] if "status" in g.columns else g
-        mean, low, high, n = mean_ci(pd.to_numeric(ok["metric_value"], errors="coerce").tolist())
+        seeds = pd.to_numeric(ok["metric_value"], errors="coerce").tolist()
+        mean, low, high, n = bootstrap_ci(seeds)
         money = is_money(metric)
 
         def show(v: float) -> str:
@@ -114,18 +120,24 @@ def headline_table(runs: Any, groups: list[str]) -> Any:
 
         early = sum(1 for r, b, c in zip(*(_column_of(ok, n) for n in ("terminal_reason", "bankrupt", "collapsed")))
                     if stopped_early(r) or _true(b) or _true(c))
+        numbers.append({**values, "metric": metric, "runs": len(g), "n": n, "mean": mean,
+                        "se": standard_error(seeds), "ci_low": low, "ci_high": high, "ended_early": early,
+                        "failed": len(g) - len(ok)})
         rows.append({
             # pd.isna: a string column of run directories' tables holds pd.NA, whose truth is an error
             **{k: ("" if v is None or bool(pd.isna(v)) else v) for k, v in values.items()},
-            "metric": words(metric) if isinstance(metric, str) else "", "runs": len(g), "mean": show(mean),
+            "metric": name(metric) if isinstance(metric, str) else "", "runs": len(g), "mean": show(mean),
+            "standard error": show(standard_error(seeds)),
             "95 % interval": f"{show(low)} to {show(high)}" if low == low else "(one seed)" if n == 1 else "",
             "ended early": f"{early} of {len(ok)} ({100 * early / len(ok):.0f} %)" if len(ok) else "",
             "failed to run": len(g) - len(ok),
         })
     table = pd.DataFrame(rows)
     shown = present(table) if len(table) else table
-    shown.attrs["numeric"] = [list(table.columns).index(c) for c in ("runs", "mean", "95 % interval",
-                                                                      "failed to run") if c in table.columns]
+    shown.attrs["numeric"] = [list(table.columns).index(c) for c in ("runs", "mean", "standard error",
+                                                                      "95 % interval", "failed to run")
+                              if c in table.columns]
+    shown.attrs["data"] = pd.DataFrame(numbers)  # the numbers, in the metric's unit (cents for money)
     return shown
 
 
@@ -164,9 +176,9 @@ def rates_table(rates: Any) -> Any:
     return present(out)
 
 
-def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = ()) -> tuple[Any, int]:
+def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = (), name: Any = words) -> tuple[Any, int]:
     """One row a run: world, preset, agent, the ``extra`` spec fields (the agent options that vary), seed, metric (in
-    words, dollars when money), ending; at most ``limit``."""
+    words by ``name``, dollars when money), ending; at most ``limit``."""
     keys = [c for c in ("world", "preset_label", "agent", *extra) if c in runs.columns]
     cols = [*keys, *(c for c in ("seed", "metric", "metric_value", "terminal_reason", "turns", "llm_cost_usd", "run_id")
                      if c in runs.columns)]
@@ -176,7 +188,7 @@ def per_seed(runs: Any, limit: int = 500, extra: tuple[str, ...] | list[str] = (
     details = table.pop("terminal_detail").tolist() if detail else [None] * len(table)
     money = table["metric"].astype(str).map(is_money).tolist() if "metric" in table.columns else None
     if "metric" in table.columns:
-        table["metric"] = table["metric"].map(lambda m: words(m) if isinstance(m, str) else "")
+        table["metric"] = table["metric"].map(lambda m: name(m) if isinstance(m, str) else "")
     if "llm_cost_usd" in table.columns and table["llm_cost_usd"].isna().all():
         table = table.drop(columns=["llm_cost_usd"])
     if "terminal_reason" in table.columns:  # in words: "stopped by its turn cap (max_turns), as asked", not "error"

@@ -27,7 +27,7 @@ __all__ = [
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
     "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
-    "config_values", "chat_messages", "conversations",
+    "config_values", "chat_messages", "conversations", "seed_values",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -468,3 +468,12 @@ def conversations(draw: Any, max_turns: int = 5) -> list[list[dict]]:
                 history.append(draw(st.sampled_from(history)))
         out.append([system, *history])
     return out
+
+
+def seed_values(min_size: int = 1, max_size: int = 12) -> st.SearchStrategy[list[float]]:
+    """A group's per-seed figures as a report averages them: cents (integers, often a run at $0) or shares in
+    [0, 1], with repeats."""
+    cents = st.one_of(st.just(0), st.integers(min_value=0, max_value=10**10))
+    shares = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+    return st.one_of(st.lists(cents.map(float), min_size=min_size, max_size=max_size),
+                     st.lists(shares, min_size=min_size, max_size=max_size))

@@ -53,7 +53,7 @@ def _with_llm_runs(baselines, out, arms):
 def _headline_names(report_text):
     """The report's headline table as group names (its cells before the metric column)."""
     text = html.unescape(report_text)
-    table = text[text.index("Headline metric"):]
+    table = text[text.index("Headline number"):]
     table = table[:table.index("</table>")]
     head = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", table)
     cols = head[:head.index("metric")]

@@ -151,7 +151,7 @@ def test_adversarial_acceptance_against_market_share():
 
 
 def test_final_trust_per_client():
-    """Mean ± t interval of each client's final trust; adversarial clients flagged from the runs."""
+    """Mean and bootstrap interval of each client's final trust; adversarial clients flagged from the runs."""
     series = pd.DataFrame(
         [{"run_id": r, "name": "final_trust", "step": 0, "key": "Helix", "value": v} for r, v in (("a1", 3.0), ("a2", 2.0), ("a3", 4.0))]
         + [{"run_id": r, "name": "final_trust", "step": 1, "key": "Vanguard ML", "value": v} for r, v in (("a1", 0.5), ("a2", 0.0), ("a3", 1.0))]
@@ -160,7 +160,9 @@ def test_final_trust_per_client():
     t = sm.final_trust(series, runs, by="agent").set_index("client")
     assert [False, True] == t["adversarial"].tolist()
     assert [3.0, 0.5] == t["mean"].tolist()
-    assert pytest.approx(3.0 + T2 / math.sqrt(3)) == t.loc["Helix", "ci_high"]
+    # the percentile bootstrap interval of the mean: within the seeds' trust, never below zero trust
+    assert (2.0, 4.0) == (t.loc["Helix", "ci_low"], t.loc["Helix", "ci_high"])
+    assert 0.0 == t.loc["Vanguard ML", "ci_low"]
 
 
 def test_tool_use_statistics():

@@ -75,7 +75,7 @@ def test_the_report_embeds_and_writes_every_figure(sweep_dir):
         assert by_name[f.name] == "data:image/png;base64," + base64.b64encode(f.read_bytes()).decode("ascii")
         assert f.read_bytes().startswith(b"\x89PNG")
     for heading in ("Runs", "Bankruptcy, collapse and error rates", "Outcomes", "Failed runs", "World: startup",
-                    "World: operation", "Headline metric", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
+                    "World: operation", "Headline number", "Failure causes", "Adversarial clients", "Tool use", "Final trust per client"):
         assert heading in text, heading
     assert "RuntimeError: agent gave up after 2 turns" in text
     ended = re.sub(r"<[^>]+>", " ", text[text.index("How the runs ended"):text.index("Bankruptcy, collapse")])
@@ -213,12 +213,15 @@ def test_the_report_reads_top_down(sweep_dir, tmp_path):
     detail; a world without money is not said to be in dollars."""
     text = write_report(sweep_dir, tmp_path / "all").read_text(encoding="utf-8")
     assert text.index('<h2 id="summary">Summary</h2>') < text.index("<img") < text.index('<h2 id="runs">')
-    top = re.sub(r"<[^>]+>", " ", text[text.index("Headline metric"):text.index("</table>", text.index("Headline metric"))])
-    assert re.search(r"startup\s+random\s+Final funds \(dollars\)\s+2\s+-\$[\d,.]+\s+-\$[\d,.]+ to", top)
-    assert re.search(r"random\s+Final funds \(dollars\)\s+2\s.*?\s2 of 2 \(100 %\)\s+0", top)
+    top = re.sub(r"<[^>]+>", " ", text[text.index("Headline number"):text.index("</table>", text.index("Headline number"))])
+    # one definition of the headline number: a bankrupt startup run counts $0 (the figures' reading), so a group of
+    # bankrupt runs is $0 with an interval that does not go below it
+    assert re.search(r"startup\s+random\s+Final funds, a bankruptcy as \$0 \(dollars\)\s+2\s+\$0\.00\s+\$0\.00\s+"
+                     r"\$0\.00 to \$0\.00", top)
+    assert re.search(r"random\s+Final funds, a bankruptcy as \$0 \(dollars\)\s+2\s.*?\s2 of 2 \(100 %\)\s+0", top)
     assert re.search(r"tests\._sweep_agents:explode\s+1\s+1\s*$", top)  # one run, and it failed to run
     assert re.search(r"operation\s+threshold\s+Mean daily active users\s+2\s+[\d,.]+\s", top)
     res = load(sweep_dir)
     operation = attrs.evolve(res, runs=res.runs[res.runs.world == "operation"])
     alone = write_report(sweep_dir, tmp_path / "op", results=operation).read_text(encoding="utf-8")
-    assert "Outcomes</h3>" in alone and "(money in dollars)" not in alone and "Daily daily" not in alone
+    assert "<h3>Outcomes:" in alone and "(money in dollars)" not in alone and "Daily daily" not in alone

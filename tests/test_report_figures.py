@@ -176,7 +176,7 @@ def test_the_last_point_of_each_funds_line_is_the_outcomes_table(made):
     rows = next(rows for title, rows in _tables(text) if title.startswith("Outcomes"))
     head = rows[0]
     table = {(r[head.index("preset")], r[head.index("agent")]): r[head.index("mean")] for r in rows[1:]
-             if r[head.index("figure")].startswith("Leaderboard funds")}
+             if r[head.index("figure")].startswith("Final funds, a bankruptcy as $0")}
     lines = _lines(funds)
     assert set(table) == {tuple(k.split(" / ")) for k in lines}
     for key, (_, ys) in lines.items():
@@ -219,7 +219,7 @@ def test_the_final_funds_bars_are_the_outcomes_table(made):
     rows = next(rows for title, rows in _tables(text) if title.startswith("Outcomes"))
     head = rows[0]
     table = {(r[head.index("preset")], r[head.index("agent")]): r[head.index("mean")] for r in rows[1:]
-             if r[head.index("figure")].startswith("Leaderboard funds")}
+             if r[head.index("figure")].startswith("Final funds, a bankruptcy as $0")}
     labels = [tuple(t.get_text().split(" / ")) for t in bars.get_yticklabels()][::-1]  # top first, as drawn
     assert set(table) == set(labels)
     for label, patch in zip(labels, bars.patches):

@@ -174,7 +174,7 @@ def test_a_history_rounds_ablation_keeps_its_three_arms_apart(tmp_path, monkeypa
     assert [5, 20, 30] == summary.history_rounds.tolist() and [2, 2, 2] == summary.n.tolist()
     assert 3 == len(metrics.rates(res.runs)) == len(metrics.outcomes(res.runs, figures=["metric_value"]))
     text = write_report(tmp_path).read_text(encoding="utf-8")
-    headline = text[text.index("Headline metric"):]
+    headline = text[text.index("Headline number"):]
     headline = headline[:headline.index("</table>")]
     assert "history rounds" in headline
     for part in ("Tool use, the paper's Table 3", "Figure 3(a)", "Figure 4(a)", "Figure 4(b)", "Figure 5(a)", "Figure 5(b)", "Table 4",
@@ -236,7 +236,7 @@ def test_a_report_shows_a_local_models_tokens_cache_and_time_and_marks_its_cappe
     cost = text[text.index('id="cost"'):text.index('id="runs"')]
     assert "(nothing to show)" not in cost and "No run&#x27;s model has a price" in cost
     assert f"<td class=\"n\">{100 * read / prompt:.1f} %</td>" in cost and "<td>stopped: turn cap</td>" in cost
-    headline = text[text.index("Headline metric"):text.index('id="world-startup"')]
+    headline = text[text.index("Headline number"):text.index('id="world-startup"')]
     assert "<td>stopped: turn cap</td>" in headline and "2 of 2 (100 %)" in headline
     assert "stopped by its turn cap (max_turns), as asked" in text and "<td>error</td>" not in text
     from bizsim.view.sweep_data import sweep_data

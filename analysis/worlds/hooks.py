@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -49,6 +49,13 @@ class AnalysisHooks:
             world themselves).
         paper_title: the heading of that section (and its entry in the report's contents).
         paper_name: the paper's short name, for ``bizsim report --paper NAME`` (``yc-bench``, ``ecogym``).
+        headline: the runs column the report's headline number reads, where it is not the metric as recorded
+            (the startup world's: ``leaderboard_funds_cents``, a bankruptcy as $0, as its figures count it), so
+            a page has one definition of it (:mod:`bizsim.analysis.headline`).
+        headline_rule: how that number counts a run, as the report's caption says it (how a bankrupt run
+            counts).
+        figure_words: the report's names of the world's figures where :func:`~bizsim.analysis.labels.words`
+            would give two readings of one thing the same name (``final_funds_cents`` is the final *balance*).
     """
 
     extractor: Callable[[], Any] | None = None
@@ -60,3 +67,6 @@ class AnalysisHooks:
     paper: Callable[[ReportContext], None] | None = None
     paper_title: str = ""
     paper_name: str = ""
+    headline: str | None = None
+    headline_rule: str = ""
+    figure_words: Mapping[str, str] = attrs.field(factory=dict)

@@ -35,7 +35,7 @@ def paper_section(ctx: ReportContext) -> None:
     wide = present(paper.table2_wide(ok, by))
     wide.attrs["presented"] = True
     doc.table(wide, "Table 2: net worth (Vending), income (Freelance) and daily active users (Operation), mean ± "
-                    "standard deviation over runs")
+                    "standard deviation over runs, and the standard error of the mean")
     long = paper.table2(ok, by)
     doc.details("Table 2's numbers (cents for money; ranges and intervals)", long)
     if _varies(ok, "history_messages"):

@@ -24,7 +24,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs
+from bizsim.analysis.intervals import bootstrap_ci
+from bizsim.analysis.metrics import group_columns, ok_runs
 
 __all__ = [
     "PAPER_RUNS", "TABLE2_FIGURES", "WORLDS", "actions_over_time", "context_length", "memory_modules", "table2",
@@ -51,15 +52,17 @@ def _cols(by: str | Sequence[str] | None, runs: Any, *drop: str) -> list[str]:
 
 
 def _stats(values: Any) -> dict:
-    """Mean, sample standard deviation (n - 1), 95 % interval and range of a group's per-run figures."""
+    """Mean, sample standard deviation (n - 1), standard error, 95 % percentile bootstrap interval and range of a
+    group's per-run figures."""
     xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
-    mean, low, high, n = mean_ci(xs)
+    mean, low, high, n = bootstrap_ci(xs)
     sd = float(sum((x - mean) ** 2 for x in xs) / (n - 1)) ** 0.5 if n > 1 else math.nan
-    return {"n": n, "mean": mean, "sd": sd, "ci_low": low, "ci_high": high,
+    return {"n": n, "mean": mean, "sd": sd, "se": sd / n ** 0.5 if n > 1 else math.nan, "ci_low": low,
+            "ci_high": high,
             "min": min(xs) if xs else math.nan, "max": max(xs) if xs else math.nan}
 
 
-_STATS = ["n", "mean", "sd", "ci_low", "ci_high", "min", "max"]
+_STATS = ["n", "mean", "sd", "se", "ci_low", "ci_high", "min", "max"]
 
 
 def _figure_of(world: str, figures: Mapping[str, str] | None) -> str:
@@ -94,7 +97,7 @@ def table2(runs: Any, by: str | Sequence[str] | None = None, *, figures: Mapping
     Vending), so a group with fewer shows it.
 
     Returns:
-        ``world``, ``by...``, ``figure``, ``runs``, ``paper_runs``, ``n`` (runs with the figure), ``mean``, ``sd``,
+        ``world``, ``by...``, ``figure``, ``runs``, ``paper_runs``, ``n`` (runs with the figure), ``mean``, ``sd``, ``se``,
         ``ci_low``, ``ci_high``, ``min``, ``max`` (the figure's unit: cents for ``_cents``).
     """
     import pandas as pd
@@ -118,7 +121,7 @@ def _cell(mean: float, sd: float, cents: bool) -> str:
 
 def table2_wide(runs: Any, by: str | Sequence[str] | None = None, *, figures: Mapping[str, str] | None = None) -> Any:
     """:func:`table2` laid out as the paper does: a row a group, a column a world, each cell ``mean ± sd`` (money in
-    dollars; no ``±`` for a group of one run), and a column of the runs behind each world's cell."""
+    dollars; no ``±`` for a group of one run), then the standard error of that mean and the runs behind the cell."""
     import pandas as pd
 
     long = table2(runs, by, figures=figures)
@@ -126,7 +129,8 @@ def table2_wide(runs: Any, by: str | Sequence[str] | None = None, *, figures: Ma
     if long.empty:
         return pd.DataFrame(columns=cols)
     long = long.assign(cell=[_cell(m, s, str(f).endswith("_cents"))
-                             for m, s, f in zip(long["mean"], long["sd"], long["figure"])])
+                             for m, s, f in zip(long["mean"], long["sd"], long["figure"])],
+                       se_cell=[_cell(s, math.nan, str(f).endswith("_cents")) for s, f in zip(long["se"], long["figure"])])
     worlds = [w for w in WORLDS if w in set(long["world"])]
     index = cols or ["_all"]
     long = long.assign(_all="all") if not cols else long
@@ -134,9 +138,11 @@ def table2_wide(runs: Any, by: str | Sequence[str] | None = None, *, figures: Ma
         long[c] = long[c].astype(object).where(long[c].notna(), "")
     cells = long.pivot_table(index=index, columns="world", values="cell", aggfunc="first")
     counts = long.pivot_table(index=index, columns="world", values="runs", aggfunc="first")
+    errors = long.pivot_table(index=index, columns="world", values="se_cell", aggfunc="first")
     out = pd.DataFrame(index=cells.index)
     for w in worlds:
         out[f"{w}: {words_of(_figure_of(w, figures))}"] = cells[w].fillna("")
+        out[f"{w} standard error"] = errors[w].fillna("") if w in errors.columns else ""
         out[f"{w} runs"] = counts[w].fillna(0).astype(int)
     out = out.reset_index()
     return out.drop(columns=["_all"]) if not cols else out
@@ -180,7 +186,7 @@ def context_length(
     the option (a baseline) is no point of the figure.
 
     Returns:
-        ``world``, ``by...``, ``field``, ``figure``, ``runs``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``,
+        ``world``, ``by...``, ``field``, ``figure``, ``runs``, ``n``, ``mean``, ``sd``, ``se``, ``ci_low``, ``ci_high``,
         ``min``, ``max``, one row a value of ``field`` within each group, in increasing order.
 
     Raises:
@@ -206,7 +212,7 @@ def memory_modules(
     ``none`` arm (no module is the option's default); a group that never set it (a baseline agent) is left out.
 
     Returns:
-        ``world``, ``by...``, ``memory``, ``figure``, ``runs``, ``n``, ``mean``, ``sd``, ``ci_low``, ``ci_high``,
+        ``world``, ``by...``, ``memory``, ``figure``, ``runs``, ``n``, ``mean``, ``sd``, ``se``, ``ci_low``, ``ci_high``,
         ``min``, ``max``, ``change``, ``change_pct``.
     """
     if field in runs.columns:

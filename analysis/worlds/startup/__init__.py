@@ -49,7 +49,7 @@ def _report(ctx: ReportContext) -> None:
     doc.table(final_trust(ctx.series, ok, by), "Final trust per client")
 
 
-def _percent(df: Any, columns: tuple[str, ...] = ("mean", "min", "max")) -> Any:
+def _percent(df: Any, columns: tuple[str, ...] = ("mean", "se", "min", "max")) -> Any:
     """A table whose value columns are shares: shown in percent (a table of the report, presented)."""
     from bizsim.analysis.report_tables import present
 
@@ -108,7 +108,7 @@ def _paper_section(ctx: ReportContext) -> None:
     fig(plots.per_seed_trajectories(ctx.series, ok, "month_end_funds_cents", by), "funds-per-seed",
         "Figure 8 of the paper: the funds of every seed at each month's end, a line a run (a bankrupt run at $0 from "
         "its bankruptcy)")
-    doc.table(paper.table3(events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds)")
+    doc.table(paper.table3(events, ok, by), "Tool use, the paper's Table 3 (calls, mean over seeds and its standard error)")
     gated = paper.trust_gated_completions(events, ok, by)
     fig(startup_plots.trust_gated_share(events, ok, by), "trust-gated-share",
         "Figure 3(a) of the paper, \"proportion of completed tasks requiring client trust\": of each run's tasks "
@@ -122,7 +122,7 @@ def _paper_section(ctx: ReportContext) -> None:
         "Figure 4(a) of the paper, the ratio of adversarial tasks among all accepted tasks: each run's share of "
         "accepted tasks whose client is adversarial; dashed, the adversarial clients' share of the market")
     doc.details("Figure 4(a)'s numbers", _percent(paper.adversarial_acceptance_per_seed(events, ok, by),
-                                                  ("mean", "min", "max", "market_share")))
+                                                  ("mean", "se", "min", "max", "market_share")))
     policies = paper.scratchpad_policies(ok, ctx.series, by)
     doc.table(_percent(policies.assign(policy=policies["policy"].str.replace("_", " ")), ("share",)),
               "Figure 4(b): the client policy of the final scratchpad (rule-based)")
@@ -230,4 +230,10 @@ def _names(rows: list[dict], world: Any) -> dict[str, str]:
 #: The startup world's analysis hooks (its registration's ``analysis``).
 HOOKS = AnalysisHooks(extractor=_extractor, report=_report, action_bin_days=30, max_action_figures=4,
                       timeline=_timeline, names=_names, paper=_paper_section,
-                      paper_title="The YC-Bench paper's analyses", paper_name="yc-bench")
+                      paper_title="The YC-Bench paper's analyses", paper_name="yc-bench",
+                      headline="leaderboard_funds_cents",
+                      headline_rule="final funds with a bankrupt run counted as $0, as YC-Bench's leaderboard, the "
+                                    "month-end funds figures, Figure 7 and the published results count it (the "
+                                    "final balance, below $0 for a bankrupt run, is under Outcomes by that name)",
+                      figure_words={"leaderboard_funds_cents": "Final funds, a bankruptcy as $0 (dollars)",
+                                    "final_funds_cents": "Final balance, below $0 when bankrupt (dollars)"})

@@ -45,7 +45,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs, with_groups
+from bizsim.analysis.intervals import bootstrap_ci
+from bizsim.analysis.metrics import group_columns, ok_runs, with_groups
 
 __all__ = [
     "CAUSES",
@@ -177,7 +178,8 @@ def adversarial_acceptance(events: Any, runs: Any, by: str | Sequence[str] | Non
 
 
 def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, confidence: float = 0.95) -> Any:
-    """Each client's trust at the end of the run: mean ± CI over the group's runs.
+    """Each client's trust at the end of the run: the mean over the group's runs with its 95 % percentile bootstrap
+    interval (within the runs' trust: never below zero trust; :mod:`bizsim.analysis.intervals`).
 
     Returns:
         ``by...``, ``client``, ``adversarial``, ``n``, ``mean``, ``ci_low``, ``ci_high``.
@@ -195,7 +197,7 @@ def final_trust(series: Any, runs: Any, by: str | Sequence[str] | None = None, c
             adversarial.update(n for n in str(names).split(",") if n)
     rows = []
     for key, g in s.groupby([*cols, "key"], sort=True, dropna=False):
-        mean, lo, hi, n = mean_ci(g["value"].tolist(), confidence)
+        mean, lo, hi, n = bootstrap_ci(g["value"].tolist(), confidence)
         k = _key([*cols, "client"], key)
         rows.append({**k, "adversarial": k["client"] in adversarial, "n": n, "mean": mean, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=out_cols)

@@ -43,7 +43,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bizsim.analysis.metrics import group_columns, mean_ci, ok_runs, run_cost_and_income, with_groups
+from bizsim.analysis.intervals import bootstrap_ci, standard_error
+from bizsim.analysis.metrics import group_columns, ok_runs, run_cost_and_income, with_groups
 
 from bizsim.analysis.worlds.startup.metrics import CAUSES, failure_causes, task_table, tool_use
 
@@ -98,10 +99,12 @@ def _key(cols: list[str], key: Any) -> dict:
 
 
 def _spread(values: Sequence[float]) -> dict:
-    """Per-seed mean, its 95 % interval, and the range (the paper's error bars are the seeds' range)."""
+    """Per-seed mean, its standard error and 95 % percentile bootstrap interval, and the range (the paper's error
+    bars are the seeds' range)."""
     xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
-    mean, low, high, n = mean_ci(xs)
-    return {"seeds": n, "mean": mean, "ci_low": low, "ci_high": high, "min": min(xs) if xs else math.nan,
+    mean, low, high, n = bootstrap_ci(xs)
+    return {"seeds": n, "mean": mean, "se": standard_error(xs), "ci_low": low, "ci_high": high,
+            "min": min(xs) if xs else math.nan,
             "max": max(xs) if xs else math.nan}
 
 
@@ -115,22 +118,33 @@ def _per_group(per_run: Any, cols: list[str], value: str, extra: dict[str, Any] 
         for name, how in (extra or {}).items():
             row[name] = how(g)
         rows.append({**row, **_spread(pd.to_numeric(g[value], errors="coerce").astype(float).tolist())})
-    columns = [*cols, "runs", *(extra or {}), "seeds", "mean", "ci_low", "ci_high", "min", "max"]
+    columns = [*cols, "runs", *(extra or {}), "seeds", "mean", "se", "ci_low", "ci_high", "min", "max"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def table3(events: Any, runs: Any, by: str | Sequence[str] | None = None, *, accepted_only: bool = False) -> Any:
-    """Table 3: SP/100T, Inspect/Accept, Avg Conc. and Cmd/Turn per group (means over seeds).
+    """Table 3: SP/100T, Inspect/Accept, Avg Conc. and Cmd/Turn per group (means over seeds), each with the
+    standard error of its mean (``<figure>_se``: sd over the seeds that have the figure, n - 1, over sqrt(n)).
 
     The paper counts calls, refused ones included; ``accepted_only=True`` counts the accepted calls only.
     (:func:`bizsim.analysis.worlds.startup.tool_use` with ``per_run=True`` gives each run's figures.)
 
     Returns:
-        ``by...``, ``runs``, ``sp_per_100_turns``, ``inspects_per_accept``, ``mean_concurrent_tasks``,
-        ``commands_per_turn``.
+        ``by...``, ``runs``, ``sp_per_100_turns``, ``sp_per_100_turns_se``, ``inspects_per_accept``,
+        ``inspects_per_accept_se``, ``mean_concurrent_tasks``, ``mean_concurrent_tasks_se``, ``commands_per_turn``,
+        ``commands_per_turn_se``.
     """
-    out = tool_use(events, runs, by, accepted_only=accepted_only)
-    return out.rename(columns={"scratchpad_writes_per_100_turns": "sp_per_100_turns"})
+    names = {"scratchpad_writes_per_100_turns": "sp_per_100_turns"}
+    out = tool_use(events, runs, by, accepted_only=accepted_only).rename(columns=names)
+    cols = group_columns(by, runs)
+    per_run = tool_use(events, runs, by, per_run=True, accepted_only=accepted_only).rename(columns=names)
+    stats = ["sp_per_100_turns", "inspects_per_accept", "mean_concurrent_tasks", "commands_per_turn"]
+    if not len(out) or not len(per_run):
+        return out
+    errors = per_run.groupby(cols, sort=True, dropna=False)[stats].agg(
+        lambda s: standard_error(s.astype(float).tolist())).reset_index()
+    out = out.merge(errors, on=cols, how="left", suffixes=("", "_se"))
+    return out[[*cols, "runs", *(c for s in stats for c in (s, f"{s}_se"))]]
 
 
 def _completed(events: Any, runs: Any, cols: list[str]) -> Any:
@@ -152,7 +166,7 @@ def trust_gated_completions(
 
     Returns:
         per run: ``run_id``, ``by...``, ``completed``, ``gated``, ``share``; per group: ``by...``, ``runs``,
-        ``completed``, ``gated``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
+        ``completed``, ``gated``, ``seeds``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     import pandas as pd
 
@@ -216,7 +230,7 @@ def adversarial_acceptance_per_seed(
     Returns:
         per run: ``run_id``, ``by...``, ``accepted``, ``adversarial_accepted``, ``rate``, ``market_share``; per
         group: ``by...``, ``runs``, ``accepted``, ``adversarial_accepted``, ``market_share``, ``seeds``, ``mean``,
-        ``ci_low``, ``ci_high``, ``min``, ``max``.
+        ``se``, ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     import pandas as pd
 
@@ -339,7 +353,7 @@ def revenue_per_api_dollar(
 
     Returns:
         per run: ``run_id``, ``by...``, ``earned_usd``, ``cost_usd``, ``ratio``; per group: ``by...``, ``runs``,
-        ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``ci_low``, ``ci_high``, ``min``, ``max``.
+        ``earned_usd``, ``cost_usd``, ``seeds``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``min``, ``max``.
     """
     cols = group_columns(by, runs)
     r = run_cost_and_income(runs, llm_calls)
