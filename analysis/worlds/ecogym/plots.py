@@ -21,8 +21,8 @@ def context_length(
     ax = ax if ax is not None else plots.new_axes()
     table = paper.context_length(runs, field, by)
     table = table[table["world"] == world]
-    cols = [c for c in table.columns if c not in ("world", field, "figure", "runs", "n", "mean", "sd", "ci_low",
-                                                   "ci_high", "min", "max")]
+    columns = list(table.columns)
+    cols = columns[columns.index("world") + 1:columns.index(field)]  # the table is world, by..., field, figures
     figure = paper._figure_of(world, None)
     div = 100.0 if figure.endswith("_cents") else 1.0
     plots.mean_and_range(ax, table, field, cols, div)
