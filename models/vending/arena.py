@@ -111,6 +111,7 @@ class VendingArena(ArenaWorld):
     name = "vending-arena"
     version = 1
     seat_range = (1, 8)
+    seat_commands = ARENA_COMMANDS
 
     def __init__(self, config: VendingArenaConfig | str = "default", seed: int = 1, *, seats: int = 2) -> None:
         cfg = ARENA_PRESETS.resolve(config)
