@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import simpy
@@ -138,7 +138,8 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
     cls = spec.world_class()
 
     def build() -> ArenaWorld:
-        arena: ArenaWorld = cls(snapshot.config, snapshot.seed, seats=snapshot.seats)  # type: ignore[call-arg]
+        # the registry types a factory as a World class; an arena's takes ``seats``
+        arena = cast("ArenaWorld", cls(snapshot.config, snapshot.seed, seats=snapshot.seats))  # type: ignore[call-arg]
         if snapshot.preset is not None and hasattr(arena, "preset"):
             setattr(arena, "preset", snapshot.preset)  # noqa: B010 - the label is not dynamics
         return arena
