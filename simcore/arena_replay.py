@@ -147,8 +147,13 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
     return replay_arena(build, snapshot.logs)
 
 
-def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]]) -> ArenaWorld:
+def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]], *,
+                 turns: int | None = None) -> ArenaWorld:
     """Rebuild an arena by issuing each seat's logged lines in the arena's turn order.
+
+    Args:
+        turns: stop once this many turns have ended (advance commands, in turn order): the arena as it stood
+            then, to fork from (``arena.run(agents)`` plays on; its ``snapshot()`` holds the cut logs).
 
     Raises:
         ReplayError: not one log per seat, or a line falls at another instant than recorded.
@@ -157,7 +162,8 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
     if len(logs) != len(arena.seats):
         raise ReplayError(f"{len(logs)} command logs for an arena of {len(arena.seats)} seats")
     queues = [deque(log) for log in logs]
-    while arena.to_move is not None:
+    ended = 0
+    while arena.to_move is not None and (turns is None or ended < turns):
         k = arena.to_move
         seat, queue = arena.seats[k], queues[k]
         if not queue:
@@ -171,7 +177,10 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
                               f"t_us={seat.now_us}; the log belongs to another world, config, seed or seating")
         result = seat.execute(line, allow_hidden=True, driven=True)
         if isinstance(result, simpy.Event):
+            ended += 1
             _await_turn(arena)
+    if turns is not None:
+        return arena
     for k, queue in enumerate(queues):
         while queue and arena.seats[k].done and arena.to_move != k:
             arena.seats[k].execute(queue.popleft()[1], allow_hidden=True, driven=True)

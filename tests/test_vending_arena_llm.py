@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import attrs
-import pytest
 
 from bizsim.agents.vending import markup
 from bizsim.models.vending.arena import VendingArena
