@@ -89,6 +89,7 @@ class ArenaWorld(World):
         self._order: tuple[int, ...] = ()  # today's seats in play, in turn order
         self._pos = 0
         self._reports: dict[int, Any] = {}
+        self._rotations: list[tuple[int, ...]] = []
 
     def seat_up(self, seats: Sequence[DaySeat]) -> None:
         """Install the seats (each already joined) and give the first turn of day 0."""
@@ -100,7 +101,10 @@ class ArenaWorld(World):
     # the turn ---------------------------------------------------------------------------------
     def order_of(self, day: int) -> tuple[int, ...]:
         """Every seat's index in the order they act on ``day`` (seats that are over included)."""
-        return rotation(day, self.turn_offset, len(self.seats))
+        n = len(self.seats)
+        if len(self._rotations) != n:  # the rotation repeats every n days: computed once
+            self._rotations = [rotation(d, self.turn_offset, n) for d in range(n)]
+        return self._rotations[day % n]
 
     def turn_refusal(self, seat: int) -> str:
         """Why ``seat`` may not act now (the message of a :class:`~bizsim.simcore.errors.TurnError`)."""
@@ -110,7 +114,8 @@ class ArenaWorld(World):
                 f"a time, day {self.day} in the order {list(self._order)}")
 
     def _open_day(self) -> None:
-        self._order = tuple(k for k in self.order_of(self.day) if k in self._reports or not self.seats[k].done)
+        seats, reports = self.seats, self._reports
+        self._order = tuple([k for k in self.order_of(self.day) if k in reports or not seats[k].done])
         self._pos = 0
         self._give_turn()
 

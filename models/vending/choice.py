@@ -71,10 +71,10 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
     d = demand.seasonal(t)
     w, eps_of, markup_of, beta = demand.wholesale, demand.epsilon, demand.markup, demand.beta
     log, exp = math.log, math.exp
+    rows = [(m, by_group, prices, stock) for m, (by_group, prices, stock) in enumerate(machines)]
     groups: dict[int, None] = {}
-    for by_group, _prices, _stock in machines:
-        for g in by_group:
-            groups[g] = None
+    for _m, by_group, _prices, _stock in rows:
+        groups.update(dict.fromkeys(by_group))
     # One pass over every machine's priced products: the location's price level (steps 1-2) and each machine's
     # offer (its in-stock products, their stock-weighted price sum and units, their wholesale sum when known).
     live: list[tuple[int, float, list[tuple[int, Sequence[int], float, int, float | None]]]] = []
@@ -82,9 +82,20 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
         offers: list[tuple[int, Sequence[int], float, int, float | None]] = []
         psum = wsum = 0.0
         inv = count = 0
-        for m, (by_group, prices, stock) in enumerate(machines):
+        for m, by_group, prices, stock in rows:
             items = by_group.get(g)
             if not items:
+                continue
+            if len(items) == 1:  # the loop below with one product, as the planners trade (0.0 + x is x)
+                i = items[0]
+                q = stock[i]
+                wsum += w[i]
+                count += 1
+                if q > 0:
+                    ps = prices[i] / 100 * q
+                    psum += ps
+                    inv += q
+                    offers.append((m, items, ps, q, w[i]))
                 continue
             ps = ws = 0.0
             units = 0
@@ -141,30 +152,47 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
         total = d[g]
         if total <= 0:
             continue
+        markup, b = markup_of[g], beta[g]
         if len(offers) == 1:
-            m, avail, _ps, _units, aw = offers[0]
-            _split(total, avail, aw, machines[m][1], w, markup_of[g], beta[g], m, where, idx, xs)
-            continue
-        price_beta = beta[g] * price_weight
-        utilities = [-price_beta * (ps / units / ref) + assortment_weight * log(len(avail))
-                     for _m, avail, ps, units, _aw in offers]
-        top = max(utilities)
-        weights = [exp(u - top) for u in utilities]
-        norm = sum(weights)
-        for (m, avail, _ps, _units, aw), weight in zip(offers, weights):
-            _split(total * (weight / norm), avail, aw, machines[m][1], w, markup_of[g], beta[g], m, where, idx, xs)
+            shares: list[float] = [total]
+        else:
+            price_beta = b * price_weight
+            utilities = []
+            for _m, avail, ps, units, _aw in offers:
+                u = -price_beta * (ps / units / ref)
+                if len(avail) > 1:  # ln 1 = 0: one product adds nothing
+                    u += assortment_weight * log(len(avail))
+                utilities.append(u)
+            top = max(utilities)
+            weights = [exp(u - top) for u in utilities]
+            norm = sum(weights)
+            shares = [total * (x / norm) for x in weights]
+        for (m, avail, _ps, _units, aw), demand_m in zip(offers, shares):
+            if len(avail) == 1:  # _split with one product, inline: the planners' usual shelf
+                i = avail[0]
+                r = w[i] * markup
+                if r < _REF_FLOOR:
+                    r = _REF_FLOOR
+                e = exp(-b * (machines[m][1][i] / 100 / r))
+                if e > 0:
+                    where.append(m)
+                    idx.append(i)
+                    xs.append(e / e * demand_m)
+            else:
+                _split(demand_m, avail, aw, machines[m][1], w, markup, b, m, where, idx, xs)
     out.expected = sum(xs)
     if not idx:
         return out
     std = demand.noise_std
     sold = out.sold
+    stocks = [stock for _by_group, _prices, stock in machines]
     wanted = 0
     for m, i, x, z in zip(where, idx, xs, repeat(0.0) if rng is None else rng.normals(len(idx))):
         y = x + z * (abs(x) * std)
         if y > 0:
             n = round(y)
             wanted += n
-            q = machines[m][2][i]
+            q = stocks[m][i]
             if q < n:
                 n = q
             if n > 0:
