@@ -163,7 +163,10 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
         raise ReplayError(f"{len(logs)} command logs for an arena of {len(arena.seats)} seats")
     queues = [deque(log) for log in logs]
     ended = 0
-    while arena.to_move is not None and (turns is None or ended < turns):
+    while (arena.to_move is not None or arena.turn_follows()) and (turns is None or ended < turns):
+        if arena.to_move is None:  # event time: between turns, the next wake gives one
+            _await_turn(arena)
+            continue
         k = arena.to_move
         seat, queue = arena.seats[k], queues[k]
         if not queue:
