@@ -246,3 +246,54 @@ def test_a_fork_plays_on_from_any_turn():
         assert [] == forks[0].invariants()
         assert [log[:len(cut_log)] for log, cut_log in zip(forks[0].command_logs(), logs)] == logs
         assert forks[0].state() == restore_arena(forks[0].snapshot()).state()
+
+
+def test_a_bankrupt_seat_leaves_and_the_others_play_on():
+    """A seat that runs out of money and sales ends (its last report delivered), drops out of the rotation, can no
+    longer be written to or paid; the others play to the horizon, and the logs replay."""
+    import attrs
+    from bizsim.models.vending.arena_config import ARENA_PRESETS
+    from bizsim.simcore.testing import assert_arena_replays, scripted_agent
+
+    cfg = attrs.evolve(ARENA_PRESETS["small"], horizon_days=10, initial_money_cents=100, stagnation_days=2)
+    factory = lambda: VendingArena(cfg, 2, seats=3)  # noqa: E731
+    arena = factory()
+    broke = arena.to_move
+    friend = (broke + 1) % 3
+    last: list[dict] = []
+
+    def give_away(seat):
+        seat.execute(f"money_send --to {friend} --amount 1")
+        while not seat.done:
+            last.append((yield seat.advance()))
+
+    def idle(seat):
+        while not seat.done:
+            yield seat.advance()
+
+    agents = [idle] * 3
+    agents[broke] = give_away
+    agents[friend] = scripted_agent([[f"message_send --to {broke} --text hello"]] * 9)
+    arena.run(agents)
+    seats = arena.seats
+    assert ("bankrupt", 2, "horizon_reached") == (seats[broke].status.value, seats[broke].day, arena.status.value)
+    assert 2 == last[-1]["current_day"]  # its last report came, at its end
+    assert [10, 10] == [seats[k].day for k in range(3) if k != broke]
+    sent = [d for t, n, d in seats[friend].trajectory.of_kind("cmd") if n == "message_send"]
+    assert [False, False] + [True] * 7 == ["error" in d for d in sent]  # written to on days 0 and 1 only
+    assert all("left the market" in d["error"]["error"] for d in sent[2:])
+    assert [] == arena.invariants()
+    assert_arena_replays(factory, arena)
+
+
+def test_world_names_may_join_words_but_not_hide_a_version():
+    """vending-arena is a valid name; a joined word starting with v would read as a version and is refused."""
+    from bizsim.simcore.registry import WorldSpec
+
+    fields = dict(version=1, factory="a.b:C", presets="a.b:P", agents={"x": "a.b:x"}, default_agent="x")
+    assert "vending-arena-v1" == WorldSpec(name="vending-arena", **fields).benchmark_id
+    for bad in ("vending-value", "Vending-arena", "vending--arena", "vending-"):
+        with pytest.raises(ConfigError, match="name"):
+            WorldSpec(name=bad, **fields)
+    with pytest.raises(ConfigError, match="both seats and base"):
+        WorldSpec(name="x-arena", seats=(2, 4), **fields)
