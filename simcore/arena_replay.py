@@ -197,8 +197,4 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
 
 def _await_turn(arena: ArenaWorld) -> None:
     """Run the arena's environment until a seat has the turn (and its turn has begun), or the episode is over."""
-    env = arena.env
-    while arena.to_move is None and not arena.done:
-        env.step()
-    if arena.turn_event is not None:
-        env.run(until=arena.turn_event)
+    arena.await_turn()

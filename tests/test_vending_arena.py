@@ -297,3 +297,18 @@ def test_world_names_may_join_words_but_not_hide_a_version():
             WorldSpec(name=bad, **fields)
     with pytest.raises(ConfigError, match="both seats and base"):
         WorldSpec(name="x-arena", seats=(2, 4), **fields)
+
+
+def test_when_every_agent_returns_the_arena_holds_and_plays_on_later():
+    """Agents that all stop early leave the arena at the next turn's start (its replay stops there too); a later
+    run() with new agents plays on from there to the horizon."""
+    from bizsim.simcore.testing import assert_arena_replays, scripted_agent
+
+    factory = lambda: _arena(seats=3, seed=8)  # noqa: E731
+    arena = factory()
+    arena.run([scripted_agent([["products_research --query water"]] * k) for k in (2, 3, 1)])
+    assert (False, 3) == (arena.done, arena.day) and arena.to_move is not None
+    assert_arena_replays(factory, arena)
+    arena.run([markup, planner, markup])
+    assert "horizon_reached" == arena.status.value and [] == arena.invariants()
+    assert_arena_replays(factory, arena)
