@@ -152,11 +152,11 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
         total = d[g]
         if total <= 0:
             continue
-        markup, b = markup_of[g], beta[g]
+        markup, group_beta = markup_of[g], beta[g]
         if len(offers) == 1:
             shares: list[float] = [total]
         else:
-            price_beta = b * price_weight
+            price_beta = group_beta * price_weight
             utilities = []
             for _m, avail, ps, units, _aw in offers:
                 u = -price_beta * (ps / units / ref)
@@ -173,13 +173,13 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
                 r = w[i] * markup
                 if r < _REF_FLOOR:
                     r = _REF_FLOOR
-                e = exp(-b * (machines[m][1][i] / 100 / r))
+                e = exp(-group_beta * (machines[m][1][i] / 100 / r))
                 if e > 0:
                     where.append(m)
                     idx.append(i)
                     xs.append(e / e * demand_m)
             else:
-                _split(demand_m, avail, aw, machines[m][1], w, markup, b, m, where, idx, xs)
+                _split(demand_m, avail, aw, machines[m][1], w, markup, group_beta, m, where, idx, xs)
     out.expected = sum(xs)
     if not idx:
         return out
