@@ -22,7 +22,7 @@ from bizsim.simcore.testing import (
 from bizsim.simcore.testing import strategies as kit
 from bizsim.simcore.testing._guards import state_text
 
-from .strategies import arena_turns, render_arena_line
+from .strategies import arena_turns, hostile_values, render_arena_line
 
 #: A month at the small location: long enough for orders to arrive, sell and be sent on.
 MONTH = attrs.evolve(ARENA_PRESETS["small"], horizon_days=30)
@@ -133,3 +133,28 @@ def test_a_refused_line_changes_no_seat(seed, line):
     if isinstance(out, dict) and "error" in out:
         fresh = VendingArena(MONTH, seed, seats=3)
         assert_arena_refusal_changes_nothing(fresh, line)
+
+
+@given(seed=kit.seeds(), to=hostile_values(), text=hostile_values(), amount=hostile_values())
+@settings(max_examples=80)
+def test_hostile_tool_calls_between_seats_are_kept_or_refused_whole(seed, to, text, amount):
+    """Any JSON an LLM sends to message_send or money_send is either taken as sent (the message recorded word for
+    word, within its bounds) or refused with no seat changed; nothing raises."""
+    arena = VendingArena(MONTH, seed, seats=2)
+    me = arena.seats[arena.to_move]
+    before = state_text(arena)
+    out = me.execute_tool("message_send", {"to": to, "text": text})
+    if "error" in out:
+        assert before == state_text(arena)
+    else:
+        sent = arena.inbox[int(to)][-1]["text"]
+        taken = [d["args"]["text"] for _, n, d in me.trajectory.of_kind("cmd") if n == "message_send"]
+        assert (taken[-1], True) == (sent, isinstance(sent, str) and 0 < len(sent) <= MONTH.message_max_chars)
+        if isinstance(text, str):
+            assert text == sent  # text arrives word for word (other scalars as the kernel reads them as text)
+    before = state_text(arena)
+    out = me.execute_tool("money_send", {"to": to, "amount": amount})
+    if "error" in out:
+        assert before == state_text(arena)
+    else:
+        assert 0 < out["amount_cents"] <= 10_000 and [] == arena.invariants()
