@@ -3,6 +3,7 @@ determinism and replay for random rosters, through the public test kit."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Generator
 from typing import Any
 
@@ -10,6 +11,7 @@ import attrs
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from bizsim.models.vending.arena import VendingArena
 from bizsim.models.vending.arena_config import ARENA_PRESETS
@@ -158,3 +160,80 @@ def test_hostile_tool_calls_between_seats_are_kept_or_refused_whole(seed, to, te
         assert before == state_text(arena)
     else:
         assert 0 < out["amount_cents"] <= 10_000 and [] == arena.invariants()
+
+
+class ArenaMachine(RuleBasedStateMachine):
+    """Seats trade, talk and pay each other turn by turn; after every step the books balance across the seats, a
+    refusal has changed nothing, and the seats' logs replay to the same arena."""
+
+    @initialize(seed=kit.seeds(), seats=st.integers(2, 4))
+    def build(self, seed, seats):
+        self.factory = _factory(seed, seats)
+        self.arena = self.factory()
+
+    def _seat(self):
+        return self.arena.seats[self.arena.to_move]
+
+    def _send(self, line):
+        before = state_text(self.arena), [state_text(s) for s in self.arena.seats]
+        out = self._seat().execute(line, driven=True)
+        if isinstance(out, dict) and "error" in out:
+            assert before == (state_text(self.arena), [state_text(s) for s in self.arena.seats]), line
+        return out
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(query=st.sampled_from(["water", "tea", "seltzer", "chips"]))
+    def research(self, query):
+        self._send(f"products_research --query {query}")
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(pick=st.integers(0, 5), units=st.integers(1, 40))
+    def order(self, pick, units):
+        self._send(render_arena_line(self._seat(), f"@order {pick} {units}"))
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(pick=st.integers(0, 5), price=st.sampled_from(["0.5", "1.99", "4", "30"]))
+    def price(self, pick, price):
+        self._send(render_arena_line(self._seat(), f"@price {pick} {price}"))
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(to=st.integers(-1, 4), amount=st.sampled_from(["0.01", "3", "55.5", "1000", "0"]))
+    def pay(self, to, amount):
+        self._send(f"money_send --to {to} --amount {amount}")
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(to=st.integers(-1, 4), pick=st.integers(0, 5), units=st.integers(1, 20))
+    def ship(self, to, pick, units):
+        self._send(render_arena_line(self._seat(), f"@goods {to} {pick} {units}"))
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(to=st.integers(-1, 4), text=st.text(max_size=20))
+    def write(self, to, text):
+        self._send(f"message_send --to {to} --text {shlex.quote(text)}")
+
+    @precondition(lambda self: hasattr(self, "arena") and not self.arena.done)
+    @rule(days=st.integers(1, 4))
+    def end_turns(self, days):
+        for _ in range(days * len(self.arena.seats)):
+            if self.arena.done:
+                break
+            self._send("task_done")
+            self.arena.await_turn()
+
+    @invariant()
+    def books_balance(self):
+        if not hasattr(self, "arena"):
+            return
+        assert [] == self.arena.invariants()
+        chairs = self.arena.seats
+        assert sum(s.money_cents for s in chairs) == sum(
+            s.ledger.initial_cents - s.purchases_cents + s.sales_cents for s in chairs)
+        assert sum(sum(s.stock) for s in chairs) == sum(s.units_delivered - s.units_sold for s in chairs)
+
+    def teardown(self):
+        if hasattr(self, "arena"):
+            assert_arena_replays(self.factory, self.arena)
+
+
+TestArenaMachine = ArenaMachine.TestCase
+TestArenaMachine.settings = settings(max_examples=25, stateful_step_count=30)
