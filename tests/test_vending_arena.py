@@ -312,3 +312,12 @@ def test_when_every_agent_returns_the_arena_holds_and_plays_on_later():
     arena.run([markup, planner, markup])
     assert "horizon_reached" == arena.status.value and [] == arena.invariants()
     assert_arena_replays(factory, arena)
+
+
+def test_the_vending_arena_passes_check_arena():
+    """The arena contract, executable: determinism, replay, invariants at every turn, turns and refusals."""
+    from bizsim.simcore.check_arena import check_arena
+
+    report = check_arena("vending-arena", "small", seeds=(1,), seat_counts=(2, 3))
+    assert ((2, 3), (1,)) == (report.seats, report.seeds) and 366 * (2 + 3) == report.turns and report.refusals > 10
+    assert "passed" in str(report)
