@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from bizsim.analysis.arena import arena_table, pairwise, rating, standings
     from bizsim.analysis.fork_compare import compare_forks, fork_series
     from bizsim.analysis.tables import Results, compact, load
     from bizsim.analysis.ycbench import export_rollout, import_rollout
@@ -25,10 +26,12 @@ __all__ = [
     "EpisodeResult", "LLMRunResult", "compare_forks", "execute", "fork_series", "TERMINAL_REASONS",
     "read_command_log", "resume_llm", "run_episode", "run_llm", "run_llm_episodes", "write_run_dir",
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
-    "export_rollout", "import_rollout",
+    "export_rollout", "import_rollout", "arena_table", "pairwise", "rating", "standings",
 ]
 
 _WHERE = {
+    "arena_table": "bizsim.analysis.arena", "pairwise": "bizsim.analysis.arena", "rating": "bizsim.analysis.arena",
+    "standings": "bizsim.analysis.arena",
     "compare_forks": "bizsim.analysis.fork_compare", "fork_series": "bizsim.analysis.fork_compare",
     "Results": "bizsim.analysis.tables", "compact": "bizsim.analysis.tables", "load": "bizsim.analysis.tables",
     "import_rollout": "bizsim.analysis.ycbench", "export_rollout": "bizsim.analysis.ycbench",
