@@ -19,14 +19,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import show
 from bizsim.simcore.untrusted_json import MAX_DEPTH, loads_untrusted, non_finite_at
 
-__all__ = ["MAX_SEATS", "Seat", "as_roster", "rotate", "rotations", "split_seat"]
+if TYPE_CHECKING:
+    from bizsim.runs.runspec import RunSpec
+
+__all__ = ["MAX_SEATS", "Seat", "arena_grid", "as_roster", "rotate", "rotations", "split_seat"]
 
 #: The most seats a roster may list (an arena world names its own, smaller, range).
 MAX_SEATS = 64
@@ -151,3 +154,29 @@ def rotations(roster: Sequence[Any], seeds: Iterable[int]) -> list[tuple[int, tu
     day one, evens out across a sweep)."""
     seats = as_roster(roster)
     return [(seed, rotate(seats, t)) for t, seed in enumerate(seeds)]
+
+
+def arena_grid(world: str, rosters: Sequence[Sequence[Any]], seeds: Any = 1,
+               presets: str | Sequence[str] = "default") -> list[RunSpec]:
+    """The runs of a sweep over rosters: every preset x roster x seed, each roster turned by its seed's position
+    (:func:`rotations`), so a seed count that is a multiple of the roster's size sits every agent in every seat
+    equally often.
+
+    >>> [[s.agent for s in spec.roster] for spec in arena_grid("vending", [["planner", "greedy"]], "1-3")]
+    [['planner', 'greedy'], ['greedy', 'planner'], ['planner', 'greedy']]
+    """
+    from bizsim.simcore.limits import MAX_SWEEP_RUNS
+    from bizsim.simcore.seeds import parse_seeds
+
+    from bizsim.runs.runspec import RunSpec
+
+    seed_list = parse_seeds(seeds)
+    preset_list = [presets] if isinstance(presets, str) else list(presets)
+    roster_list = [as_roster(r) for r in rosters]
+    if not seed_list or not preset_list or not roster_list or not all(roster_list):
+        raise ConfigError("an arena grid needs at least one preset, one seed and one roster of at least one seat")
+    count = len(seed_list) * len(preset_list) * len(roster_list)
+    if count > MAX_SWEEP_RUNS:
+        raise ConfigError(f"the arena grid makes {count:,} runs, past the limit of {MAX_SWEEP_RUNS:,}; split it")
+    return [RunSpec(world, preset, seed=seed, roster=turned)
+            for preset in preset_list for roster in roster_list for seed, turned in rotations(roster, seed_list)]
