@@ -32,7 +32,7 @@ from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 
-__all__ = ["ARENA_COLUMNS", "arena_table", "bradley_terry", "pairwise", "rating", "standings"]
+__all__ = ["ARENA_COLUMNS", "arena_table", "bradley_terry", "pairwise", "rating", "seats_of_runs", "standings"]
 
 #: The columns every function here reads.
 ARENA_COLUMNS = ("arena", "seat", "agent", "metric")
@@ -231,3 +231,33 @@ def arena_table(records: Iterable[Mapping[str, Any]]) -> Any:
             rows.append({"arena": arena, "seat": seat.get("seat"), "agent": seat.get("label") or seat.get("agent"),
                          "metric": seat.get("metric_value")})
     return pd.DataFrame(rows, columns=list(ARENA_COLUMNS))
+
+
+#: The runs table's column an arena run's seats are in (``bizsim.runs.arena_run.SEATS_COLUMN``).
+_SEATS_COLUMN = "seats_json"
+
+
+def seats_of_runs(runs: Any) -> Any:
+    """The arena table of a sweep's ``runs`` table (:func:`bizsim.analysis.load`): one row a seat of each finished
+    arena run, with the run's ``world`` and ``seed`` beside the arena columns; empty when no run is an arena's."""
+    import json
+
+    import pandas as pd
+
+    columns = [*ARENA_COLUMNS, "world", "seed"]
+    if runs is None or _SEATS_COLUMN not in getattr(runs, "columns", ()):
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for run in runs[runs[_SEATS_COLUMN].notna()].itertuples(index=False):
+        if getattr(run, "status", "ok") != "ok":
+            continue
+        try:
+            seats = json.loads(getattr(run, _SEATS_COLUMN))
+        except (TypeError, ValueError):
+            continue
+        for seat in seats if isinstance(seats, list) else ():
+            if isinstance(seat, dict):
+                rows.append({"arena": run.run_id, "seat": seat.get("seat"), "agent": seat.get("label") or
+                             seat.get("agent"), "metric": seat.get("metric_value"), "world": run.world,
+                             "seed": getattr(run, "seed", None)})
+    return pd.DataFrame(rows, columns=columns)

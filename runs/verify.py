@@ -57,6 +57,11 @@ def verify_run_dir(path: str | Path) -> Verification:
     """
     root = Path(path)
     try:
+        if RunDir(root).is_arena():  # several seats: each seat's log, replayed in the arena's turn order
+            from bizsim.runs.arena_verify import verify_arena_dir
+
+            seats, commands, problems = verify_arena_dir(root)
+            return Verification(str(root), 1, commands, tuple(problems))
         return _verify(root)
     except ConfigError:
         raise

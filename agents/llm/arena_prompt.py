@@ -9,7 +9,7 @@ seat's own command table (a world without goods transfers does not mention them)
 
 >>> text = arena_protocol(seat=1, seats=3, between=[("message send", "send a rival a short message")])
 >>> text.splitlines()[0]
-'You are seat 1 of 3 in an arena: 3 businesses, each run by its own agent, share one market.'
+'You are seat 1 of 3 (seats 0 to 2) in an arena: 3 businesses, each run by its own agent, share one market.'
 >>> "`message send`: send a rival a short message" in text
 True
 """
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["ARENA_PROTOCOL", "arena_protocol"]
+__all__ = ["ARENA_PROTOCOL", "arena_protocol", "arena_text"]
 
 #: The arena protocol's text; :func:`arena_protocol` fills it in for one seat.
 ARENA_PROTOCOL = """\
-You are seat {seat} of {seats} in an arena: {seats} businesses, each run by its own agent, share one market.
+You are seat {seat} of {seats} (seats 0 to {last}) in an arena: {seats} businesses, each run by its own agent, share one market.
 The other seats are your rivals. They may be programs, other language models or people; you are not told which.
 
 What you can see:
@@ -50,10 +50,28 @@ _NO_COMMANDS = "- This arena offers no commands between seats: you compete only 
 
 
 def arena_protocol(seat: int, seats: int, between: Iterable[tuple[str, str]] = ()) -> str:
-    """The arena protocol text for seat ``seat`` (numbered from 1) of ``seats``.
+    """The arena protocol text for seat ``seat`` (numbered from 0, as the arena's commands name seats) of ``seats``.
 
     Args:
         between: the seat's commands between seats, as ``(name, one-line help)``, in the order to show them.
     """
     lines = [f"- `{name}`: {help_text}" for name, help_text in between]
-    return ARENA_PROTOCOL.format(seat=seat, seats=seats, between="\n".join(lines) or _NO_COMMANDS)
+    return ARENA_PROTOCOL.format(seat=seat, seats=seats, last=seats - 1, between="\n".join(lines) or _NO_COMMANDS)
+
+
+#: The first word of a command between seats (``message send``, ``transfer money``, ``transfer goods``).
+_BETWEEN = ("message", "messages", "transfer")
+
+
+def arena_text(world: object) -> str:
+    """What a protocol appends to a seat's system prompt: a blank line and :func:`arena_protocol` for the seat
+    ``world`` is (an arena seat has ``arena`` and ``seat``), or nothing for a world of one agent, whose prompt
+    stays exactly as it was."""
+    arena = getattr(world, "arena", None)
+    seat = getattr(world, "seat", None)
+    if arena is None or not isinstance(seat, int):
+        return ""
+    commands = getattr(world, "commands", None)
+    visible = commands.visible() if commands is not None and hasattr(commands, "visible") else ()
+    between = [(c.name, c.help) for c in visible if c.name.split()[0].split("_")[0] in _BETWEEN]
+    return "\n\n" + arena_protocol(seat, len(arena.seats), between)
