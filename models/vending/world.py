@@ -291,8 +291,15 @@ class VendingWorld(DayWorld):
     # the day -------------------------------------------------------------------------------
     def end_day(self, day: int) -> dict:
         """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
+        return self.settle_day(day, self.demand.sales(day, self._by_group, self.price_cents, self.stock, self._rng))
+
+    def settle_day(self, day: int, sold: list[tuple[int, int]]) -> dict:
+        """Book ``day``'s sales (``(product index, units)`` in draw order), then the next day's deliveries.
+
+        The machine's own half of the day: the market decides ``sold`` (this world's demand model alone, or an
+        arena's choice between machines). Returns the reference's ``task_done`` report.
+        """
         stock, prices = self.stock, self.price_cents
-        sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
         if self.cash_float is not None:
             # The reference adds each line's float revenue in this order, then the day's (0.0 too) to its cash.
             day_float = 0.0
