@@ -66,6 +66,8 @@ class ArenaWorld(World):
     seat_range: ClassVar[tuple[int, int]] = (1, 8)
     #: An arena takes commands through its seats: ``arena.seats[k].execute(...)``.
     commands = CommandSet()
+    #: The commands of a seat that has rivals (for tools and strategies that need them without an arena).
+    seat_commands: ClassVar[CommandSet] = CommandSet()
     advance_command = ""
 
     def __init__(self, config: Any, seed: int, *, start: datetime, horizon_days: int, seats: int) -> None:
@@ -113,21 +115,27 @@ class ArenaWorld(World):
         self._give_turn()
 
     def _give_turn(self) -> None:
-        if self._pos >= len(self._order):
-            self.to_move = self.turn_event = None
-            self._reports.clear()
-            if not self.done:
-                transition = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
-                transition.callbacks.append(self._transition)
+        while self._pos < len(self._order):
+            k = self._order[self._pos]
+            seat = self.seats[k]
+            event = seat._turn if seat._turn is not None and not seat._turn.triggered else self.env.event()
+            seat._turn = None
+            self.to_move, self.turn_event = k, event
+            self.env.succeed_at(event, self._now_us, PRIO_TURN, self._reports.get(k))
+            if not seat.retired:
+                return
+            # A retired seat's turn ends at once: with its advance command while it plays (recorded in its log, so
+            # replay issues it as any line), silently once it is over (replay passes an ended seat's turn so too).
+            if seat.done:
+                self._pos += 1
+                continue
+            seat.execute(seat.advance_command, driven=True)
             return
-        k = self._order[self._pos]
-        seat = self.seats[k]
-        event = seat._turn if seat._turn is not None and not seat._turn.triggered else self.env.event()
-        seat._turn = None
-        self.to_move, self.turn_event = k, event
-        self.env.succeed_at(event, self._now_us, PRIO_TURN, self._reports.get(k))
-        if seat.retired:
-            event.callbacks.append(lambda _event, seat=seat: self._play_retired(seat))
+        self.to_move = self.turn_event = None
+        self._reports.clear()
+        if not self.done:
+            transition = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
+            transition.callbacks.append(self._transition)
 
     def end_turn(self, seat: int) -> None:
         """Seat ``seat`` has ended its turn (its advance command; or its agent returned): the next seat acts."""
@@ -135,14 +143,6 @@ class ArenaWorld(World):
             raise ConfigError(f"seat {seat} ended a turn it did not have (seat {self.to_move} has it)")
         self._pos += 1
         self._give_turn()
-
-    def _play_retired(self, seat: DaySeat) -> None:
-        if self.to_move != seat.seat:
-            return
-        if seat.done:
-            self.end_turn(seat.seat)
-        else:
-            seat.execute(seat.advance_command, driven=True)
 
     def _transition(self, _event: simpy.Event) -> None:
         """The day's shared transition, once every seat in play has ended its turn."""
