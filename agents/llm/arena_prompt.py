@@ -59,8 +59,8 @@ def arena_protocol(seat: int, seats: int, between: Iterable[tuple[str, str]] = (
     return ARENA_PROTOCOL.format(seat=seat, seats=seats, last=seats - 1, between="\n".join(lines) or _NO_COMMANDS)
 
 
-#: The first word of a command between seats (``message send``, ``transfer money``, ``transfer goods``).
-_BETWEEN = ("message", "messages", "transfer")
+#: The first word of a command between seats (``message_send``, ``messages_read``, ``money_send``, ``goods_send``).
+_BETWEEN = ("message", "messages", "money", "goods", "transfer")
 
 
 def arena_text(world: object) -> str:

@@ -832,7 +832,7 @@
     }
     root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Standings"}), table));
     // The lanes.
-    const W = 1000, L = 190, R = 20, LANE = 46, TOP = 10, n = Math.max(1, seats.length), H = TOP + n * LANE + 28;
+    const W = 1000, L = 230, R = 20, LANE = 46, TOP = 10, n = Math.max(1, seats.length), H = TOP + n * LANE + 28;
     const t1 = Math.max(1, m.end_t || 0, ...links.map((l) => l.t || 0), ...seats.flatMap((s) => (s.marks || []).map((k) => k.t || 0)));
     const x = (t) => L + (W - L - R) * Math.min(1, Math.max(0, (t || 0) / t1));
     const row = new Map(seats.map((s, k) => [s.seat, k]));
@@ -840,7 +840,7 @@
     const box = svg("svg", {viewBox: `0 0 ${W} ${H}`, id: "arena-lanes", style: `max-width:${W}px;height:auto`});
     const defs = svg("defs");
     for (const k in LINK_COLORS) {
-      const mk = svg("marker", {id: "arrow-" + k, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse"});
+      const mk = svg("marker", {id: "arrow-" + k, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse"});
       mk.appendChild(svg("path", {d: "M0,0 L10,5 L0,10 z", fill: LINK_COLORS[k]})); defs.appendChild(mk);
     }
     box.appendChild(defs);
@@ -853,7 +853,9 @@
     seats.forEach((s) => {
       const yy = y(s.seat), color = PALETTE[s.seat % PALETTE.length];
       box.appendChild(svg("line", {x1: L, x2: W - R, y1: yy, y2: yy, stroke: color, "stroke-width": 2, "stroke-opacity": 0.35, "pointer-events": "none"}));
-      const lab = svg("text", {x: L - 10, y: yy - 3, "text-anchor": "end", "font-size": 12, "font-weight": 600}); lab.textContent = "seat " + s.seat + ": " + String(s.label || s.agent || ""); box.appendChild(lab);
+      const lab = svg("text", {x: L - 10, y: yy - 3, "text-anchor": "end", "font-size": 12, "font-weight": 600}); const name = String(s.label || s.agent || "");  // a long name (an agent of your own) is cut; its title has it whole
+      lab.textContent = "seat " + s.seat + ": " + (name.length > 20 ? name.slice(0, 19) + "…" : name);
+      const whole = svg("title"); whole.textContent = name; lab.appendChild(whole); box.appendChild(lab);
       const sub = svg("text", {x: L - 10, y: yy + 12, "text-anchor": "end", "font-size": 11, fill: "#5b6475"}); sub.textContent = (m.metric_label || "metric") + " " + fmtValue(s.metric_value, m.metric_money); box.appendChild(sub);
       for (const k of s.marks || []) {
         const r = svg("rect", {x: x(k.t) - 2, y: yy - 9, width: 4, height: 8, fill: colorOf(k.name), class: "mk lane-mark", "data-seat": s.seat});
@@ -862,6 +864,14 @@
         box.appendChild(r);
       }
     });
+    // A link is read from its arrow or from its row below (a year's arrows a day apart overlap on the lanes).
+    const arrows = [], linkRows = [];
+    const pickLink = (i) => {
+      const l = links[i];
+      arrows.forEach((a, j) => a.firstChild.setAttribute("stroke-width", j === i ? 3.5 : 1.6));
+      linkRows.forEach((r, j) => r.classList.toggle("sel", j === i));
+      show(`${String(l.kind)}: seat ${l.from} → seat ${l.to} · ${simDate(m, l.t || 0)}`, [String(l.label || ""), ...(l.text != null ? [String(l.text)] : [])]);
+    };
     links.forEach((l, i) => {
       const color = LINK_COLORS[l.kind] || "#555", xx = x(l.t), y0 = y(l.from), y2 = y(l.to);
       const dir = y2 > y0 ? 1 : -1;
@@ -871,8 +881,9 @@
       a.appendChild(svg("line", {...ends, stroke: color, "stroke-width": 1.6, "marker-end": `url(#arrow-${LINK_COLORS[l.kind] ? l.kind : "message"})`}));
       a.appendChild(svg("line", {...ends, stroke: "transparent", "stroke-width": 10}));
       const tip = svg("title"); tip.textContent = `${simDate(m, l.t || 0)} · seat ${l.from} → seat ${l.to} · ${l.label || l.kind}`; a.appendChild(tip);
-      a.addEventListener("click", () => show(`${String(l.kind)}: seat ${l.from} → seat ${l.to} · ${simDate(m, l.t || 0)}`, [String(l.label || ""), ...(l.text != null ? [String(l.text)] : [])]));
+      a.addEventListener("click", () => pickLink(i));
       box.appendChild(a);
+      arrows.push(a);
     });
     const key = el("div", {cls: "legend"}, el("span", {text: "Between seats:"}), ...Object.entries(LINK_COLORS).map(([k, c]) => el("label", null, el("i", {style: "background:" + c}), k === "message" ? "message" : k + " transfer")));
     root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Seats over simulated time: each lane a seat, its decisions and events on it, arrows for messages and transfers"}), el("div", {cls: "chart"}, box), key));
@@ -880,9 +891,11 @@
     // Everything that passed between seats, in order.
     const list = el("table", {cls: "grp", id: "arena-links"});
     list.appendChild(el("tr", null, ...["when", "from", "to", "what", "text"].map((x) => el("th", {text: x, style: "text-align:left"}))));
-    for (const l of links) {
-      list.appendChild(el("tr", {"data-kind": l.kind}, el("td", {text: simDate(m, l.t || 0)}), el("td", {text: "seat " + l.from}), el("td", {text: "seat " + l.to}),
-        el("td", {text: String(l.label || l.kind)}), el("td", {style: "text-align:left;white-space:normal;max-width:480px", text: l.text == null ? "" : String(l.text)})));
+    for (const [i, l] of links.entries()) {
+      const row = el("tr", {"data-kind": l.kind, style: "cursor:pointer"}, el("td", {text: simDate(m, l.t || 0)}), el("td", {text: "seat " + l.from}), el("td", {text: "seat " + l.to}),
+        el("td", {text: String(l.label || l.kind)}), el("td", {style: "text-align:left;white-space:normal;max-width:480px", text: l.text == null ? "" : String(l.text)}));
+      row.addEventListener("click", () => pickLink(i));
+      linkRows.push(row); list.appendChild(row);
     }
     root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Messages and transfers"}), links.length ? list : el("p", {cls: "muted", text: "None: the seats met only in the market."})));
   }
