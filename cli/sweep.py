@@ -32,6 +32,9 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--agent", nargs="+", action="extend",
                     help="agent name(s) or package.module:function (default: each world's default agent)")
     sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
+    sw.add_argument("--seat", action="append", metavar="AGENT[:KEY=VALUE,...]",
+                    help="an arena's seat (repeat once a seat; with one arena --world): the roster is turned one seat "
+                    "a seed, so every agent sits in every seat (see docs/arena.md)")
     sw.add_argument(
         "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
     )
@@ -92,7 +95,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from .options import agent_options
 
-    product = [f for f in _PRODUCT_FLAGS if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
+    product = [f for f in (*_PRODUCT_FLAGS, "seat") if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
     settings: dict[str, Any] = {}
     if args.grid is not None:
         if product:
@@ -105,7 +108,14 @@ def run_sweep(args: argparse.Namespace) -> int:
             )
         options = agent_options(args.agent_opt)
         seeds = args.seeds if args.seeds is not None else "1"
-        if args.agent:
+        if args.seat:
+            from bizsim.runs.roster import arena_grid
+
+            if len(args.world) != 1 or args.agent or args.agent_opt:
+                raise BizSimError("--seat gives one arena's roster: name one --world (an arena) and put each seat's "
+                                  "agent and options in its --seat, not in --agent or --agent-opt")
+            specs = arena_grid(args.world[0], [args.seat], seeds, args.preset or ["default"])
+        elif args.agent:
             agents = [{"name": a, "options": options} for a in args.agent]
             specs = grid(args.world, args.preset or ["default"], agents, seeds)
         else:  # each world with its own default agent
