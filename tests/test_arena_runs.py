@@ -221,3 +221,14 @@ def test_a_roster_on_a_spec_refuses_an_arena_of_the_wrong_size():
 
     with pytest.raises(ConfigError, match="seats 2 to 8"):
         resolve(RunSpec(WORLD, "small", roster=["planner"] * 9))
+
+
+def test_the_docs_show_the_arena_protocol_as_the_code_writes_it():
+    """docs/arena.md quotes what seat 1 of a three-seat vending-arena is told, word for word."""
+    from pathlib import Path
+
+    from bizsim.agents.llm.arena_prompt import arena_text
+    from bizsim.models.vending.arena import VendingArena
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "arena.md").read_text(encoding="utf-8")
+    assert arena_text(VendingArena("small", 1, seats=3).seats[1]).strip() in page
