@@ -193,7 +193,7 @@ def rating(table: Any, *, prior: float = 1.0, bootstrap: int = 1000, level: floa
     arenas = list(df["arena"].unique())
     if bootstrap and arenas:
         rng = np.random.default_rng(seed)
-        draws = {n: [] for n in names}
+        draws: dict[str, list[float]] = {n: [] for n in names}
         for _ in range(bootstrap):
             picked = rng.integers(0, len(arenas), len(arenas))
             sample = [g for k in picked for g in by_arena.get(arenas[k], ())]

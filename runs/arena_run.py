@@ -30,6 +30,7 @@ from bizsim.runs.resolve import ResolvedRun, ResolvedSeat
 if TYPE_CHECKING:
     from bizsim.agents.llm import EndpointLimiter, LLMAgent
     from bizsim.agents.llm.client import ModelClient
+    from bizsim.simcore.arena import ArenaWorld
     from bizsim.simcore.world import World
 
 __all__ = ["SEATS_COLUMN", "ArenaResult", "arena_body", "execute_arena", "seat_entry"]
@@ -140,7 +141,8 @@ def execute_arena(
             else:
                 make = seat.agent_factory()
             agents.append(_counting(make, counters[seat.seat], stalled[seat.seat], on_stop))
-        arena = run.world.world_class()(run.preset, run.spec.seed, seats=len(run.seats))
+        cls: Any = run.world.world_class()  # an arena's class: it takes seats=
+        arena: ArenaWorld = cls(run.preset, run.spec.seed, seats=len(run.seats))
         if on_stop is not None:
             on_stop(arena)
         arena.run(agents)

@@ -39,14 +39,14 @@ def replay_arena_dir(path: str | Path) -> tuple[dict, Any]:
     if len(folders) != len(seats):
         raise ConfigError(f"{str(root)!r}: result.json lists {len(seats)} seats but the directory keeps the records "
                           f"of {len(folders)}")
-    logs = [read_command_log(folder) for folder in folders]
+    logs = [read_command_log(folder.root) for folder in folders]
     stopped = {}
     for k, folder in enumerate(folders):  # a seat its agent stopped (a cap): the stop is in its record, not its log
         own = read_record(folder.root)
         if own.terminal_reason == "error" and own.terminal_detail:
             stopped[k] = own.terminal_detail
-    cls = spec.world_class()
-    arena = replay_arena(lambda: cls(config, seed, seats=len(seats)), logs, stopped=stopped)  # type: ignore[call-arg]
+    cls: Any = spec.world_class()  # an arena's class: it takes seats=
+    arena = replay_arena(lambda: cls(config, seed, seats=len(seats)), logs, stopped=stopped)
     return result, arena
 
 

@@ -267,7 +267,7 @@ def _resolve_arena(spec: RunSpec, world: WorldSpec, config: Any, out: str | Path
                           f"(--seat planner --seat greedy, or RunSpec(..., roster=[...]))")
     if not low <= len(spec.roster) <= high:
         raise ConfigError(f"{world.name} seats {low} to {high} agents; the roster lists {len(spec.roster)}")
-    base = world_spec(world.base)
+    base = world_spec(str(world.base))
     resolved = []
     for k, entry in enumerate(spec.roster):
         agent = resolve_agent(base, entry.agent)

@@ -37,7 +37,7 @@ def _marked_commands(world: str | None, seats: int) -> frozenset[str]:
     try:
         from bizsim.simcore.registry import world_spec
 
-        arena = world_spec(world).make("default", 1, seats=seats)
+        arena: Any = world_spec(world).make("default", 1, seats=seats)
         return frozenset(c.name for c in arena.seats[0].commands.visible() if c.marked)
     except Exception:  # noqa: BLE001 -- an arena this install cannot build still shows, unmarked
         return frozenset()
@@ -55,15 +55,17 @@ def _start_of(world: str | None, seats: int) -> str | None:
 
 
 def _marks(rows: list[dict], marked: frozenset[str]) -> list[dict]:
-    out = []
+    out: list[dict] = []
     for r in rows:
         kind, name, t = r.get("kind"), str(r.get("name", "")), r.get("t_us")
         if not isinstance(t, int) or len(out) >= _MAX_MARKS:
             continue
-        data = r.get("data") if isinstance(r.get("data"), dict) else {}
+        raw = r.get("data")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if kind == "cmd" and name in marked:
             failed = "error" in data
-            args = data.get("args") if isinstance(data.get("args"), dict) else {}
+            given = data.get("args")
+            args: dict[str, Any] = given if isinstance(given, dict) else {}
             what = ", ".join(f"{k} {v}" for k, v in args.items() if isinstance(v, (str, int, float)))[:200]
             out.append({"t": t, "name": name + (" (failed)" if failed else ""),
                         "label": kind_words(name) + (f": {what}" if what else "") + (" (refused)" if failed else "")})
@@ -73,7 +75,8 @@ def _marks(rows: list[dict], marked: frozenset[str]) -> list[dict]:
 
 
 def _link(r: dict) -> dict | None:
-    data = r.get("data") if isinstance(r.get("data"), dict) else {}
+    raw = r.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     kind = _LINKS.get(str(r.get("name")))
     sender, to, t = data.get("from"), data.get("to"), r.get("t_us")
     if r.get("kind") != "event" or kind is None or type(sender) is not int or type(to) is not int or type(t) is not int:
