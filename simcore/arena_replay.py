@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import simpy
@@ -138,7 +138,8 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
     cls = spec.world_class()
 
     def build() -> ArenaWorld:
-        arena: ArenaWorld = cls(snapshot.config, snapshot.seed, seats=snapshot.seats)  # type: ignore[call-arg]
+        # the registry types a factory as a World class; an arena's takes ``seats``
+        arena = cast("ArenaWorld", cls(snapshot.config, snapshot.seed, seats=snapshot.seats))  # type: ignore[call-arg]
         if snapshot.preset is not None and hasattr(arena, "preset"):
             setattr(arena, "preset", snapshot.preset)  # noqa: B010 - the label is not dynamics
         return arena
@@ -147,10 +148,12 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
 
 
 def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]], *,
-                 stopped: Mapping[int, str] | None = None) -> ArenaWorld:
+                 turns: int | None = None, stopped: Mapping[int, str] | None = None) -> ArenaWorld:
     """Rebuild an arena by issuing each seat's logged lines in the arena's turn order.
 
     Args:
+        turns: stop once this many turns have ended (advance commands, in turn order): the arena as it stood
+            then, to fork from (``arena.run(agents)`` plays on; its ``snapshot()`` holds the cut logs).
         stopped: seats whose agent stopped the seat itself (``seat.abort(detail)``: an LLM seat's turn or spending
             cap), by index, with the detail: no command log carries that stop, so such a seat is stopped where its
             log runs out in its turn, as it was when recorded.
@@ -162,7 +165,8 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
     if len(logs) != len(arena.seats):
         raise ReplayError(f"{len(logs)} command logs for an arena of {len(arena.seats)} seats")
     queues = [deque(log) for log in logs]
-    while arena.to_move is not None:
+    ended = 0
+    while arena.to_move is not None and (turns is None or ended < turns):
         k = arena.to_move
         seat, queue = arena.seats[k], queues[k]
         if not queue:
@@ -181,7 +185,10 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
                               f"t_us={seat.now_us}; the log belongs to another world, config, seed or seating")
         result = seat.execute(line, allow_hidden=True, driven=True)
         if isinstance(result, simpy.Event):
+            ended += 1
             _await_turn(arena)
+    if turns is not None:
+        return arena
     for k, queue in enumerate(queues):
         while queue and arena.seats[k].done and arena.to_move != k:
             arena.seats[k].execute(queue.popleft()[1], allow_hidden=True, driven=True)

@@ -227,3 +227,22 @@ def test_a_retired_seat_passes_its_turns_and_replays():
     log = arena.seats[0].command_log()
     assert (3 + 366, 366) == (len(log), sum(line == "task_done" for _, line in log))
     assert_arena_replays(lambda: _arena(seats=2, seed=3), arena)
+
+
+def test_a_fork_plays_on_from_any_turn():
+    """Cut after n turns, an arena plays on with new agents, deterministically; its snapshot holds the cut logs."""
+    from bizsim.simcore.arena_replay import replay_arena
+
+    parent = _arena(seats=3, seed=6)
+    parent.run([planner, markup, planner])
+    factory = lambda: _arena(seats=3, seed=6)  # noqa: E731
+    for cut in (0, 1, 5, 3 * 40 + 2):
+        forks = [replay_arena(factory, parent.command_logs(), turns=cut) for _ in range(2)]
+        assert (cut // 3, cut % 3) == (forks[0].day, forks[0]._pos)
+        logs = forks[0].command_logs()
+        for fork in forks:
+            fork.run([markup, markup, markup])
+        assert forks[0].summary() == forks[1].summary() and "horizon_reached" == forks[0].status.value
+        assert [] == forks[0].invariants()
+        assert [log[:len(cut_log)] for log, cut_log in zip(forks[0].command_logs(), logs)] == logs
+        assert forks[0].state() == restore_arena(forks[0].snapshot()).state()
