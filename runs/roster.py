@@ -1,6 +1,6 @@
 """A roster: who sits in each seat of an arena (an agent with its options), and how rosters rotate across seeds.
 
-On the command line a seat is ``AGENT`` or ``AGENT:KEY=VALUE,KEY=VALUE``: ``planner``, ``greedy``,
+On the command line a seat is ``AGENT`` or ``AGENT:KEY=VALUE,KEY=VALUE``: ``planner``, ``markup``,
 ``llm:model=openai/gpt-4o-mini,api_base=http://127.0.0.1:8000/v1,max_cost_usd=0.5``. An agent of your own
 (``package.module:function``) keeps its colon: options start at the first colon followed by ``KEY=``.
 In Python and in grid files a seat is that text, a table ``{"name": ..., "options": {...}, "label": ...}``, or a
@@ -132,7 +132,7 @@ def as_roster(seats: Iterable[Any] | None) -> tuple[Seat, ...]:
     if seats is None:
         return ()
     if isinstance(seats, (str, Mapping, Seat)):
-        raise ConfigError(f"a roster(={show(seats)}) is a list of seats, one an entry, e.g. ['planner', 'greedy']")
+        raise ConfigError(f"a roster(={show(seats)}) is a list of seats, one an entry, e.g. ['planner', 'markup']")
     out = tuple(_seat(s) for s in seats)
     if len(out) > MAX_SEATS:
         raise ConfigError(f"a roster of {len(out)} seats is past the limit of {MAX_SEATS}")
@@ -162,8 +162,8 @@ def arena_grid(world: str, rosters: Sequence[Sequence[Any]], seeds: Any = 1,
     (:func:`rotations`), so a seed count that is a multiple of the roster's size sits every agent in every seat
     equally often.
 
-    >>> [[s.agent for s in spec.roster] for spec in arena_grid("vending", [["planner", "greedy"]], "1-3")]
-    [['planner', 'greedy'], ['greedy', 'planner'], ['planner', 'greedy']]
+    >>> [[s.agent for s in spec.roster] for spec in arena_grid("vending-arena", [["planner", "markup"]], "1-3")]
+    [['planner', 'markup'], ['markup', 'planner'], ['planner', 'markup']]
     """
     from bizsim.simcore.limits import MAX_SWEEP_RUNS
     from bizsim.simcore.seeds import parse_seeds

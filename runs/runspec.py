@@ -128,6 +128,11 @@ class RunSpec:
             object.__setattr__(self, "origin", _canonical(self.origin, "origin"))
 
     def _check_roster(self) -> None:
+        if getattr(self._entry, "seats", None) is None:
+            from bizsim.simcore.registry import arena_names
+
+            raise ConfigError(f"world {self.world!r} has no seats, so a roster does not go with it; arenas: "
+                              f"{', '.join(arena_names()) or 'none installed'}")
         if self.agent not in (ARENA_AGENT, "greedy") or self.agent_options:  # greedy: the field's default
             raise ConfigError(f"a run with a roster names each seat's agent in the roster; leave agent(={self.agent!r})"
                               " and agent_options out")

@@ -76,24 +76,28 @@ def test_a_roster_is_part_of_the_run_id_and_round_trips():
     their ids."""
     from bizsim.runs.runspec import ARENA_AGENT, RunSpec
 
-    one = RunSpec("vending", "default", seed=2, roster=["planner", "llm:model=openai/m"])
+    one = RunSpec("vending-arena", "default", seed=2, roster=["planner", "llm:model=openai/m"])
     assert ARENA_AGENT == one.agent
     assert one == RunSpec.from_dict(one.to_dict(), recorded=True)
-    turned = RunSpec("vending", "default", seed=2, roster=["llm:model=openai/m", "planner"])
-    labelled = RunSpec("vending", "default", seed=2, roster=[{"name": "planner", "label": "p"}, "llm:model=openai/m"])
+    turned = RunSpec("vending-arena", "default", seed=2, roster=["llm:model=openai/m", "planner"])
+    labelled = RunSpec("vending-arena", "default", seed=2,
+                       roster=[{"name": "planner", "label": "p"}, "llm:model=openai/m"])
     assert one.run_id != turned.run_id
     assert one.run_id == labelled.run_id
     assert "a9f0c995cf4b804a" == RunSpec("startup", "hard", "greedy", 3).run_id  # ids of one-agent runs unchanged
 
 
 def test_a_roster_refuses_an_agent_beside_it():
-    """A roster names every seat's agent: an agent or its options beside it, or restarts, are refused."""
+    """A roster names every seat's agent: an agent or its options beside it, a world without seats, or restarts,
+    are refused."""
     from bizsim.runs.runspec import RunSpec
 
     with pytest.raises(ConfigError, match="leave agent"):
-        RunSpec("vending", "default", "planner", roster=["greedy"])
+        RunSpec("vending-arena", "default", "planner", roster=["markup"])
+    with pytest.raises(ConfigError, match="'vending' has no seats.*arenas: vending-arena"):
+        RunSpec("vending", "default", roster=["markup", "planner"])
     with pytest.raises(ConfigError, match="one episode"):
-        RunSpec("vending", "default", roster=["greedy"], max_episodes=2)
+        RunSpec("vending-arena", "default", roster=["markup"], max_episodes=2)
 
 
 def test_a_record_keeps_its_seats_and_reads_files_without_them():
