@@ -151,6 +151,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     summary = _write_tables(summary)
     print(summary)
     print(group_table(summary.out))
+    if summary.compacted and any(getattr(s, "roster", None) for s in specs):
+        print(arena_table(summary.out))
     if not summary.compacted:
         print("bizsim: the Parquet tables (runs, series, events, llm_calls) were not written: they need pandas and "
               f"pyarrow ({install_hint('data')}); results.jsonl holds every run.", file=sys.stderr)
@@ -195,6 +197,25 @@ def _estimate(specs: Any, out: str) -> int:
         return 0
     print(format_estimates(estimates))
     return 0
+
+
+def arena_table(out: Any) -> str:
+    """An arena sweep's rating for the terminal: each agent's Bradley-Terry rating across the sweep's arenas, its
+    95 % bootstrap interval (seed 0) and mean place (``bizsim report`` has the standings and pairwise too)."""
+    from bizsim.analysis import load, rating, standings
+    from bizsim.analysis.arena import seats_of_runs
+
+    table = seats_of_runs(load(out).runs)
+    if not len(table):
+        return "no finished arena to rate"
+    rated = rating(table, bootstrap=1000, seed=0)
+    places = standings(table).groupby("agent")["rank"].mean()
+    width = max(5, *(len(a) for a in rated["agent"]))
+    lines = [f"{'agent':<{width}}  rating  95 % interval  mean place  arenas"]
+    for r in rated.itertuples():
+        lines.append(f"{r.agent:<{width}}  {r.rating:6.0f}  {r.rating_low:5.0f} to {r.rating_high:<5.0f}  "
+                     f"{places[r.agent]:10.2f}  {r.arenas:6d}")
+    return "\n".join(lines)
 
 
 def group_table(out: Any, limit: int = 40) -> str:

@@ -232,3 +232,18 @@ def test_the_docs_show_the_arena_protocol_as_the_code_writes_it():
 
     page = (Path(__file__).resolve().parent.parent / "docs" / "arena.md").read_text(encoding="utf-8")
     assert arena_text(VendingArena("small", 1, seats=3).seats[1]).strip() in page
+
+
+def test_cli_sweep_with_seats_turns_the_roster_and_prints_the_rating(tmp_path, capsys):
+    """`bizsim sweep --world vending-arena --seat planner --seat markup --seeds 1-2`: two arenas, the roster turned
+    once; the rating printed after the runs; --seat with --agent is refused."""
+    out = tmp_path / "sw"
+    assert 0 == main(["sweep", "--world", WORLD, "--preset", "small", "--seat", "planner", "--seat", "markup",
+                      "--seeds", "1-2", "--out", str(out), "--backend", "serial", "--no-progress"])
+    text = capsys.readouterr().out
+    assert "agent" in text and "rating  95 % interval" in text and "planner" in text and "markup" in text
+    rosters = [json.loads(line)["spec"]["roster"] for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [["planner", "markup"], ["markup", "planner"]] == [[s["name"] for s in r] for r in rosters]
+    assert 2 == main(["sweep", "--world", WORLD, "--seat", "planner", "--seat", "markup", "--agent", "planner",
+                      "--out", str(tmp_path / "never")])
+    assert "--seat gives one arena's roster" in capsys.readouterr().err
