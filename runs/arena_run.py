@@ -82,14 +82,19 @@ def _llm_agent(seat: ResolvedSeat, recorder: Recorder, *, client: ModelClient | 
     from bizsim.agents.llm import LLMAgent, LLMAgentConfig
 
     config = LLMAgentConfig.from_options(seat.agent_options)
-    if client is None:
-        from bizsim.agents.llm.setup_check import check_setup
-
-        check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env)
     own = recorder.seat(seat.seat)  # type: ignore[attr-defined]  # both recorders have seat()
     own.claim(calls=True)
     logs = cast(Any, own) if own.root is not None else None
     return LLMAgent(config, client=client, logs=logs, limiter=limiter, sleep=sleep)
+
+
+def _check_setup(seat: ResolvedSeat) -> None:
+    """An LLM seat's key variable and provider, checked in well under a second (before litellm is imported)."""
+    from bizsim.agents.llm import LLMAgentConfig
+    from bizsim.agents.llm.setup_check import check_setup
+
+    config = LLMAgentConfig.from_options(seat.agent_options)
+    check_setup(config.model, api_base=config.api_base, api_key_env=config.api_key_env)
 
 
 def seat_entry(seat: ResolvedSeat, record: RunRecord) -> dict:
@@ -124,6 +129,9 @@ def execute_arena(
     if not run.seats:
         raise ConfigError("execute_arena plays a run with seats (a spec with a roster)")
     calls = any(seat.records_calls for seat in run.seats)
+    for seat in run.seats:  # a missing key or an unknown provider is named before anything is written
+        if seat.records_calls and (clients or {}).get(seat.seat) is None:
+            _check_setup(seat)
     recorder.claim(calls=calls)
     llm: dict[int, LLMAgent] = {}
     counters = [[0] for _ in run.seats]

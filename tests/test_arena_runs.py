@@ -247,3 +247,18 @@ def test_cli_sweep_with_seats_turns_the_roster_and_prints_the_rating(tmp_path, c
     assert 2 == main(["sweep", "--world", WORLD, "--seat", "planner", "--seat", "markup", "--agent", "planner",
                       "--out", str(tmp_path / "never")])
     assert "--seat gives one arena's roster" in capsys.readouterr().err
+
+
+def test_an_llm_seat_without_its_key_fails_before_anything_is_written(tmp_path, monkeypatch, capsys):
+    """A missing key variable is named at once, by `bizsim run` and by a sweep, and nothing is written."""
+    from bizsim.runs import arena_grid, sweep
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "run"
+    assert 2 == main(["run", WORLD, "--seat", "planner", "--seat", "llm:model=openai/gpt-4o-mini", "--out", str(out),
+                      "--no-progress"])
+    assert "OPENAI_API_KEY is not set" in capsys.readouterr().err and not out.exists()
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
+        sweep(arena_grid(WORLD, [["planner", "llm:model=openai/gpt-4o-mini"]], "1", "small"), tmp_path / "sw",
+              backend="serial", progress=False)
+    assert not (tmp_path / "sw" / "results.jsonl").exists()
