@@ -158,9 +158,12 @@ class RunDir:
         return RunDir(self.root / SEATS / str(int(k)))
 
     def seat_dirs(self) -> list[RunDir]:
-        """An arena run's seat folders, in seat order (0, 1, ... while each exists)."""
+        """An arena run's seat folders, in seat order (0, 1, ... while each exists; at most a roster's limit, so a
+        directory edited to hold many more is not walked whole)."""
+        from bizsim.runs.roster import MAX_SEATS
+
         out: list[RunDir] = []
-        while (self.root / SEATS / str(len(out))).is_dir():
+        while len(out) < MAX_SEATS and (self.root / SEATS / str(len(out))).is_dir():
             out.append(self.seat(len(out)))
         return out
 

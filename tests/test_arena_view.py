@@ -55,3 +55,23 @@ def test_the_arena_page_draws_lanes_and_arrows_and_shows_a_message_as_text(brows
     assert "goods: seat 1 → seat 0" in detail.inner_text()
     page.screenshot(path=str(tmp_path / "arena.png"), full_page=True)
     assert [] == page.errors
+
+
+def test_an_edited_arena_directory_is_shown_with_its_problems_and_refused_by_verify(arena_run, tmp_path):
+    """A result.json whose seats list was damaged: the page still draws the lanes and says what is wrong; verify
+    names the damage (a ConfigError, never a traceback)."""
+    import json
+    import shutil
+
+    from bizsim.runs.verify import verify_run_dir
+    from bizsim.simcore.errors import ConfigError
+
+    copy = tmp_path / "edited"
+    shutil.copytree(arena_run, copy)
+    data = json.loads((copy / "result.json").read_text())
+    data["seats"] = [1, "x"]
+    (copy / "result.json").write_text(json.dumps(data))
+    page = load_view(copy)
+    assert 2 == len(page["seats"]) and any("seats[0]" in p for p in page["problems"])
+    with pytest.raises(ConfigError, match=r"seats\[0\]"):
+        verify_run_dir(copy)
