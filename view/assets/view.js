@@ -646,7 +646,10 @@
       for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
         g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.ended_early) + " of " + num(g.runs) + (g.stopped ? " (" + g.stopped + ")" : ""), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
-      sec.appendChild(dotPlot(gs));
+      // An arena's runs have no one metric value (each seat has its own: open a run for its standings).
+      const drawn = gs.filter((g) => g.values && g.values.length);
+      if (drawn.length) sec.appendChild(dotPlot(drawn));
+      if (drawn.length < gs.length) sec.appendChild(el("p", {cls: "muted", style: "font-size:12px", text: "A group without a value per run (an arena's runs: each seat scores on its own) is not drawn; open a run for its seats' standings, or see bizsim report's Arenas section."}));
     }
     const tsec = el("div", {cls: "section"}, el("h2", {text: "Runs (click a column to sort, type under it to filter, click a row to open the run)"}));
     root.appendChild(tsec);
@@ -886,7 +889,9 @@
       arrows.push(a);
     });
     const key = el("div", {cls: "legend"}, el("span", {text: "Between seats:"}), ...Object.entries(LINK_COLORS).map(([k, c]) => el("label", null, el("i", {style: "background:" + c}), k === "message" ? "message" : k + " transfer")));
-    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Seats over simulated time: each lane a seat, its decisions and events on it, arrows for messages and transfers"}), el("div", {cls: "chart"}, box), key));
+    const kinds = [...new Set(seats.flatMap((s) => (s.marks || []).map((k) => k.name)))].sort();
+    const marksKey = el("div", {cls: "legend", id: "arena-mark-kinds"}, el("span", {text: "On the lanes:"}), ...kinds.map((n) => el("label", null, el("i", {style: "background:" + colorOf(n)}), kindWords(n))));
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Seats over simulated time: each lane a seat, its decisions and events on it, arrows for messages and transfers"}), el("div", {cls: "chart"}, box), kinds.length ? marksKey : null, key));
     root.appendChild(detail);
     // Everything that passed between seats, in order.
     const list = el("table", {cls: "grp", id: "arena-links"});
