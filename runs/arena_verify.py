@@ -52,12 +52,14 @@ def replay_arena_dir(path: str | Path) -> tuple[dict, Any]:
 
 def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
     """Replay an arena run and compare: each seat's trajectory byte for byte and its figures with its own
-    ``result.json`` and the arena's seats list, the arena's events and figures with the arena's record.
+    ``result.json`` and the arena's seats list, the arena's events and figures with the arena's record, and an LLM
+    seat's model calls with its record (every answered turn has its call record; stored requests rebuild to their
+    hashes).
 
     Returns:
         seats, commands replayed, and the problems found (none: the directory replays exactly).
     """
-    from bizsim.runs.verify import _compare_end, _compare_summary, _compare_trajectory
+    from bizsim.runs.verify import _check_calls, _compare_end, _compare_summary, _compare_trajectory
 
     root = Path(path)
     problems: list[str] = []
@@ -75,6 +77,8 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
         replayed = world.summary()
         problems += [where + p for p in _compare_summary(own, replayed)]
         problems += [where + p for p in _compare_end(own, world)]
+        if own.get("llm") is not None or folder.llm_calls.exists():  # an LLM seat: its calls as its record counts
+            problems += [where + p for p in _check_calls(folder.llm_calls, own)]
         if own.get("commands") != world.trajectory.count("cmd"):
             problems.append(f"{where}result.json commands={own.get('commands')!r} but the replay issues "
                             f"{world.trajectory.count('cmd')}")

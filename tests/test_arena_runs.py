@@ -171,6 +171,10 @@ def test_llm_seats_each_call_their_own_model_at_their_own_endpoint_and_are_told_
     assert "You are seat 2 of 3 (seats 0 to 2) in an arena" in beta_seen[0]
     check = verify_run_dir(out)
     assert check.ok, check.problems
+    calls = out / "seats" / "2" / "llm_calls.jsonl"
+    kept = calls.read_text().splitlines()
+    calls.write_text("\n".join(kept[:-1]) + "\n")  # the last answered call taken out: the log no longer matches
+    assert any(p.startswith("seat 2: llm_calls.jsonl") for p in verify_run_dir(out).problems)
 
 
 def test_a_lone_world_prompt_is_unchanged_by_the_arena_protocol():
