@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from bizsim.analysis.arena import arena_table, pairwise, rating, standings
     from bizsim.analysis.comparisons import paired_comparisons
     from bizsim.analysis.figure_data import figure_data
     from bizsim.analysis.fork_compare import compare_forks, fork_series
@@ -32,9 +33,12 @@ __all__ = [
     "Results", "RunSpec", "SweepSummary", "compact", "grid", "load", "sweep",
     "export_rollout", "import_rollout", "bootstrap_ci", "figure_data", "latex_escape", "paired_comparisons",
     "standard_error", "to_latex", "with_headline",
+    "arena_table", "pairwise", "rating", "standings",
 ]
 
 _WHERE = {
+    "arena_table": "bizsim.analysis.arena", "pairwise": "bizsim.analysis.arena", "rating": "bizsim.analysis.arena",
+    "standings": "bizsim.analysis.arena",
     "compare_forks": "bizsim.analysis.fork_compare", "fork_series": "bizsim.analysis.fork_compare",
     "Results": "bizsim.analysis.tables", "compact": "bizsim.analysis.tables", "load": "bizsim.analysis.tables",
     "import_rollout": "bizsim.analysis.ycbench", "export_rollout": "bizsim.analysis.ycbench",

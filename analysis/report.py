@@ -27,6 +27,7 @@ from bizsim.analysis.table_files import write_table
 from bizsim.analysis.labels import ending_words, human_number, is_money, words
 from bizsim.analysis.model_use import model_use
 from bizsim.analysis.provenance import provenance, written_at
+from bizsim.analysis.report_arena import ARENA_ANCHOR, arena_section, has_arenas
 from bizsim.analysis.report_tables import headline_table, per_seed, present, rates_table, to_html
 from bizsim.runs.rundir import SweepDir, make_output_dir
 from bizsim.analysis.tables import Results, load
@@ -256,6 +257,8 @@ def write_report(
     beside = published and whole and "startup" in worlds
     sections += [("published", "Beside the published results")] if beside else []
     sections += [("cost", "Model cost")] if whole and (has_cost or len(llm) or has_use) else []
+    arenas = whole and has_arenas(runs)
+    sections += [(ARENA_ANCHOR, "Arenas")] if arenas else []
     sections += [("runs", "Runs in detail")] if whole else []
     sections += [("provenance", "Provenance")]
     doc.parts.append('<nav class="toc">' + " · ".join(
@@ -348,6 +351,8 @@ def write_report(
             doc.p("No run's model has a price (a local model has none in litellm's price map), so its cost is "
                   "unknown; the tokens and time above are what it used. Give a price with the agent option "
                   "prices={model: (input $/M tokens, output $/M tokens)}.", "note")
+    if arenas:
+        arena_section(doc, runs)
     if whole:
         doc.h(2, "Runs in detail", "runs")
     if whole and len(runs):

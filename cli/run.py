@@ -27,6 +27,9 @@ def add_parser(sub: Any) -> None:
     run.add_argument("--seed", type=bounded_int(0), default=1, help="world seed")
     run.add_argument("--preset", default="default", help="preset name or a .toml config file")
     run.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="agent option (repeatable)")
+    run.add_argument("--seat", action="append", default=[], metavar="AGENT[:KEY=VALUE,...]",
+                     help="an arena's seat, in seat order (repeat once a seat): planner, greedy, "
+                     "llm:model=openai/gpt-4o-mini,api_base=URL,max_cost_usd=0.5 (see docs/arena.md)")
     run.add_argument("--max-episodes", type=bounded_int(), default=1, help="restart after bankruptcy up to N episodes")
     run.add_argument("--out", help="write the run directory here")
     run.add_argument("--overwrite", action="store_true", help="replace the run already in --out (never an LLM run)")
@@ -67,6 +70,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")
     world = world_spec(args.world)  # the run's one registry lookup: the spec and the run take this entry
+    if args.seat or getattr(world, "seats", None) is not None:
+        from .run_arena import run_arena
+
+        return run_arena(args, world, _progress)
     if _calls_model(world, args):
         return _run_llm(args, world)
     if args.estimate:

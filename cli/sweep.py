@@ -32,6 +32,9 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--agent", nargs="+", action="extend",
                     help="agent name(s) or package.module:function (default: each world's default agent)")
     sw.add_argument("--seeds", help="seeds, e.g. 1-20 or 1,3,5-7 (default: 1)")
+    sw.add_argument("--seat", action="append", metavar="AGENT[:KEY=VALUE,...]",
+                    help="an arena's seat (repeat once a seat; with one arena --world): the roster is turned one seat "
+                    "a seed, so every agent sits in every seat (see docs/arena.md)")
     sw.add_argument(
         "--agent-opt", action="append", default=[], metavar="KEY=VALUE", help="option for every agent (repeatable)"
     )
@@ -92,7 +95,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from .options import agent_options
 
-    product = [f for f in _PRODUCT_FLAGS if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
+    product = [f for f in (*_PRODUCT_FLAGS, "seat") if getattr(args, f) is not None] + (["agent_opt"] if args.agent_opt else [])
     settings: dict[str, Any] = {}
     if args.grid is not None:
         if product:
@@ -105,7 +108,14 @@ def run_sweep(args: argparse.Namespace) -> int:
             )
         options = agent_options(args.agent_opt)
         seeds = args.seeds if args.seeds is not None else "1"
-        if args.agent:
+        if args.seat:
+            from bizsim.runs.roster import arena_grid
+
+            if len(args.world) != 1 or args.agent or args.agent_opt:
+                raise BizSimError("--seat gives one arena's roster: name one --world (an arena) and put each seat's "
+                                  "agent and options in its --seat, not in --agent or --agent-opt")
+            specs = arena_grid(args.world[0], [args.seat], seeds, args.preset or ["default"])
+        elif args.agent:
             agents = [{"name": a, "options": options} for a in args.agent]
             specs = grid(args.world, args.preset or ["default"], agents, seeds)
         else:  # each world with its own default agent
@@ -141,6 +151,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     summary = _write_tables(summary)
     print(summary)
     print(group_table(summary.out))
+    if summary.compacted and any(getattr(s, "roster", None) for s in specs):
+        print(arena_table(summary.out))
     if not summary.compacted:
         print("bizsim: the Parquet tables (runs, series, events, llm_calls) were not written: they need pandas and "
               f"pyarrow ({install_hint('data')}); results.jsonl holds every run.", file=sys.stderr)
@@ -185,6 +197,25 @@ def _estimate(specs: Any, out: str) -> int:
         return 0
     print(format_estimates(estimates))
     return 0
+
+
+def arena_table(out: Any) -> str:
+    """An arena sweep's rating for the terminal: each agent's Bradley-Terry rating across the sweep's arenas, its
+    95 % bootstrap interval (seed 0) and mean place (``bizsim report`` has the standings and pairwise too)."""
+    from bizsim.analysis import load, rating, standings
+    from bizsim.analysis.arena import seats_of_runs
+
+    table = seats_of_runs(load(out).runs)
+    if not len(table):
+        return "no finished arena to rate"
+    rated = rating(table, bootstrap=1000, seed=0)
+    places = standings(table).groupby("agent")["rank"].mean()
+    width = max(5, *(len(a) for a in rated["agent"]))
+    lines = [f"{'agent':<{width}}  rating  95 % interval  mean place  arenas"]
+    for r in rated.itertuples():
+        lines.append(f"{r.agent:<{width}}  {r.rating:6.0f}  {r.rating_low:5.0f} to {r.rating_high:<5.0f}  "
+                     f"{places[r.agent]:10.2f}  {r.arenas:6d}")
+    return "\n".join(lines)
 
 
 def group_table(out: Any, limit: int = 40) -> str:

@@ -66,7 +66,8 @@ def _verify(dirs: Sequence[str]) -> int:
             worst = 2
             continue
         if found.ok:
-            print(f"ok      {path}: {found.episodes} episode(s), {found.commands} commands replayed to the same bytes")
+            what = f"{found.seats} seats" if found.seats else f"{found.episodes} episode(s)"
+            print(f"ok      {path}: {what}, {found.commands} commands replayed to the same bytes")
             continue
         worst = max(worst, 1)
         print(f"DIFFERS {path}:")

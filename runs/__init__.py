@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from bizsim.runs.recorder import NullRecorder, Recorder, RunDirRecorder, write_run_dir
     from bizsim.runs.resolve import ResolvedRun, resolve
     from bizsim.runs.rundir import RunDir, SweepDir, read_command_log
+    from bizsim.runs.roster import Seat, arena_grid, rotations
     from bizsim.runs.runspec import RunSpec
     from bizsim.runs.sweep import SweepSummary, grid, sweep
 
@@ -24,7 +25,7 @@ __all__ = [
     "EpisodeResult", "LLMRunResult", "execute", "TERMINAL_REASONS", "read_command_log", "resume_llm",
     "run_episode", "run_llm", "run_llm_episodes", "write_run_dir", "RunDir", "SweepDir",
     "RunSpec", "SweepSummary", "grid", "sweep",
-    "NullRecorder", "Recorder", "RunDirRecorder", "ResolvedRun", "resolve",
+    "NullRecorder", "Recorder", "RunDirRecorder", "ResolvedRun", "resolve", "Seat", "arena_grid", "rotations",
 ]
 
 # The function shadows the module of the same name, as an eager import does; a lazy one would not.
@@ -38,6 +39,7 @@ _WHERE = {
     "resolve": "resolve",
     "RunDir": "rundir", "SweepDir": "rundir",
     "RunSpec": "runspec", "SweepSummary": "sweep", "grid": "sweep",
+    "Seat": "roster", "arena_grid": "roster", "rotations": "roster",
 }
 
 

@@ -40,6 +40,10 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None,
     from bizsim.runs._extract import extract
     from bizsim.runs.pipeline import execute
 
+    if spec.roster:  # an arena: its record per seat, in its run directory, and a row with the seats
+        from bizsim.runs.arena_run import arena_body
+
+        return arena_body(execute(spec, out=run_dir, overwrite=True, **(llm_options or {})), events=events)
     watcher = _LastEpisode(spec.world_spec)
     llm: LLMRunResult | None = None
     if records_calls(spec):
@@ -118,7 +122,8 @@ def record_run(spec: dict, *, events: bool = True, run_dirs: str | None = None, 
         "spec": rs.to_dict(), "preset_label": rs.preset_label,
     }
     calls_model = records_calls(rs)
-    run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or calls_model) else None
+    # An arena's run directory is its record per seat: kept always.
+    run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or calls_model or rs.roster) else None
     try:
         record.update(run_spec(rs, events=events, run_dir=run_dir, llm_options=llm_options if calls_model else None))
     except Exception as exc:  # noqa: BLE001 - a failing run is a result, not the sweep's end

@@ -129,7 +129,9 @@ def execute(
 
     Returns:
         an :class:`~bizsim.runs.episode.EpisodeResult`, or for the LLM agent an
-        :class:`~bizsim.runs.llm_run.LLMRunResult` (its ``episode`` is the former).
+        :class:`~bizsim.runs.llm_run.LLMRunResult` (its ``episode`` is the former), or for an arena run (a spec
+        with a roster) an :class:`~bizsim.runs.arena_run.ArenaResult` (``llm_options``: ``clients`` by seat,
+        ``limiter``, ``preflight``, ``sleep``).
     """
     if isinstance(run, RunSpec):
         run = resolve(run)
@@ -137,6 +139,12 @@ def execute(
         recorder = recorder_for(out if out is not None else run.out, overwrite=overwrite)
     elif out is not None:
         raise ConfigError("give execute a recorder or out, not both")
+    if run.seats:  # an arena: every seat's agent in one world (its own path: one world, several agents)
+        from bizsim.runs.arena_run import execute_arena
+
+        if resume or world_options is not None or probe is not None:
+            raise ConfigError("an arena run is not resumed and takes no world_options or probe")
+        return execute_arena(run, recorder, on_stop=on_stop, **llm_options)
     if run.records_calls:
         from bizsim.runs.llm_run import LLMHarness
 

@@ -64,6 +64,10 @@ class RunRecord:
             included); ``None`` where unknown (version 1 files, imports). Not compared: two records of one run are
             equal however long each took.
         schema_version: the file's shape (:data:`SCHEMA_VERSION` when written now).
+        seats: an arena run's seats, in seat order, each ``{"seat", "agent", "options", "label",
+            "metric_value", "summary"}`` (the seat's position, its agent, options and label as the roster gave
+            them, its metric and its own figures); ``None`` for a run of one agent. An optional key: files
+            without it read as before.
     """
 
     world: str
@@ -86,6 +90,7 @@ class RunRecord:
     live: dict | None = None
     wall_s: float | None = attrs.field(default=None, eq=False)
     schema_version: int = SCHEMA_VERSION
+    seats: list | None = None
 
     # -- writing ----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -111,6 +116,8 @@ class RunRecord:
                 out["llm_roles"] = self.llm_roles
         if self.live is not None:
             out["live"] = self.live
+        if self.seats is not None:
+            out["seats"] = self.seats
         out["wall_s"] = self.wall_s
         out["schema_version"] = self.schema_version
         return out
@@ -166,7 +173,7 @@ class RunRecord:
 #: The run's own keys; every other top-level key of ``result.json`` is one of the world's figures.
 _OWN = ("world", "benchmark_id", "preset", "seed", "agent", "agent_options", "terminal_reason", "bankrupt", "turns",
         "commands", "episodes", "fork", "terminal_detail", "llm", "llm_episodes", "llm_roles", "live", "wall_s",
-        "schema_version")
+        "schema_version", "seats")
 
 _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "world": ((str,), "a string"), "benchmark_id": ((str,), "a string"), "preset": ((str,), "a string"),
@@ -175,14 +182,14 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "schema_version": ((int,), "an integer"), "bankrupt": ((bool,), "true or false"),
     "agent_options": ((dict,), "an object"), "fork": ((dict,), "an object"), "llm": ((dict,), "an object"),
     "llm_roles": ((dict,), "an object"), "live": ((dict,), "an object"), "episodes": ((list,), "a list"),
-    "llm_episodes": ((list,), "a list"), "wall_s": ((int, float), "a finite number"),
+    "llm_episodes": ((list,), "a list"), "seats": ((list,), "a list"), "wall_s": ((int, float), "a finite number"),
 }
 
 
 def _check_nested(own: Mapping[str, Any]) -> None:
     """The inner shapes readers rely on: episodes are objects, and an LLM run's counters are numbers (an edited
     ``{"cost_usd": "x"}`` or ``episodes: [1, "x"]`` was a traceback in ``report``, ``load`` and ``export``)."""
-    for key in ("episodes", "llm_episodes"):
+    for key in ("episodes", "llm_episodes", "seats"):
         for i, item in enumerate(own.get(key) or ()):
             if not isinstance(item, Mapping):
                 raise ConfigError(f"result.json {key}[{i}](={_short(item)}) must be an object; the file was edited "

@@ -126,6 +126,13 @@ class NullRecorder:
     def abandon(self) -> None:
         """Nothing was written."""
 
+    def seat(self, k: int) -> NullRecorder:
+        """An arena seat's recorder: nothing kept either."""
+        return NullRecorder()
+
+    def finish_arena(self, arena: World, record: RunRecord, seats: Sequence[RunRecord]) -> None:
+        """Nothing to write."""
+
 
 class RunDirRecorder:
     """Records a run into the run directory ``root`` (its layout: :mod:`bizsim.runs.rundir`).
@@ -230,6 +237,27 @@ class RunDirRecorder:
         for n, earlier in enumerate(worlds[:-1], 1):
             _write_logs(self.dir.episode(n), earlier)
         _write_logs(self.dir, last)
+        write_text_atomic(self.dir.result, record.to_json())
+
+    def seat(self, k: int) -> RunDirRecorder:
+        """The recorder of arena seat ``k``'s folder: an LLM seat's calls and commands go through it."""
+        return RunDirRecorder(self.dir.seat(k).root, overwrite=self.overwrite, fsync=self.fsync)
+
+    def finish_arena(self, arena: World, record: RunRecord, seats: Sequence[RunRecord]) -> None:
+        """Write an arena run: its config and own events, each seat's command log, trajectory and record, then,
+        last, the arena's ``result.json`` (so a directory with one holds every seat)."""
+        make_output_dir(self.dir.root)
+        write_text_atomic(self.dir.config, dump_toml(config_to_dict(arena.config)))
+        write_text_atomic(self.dir.trajectory, arena.trajectory.to_jsonl())
+        for stale in self.dir.seat_dirs()[len(seats):]:  # an overwritten arena's extra seats
+            for path in (stale.commands, stale.trajectory, stale.result):
+                path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                stale.root.rmdir()  # only if nothing else is in it
+        for k, (seat, seat_record) in enumerate(zip(arena.seats, seats, strict=True)):  # type: ignore[attr-defined]
+            folder = self.dir.seat(k)
+            _write_logs(folder, seat)
+            write_text_atomic(folder.result, seat_record.to_json())
         write_text_atomic(self.dir.result, record.to_json())
 
     def abandon(self) -> None:

@@ -22,13 +22,14 @@ from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, AgentDe
 from bizsim.simcore.errors import ConfigError
 
 from bizsim.runs.budgets import Budgets
-from bizsim.runs.runspec import RunSpec, world_config
+from bizsim.runs.roster import Seat
+from bizsim.runs.runspec import ARENA_AGENT, RunSpec, world_config
 
 if TYPE_CHECKING:
     from bizsim.simcore.registry import WorldSpec
     from bizsim.simcore.world import World
 
-__all__ = ["ROLE_PLAYERS", "ResolvedRun", "resolve", "resolve_loose"]
+__all__ = ["ROLE_PLAYERS", "ResolvedRun", "ResolvedSeat", "resolve", "resolve_loose"]
 
 #: Who may play a world's role: its own deterministic rule (the default), or the agent's model.
 ROLE_PLAYERS = ("deterministic", "llm")
@@ -36,6 +37,27 @@ ROLE_PLAYERS = ("deterministic", "llm")
 _EPISODES = "max_episodes"
 #: Budgets an agent's options may set (the LLM agent's caps), read here so a run's caps are data.
 _BUDGETS = ("max_turns", "max_tokens_total", "max_cost_usd")
+
+
+@attrs.frozen
+class ResolvedSeat:
+    """One seat of an arena run, resolved: its roster entry, its agent (one of the arena's base world's) with its
+    options checked, and the caps those options set (an LLM seat's own model, endpoint, budget and caps)."""
+
+    seat: int
+    entry: Seat
+    agent: AgentDef = attrs.field(repr=False)
+    agent_options: dict
+    budgets: Budgets
+
+    @property
+    def records_calls(self) -> bool:
+        """The seat's agent calls a model: its calls are recorded in its own folder of the run directory."""
+        return RECORDS_CALLS in self.agent.capabilities
+
+    def agent_factory(self, **extra: Any) -> Callable[[World], Process]:
+        """The seat's ``world -> process`` factory, its options bound (``extra``: objects a run hands it)."""
+        return self.agent.bind({**self.agent_options, **extra}, label=self.entry.agent)
 
 
 @attrs.frozen
@@ -67,6 +89,8 @@ class ResolvedRun:
     preset_name: str = ""
     #: For an agent given as a function: its factory as given (options bound), used as it is.
     factory: Callable[[World], Process] | None = attrs.field(default=None, repr=False)
+    #: For an arena run (a spec with a roster): each seat, resolved; empty for a run of one agent.
+    seats: tuple[ResolvedSeat, ...] = ()
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -118,6 +142,8 @@ def resolve(spec: RunSpec, *, out: str | Path | None = None) -> ResolvedRun:
         raise ConfigError(f"resolve takes a RunSpec, not {type(spec).__name__}")
     world = spec.world_spec
     config = world_config(spec)
+    if spec.roster or getattr(world, "seats", None) is not None:
+        return _resolve_arena(spec, world, config, out)
     agent = resolve_agent(world, spec.agent)
     options, settings = _split(spec.agent_options, world, agent)
     episodes = _episodes(spec, settings.pop(_EPISODES, None))
@@ -219,3 +245,40 @@ def _roles(world: WorldSpec, agent: AgentDef, name: str, settings: Mapping[str, 
                 raise ConfigError(f"agent {name!r} has no model to play the {role} role")
             out[role] = player
     return out
+
+
+def _arena_agent(world: Any) -> Process:
+    """The stand-in of an arena run's ``agent``: the seats' agents play it (:attr:`ResolvedRun.seats`)."""
+    raise ConfigError("an arena run's agents are its seats'; run it with execute()")
+    yield  # pragma: no cover - a generator, as every agent is
+
+
+def _resolve_arena(spec: RunSpec, world: WorldSpec, config: Any, out: str | Path | None) -> ResolvedRun:
+    """An arena run: each seat's agent is one of the arena's base world's, its options checked as a run's."""
+    from bizsim.simcore.registry import arena_names, world_spec
+
+    seats = getattr(world, "seats", None)
+    if seats is None:
+        raise ConfigError(f"world {world.name!r} has no seats, so a roster (--seat) does not go with it; arenas: "
+                          f"{', '.join(arena_names()) or 'none installed'}")
+    low, high = seats
+    if not spec.roster:
+        raise ConfigError(f"{world.name} is an arena: give each seat's agent, {low} to {high} seats "
+                          f"(--seat planner --seat greedy, or RunSpec(..., roster=[...]))")
+    if not low <= len(spec.roster) <= high:
+        raise ConfigError(f"{world.name} seats {low} to {high} agents; the roster lists {len(spec.roster)}")
+    base = world_spec(str(world.base))
+    resolved = []
+    for k, entry in enumerate(spec.roster):
+        agent = resolve_agent(base, entry.agent)
+        options, settings = _split(entry.options, base, agent)
+        if settings:
+            raise ConfigError(f"seat {k} ({entry.agent}): {', '.join(sorted(settings))} is a run's setting, which an "
+                              "arena seat does not take (an arena plays one episode; its world's roles play their rule)")
+        agent.check_options(options, label=f"{entry.agent} (seat {k})")
+        budgets = Budgets(**{b: options[b] for b in _BUDGETS if options.get(b) is not None}) if agent.make else Budgets()
+        resolved.append(ResolvedSeat(seat=k, entry=entry, agent=agent, agent_options=options, budgets=budgets))
+    return ResolvedRun(spec=spec, world=world, config=config, agent=AgentDef(_arena_agent, name=ARENA_AGENT),
+                       agent_options={}, roles={}, max_episodes=1, budgets=Budgets(),
+                       out=None if out is None else Path(out),
+                       preset_name="custom" if spec.overrides else spec.preset, seats=tuple(resolved))

@@ -16,7 +16,12 @@ sweep's ``runs/<id>``) holds:
   episode is open) and, for ``bizsim serve``, the socket ``episode.sock``; its logs are appended and
   ``result.json`` rewritten after every answered call;
 - for a run imported from another harness (``bizsim import``), ``imported.json``: its source, the outcome the
-  source recorded and the fidelity report of the replay.
+  source recorded and the fidelity report of the replay;
+- for an arena run (several seats in one world), ``result.json`` lists the seats and ``trajectory.jsonl`` holds
+  the arena's own events (the shared day's end), and ``seats/<k>/`` (``k`` from 0) is a record per seat: its
+  ``commands.jsonl``, ``trajectory.jsonl`` and ``result.json`` (the seat's own record) and, for a seat whose
+  agent calls a model, its ``llm_calls.jsonl`` and ``agent_commands.jsonl``. Replaying every seat's command log
+  in the arena's turn order rebuilds the arena.
 
 A sweep directory holds ``results.jsonl`` (one record a run), ``sweep.json`` (every spec asked for),
 ``runs/<run id>/``, the Parquet tables with their stamp ``tables.json``, and ``report/``.
@@ -52,6 +57,7 @@ AGENT_COMMANDS = "agent_commands.jsonl"
 LIVE_LOCK = "live.lock"
 SOCKET = "episode.sock"
 IMPORTED = "imported.json"
+SEATS = "seats"
 RESULTS = "results.jsonl"
 MANIFEST = "sweep.json"
 RUNS = "runs"
@@ -141,6 +147,29 @@ class RunDir:
     def episode(self, n: int) -> RunDir:
         """Earlier episode ``n`` (from 1) of a restarted run: a folder with its own two logs."""
         return RunDir(self.root / EPISODES / str(n))
+
+    @property
+    def seats(self) -> Path:
+        """An arena run's folder of seat records."""
+        return self.root / SEATS
+
+    def seat(self, k: int) -> RunDir:
+        """Seat ``k`` (from 0) of an arena run: a folder with the seat's own logs and record."""
+        return RunDir(self.root / SEATS / str(int(k)))
+
+    def seat_dirs(self) -> list[RunDir]:
+        """An arena run's seat folders, in seat order (0, 1, ... while each exists; at most a roster's limit, so a
+        directory edited to hold many more is not walked whole)."""
+        from bizsim.runs.roster import MAX_SEATS
+
+        out: list[RunDir] = []
+        while len(out) < MAX_SEATS and (self.root / SEATS / str(len(out))).is_dir():
+            out.append(self.seat(len(out)))
+        return out
+
+    def is_arena(self) -> bool:
+        """Whether this is an arena run's directory (it has seat records)."""
+        return (self.root / SEATS / "0").is_dir()
 
     def is_run(self) -> bool:
         """Whether this looks like a run directory, finished or still being written."""

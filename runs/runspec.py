@@ -16,7 +16,13 @@ from bizsim.simcore.limits import MAX_INT, MAX_SWEEP_RUNS, show
 from bizsim.simcore.seeds import parse_seeds
 from bizsim.simcore.untrusted_json import MAX_DEPTH, nested_deeper
 
-__all__ = ["RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls", "world_config"]
+from bizsim.runs.roster import Seat, as_roster
+
+__all__ = ["ARENA_AGENT", "RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls", "world_config"]
+
+
+#: The ``agent`` of a run whose seats' agents are in its roster (an arena run).
+ARENA_AGENT = "arena"
 
 
 def _canonical(value: Any, what: str) -> Any:
@@ -65,6 +71,10 @@ class RunSpec:
             fresh world (a fork): the agent starts afresh where the snapshot stands. Part of the run id.
         origin: where a fork came from (its parent and fork point), recorded in ``result.json`` as ``fork``.
             Not part of the run id.
+        roster: for an arena world, the agent of each seat with its options (text such as
+            ``"llm:model=openai/x"``, tables or :class:`~bizsim.runs.roster.Seat`; see :mod:`bizsim.runs.roster`).
+            ``agent`` is then :data:`ARENA_AGENT` and ``agent_options`` empty. Part of the run id (seat labels
+            are not).
 
     >>> RunSpec("startup", "hard", "greedy", 3).run_id == RunSpec("startup-v1", "hard", "greedy", 3).run_id
     True
@@ -80,6 +90,7 @@ class RunSpec:
     max_episodes: int = attrs.field(default=1, converter=int, kw_only=True)
     start: Any = attrs.field(default=None, kw_only=True)
     origin: dict | None = attrs.field(default=None, kw_only=True, eq=False, hash=False)
+    roster: tuple[Seat, ...] = attrs.field(default=(), kw_only=True, converter=as_roster)
     #: The world's registry entry, looked up once, here (see :attr:`world_spec`); a caller that has looked it up
     #: already hands it over (``entry=``), so a run looks the registry up once.
     _entry: Any = attrs.field(default=None, kw_only=True, eq=False, hash=False, repr=False, alias="entry")
@@ -111,8 +122,23 @@ class RunSpec:
             raise ConfigError(f"agent(={show(self.agent)}) must be an agent name or 'package.module:function'")
         if self.start is not None:
             self._check_start()
+        if self.roster:
+            self._check_roster()
         if self.origin is not None:
             object.__setattr__(self, "origin", _canonical(self.origin, "origin"))
+
+    def _check_roster(self) -> None:
+        if getattr(self._entry, "seats", None) is None:
+            from bizsim.simcore.registry import arena_names
+
+            raise ConfigError(f"world {self.world!r} has no seats, so a roster does not go with it; arenas: "
+                              f"{', '.join(arena_names()) or 'none installed'}")
+        if self.agent not in (ARENA_AGENT, "greedy") or self.agent_options:  # greedy: the field's default
+            raise ConfigError(f"a run with a roster names each seat's agent in the roster; leave agent(={self.agent!r})"
+                              " and agent_options out")
+        object.__setattr__(self, "agent", ARENA_AGENT)
+        if self.max_episodes != 1:
+            raise ConfigError("an arena run plays one episode; leave max_episodes at 1")
 
     def _check_start(self) -> None:
         from bizsim.simcore.snapshot import Snapshot
@@ -159,6 +185,8 @@ class RunSpec:
         }
         if self.max_episodes != 1:
             key["max_episodes"] = self.max_episodes
+        if self.roster:
+            key["roster"] = [{"name": seat.agent, "options": seat.options} for seat in self.roster]
         if self.start is not None:
             key["start"] = hashlib.sha256(self.start.to_json().encode("utf-8")).hexdigest()
         return key
@@ -181,6 +209,8 @@ class RunSpec:
             out["start"] = self.start.to_dict()
         if self.origin is not None:
             out["origin"] = self.origin
+        if self.roster:
+            out["roster"] = [seat.to_dict() for seat in self.roster]
         return out
 
     @classmethod

@@ -138,12 +138,21 @@ def _own_options(spec: RunSpec) -> dict:
     return resolve(spec).agent_options
 
 
+def _model_options(spec: RunSpec) -> list[dict]:
+    """The options of every agent of ``spec`` that calls a model: an LLM run's, or an arena's LLM seats'."""
+    if spec.roster:
+        from bizsim.runs.resolve import resolve
+
+        return [seat.agent_options for seat in resolve(spec).seats if seat.records_calls]
+    return [_own_options(spec)] if records_calls(spec) else []
+
+
 def _endpoints(specs: Iterable[RunSpec]) -> list[dict]:
-    """The agent options of the LLM runs among ``specs``, one per distinct endpoint (model, address, key variable)."""
+    """The agent options of the LLM runs (and LLM arena seats) among ``specs``, one per distinct endpoint (model,
+    address, key variable)."""
     found: dict[tuple, dict] = {}
     for spec in specs:
-        if records_calls(spec):
-            options = _own_options(spec)
+        for options in _model_options(spec):
             found.setdefault((options.get("model"), options.get("api_base"), options.get("api_key_env")), options)
     return list(found.values())
 

@@ -28,6 +28,8 @@ class Verification:
     episodes: int
     commands: int
     problems: tuple[str, ...]
+    #: For an arena run, its seats (each seat's log replayed in the arena's turn order); 0 for a run of one agent.
+    seats: int = 0
 
     @property
     def ok(self) -> bool:
@@ -57,6 +59,11 @@ def verify_run_dir(path: str | Path) -> Verification:
     """
     root = Path(path)
     try:
+        if RunDir(root).is_arena():  # several seats: each seat's log, replayed in the arena's turn order
+            from bizsim.runs.arena_verify import verify_arena_dir
+
+            seats, commands, problems = verify_arena_dir(root)
+            return Verification(str(root), 1, commands, tuple(problems), seats=seats)
         return _verify(root)
     except ConfigError:
         raise

@@ -148,12 +148,15 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
 
 
 def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]], *,
-                 turns: int | None = None) -> ArenaWorld:
+                 turns: int | None = None, stopped: Mapping[int, str] | None = None) -> ArenaWorld:
     """Rebuild an arena by issuing each seat's logged lines in the arena's turn order.
 
     Args:
         turns: stop once this many turns have ended (advance commands, in turn order): the arena as it stood
             then, to fork from (``arena.run(agents)`` plays on; its ``snapshot()`` holds the cut logs).
+        stopped: seats whose agent stopped the seat itself (``seat.abort(detail)``: an LLM seat's turn or spending
+            cap), by index, with the detail: no command log carries that stop, so such a seat is stopped where its
+            log runs out in its turn, as it was when recorded.
 
     Raises:
         ReplayError: not one log per seat, or a line falls at another instant than recorded.
@@ -170,6 +173,11 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
         k = arena.to_move
         seat, queue = arena.seats[k], queues[k]
         if not queue:
+            if not seat.done and k in (stopped or {}):
+                seat.abort((stopped or {})[k])  # as its agent did; then the agent returned and the turn passed
+                arena.end_turn(k)
+                _await_turn(arena)
+                continue
             if not seat.done:
                 break  # the record stops here, in this seat's turn
             arena.end_turn(k)  # a seat that is over leaves its last turn when its agent returns

@@ -190,11 +190,11 @@ def test_another_kind_of_source_plugs_in(tmp_path):
     register_source(Source("custom", lambda p: (p / "custom.json").exists(), lambda p, **o: {"kind": "custom"}))
     try:
         assert {"kind": "custom"} == load_view(folder)
-        assert ["custom", "sweep", "fork family", "Inspect log", "run",
+        assert ["custom", "sweep", "fork family", "Inspect log", "arena run", "run",
                 "folder of Inspect logs"] == [s.name for s in view_sources()]
     finally:
         unregister_source("custom")
-    assert ["sweep", "fork family", "Inspect log", "run", "folder of Inspect logs"] == [s.name for s in view_sources()]
+    assert ["sweep", "fork family", "Inspect log", "arena run", "run", "folder of Inspect logs"] == [s.name for s in view_sources()]
 
 
 @pytest.fixture(scope="module")

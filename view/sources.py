@@ -2,7 +2,8 @@
 
 A source recognises a path and turns it into the page's data: ``{"kind": "run", ...}`` (see
 :mod:`.run_data`), ``{"kind": "sweep", ...}`` (:mod:`.sweep_data`), ``{"kind": "family", ...}``
-(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`). Other kinds are added the same
+(:mod:`.family_data`), ``{"kind": "inspect", ...}`` (:mod:`.inspect_data`), ``{"kind": "arena", ...}``
+(:mod:`.arena_data`). Other kinds are added the same
 way, each with its own ``detect`` and ``load``.
 """
 
@@ -75,6 +76,18 @@ def _is_inspect_folder(path: Path) -> bool:
     return is_inspect_folder(path)
 
 
+def _arena(path: Path, **options: Any) -> dict:
+    from bizsim.view.arena_data import arena_data
+
+    return arena_data(path)
+
+
+def _is_arena(path: Path) -> bool:
+    from bizsim.view.arena_data import is_arena_dir
+
+    return is_arena_dir(path)
+
+
 def _is_run(path: Path) -> bool:
     from bizsim.view.run_data import is_run_dir
 
@@ -89,7 +102,7 @@ def _is_sweep(path: Path) -> bool:
 
 _SOURCES: list[Source] = [
     Source("sweep", _is_sweep, _sweep), Source("fork family", _is_family, _family),
-    Source("Inspect log", _is_inspect, _inspect), Source("run", _is_run, _run),
+    Source("Inspect log", _is_inspect, _inspect), Source("arena run", _is_arena, _arena), Source("run", _is_run, _run),
     Source("folder of Inspect logs", _is_inspect_folder, _inspect_folder),
 ]
 

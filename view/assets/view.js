@@ -668,7 +668,10 @@
       for (const g of gs) tbl.appendChild(el("tr", null, ...[g.world, g.preset, g.agent, g.model || "", ...opts.map((c) => (g.options || {})[c] ?? ""), num(g.runs), fmtValue(g.mean, g.money),
         g.ci_low == null ? "" : fmtValue(g.ci_low, g.money) + " to " + fmtValue(g.ci_high, g.money), num(g.ended_early) + " of " + num(g.runs) + (g.stopped ? " (" + g.stopped + ")" : ""), num(g.bankrupt), num(g.failed), g.cost_usd == null ? "" : usd(g.cost_usd)].map((v) => el("td", {text: String(v)}))));
       sec.appendChild(tbl);
-      sec.appendChild(dotPlot(gs));
+      // An arena's runs have no one metric value (each seat has its own: open a run for its standings).
+      const drawn = gs.filter((g) => g.values && g.values.length);
+      if (drawn.length) sec.appendChild(dotPlot(drawn));
+      if (drawn.length < gs.length) sec.appendChild(el("p", {cls: "muted", style: "font-size:12px", text: "A group without a value per run (an arena's runs: each seat scores on its own) is not drawn; open a run for its seats' standings, or see bizsim report's Arenas section."}));
     }
     const tsec = el("div", {cls: "section"}, el("h2", {text: "Runs (click a column to sort, type under it to filter, click a row to open the run)"}));
     root.appendChild(tsec);
@@ -829,6 +832,101 @@
     });
   }
 
+  // ---- an arena: a lane per seat over simulated time, its marks on it, messages and transfers between lanes ----
+  const LINK_COLORS = {message: "#2457c5", money: "#1a7f37", goods: "#c8553d"};
+  function viewArena(root, data) {
+    root.textContent = "";
+    const m = data.meta, seats = data.seats || [], links = data.links || [];
+    const who = [m.world, m.preset && m.preset !== "default" ? m.preset : null, m.seed != null ? "seed " + m.seed : null].filter(Boolean).join(" · ");
+    const h = el("header", {cls: "top"}, el("h1", {text: "Arena: " + (who || "bizsim")}));
+    const stat = (label, value) => h.appendChild(el("div", {cls: "stat"}, el("b", {text: value}), el("span", {text: label})));
+    stat("seats", num(seats.length));
+    if (m.ending || m.status) stat("ending", String(m.ending || m.status).replace(/_/g, " "));
+    stat("messages", num(links.filter((l) => l.kind === "message").length));
+    stat("transfers", num(links.filter((l) => l.kind !== "message").length));
+    root.appendChild(h);
+    const pr = problems(data.problems); if (pr) root.appendChild(pr);
+    // Standings: the seats by rank (the world's metric, higher is better), each with its agent.
+    const table = el("table", {cls: "grp", id: "arena-standings"});
+    table.appendChild(el("tr", null, ...["rank", "seat", "agent", "ending", String(m.metric_label || "metric"), "turns", "commands"].map((x) => el("th", {text: x}))));
+    for (const s of [...seats].sort((a, b) => (a.rank || 0) - (b.rank || 0) || a.seat - b.seat)) {
+      table.appendChild(el("tr", {"data-seat": s.seat}, el("td", {text: String(s.rank == null ? "" : s.rank)}), el("td", {text: String(s.seat)}),
+        el("td", null, el("i", {style: `display:inline-block;width:10px;height:10px;margin-right:6px;background:${PALETTE[s.seat % PALETTE.length]}`}), String(s.label || s.agent || "")),
+        el("td", {text: String(s.ending || s.status || "").replace(/_/g, " ")}), el("td", {cls: "num", text: fmtValue(s.metric_value, m.metric_money)}),
+        el("td", {cls: "num", text: num(s.turns)}), el("td", {cls: "num", text: num(s.commands)})));
+    }
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Standings"}), table));
+    // The lanes.
+    const W = 1000, L = 230, R = 20, LANE = 46, TOP = 10, n = Math.max(1, seats.length), H = TOP + n * LANE + 28;
+    const t1 = Math.max(1, m.end_t || 0, ...links.map((l) => l.t || 0), ...seats.flatMap((s) => (s.marks || []).map((k) => k.t || 0)));
+    const x = (t) => L + (W - L - R) * Math.min(1, Math.max(0, (t || 0) / t1));
+    const row = new Map(seats.map((s, k) => [s.seat, k]));
+    const y = (seat) => TOP + (row.has(seat) ? row.get(seat) : 0) * LANE + LANE / 2;
+    const box = svg("svg", {viewBox: `0 0 ${W} ${H}`, id: "arena-lanes", style: `max-width:${W}px;height:auto`});
+    const defs = svg("defs");
+    for (const k in LINK_COLORS) {
+      const mk = svg("marker", {id: "arrow-" + k, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse"});
+      mk.appendChild(svg("path", {d: "M0,0 L10,5 L0,10 z", fill: LINK_COLORS[k]})); defs.appendChild(mk);
+    }
+    box.appendChild(defs);
+    for (const v of timeTicks(m, t1)) {
+      box.appendChild(svg("line", {x1: x(v), x2: x(v), y1: TOP, y2: H - 22, stroke: "#eef0f4"}));
+      const tx = svg("text", {x: x(v), y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "#5b6475"}); tx.textContent = tickDate(m, v, t1); box.appendChild(tx);
+    }
+    const detail = el("div", {cls: "section", id: "arena-detail"}, el("p", {cls: "muted", text: "Click a mark or an arrow to read it."}));
+    const show = (title, lines) => { detail.textContent = ""; detail.appendChild(el("h2", {text: title})); for (const line of lines) detail.appendChild(pre(line)); };
+    seats.forEach((s) => {
+      const yy = y(s.seat), color = PALETTE[s.seat % PALETTE.length];
+      box.appendChild(svg("line", {x1: L, x2: W - R, y1: yy, y2: yy, stroke: color, "stroke-width": 2, "stroke-opacity": 0.35, "pointer-events": "none"}));
+      const lab = svg("text", {x: L - 10, y: yy - 3, "text-anchor": "end", "font-size": 12, "font-weight": 600}); const name = String(s.label || s.agent || "");  // a long name (an agent of your own) is cut; its title has it whole
+      lab.textContent = "seat " + s.seat + ": " + (name.length > 20 ? name.slice(0, 19) + "…" : name);
+      const whole = svg("title"); whole.textContent = name; lab.appendChild(whole); box.appendChild(lab);
+      const sub = svg("text", {x: L - 10, y: yy + 12, "text-anchor": "end", "font-size": 11, fill: "#5b6475"}); sub.textContent = (m.metric_label || "metric") + " " + fmtValue(s.metric_value, m.metric_money); box.appendChild(sub);
+      for (const k of s.marks || []) {
+        const r = svg("rect", {x: x(k.t) - 2, y: yy - 9, width: 4, height: 8, fill: colorOf(k.name), class: "mk lane-mark", "data-seat": s.seat});
+        const tip = svg("title"); tip.textContent = simDate(m, k.t || 0) + " · " + String(k.label || k.name); r.appendChild(tip);
+        r.addEventListener("click", () => show("Seat " + s.seat + " · " + simDate(m, k.t || 0), [String(k.label || k.name)]));
+        box.appendChild(r);
+      }
+    });
+    // A link is read from its arrow or from its row below (a year's arrows a day apart overlap on the lanes).
+    const arrows = [], linkRows = [];
+    const pickLink = (i) => {
+      const l = links[i];
+      arrows.forEach((a, j) => a.firstChild.setAttribute("stroke-width", j === i ? 3.5 : 1.6));
+      linkRows.forEach((r, j) => r.classList.toggle("sel", j === i));
+      show(`${String(l.kind)}: seat ${l.from} → seat ${l.to} · ${simDate(m, l.t || 0)}`, [String(l.label || ""), ...(l.text != null ? [String(l.text)] : [])]);
+    };
+    links.forEach((l, i) => {
+      const color = LINK_COLORS[l.kind] || "#555", xx = x(l.t), y0 = y(l.from), y2 = y(l.to);
+      const dir = y2 > y0 ? 1 : -1;
+      // A wide transparent twin takes the clicks: a 1.6-pixel arrow is hard to hit.
+      const a = svg("g", {class: "link", "data-kind": l.kind, "data-i": i, style: "cursor:pointer"});
+      const ends = {x1: xx, x2: xx + 6, y1: y0 + dir * 4, y2: y2 - dir * 4};
+      a.appendChild(svg("line", {...ends, stroke: color, "stroke-width": 1.6, "marker-end": `url(#arrow-${LINK_COLORS[l.kind] ? l.kind : "message"})`}));
+      a.appendChild(svg("line", {...ends, stroke: "transparent", "stroke-width": 10}));
+      const tip = svg("title"); tip.textContent = `${simDate(m, l.t || 0)} · seat ${l.from} → seat ${l.to} · ${l.label || l.kind}`; a.appendChild(tip);
+      a.addEventListener("click", () => pickLink(i));
+      box.appendChild(a);
+      arrows.push(a);
+    });
+    const key = el("div", {cls: "legend"}, el("span", {text: "Between seats:"}), ...Object.entries(LINK_COLORS).map(([k, c]) => el("label", null, el("i", {style: "background:" + c}), k === "message" ? "message" : k + " transfer")));
+    const kinds = [...new Set(seats.flatMap((s) => (s.marks || []).map((k) => k.name)))].sort();
+    const marksKey = el("div", {cls: "legend", id: "arena-mark-kinds"}, el("span", {text: "On the lanes:"}), ...kinds.map((n) => el("label", null, el("i", {style: "background:" + colorOf(n)}), kindWords(n))));
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Seats over simulated time: each lane a seat, its decisions and events on it, arrows for messages and transfers"}), el("div", {cls: "chart"}, box), kinds.length ? marksKey : null, key));
+    root.appendChild(detail);
+    // Everything that passed between seats, in order.
+    const list = el("table", {cls: "grp", id: "arena-links"});
+    list.appendChild(el("tr", null, ...["when", "from", "to", "what", "text"].map((x) => el("th", {text: x, style: "text-align:left"}))));
+    for (const [i, l] of links.entries()) {
+      const row = el("tr", {"data-kind": l.kind, style: "cursor:pointer"}, el("td", {text: simDate(m, l.t || 0)}), el("td", {text: "seat " + l.from}), el("td", {text: "seat " + l.to}),
+        el("td", {text: String(l.label || l.kind)}), el("td", {style: "text-align:left;white-space:normal;max-width:480px", text: l.text == null ? "" : String(l.text)}));
+      row.addEventListener("click", () => pickLink(i));
+      linkRows.push(row); list.appendChild(row);
+    }
+    root.appendChild(el("div", {cls: "section"}, el("h2", {text: "Messages and transfers"}), links.length ? list : el("p", {cls: "muted", text: "None: the seats met only in the market."})));
+  }
+
   // ---- an Inspect log: its samples, each opening its transcript --------------------------------------------
   function viewInspect(root, data) {
     root.textContent = "";
@@ -895,6 +993,7 @@
     else if (data.kind === "sweep") viewSweep(root, data);
     else if (data.kind === "family") viewFamily(root, data);
     else if (data.kind === "inspect") viewInspect(root, data);
+    else if (data.kind === "arena") viewArena(root, data);
     else root.appendChild(el("div", {cls: "empty", text: "Nothing this viewer knows how to show (" + String(data.kind) + ")."}));
     // A page opened from a sweep, a family or an Inspect log links back to it (a relative link, never elsewhere).
     const back = data.back;

@@ -41,6 +41,7 @@ import simpy
 
 from bizsim.simcore.errors import CommandError, ConfigError
 
+from ..arena_prompt import arena_text
 from ..conversation import Msg, flatten, messages_window, msg, sent_calls, to_content, tool_result
 from bizsim.simcore.digests import canonical_digest as digest
 from ..types import ModelResponse, ToolCall
@@ -107,6 +108,7 @@ class EcoGymProtocol:
         else:
             role = self._role or world.agent_role or _GENERIC_ROLE
             self.system = role + "\n\n" + SHARED_RULES.format(done=self.done_tool, budget=budget if budget is not None else "unlimited")
+        self.system += arena_text(world)  # a seat of an arena is told of the others; a lone world's prompt is as it was
         self.max_calls = config.max_tool_calls_per_turn
         self.max_reply = config.max_reply_chars
         self.budget = budget

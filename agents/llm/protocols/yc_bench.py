@@ -30,6 +30,7 @@ from bizsim.models.startup import prompt
 from bizsim.simcore.errors import CommandError, ConfigError
 from bizsim.simcore.untrusted_json import loads_untrusted
 
+from ..arena_prompt import arena_text
 from ..conversation import Msg, flatten, msg, rounds_window, sent_calls, to_content, tool_result
 from bizsim.simcore.digests import canonical_digest as digest
 from ..types import ModelResponse
@@ -100,7 +101,7 @@ class YCBenchProtocol:
         self.advance_command = world.advance_command
         # A later version of the world (startup-v2) adds what its mechanics need said; v1 has nothing to add.
         extra = getattr(world, "prompt_extra", None)
-        self._system = prompt.system_prompt(self.keep) + (extra() if callable(extra) else "")
+        self._system = prompt.system_prompt(self.keep) + (extra() if callable(extra) else "") + arena_text(world)
         self._marker = prompt.history_marker(self.keep, self.block)
         settings = {
             "protocol": self.name, "tools": ["run_command"], "history_rounds": self.keep, "auto_advance": self.auto,
