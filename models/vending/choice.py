@@ -40,7 +40,7 @@ import math
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 
-from .demand import DemandModel, NormalStream
+from .demand import DemandModel, NormalStream, apply_relations
 
 __all__ = ["Machine", "MarketDay", "market_sales"]
 
@@ -131,19 +131,7 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
                 v = d[g] * factor
                 d[g] = v if v > 0.0 else 0.0
         live.append((g, ref, offers))
-    for complement, a, b, s in demand.relations_for(tuple(g for g, _, _ in live)):
-        if complement:
-            cap = d[a] * s
-            if cap < 0.0:
-                cap = 0.0
-            if cap < d[b]:
-                d[b] = cap
-        else:
-            f = 1.0 - 0.5 * s
-            if f < 0.0:
-                f = 0.0
-            d[a] *= f
-            d[b] *= f
+    apply_relations(d, demand.relations_for(tuple(g for g, _, _ in live)))
     out = MarketDay(len(machines))
     where: list[int] = []
     idx: list[int] = []

@@ -35,10 +35,28 @@ import numpy as np
 
 from .catalog import Catalog
 
-__all__ = ["DemandModel", "NormalStream"]
+__all__ = ["DemandModel", "NormalStream", "apply_relations"]
 
 _REF_FLOOR = 0.5
 _BLOCK = 2048
+
+
+def apply_relations(d: list[float], relations: Sequence[tuple[bool, int, int, float]]) -> None:
+    """Adjust the groups' demand ``d`` in place for the relations between groups on the shelf: a complement caps
+    its partner's demand at ``s`` times its own, substitutes share theirs (each loses half the strength)."""
+    for complement, a, b, s in relations:
+        if complement:
+            cap = d[a] * s
+            if cap < 0.0:
+                cap = 0.0
+            if cap < d[b]:
+                d[b] = cap
+        else:
+            f = 1.0 - 0.5 * s
+            if f < 0.0:
+                f = 0.0
+            d[a] *= f
+            d[b] *= f
 
 
 class NormalStream:
@@ -190,20 +208,7 @@ class DemandModel:
                     d[g] = v if v > 0.0 else 0.0
             in_stock.append((g, avail, None if short else wsum))
             live.append(g)
-        relations = self.relations_for(tuple(live)) if live_only else self.relations
-        for complement, a, b, s in relations:
-            if complement:
-                cap = d[a] * s
-                if cap < 0.0:
-                    cap = 0.0
-                if cap < d[b]:
-                    d[b] = cap
-            else:
-                f = 1.0 - 0.5 * s
-                if f < 0.0:
-                    f = 0.0
-                d[a] *= f
-                d[b] *= f
+        apply_relations(d, self.relations_for(tuple(live)) if live_only else self.relations)
         return d, in_stock
 
     def group_demand(self, t: int, by_group: Mapping[int, Sequence[int]], price_cents: Sequence[int],
