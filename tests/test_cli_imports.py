@@ -32,8 +32,13 @@ def test_a_run_imports_one_world(tmp_path):
         "import contextlib, io\nfrom bizsim.cli import main\n"
         f"with contextlib.redirect_stdout(io.StringIO()):\n    main(['run', 'startup', '--agent', 'greedy', '--out', {str(tmp_path / 'r')!r}])"
     )
+    from importlib.metadata import entry_points
+
     others = ("vending", "freelance", "operation")
-    entries = {f"bizsim.models.{w}{part}" for w in others for part in ("", ".spec")}
+    entries = {f"bizsim.models.{w}" for w in others}  # a registry entry's module and the packages above it
+    for ep in entry_points(group="bizsim.worlds"):
+        parts = ep.module.split(".")
+        entries |= {".".join(parts[:k]) for k in range(3, len(parts) + 1)}
     assert [] == [m for m in loaded if m.startswith(tuple(f"bizsim.{k}.{w}" for k in ("models", "agents") for w in others))
                   and m not in entries]
     assert "bizsim.models.startup.world" in loaded
