@@ -59,6 +59,9 @@ def _print_standings(d: dict, out: str | None) -> None:
         figure = money(value) if metric.endswith("_cents") and isinstance(value, int) else f"{value:,}"
         cost = (s.get("llm") or {}).get("cost_usd")
         extra = f"  (model cost ${cost:.4f})" if isinstance(cost, (int, float)) else ""
+        reason, detail = s.get("terminal_reason"), s.get("terminal_detail")
+        if (reason, detail) != (d["terminal_reason"], d.get("terminal_detail")):  # the seat left before the arena ended
+            extra += f"  ({ending_words(reason, detail)}; {s.get('turns')} turns)"
         print(f"    {place}. seat {s.get('seat')}  {str(s.get('label')):<{width}}  {figure:>14}{extra}")
     if out:
         print(f"  run directory: {out}  (bizsim verify {out} replays it; bizsim view {out} draws its lanes)")

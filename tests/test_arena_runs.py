@@ -266,3 +266,21 @@ def test_an_llm_seat_without_its_key_fails_before_anything_is_written(tmp_path, 
         sweep(arena_grid(WORLD, [["planner", "llm:model=openai/gpt-4o-mini"]], "1", "small"), tmp_path / "sw",
               backend="serial", progress=False)
     assert not (tmp_path / "sw" / "results.jsonl").exists()
+
+
+def test_the_standings_say_when_a_seat_left_before_the_arena_ended(capsys):
+    """A seat stopped by its turn cap (or bankrupt) while the arena played on is named with its ending and turns;
+    a seat that played to the arena's end gets no note."""
+    from bizsim.cli.run_arena import _print_standings
+
+    seats = [{"seat": 0, "label": "planner", "metric": "net_worth_cents", "metric_value": 2892562, "turns": 366,
+              "terminal_reason": "horizon_end"},
+             {"seat": 1, "label": "llm:hosted_vllm/smollm2", "metric": "net_worth_cents", "metric_value": 10000,
+              "turns": 2, "terminal_reason": "error", "terminal_detail": "max_turns"}]
+    _print_standings({"benchmark_id": "vending-arena-v1", "preset": "small", "seed": 1, "terminal_reason": "horizon_end",
+                      "turns": 368, "commands": 690, "metric": "net_worth_cents", "seats": seats}, None)
+    lines = capsys.readouterr().out.splitlines()
+    first = next(x for x in lines if "1. seat 0" in x)
+    second = next(x for x in lines if "2. seat 1" in x)
+    assert "$28,925.62" in first and "(" not in first
+    assert second.endswith("$100.00  (stopped by its turn cap (max_turns), as asked; 2 turns)")
