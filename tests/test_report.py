@@ -58,9 +58,15 @@ class _Tags(HTMLParser):
             self.stack.pop()
 
 
-def test_the_report_embeds_and_writes_every_figure(sweep_dir):
+@pytest.fixture(scope="module")
+def default_report(sweep_dir) -> Path:
+    """``write_report(sweep_dir)``, written once: the tests that only read the default report share it."""
+    return write_report(sweep_dir)
+
+
+def test_the_report_embeds_and_writes_every_figure(sweep_dir, default_report):
     """report.html is well nested, holds the tables, and each embedded PNG is also a file with the same bytes."""
-    path = write_report(sweep_dir)
+    path = default_report
     assert sweep_dir / "report" / "report.html" == path
     text = path.read_text(encoding="utf-8")
     tags = _Tags()
@@ -208,10 +214,10 @@ def test_actions_over_time_give_an_action_its_colour_for_every_agent(sweep_dir):
     assert "task accept" in both and all(seen["greedy"][a] == seen["random"][a] for a in both)
 
 
-def test_the_report_reads_top_down(sweep_dir, tmp_path):
+def test_the_report_reads_top_down(sweep_dir, default_report, tmp_path):
     """First the summary (each group's mean, its interval and how its runs ended), then the figures, then the
     detail; a world without money is not said to be in dollars."""
-    text = write_report(sweep_dir, tmp_path / "all").read_text(encoding="utf-8")
+    text = default_report.read_text(encoding="utf-8")
     assert text.index('<h2 id="summary">Summary</h2>') < text.index("<img") < text.index('<h2 id="runs">')
     top = re.sub(r"<[^>]+>", " ", text[text.index("Headline number"):text.index("</table>", text.index("Headline number"))])
     # one definition of the headline number: a bankrupt startup run counts $0 (the figures' reading), so a group of
