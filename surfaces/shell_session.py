@@ -17,6 +17,7 @@ import socket
 import socketserver
 import struct
 import sys
+import threading
 import time
 from typing import Any
 
@@ -153,7 +154,9 @@ def serve_socket(episode: Episode) -> None:
         raise ConfigError(f"cannot serve at {str(path)!r}: {exc.strerror or exc}") from None
     finally:
         os.umask(old_mask)
-    previous = signal.signal(signal.SIGTERM, _exit)
+    # The handler asks the loop to stop instead of raising SystemExit: a signal that lands inside a finalizer or a
+    # callback would have its exception swallowed there, and the server would keep serving (seen in the suite).
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: _stop(server))
     print(f"bizsim serve: {episode.world.benchmark_id} seed {episode.spec.seed} at {path}; "
           f"BIZSIM_RUN={episode.root} bizsim do \"company status\"", file=sys.stderr, flush=True)
     detail = "server stopped"
@@ -169,5 +172,6 @@ def serve_socket(episode: Episode) -> None:
         episode.close(detail)
 
 
-def _exit(signum: int, frame: Any) -> None:
-    raise SystemExit(0)
+def _stop(server: socketserver.BaseServer) -> None:
+    """Ask ``serve_forever`` to return at its next poll; from a thread, because ``shutdown`` waits for it."""
+    threading.Thread(target=server.shutdown, name="bizsim-serve-stop", daemon=True).start()
