@@ -146,7 +146,7 @@ def plotted_series(
 
 def series_over_time(
     series: Any, runs: Any, name: str, by: str | Sequence[str] | None = None, *, ax: Any = None, band: bool = True,
-    cents: bool | None = None, fill: str | None = "auto",
+    cents: bool | None = None, fill: str | None = "auto", table: Any = None,
 ) -> Any:
     """The mean of a series over each group's runs (seeds), step by step, with its 95 % bootstrap band.
 
@@ -158,10 +158,12 @@ def series_over_time(
             within the runs' range: :mod:`bizsim.analysis.intervals`).
         cents: show cents as dollars (default: when the name ends in ``_cents``).
         fill: how runs that ended early count (see :func:`bizsim.analysis.metrics.series_over_time`).
+        table: :func:`plotted_series`'s table for these arguments, when the caller has it already (the report
+            shows it beside the figure): the bootstrap bands are not computed twice.
     """
     ax = ax if ax is not None else new_axes()
     cols = columns_for(runs, by)
-    table = plotted_series(series, runs, name, cols, fill=fill)
+    table = plotted_series(series, runs, name, cols, fill=fill) if table is None else table
     div, unit = _scale(name, cents)
     steps: list[int] = []
     labels: list[str] | None = None

@@ -297,10 +297,12 @@ def write_report(
         by = (["preset_label", "agent"] if multi else ["agent"]) + metrics.varied_columns(ok)
         for sname in _temporal(series, ok):
             n_fig += 1
-            doc.figure(plots.series_over_time(series, ok, sname, by), f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
+            drawn = plots.plotted_series(series, ok, sname, by)
+            doc.figure(plots.series_over_time(series, ok, sname, by, table=drawn),
+                       f"{n_fig:02d}-{_slug(world)}-{_slug(sname)}",
                        f"{world}: {words(sname)}, mean over seeds (shaded: 95 % percentile bootstrap band of the "
                        "mean, with 3 or more seeds)")
-            doc.details("The figure's numbers: mean over seeds", figure_numbers(series, ok, sname, by))
+            doc.details("The figure's numbers: mean over seeds", figure_numbers(series, ok, sname, by, table=drawn))
         hooks = _hooks(world)
         if hooks.report is not None:
             counter = [n_fig]
@@ -438,10 +440,11 @@ def _paper_says(row: Any) -> str:
     return "; ".join(said)
 
 
-def figure_numbers(series: Any, runs: Any, name: str, by: list[str]) -> Any:
+def figure_numbers(series: Any, runs: Any, name: str, by: list[str], *, table: Any = None) -> Any:
     """What :func:`bizsim.analysis.plots.series_over_time` draws, one row a step and one column a line (money in
-    dollars): the table a reader checks the figure against."""
-    table = plots.plotted_series(series, runs, name, by)
+    dollars): the table a reader checks the figure against (``table``: :func:`~bizsim.analysis.plots.plotted_series`'s
+    table, when the caller has it)."""
+    table = plots.plotted_series(series, runs, name, by) if table is None else table
     if not len(table):
         return table
     label = [plots.group_label(tuple(k), by) for k in table[by].itertuples(index=False, name=None)]
