@@ -55,7 +55,7 @@ class SimEnvironment(simpy.Environment):
             proc._target = None  # type: ignore[assignment]  # simpy types _target Event; None lets the event go
         vars(self).clear()
 
-    def schedule_at(self, event: simpy.Event, t_us: int, priority: int) -> simpy.Event:
+    def schedule_at(self, event: simpy.Event, t_us: int, priority: float) -> simpy.Event:
         """Put an already-triggered ``event`` on the heap at instant ``t_us``."""
         at = t_us / US_PER_HOUR
         if at < self._now:
@@ -70,7 +70,7 @@ class SimEnvironment(simpy.Environment):
         event._value = value
         return self.schedule_at(event, t_us, priority)
 
-    def succeed_at(self, event: simpy.Event, t_us: int, priority: int, value: Any = None) -> simpy.Event:
+    def succeed_at(self, event: simpy.Event, t_us: int, priority: float, value: Any = None) -> simpy.Event:
         """Trigger a pending ``event`` at ``t_us`` with a chosen priority."""
         if event.triggered:
             raise RuntimeError(f"{event!r} has already been triggered")
