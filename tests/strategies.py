@@ -27,7 +27,7 @@ __all__ = [
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
     "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
-    "config_values", "chat_messages", "conversations",
+    "config_values", "chat_messages", "conversations", "arena_actions", "render_arena", "rosters",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -468,3 +468,35 @@ def conversations(draw: Any, max_turns: int = 5) -> list[list[dict]]:
                 history.append(draw(st.sampled_from(history)))
         out.append([system, *history])
     return out
+
+
+# startup-arena ------------------------------------------------------------------------------
+#: Payments between companies: small, large, and beyond any company's funds (refused).
+_AMOUNTS = st.sampled_from([1, 500, 250_000, 5_000_000, 10**12]) | st.integers(-5, 2_000_000)
+
+
+def arena_actions() -> st.SearchStrategy[tuple]:
+    """One abstract action of a company in a startup arena: the startup world's, or a message or payment to the
+    ``k``-th company (itself included, which is refused), or a look at the inbox or the companies."""
+    return st.one_of(
+        actions(),
+        st.tuples(st.just("pay"), st.integers(0, 3), _AMOUNTS),
+        st.tuples(st.just("message"), st.integers(0, 3), _text(30)),
+        st.sampled_from([("observe", "message inbox"), ("observe", "arena companies")]),
+    )
+
+
+def render_arena(world: Any, action: tuple) -> list[str]:
+    """The command lines an arena action stands for, for company ``world`` now (see :func:`render`)."""
+    if action[0] in ("pay", "message"):
+        seats = world.arena.seats
+        to = seats[action[1] % len(seats)].company_name
+        if action[0] == "pay":
+            return [f"yc-bench finance transfer --to {to} --amount-cents {action[2]}"]
+        return [f"yc-bench message send --to {to} --text {shlex.quote(action[2])}"]
+    return render(world, action)
+
+
+def rosters(agents: tuple[str, ...] = ("greedy", "random"), max_seats: int = 4) -> st.SearchStrategy[list[str]]:
+    """A roster: the agent of each seat of an arena, two to ``max_seats`` seats."""
+    return st.lists(st.sampled_from(agents), min_size=2, max_size=max_seats)
