@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BizSimError", "CommandError", "ConfigError", "NotInProcessError", "ReplayError"]
+__all__ = ["BizSimError", "CommandError", "ConfigError", "NotInProcessError", "ReplayError", "TurnError"]
 
 
 class BizSimError(Exception):
@@ -45,4 +45,14 @@ class NotInProcessError(BizSimError, RuntimeError):
     Nothing ran and nothing was recorded. Run the agent as a process with
     ``world.run(agent)`` (it yields the event), or step the world from outside
     with :class:`bizsim.simcore.driver.Driver`.
+    """
+
+
+class TurnError(BizSimError, RuntimeError):
+    """A seat of an arena was given a command while another seat has the turn.
+
+    Nothing ran and nothing was recorded: seats act one at a time, in the
+    arena's documented order, so a seat's command log replays in that order.
+    Run the seats' agents with ``arena.run(agents)``, or drive the seat
+    ``arena.to_move`` names.
     """

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .world import World
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "WorldSpec", "benchmark_id", "broken_worlds", "load_object", "register", "registered", "unregister", "world_names",
+    "ENTRY_POINT_GROUP", "WorldSpec", "arena_names", "benchmark_id", "broken_worlds", "load_object", "register", "registered", "unregister", "world_names",
     "world_spec",
 ]
 
@@ -36,8 +36,9 @@ __all__ = [
 ENTRY_POINT_GROUP = "bizsim.worlds"
 
 # A name may carry its version (``startup-v2``): a later version registered beside the first keeps the first's
-# name free, so runs recorded under that name keep their meaning.
-_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}(-v[1-9][0-9]{0,3})?")
+# name free, so runs recorded under that name keep their meaning. Words may be joined by ``-`` (``vending-arena``);
+# a joined word never starts with ``v``, so ``-v`` always starts a version.
+_NAME = re.compile(r"(?=.{1,40}$)[a-z][a-z0-9_]{0,31}(-[a-uw-z][a-z0-9_]{0,31})*(-v[1-9][0-9]{0,3})?")
 _REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
@@ -85,6 +86,21 @@ def _sub_metrics(value: Iterable[SubMetric]) -> tuple[SubMetric, ...]:
     return tuple(value)
 
 
+def _seats(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        low, high = value
+    except (TypeError, ValueError):
+        raise ConfigError(f"WorldSpec.seats(={value!r}) must be (fewest, most) seats, e.g. (2, 8), or None") from None
+    for n in (low, high):
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise ConfigError(f"WorldSpec.seats(={value!r}) must hold two whole numbers")
+    if not 1 <= low <= high:
+        raise ConfigError(f"WorldSpec.seats(={value!r}) must satisfy 1 <= fewest <= most")
+    return (low, high)
+
+
 @attrs.frozen
 class WorldSpec:
     """Everything the rest of bizsim needs to know of a world, as data.
@@ -111,6 +127,11 @@ class WorldSpec:
         sub_metrics: the figures a shaped reward (``reward="shaped"``) weighs beside the metric, each a
             :class:`~bizsim.simcore.submetrics.SubMetric` with its unit, where it is read and its default weight;
             a world that declares none offers only the ``delta`` and ``terminal`` rewards.
+        seats: for an arena (several agents in one world, :class:`~bizsim.simcore.arena.ArenaWorld`), the fewest
+            and most seats, e.g. ``(2, 8)``; ``None`` for a single-agent world. The factory then takes
+            ``seats=N``; each seat is scored by the world's metric.
+        base: for an arena, the single-agent world a seat plays (a registered name): a seat's agents are its
+            agents, and an arena of one seat reduces to it.
     """
 
     name: str
@@ -126,6 +147,8 @@ class WorldSpec:
     discrete_actions: str | None = attrs.field(default=None, validator=_ref)
     figures: tuple[str, ...] = attrs.field(default=(), converter=_names)
     sub_metrics: tuple[SubMetric, ...] = attrs.field(default=(), converter=_sub_metrics)
+    seats: tuple[int, int] | None = attrs.field(default=None, converter=_seats)
+    base: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
@@ -149,6 +172,10 @@ class WorldSpec:
         if len(set(names)) != len(names):
             twice = sorted({n for n in names if names.count(n) > 1})
             raise ConfigError(f"WorldSpec.sub_metrics names {', '.join(map(repr, twice))} twice; names must differ")
+        if (self.seats is None) != (self.base is None):
+            raise ConfigError(f"WorldSpec {self.name!r}: an arena declares both seats and base (the single-agent "
+                              f"world a seat plays); a single-agent world neither (seats={self.seats!r}, "
+                              f"base={self.base!r})")
         if self.default_agent not in self.agents:
             raise ConfigError(f"WorldSpec.default_agent(={self.default_agent!r}) is not one of its agents "
                               f"({', '.join(self.agents) or 'none'})")
@@ -157,6 +184,11 @@ class WorldSpec:
     def benchmark_id(self) -> str:
         """The versioned id, e.g. ``startup-v1``."""
         return benchmark_id(self.name, self.version)
+
+    @property
+    def is_arena(self) -> bool:
+        """True for a world of several seats (:attr:`seats` is set)."""
+        return self.seats is not None
 
     def world_class(self) -> type[World]:
         """The world class (imported now)."""
@@ -263,15 +295,24 @@ def unregister(name: str) -> None:
         _REGISTRY.pop(name, None)
 
 
-def registered() -> dict[str, WorldSpec]:
-    """Every registered world, by name (built-in ones first)."""
+def registered(*, arenas: bool = False) -> dict[str, WorldSpec]:
+    """Every registered single-agent world, by name (built-in ones first); with ``arenas``, the arenas as well.
+
+    Arenas (worlds with seats) are left out by default: the generic single-agent paths (drivers, surfaces,
+    sweeps of one agent) play one agent per world. :func:`world_spec` finds both kinds.
+    """
     _discover()
-    return dict(_REGISTRY)
+    return {name: spec for name, spec in _REGISTRY.items() if arenas or spec.seats is None}
 
 
 def world_names() -> list[str]:
-    """The registered worlds' names."""
+    """The registered single-agent worlds' names."""
     return list(registered())
+
+
+def arena_names() -> list[str]:
+    """The registered arenas' names (worlds with seats)."""
+    return [name for name, spec in registered(arenas=True).items() if spec.seats is not None]
 
 
 def world_spec(name: str) -> WorldSpec:

@@ -111,7 +111,7 @@ class DemandModel:
             return list(self._seasonal[t])
         return self._seasonal_rows(t, t + 1)[0] if self.beta else []
 
-    def _relations_for(self, live: tuple[int, ...]) -> list[tuple[bool, int, int, float]]:
+    def relations_for(self, live: tuple[int, ...]) -> list[tuple[bool, int, int, float]]:
         """The relations that can change the demand of the groups in ``live``, in catalog order.
 
         Walking the relations backwards: a complement matters if its target
@@ -190,7 +190,7 @@ class DemandModel:
                     d[g] = v if v > 0.0 else 0.0
             in_stock.append((g, avail, None if short else wsum))
             live.append(g)
-        relations = self._relations_for(tuple(live)) if live_only else self.relations
+        relations = self.relations_for(tuple(live)) if live_only else self.relations
         for complement, a, b, s in relations:
             if complement:
                 cap = d[a] * s

@@ -154,6 +154,9 @@ class VendingWorld(DayWorld):
             self.cash_float = cents // 100 if cents % 100 == 0 else cents / 100
         #: Prices of names the catalog lacks (``price_unresearched``): they never sell, but are listed as priced.
         self.foreign_prices: dict[str, int] = {}
+        #: Money and units received from other machines less those sent (an arena's seats; 0 alone).
+        self.transferred_cents = 0
+        self.units_transferred = 0
 
     #: The role line of the agent's system prompt.
     agent_role = ROLE
@@ -291,8 +294,15 @@ class VendingWorld(DayWorld):
     # the day -------------------------------------------------------------------------------
     def end_day(self, day: int) -> dict:
         """Sales of ``day``, then the next day's deliveries; the reference's ``task_done`` report."""
+        return self.settle_day(day, self.demand.sales(day, self._by_group, self.price_cents, self.stock, self._rng))
+
+    def settle_day(self, day: int, sold: list[tuple[int, int]]) -> dict:
+        """Book ``day``'s sales (``(product index, units)`` in draw order), then the next day's deliveries.
+
+        The machine's own half of the day: the market decides ``sold`` (this world's demand model alone, or an
+        arena's choice between machines). Returns the reference's ``task_done`` report.
+        """
         stock, prices = self.stock, self.price_cents
-        sold = self.demand.sales(day, self._by_group, prices, stock, self._rng)
         if self.cash_float is not None:
             # The reference adds each line's float revenue in this order, then the day's (0.0 too) to its cash.
             day_float = 0.0
@@ -355,7 +365,7 @@ class VendingWorld(DayWorld):
             "current_day": self.day,
             "events": events,
             "current_state": {"money": money / 100, "money_cents": money,
-                              "total_inventory_items": self.units_delivered - self.units_sold,
+                              "total_inventory_items": self.units_delivered - self.units_sold + self.units_transferred,
                               "product_types_count": len(self.stocked),
                               "pending_orders": self._open_orders},
             "summary": " | ".join(parts),
@@ -450,17 +460,18 @@ class VendingWorld(DayWorld):
             bad.append(f"cash {money} cents is negative")
         if not self.ledger.balanced():
             bad.append("cash differs from initial cash plus the ledger")
-        if money != self.ledger.initial_cents - self.purchases_cents + self.sales_cents:
+        if money != self.ledger.initial_cents - self.purchases_cents + self.sales_cents + self.transferred_cents:
             bad.append(f"cash {money} != start {self.ledger.initial_cents} - purchases {self.purchases_cents} "
-                       f"+ sales {self.sales_cents}")
+                       f"+ sales {self.sales_cents} + transfers {self.transferred_cents}")
         negative = [self.catalog.products[i].name for i, q in enumerate(self.stock) if q < 0]
         if negative:
             bad.append(f"negative stock: {negative[:3]}")
         products = self.catalog.products
         if self._stock_value != sum(products[i].wholesale_cents * q for i, q in enumerate(self.stock)):
             bad.append(f"stock value {self._stock_value} differs from the stock at wholesale")
-        if sum(self.stock) != self.units_delivered - self.units_sold:
-            bad.append(f"stock {sum(self.stock)} != delivered {self.units_delivered} - sold {self.units_sold}")
+        if sum(self.stock) != self.units_delivered - self.units_sold + self.units_transferred:
+            bad.append(f"stock {sum(self.stock)} != delivered {self.units_delivered} - sold {self.units_sold} "
+                       f"+ transferred {self.units_transferred}")
         processing = [o for o in self.orders if o.status == "processing"]
         if self.pending_cents != sum(o.cost_cents for o in processing):
             bad.append(f"pending value {self.pending_cents} does not match the processing orders")

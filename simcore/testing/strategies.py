@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 
 from ..commands import CommandSpec, Param
 from ..registry import world_spec
 
-__all__ = ["ODD_VALUES", "cut_scripts", "presets", "script_lines", "seeds", "world_lines", "world_scripts"]
+__all__ = ["ODD_VALUES", "cut_scripts", "presets", "rosters", "script_lines", "seeds", "world_lines", "world_scripts"]
 
 #: Values any argument may be sent: empty, blank, signs, non-finite, huge, boolean-ish, dates, plain text.
 ODD_VALUES = ("", " ", "0", "-1", "5", "100000", "1e9", "nan", "inf", "true", "false", "2025-13", "text")
@@ -33,7 +34,9 @@ def world_lines(world_name: str, values: Sequence[str] = ()) -> st.SearchStrateg
     """Command lines for a registered world, made from its command declarations: each visible command (the
     advance command aside) with some of its flags; values from what each parameter accepts (its choices, numbers
     of its type), from :data:`ODD_VALUES` and from ``values`` (the world's own words, e.g. ids it shows)."""
-    commands = world_spec(world_name).world_class().commands
+    spec = world_spec(world_name)
+    cls: Any = spec.world_class()
+    commands = cls.seat_commands if spec.is_arena else cls.commands  # an arena's lines are its seats'
     visible = [spec for spec in commands.visible() if not spec.advances]
     words = (*ODD_VALUES, *values)
 
@@ -68,7 +71,9 @@ def world_scripts(world_name: str, max_turns: int = 8, values: Sequence[str] = (
 
 def script_lines(world_name: str, script: list[list[str]]) -> list[str]:
     """A script as the flat list of command lines a driver sends: each turn's lines, then the advance command."""
-    advance = world_spec(world_name).world_class().advance_command
+    spec = world_spec(world_name)
+    cls: Any = spec.world_class()
+    advance = next(c.name for c in cls.seat_commands if c.advances) if spec.is_arena else cls.advance_command
     return [line for turn in script for line in [*turn, advance]]
 
 
@@ -81,3 +86,14 @@ def cut_scripts(world_name: str, max_turns: int = 8,
         return st.tuples(st.just(lines), st.integers(0, len(lines)))
 
     return world_scripts(world_name, max_turns, values).map(lambda s: script_lines(world_name, s)).flatmap(cut)
+
+
+def rosters(world_name: str, min_seats: int | None = None, max_seats: int | None = None) -> st.SearchStrategy[list[str]]:
+    """A roster for a registered arena: one agent name per seat, among its agents that need no model, between the
+    arena's fewest and most seats (or the bounds given)."""
+    spec = world_spec(world_name)
+    if spec.seats is None:
+        raise ValueError(f"{world_name!r} is not an arena (it declares no seats)")
+    low, high = spec.seats
+    names = [name for name in spec.agents if not getattr(spec.agent(name), "capabilities", frozenset())]
+    return st.lists(st.sampled_from(names), min_size=min_seats or low, max_size=max_seats or high)

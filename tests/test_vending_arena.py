@@ -1,0 +1,229 @@
+"""The vending arena: seats, turns, the one-seat reduction to the vending world, replay."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from bizsim.agents.vending import markup, planner
+from bizsim.models.vending import VendingWorld
+from bizsim.models.vending.arena import VendingArena
+from bizsim.simcore.arena_replay import ArenaSnapshot, restore_arena
+from bizsim.simcore.errors import ConfigError, TurnError
+from bizsim.simcore.registry import arena_names, world_names, world_spec
+
+
+@pytest.mark.parametrize(("preset", "seed", "agent"), [("small", 1, planner), ("default", 3, markup),
+                                                        ("medium", 5, planner)])
+def test_one_seat_is_the_vending_world(preset, seed, agent):
+    """Same seed, same agent: a one-seat arena's seat has the vending world's summary, state, log and trajectory."""
+    arena = VendingArena(preset, seed, seats=1)
+    arena.run([agent])
+    world = VendingWorld(preset, seed)
+    world.run(agent)
+    seat = arena.seats[0]
+    summary = dict(arena.summary()["seats"][0])
+    assert (0, "horizon_reached") == (summary.pop("seat"), summary.pop("status"))
+    assert world.summary() == summary
+    assert world.state() == seat.state()
+    assert world.command_log() == seat.command_log()
+    assert world.trajectory.to_jsonl() == seat.trajectory.to_jsonl()
+
+
+def test_two_seats_run_to_the_horizon():
+    """Two built-in agents play a year; each seat is scored on its own and the invariants hold."""
+    arena = VendingArena("small", 1, seats=2)
+    arena.run([planner, markup])
+    summary = arena.summary()
+    assert ("horizon_reached", 366) == (summary["status"], summary["days"])
+    assert [0, 1] == [s["seat"] for s in summary["seats"]]
+    assert all(s["metric"] == "net_worth_cents" and s["days"] == 366 for s in summary["seats"])
+    values = [s["metric_value"] for s in summary["seats"]]
+    assert sorted(range(2), key=lambda k: -values[k]) == summary["standings"]
+    assert [] == arena.invariants()
+
+
+def test_rivals_share_the_customers():
+    """Two copies of one agent sell fewer units each than it sells alone at that location."""
+    alone = VendingArena("small", 2, seats=1)
+    alone.run([planner])
+    pair = VendingArena("small", 2, seats=2)
+    pair.run([planner, planner])
+    units = [s["units_sold"] for s in pair.summary()["seats"]]
+    assert max(units) < alone.summary()["seats"][0]["units_sold"]
+
+
+def test_seats_act_in_the_rotation():
+    """Day d opens with seat (d + offset) mod n; a seat out of turn is refused without a record."""
+    arena = VendingArena("small", 7, seats=3)
+    first = arena.to_move
+    assert (arena.turn_offset % 3) == first
+    other = arena.seats[(first + 1) % 3]
+    before = len(other.trajectory)
+    with pytest.raises(TurnError, match="has the turn"):
+        other.execute("products_research --query water")
+    with pytest.raises(TurnError):
+        other.call("products_research", query="water")
+    assert before == len(other.trajectory)
+    seen = []
+
+    def watcher(seat):
+        while not seat.done:
+            seen.append((seat.arena.day, seat.seat))
+            yield seat.advance()
+
+    arena.run([watcher] * 3)
+    for day in (0, 1, 2, 365):
+        assert [(day, (day + arena.turn_offset + k) % 3) for k in range(3)] == [x for x in seen if x[0] == day]
+
+
+def test_replay_and_pickle_rebuild_the_arena():
+    """A snapshot (one log per seat) rebuilds every seat's trajectory and the arena's, byte for byte."""
+    arena = VendingArena("small", 4, seats=3)
+    arena.run([planner, markup, planner])
+    again = restore_arena(ArenaSnapshot.from_json(arena.snapshot().to_json()))
+    assert arena.state() == again.state()
+    assert arena.trajectory.to_jsonl() == again.trajectory.to_jsonl()
+    assert [s.trajectory.to_jsonl() for s in arena.seats] == [s.trajectory.to_jsonl() for s in again.seats]
+    assert arena.summary() == pickle.loads(pickle.dumps(arena)).summary()
+
+
+def test_registry_declares_the_arena():
+    """vending-arena is registered with its seats and base world, and kept out of the single-agent list."""
+    spec = world_spec("vending-arena")
+    assert ((2, 8), "vending", True) == (spec.seats, spec.base, spec.is_arena)
+    assert world_spec("vending").agents == spec.agents
+    assert "vending-arena" in arena_names() and "vending-arena" not in world_names()
+    assert 2 == len(spec.make("small", 1, seats=2).seats)
+    with pytest.raises(ConfigError, match="seats"):
+        VendingArena("small", 1, seats=9)
+
+
+def _arena(seats: int = 2, seed: int = 1) -> VendingArena:
+    return VendingArena("small", seed, seats=seats)
+
+
+def _researched(seat, query: str = "water") -> str:
+    return seat.call("products_research", query=query)["products"][0]["name"]
+
+
+def _next_turn(arena: VendingArena) -> None:
+    """The seat to move ends its turn; the arena runs until the next seat has the turn."""
+    from bizsim.simcore.arena_replay import _await_turn
+
+    arena.seats[arena.to_move].execute("task_done", driven=True)
+    _await_turn(arena)
+
+
+def test_messages_are_bounded_recorded_and_read_once():
+    """A message goes to the rival's inbox and the arena's record; limits refuse, and refusals change nothing."""
+    from bizsim.simcore.testing import assert_arena_refusal_changes_nothing
+
+    arena = _arena()
+    me = arena.seats[arena.to_move]
+    rival = 1 - me.seat
+    assert "success" == me.execute(f"message_send --to {rival} --text 'shall we keep prices up?'")["status"]
+    too_long = "x" * (arena.config.message_max_chars + 1)
+    for line in (f"message_send --to {me.seat} --text hi", "message_send --to 5 --text hi",
+                 f"message_send --to {rival} --text '   '", f"message_send --to {rival} --text {too_long}"):
+        assert_arena_refusal_changes_nothing(arena, line)
+    for _ in range(arena.config.messages_per_day - 1):
+        me.execute(f"message_send --to {rival} --text again")
+    assert "daily limit" in assert_arena_refusal_changes_nothing(arena, f"message_send --to {rival} --text more")["error"]
+    assert [("message", me.seat, rival)] == [(n, d["from"], d["to"]) for _, n, d in arena.trajectory.of_kind("event")
+                                             if n == "message"][:1]
+    _next_turn(arena)
+    other = arena.seats[rival]
+    read = other.execute("messages_read")
+    assert ("shall we keep prices up?", me.seat, arena.config.messages_per_day) == (
+        read["messages"][0]["text"], read["messages"][0]["from"], read["count"])
+    assert 0 == other.execute("messages_read")["count"]
+
+
+def test_money_and_goods_move_between_seats_zero_sum():
+    """A payment is one seat's debit and the other's credit; goods leave one stock for the other's; both sell."""
+    from bizsim.simcore.testing import assert_arena_refusal_changes_nothing
+
+    arena = _arena()
+    me = arena.seats[arena.to_move]
+    rival = arena.seats[1 - me.seat]
+    name = _researched(me)
+    me.call("order_place", items=[{"name": name, "quantity": 10}])
+    paid = me.execute(f"money_send --to {rival.seat} --amount 12.34")
+    assert (1234, me.money_cents) == (paid["amount_cents"], paid["money_cents"])
+    assert 10_000 + 1234 == rival.money_cents
+    for line in (f"money_send --to {rival.seat} --amount 1000000", f"money_send --to {rival.seat} --amount 0",
+                 f"money_send --to {rival.seat} --amount 0.001", f"goods_send --to {rival.seat} "
+                 f"--product-name '{name}' --quantity 1"):  # goods on order are not stock yet
+        assert_arena_refusal_changes_nothing(arena, line)
+    while arena.day < 7:
+        _next_turn(arena)
+    while arena.to_move != me.seat:
+        _next_turn(arena)
+    assert 10 == me.stock[me.catalog_index(name)]
+    sent = me.execute(f"goods_send --to {rival.seat} --product-name '{name}' --quantity 4")
+    assert (6, 6, 4) == (sent["left_in_stock"], me.stock[me.catalog_index(name)], rival.stock[me.catalog_index(name)])
+    assert [] == arena.invariants()
+    summary = {s["seat"]: s for s in arena.summary()["seats"]}
+    assert (1234, 4) == (summary[me.seat]["money_sent_cents"], summary[rival.seat]["units_received"])
+    worth = sum(s["net_worth_cents"] for s in summary.values())
+    assert 2 * 10_000 == worth  # nothing sold yet: transfers and orders move worth, never make it
+
+
+def test_a_rival_private_state_reaches_no_command():
+    """Every command of a seat answers the same whatever a rival did in private (research, orders, unstocked
+    prices, its cash): only its shelf, reports and what it sends are public."""
+    arenas = [_arena(seed=5), _arena(seed=5)]
+    names: list[str] = []
+    for arena, queries in zip(arenas, (("water", "tea"), ("tea", "water"))):
+        rival = arena.seats[arena.to_move]
+        for query in queries:
+            name = _researched(rival, query)
+            names.append(name)
+        rival.call("order_place", items=[{"name": names[-1], "quantity": 3}])
+        rival.call("price_set", product_name=names[-2], price=9.99)
+        _next_turn(arena)
+    victim = 1 - arenas[0].to_move
+    lines = ["help", "market_view", "messages_read", "task_done"]
+    lines += [f"help --command {spec.name}" for spec in arenas[0].seat_commands.visible()]
+    for name in names:
+        lines += [f"products_research --query '{name}'", f"price_query --product-name '{name}'",
+                  f"price_set --product-name '{name}' --price 3", f"goods_send --to {victim} --product-name '{name}' "
+                  "--quantity 1", f"order_place --items '[{{\"name\": \"{name}\", \"quantity\": 1}}]'"]
+    lines += [f"money_send --to {victim} --amount 0.01", f"message_send --to {victim} --text hi"]
+    tried = {line.split()[0] for line in lines}
+    assert {spec.name for spec in arenas[0].seat_commands.visible()} == tried  # a new command must join the battery
+    answers = []
+    for arena in arenas:
+        me = arena.seats[arena.to_move]
+        out = []
+        for line in lines:
+            result = me.execute(line, driven=True)
+            out.append(result if isinstance(result, dict) else arena.env.run(until=result))
+        answers.append(out)
+    assert answers[0] == answers[1]
+
+
+def test_competition_reports_come_every_period():
+    """Every report_every_days days each seat's report carries the public competition report."""
+    arena = _arena(seats=3)
+    arena.run([planner, markup, planner])
+    days = [r["day"] for r in arena.reports]
+    period = arena.config.report_every_days
+    assert list(range(period, 367, period)) == days
+    stop = [d for _, n, d in arena.seats[0].trajectory.of_kind("stop") if "competition_report" in d["arena"]]
+    assert days == [d["arena"]["competition_report"]["day"] for d in stop]
+    last = arena.reports[-1]["machines"]
+    assert [0, 1, 2] == [m["seat"] for m in last] and all(set(m) >= {"units_sold", "revenue_cents"} for m in last)
+
+
+def test_a_retired_seat_passes_its_turns_and_replays():
+    """An agent that returns early leaves its seat to the arena, which ends its turns; replay rebuilds it."""
+    from bizsim.simcore.testing import assert_arena_replays, scripted_agent
+
+    arena = _arena(seats=2, seed=3)
+    arena.run([scripted_agent([["products_research --query water"]] * 3), planner])
+    assert ("horizon_reached", True) == (arena.status.value, arena.seats[0].retired)
+    log = arena.seats[0].command_log()
+    assert (3 + 366, 366) == (len(log), sum(line == "task_done" for _, line in log))
+    assert_arena_replays(lambda: _arena(seats=2, seed=3), arena)
