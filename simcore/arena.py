@@ -137,6 +137,14 @@ class ArenaWorld(World):
             transition = self.env.fire_at(self._now_us + US_PER_DAY, PRIO_DAY_END)
             transition.callbacks.append(self._transition)
 
+    def turn_follows(self) -> bool:
+        """Whether, with no seat holding the turn, running the environment gives one (replay runs it then).
+
+        A day arena gives every turn itself, so no; an event-time arena (the startup arena) gives the turn to the
+        seat whose wake comes next, so yes while some seat waits for a wake.
+        """
+        return False
+
     def end_turn(self, seat: int) -> None:
         """Seat ``seat`` has ended its turn (its advance command; or its agent returned): the next seat acts."""
         if self.to_move != seat:

@@ -156,7 +156,10 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
     if len(logs) != len(arena.seats):
         raise ReplayError(f"{len(logs)} command logs for an arena of {len(arena.seats)} seats")
     queues = [deque(log) for log in logs]
-    while arena.to_move is not None:
+    while arena.to_move is not None or arena.turn_follows():
+        if arena.to_move is None:  # event time: between turns, the next wake gives one
+            _await_turn(arena)
+            continue
         k = arena.to_move
         seat, queue = arena.seats[k], queues[k]
         if not queue:
@@ -185,7 +188,8 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
 def _await_turn(arena: ArenaWorld) -> None:
     """Run the arena's environment until a seat has the turn (and its turn has begun), or the episode is over."""
     env = arena.env
-    while arena.to_move is None and not arena.done:
+    # An event-time arena may end (its last company's horizon) before the wakes of that instant give the last turns.
+    while arena.to_move is None and (not arena.done or arena.turn_follows()):
         env.step()
     if arena.turn_event is not None:
         env.run(until=arena.turn_event)

@@ -27,7 +27,7 @@ __all__ = [
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
     "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
-    "config_values", "chat_messages", "conversations", "arena_actions", "render_arena", "rosters",
+    "config_values", "chat_messages", "conversations", "arena_actions", "render_arena", "startup_rosters",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -489,14 +489,14 @@ def arena_actions() -> st.SearchStrategy[tuple]:
 def render_arena(world: Any, action: tuple) -> list[str]:
     """The command lines an arena action stands for, for company ``world`` now (see :func:`render`)."""
     if action[0] in ("pay", "message"):
-        seats = world.arena.seats
-        to = seats[action[1] % len(seats)].company_name
+        to = action[1] % len(world.arena.seats)
         if action[0] == "pay":
             return [f"yc-bench finance transfer --to {to} --amount-cents {action[2]}"]
         return [f"yc-bench message send --to {to} --text {shlex.quote(action[2])}"]
     return render(world, action)
 
 
-def rosters(agents: tuple[str, ...] = ("greedy", "random"), max_seats: int = 4) -> st.SearchStrategy[list[str]]:
-    """A roster: the agent of each seat of an arena, two to ``max_seats`` seats."""
-    return st.lists(st.sampled_from(agents), min_size=2, max_size=max_seats)
+def startup_rosters(agents: tuple[str, ...] = ("greedy", "random")) -> st.SearchStrategy[list[str]]:
+    """A startup-arena roster of quick agents (``greedy``, ``random``): one name per seat, two to four seats (the
+    kit's ``rosters`` draws from every agent, the planner too, whose years are slower)."""
+    return st.lists(st.sampled_from(agents), min_size=2, max_size=4)

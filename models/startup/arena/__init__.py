@@ -3,7 +3,7 @@ money are each company's own; messages and payments between them)."""
 
 from __future__ import annotations
 
-from .world import MAX_SEATS, StartupArena, replay_arena
 from .seat import StartupSeat
+from .world import MAX_SEATS, StartupArena
 
-__all__ = ["MAX_SEATS", "StartupArena", "StartupSeat", "replay_arena"]
+__all__ = ["MAX_SEATS", "StartupArena", "StartupSeat"]

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable
 
 from bizsim.simcore.commands import Arg, CommandSet
 from bizsim.simcore.errors import CommandError
-from bizsim.simcore.limits import clip
 
 if TYPE_CHECKING:
     from .seat import StartupSeat
@@ -20,7 +19,7 @@ MAX_MEMO = 200
 #: The most messages and payments one company's inbox holds; a full inbox refuses more.
 MAX_INBOX = 500
 
-_TO = Arg("The company's name, as `arena companies` lists it (e.g. BenchCo-B)")
+_TO = Arg("The rival's seat number, as `arena companies` lists it (e.g. 1)")
 _CACHE: dict[int, CommandSet] = {}
 
 
@@ -42,20 +41,22 @@ def _help(_func: Callable[..., Any]) -> Callable[..., Any]:
     return help_
 
 
-def _rival(world: StartupSeat, name: str, verb: str) -> StartupSeat:
-    for seat in world.arena.seats:
-        if seat.company_name == name:
-            if seat is world:
-                raise CommandError(f"You cannot {verb} your own company.", "Name a rival from `arena companies`.")
-            if seat.done:
-                raise CommandError(f"{name} has left the market ({seat.status.value}); nothing was sent.",
-                                   "Name a rival that is still running (`arena companies`).")
-            if len(seat.inbox) >= MAX_INBOX:
-                raise CommandError(f"{name}'s inbox is full ({MAX_INBOX} messages and payments); nothing was sent.",
-                                   "Nothing more can reach that company.")
-            return seat
-    names = [s.company_name for s in world.arena.seats if s is not world]
-    raise CommandError(f"No company named '{clip(name)}'.", f"Rivals: {', '.join(names)}.")
+def _rival(world: StartupSeat, to: int) -> StartupSeat:
+    """Seat ``to``, if ``world`` may send to it."""
+    seats = world.arena.seats
+    if not 0 <= to < len(seats):
+        raise CommandError(f"There is no seat {to}: the seats are 0 to {len(seats) - 1}; nothing was sent.",
+                           "Give a rival's seat number from `arena companies`.")
+    rival = seats[to]
+    if rival is world:
+        raise CommandError(f"Seat {to} is you; nothing was sent.", "Give a rival's seat number from `arena companies`.")
+    if rival.done:
+        raise CommandError(f"Seat {to} ({rival.company_name}) has left the market ({rival.status.value}); nothing "
+                           "was sent.", "Send to a rival that is still running (`arena companies`).")
+    if len(rival.inbox) >= MAX_INBOX:
+        raise CommandError(f"Seat {to}'s inbox is full ({MAX_INBOX} messages and payments); nothing was sent.",
+                           "Nothing more can reach that company.")
+    return rival
 
 
 def _build(base: CommandSet) -> CommandSet:
@@ -64,22 +65,21 @@ def _build(base: CommandSet) -> CommandSet:
 
     @command("arena companies", "List the companies sharing this market (yours marked) and whether each still runs.")
     def arena_companies(world: StartupSeat) -> dict:
-        rows = [{"company_name": s.company_name, "you": s is world, "running": not s.done} for s in world.arena.seats]
+        rows = [{"seat": s.seat, "company_name": s.company_name, "you": s is world, "running": not s.done}
+                for s in world.arena.seats]
         return {"count": len(rows), "companies": rows}
 
     @command("message send", f"Send a rival company a message (at most {MAX_MESSAGE:,} characters).")
     def message_send(
         world: StartupSeat,
-        to: Annotated[str, _TO],
+        to: Annotated[int, _TO],
         text: Annotated[str, Arg("The message", max_length=MAX_MESSAGE)],
     ) -> dict:
         if not text.strip():
             raise CommandError("The message is empty; nothing was sent.", "Write some text with --text.")
-        rival = _rival(world, to, "message")
-        sent_at = world.now_iso
-        rival.receive(world.now_us, "message_received",
-                      {"kind": "message", "from": world.company_name, "sent_at": sent_at, "text": text})
-        return {"ok": True, "to": rival.company_name, "sent_at": sent_at}
+        rival = _rival(world, to)
+        world.arena.deliver(world, rival, "message", {"text": text})
+        return {"ok": True, "to": to, "sent_at": world.now_iso, "characters": len(text)}
 
     @command("message inbox", "Show the messages and payments rival companies sent you, oldest first.")
     def message_inbox(
@@ -93,20 +93,21 @@ def _build(base: CommandSet) -> CommandSet:
              marked=True)
     def finance_transfer(
         world: StartupSeat,
-        to: Annotated[str, _TO],
+        to: Annotated[int, _TO],
         amount_cents: Annotated[int, Arg("Amount in cents", minimum=1)],
         memo: Annotated[str, Arg("A note the rival sees with the payment", max_length=MAX_MEMO)] = "",
     ) -> dict:
+        rival = _rival(world, to)
         if amount_cents > world.funds_cents:
             raise CommandError(f"amount_cents(={amount_cents}) exceeds your funds ({world.funds_cents} cents); "
                                "nothing was paid.", "Pay at most your funds.")
-        rival = _rival(world, to, "pay")
-        now = world.now_us
-        world.ledger.post(now, "transfer_out", -amount_cents, rival.company_uid)
-        rival.ledger.post(now, "transfer_in", amount_cents, world.company_uid)
-        sent_at = world.now_iso
-        rival.receive(now, "payment_received", {"kind": "payment", "from": world.company_name, "sent_at": sent_at,
-                                                "amount_cents": amount_cents, "text": memo})
-        return {"ok": True, "to": rival.company_name, "amount_cents": amount_cents, "funds_cents": world.funds_cents}
+        world.arena.pay(world, rival, amount_cents, memo)
+        return {"ok": True, "to": to, "amount_cents": amount_cents, "funds_cents": world.funds_cents}
+
+    @command("arena leave", "The seat's agent has stopped: its company leaves its turns to the arena (it lives on).",
+             hidden=True)
+    def arena_leave(world: StartupSeat) -> dict:
+        world.arena.leave(world.seat)
+        return {"ok": True}
 
     return out

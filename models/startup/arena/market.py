@@ -45,7 +45,7 @@ class SharedMarket:
         serial = self.next_serial
         self.next_serial += 1
         now = taker.now_us
-        self.taken.append((now, task.uid, taker.index))
+        self.taken.append((now, task.uid, taker.seat))
         mine = task
         for view in self.views:
             like = view.leave_market(task.uid, taken_by_self=view is taker)

@@ -1,13 +1,14 @@
-"""One company of a startup arena: a startup world whose market, clock and rivals are shared."""
+"""One company of a startup arena: a startup world whose market, clock, turns and rivals are the arena's."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bizsim.simcore.env import SimEnvironment
+import simpy
+
+from bizsim.simcore.seat import DaySeat
 
 from ..commands import LEDGER_CATEGORIES
-from ..config import StartupConfig
 from ..generate import make_uid
 from ..state import Task
 from ..world import StartupWorld
@@ -22,26 +23,35 @@ __all__ = ["StartupSeat", "SEAT_LETTERS"]
 SEAT_LETTERS = "ABCD"
 
 
-class StartupSeat(StartupWorld):
+class StartupSeat(DaySeat, StartupWorld):
     """A company in a startup arena: its own funds, staff, client trust, prestige, tasks and scratchpad.
 
     It is a :class:`StartupWorld` in every way an agent can tell, so every startup agent plays it unchanged;
     the market is a view of the one market the companies share (what a rival takes is gone here too), and
     with rivals it has the arena's commands (``arena companies``, ``message send``, ``message inbox``,
-    ``finance transfer``). Alone in its arena it is the startup world exactly: same name, commands and answers.
+    ``finance transfer``). It takes commands only while it has the turn (:class:`DaySeat`'s rule; the turn
+    is event time's here: :class:`~.world.StartupArena`). Alone in its arena it is the startup world exactly.
     """
 
+    arena: StartupArena
     ledger_categories = LEDGER_CATEGORIES + ("transfer_in", "transfer_out")
 
-    def __init__(self, config: StartupConfig | str, seed: int, *, arena: StartupArena, index: int,
-                 env: SimEnvironment, scratchpad: str = "") -> None:
-        super().__init__(config, seed, scratchpad=scratchpad, env=env)
+    def __init__(self, arena: StartupArena, index: int) -> None:
+        StartupWorld.__init__(self, arena.config, arena.seed, env=arena.env)
+        # DaySeat.join's part, for a world that starts its processes in the arena's environment as it is built.
         self.arena = arena
-        #: The seat's place in the arena (0 for the first).
-        self.index = index
+        self.seat = index
+        self.retired = False
+        #: A wake has been delivered and not yet processed (it gives the seat the turn when it is).
+        self.wake_pending = False
+        self._turn: simpy.Event | None = arena.env.event()
+        self.snapshot_refusal = "a seat is snapshotted with its arena: take arena.snapshot()"
+        self.preset = arena.preset
+        self.rivals = arena.size > 1
+        self.money_sent_cents = self.money_received_cents = 0
         #: Messages and payments received, oldest first (bounded: :data:`~.commands.MAX_INBOX`).
         self.inbox: list[dict[str, Any]] = []
-        if arena.size > 1:
+        if self.rivals:
             self.company_name = f"{self.company_name}-{SEAT_LETTERS[index]}"
             self.company_uid = make_uid(self.seed, "company", index)
             self.commands = arena_commands(self.commands)
@@ -71,31 +81,59 @@ class StartupSeat(StartupWorld):
         self._add_market_task(task)
 
     # who acts when ---------------------------------------------------------------------------
+    def request_advance(self, *, require_active: bool) -> object:
+        """Start an advance (see :meth:`StartupWorld.request_advance`); an accepted one ends the seat's turn."""
+        event = super().request_advance(require_active=require_active)
+        self.arena.end_turn(self.seat)
+        return event
+
     def _deliver_stop(self, report: dict[str, Any], priority: float) -> None:
-        # Wakes at one instant and priority go in the arena's seeded rotation (none to break alone).
+        # The wake of a waiting agent gives its seat the turn, as it is processed (before the agent resumes);
+        # wakes at one instant and priority go in the arena's seeded rotation (none to break alone).
+        waiter = self._waiter
         arena = self.arena
         if arena.size > 1:
-            priority = priority + arena.rank(self.index, self._now_us) / arena.size
+            priority = priority + arena.rank(self.seat, self._now_us) / arena.size
         super()._deliver_stop(report, priority)
+        if waiter is not None:
+            callbacks = waiter.callbacks
+            assert callbacks is not None  # delivered now, processed later
+            callbacks.insert(0, self._wake)
+            self.wake_pending = True
+
+    def _wake(self, event: simpy.Event) -> None:
+        self.wake_pending = False
+        self.arena.give_turn(self.seat, event)
+
+    @property
+    def awaits_turn(self) -> bool:
+        """Whether the seat waits for a wake: an advance requested, or its wake delivered and not yet processed."""
+        return self._waiter is not None or self.wake_pending
+
+    def _end(self, status: Any, detail: str | None = None) -> None:
+        super()._end(status, detail)
+        self.arena.seat_ended()
 
     # between companies -----------------------------------------------------------------------
-    def receive(self, t_us: int, kind: str, entry: dict[str, Any]) -> None:
-        """File a message or payment from a rival in the inbox (and the trajectory)."""
-        self.inbox.append(entry)
-        self.record_event(kind, entry, t_us)
+    def summary(self) -> dict:
+        """The startup world's figures; with rivals also the money the company sent and received."""
+        out = StartupWorld.summary(self)
+        if self.rivals:
+            out.update(money_sent_cents=self.money_sent_cents, money_received_cents=self.money_received_cents)
+        return out
 
     def system_prompt(self) -> str:
         """The YC-Bench system prompt, with the arena's rules when there are rivals."""
-        base = super().system_prompt()
-        if self.arena.size == 1:
+        base = StartupWorld.system_prompt(self)
+        if not self.rivals:
             return base
-        rivals = [s.company_name for s in self.arena.seats if s is not self]
-        return base + arena_section(self.company_name, rivals)
+        rivals = [(s.seat, s.company_name) for s in self.arena.seats if s is not self]
+        return base + arena_section(self.seat, self.company_name, rivals)
 
     def state(self) -> dict:
-        """The company's complete state; with rivals, its inbox too."""
-        out = super().state()
-        if self.arena.size > 1:
-            out["company"] = self.company_name
-            out["inbox"] = list(self.inbox)
+        """The company's complete state; with rivals, what it sent and received too."""
+        out = StartupWorld.state(self)
+        if self.rivals:
+            out.update(company=self.company_name, retired=self.retired, money_sent_cents=self.money_sent_cents,
+                       money_received_cents=self.money_received_cents)
         return out
