@@ -60,7 +60,9 @@ class SimEnvironment(simpy.Environment):
         at = t_us / US_PER_HOUR
         if at < self._now:
             raise ValueError(f"t_us(={t_us}) lies before now(={self._now} h)")
-        heappush(self._queue, (at, EventPriority(priority), next(self._eid), event))
+        # simpy types priorities int; the heap only compares them, and an arena breaks same-priority ties by a
+        # fraction (priority + rank / seats).
+        heappush(self._queue, (at, EventPriority(priority), next(self._eid), event))  # type: ignore[arg-type]
         return event
 
     def fire_at(self, t_us: int, priority: int, value: Any = None) -> simpy.Event:
