@@ -89,6 +89,8 @@ class ArenaWorld(World):
         self._order: tuple[int, ...] = ()  # today's seats in play, in turn order
         self._pos = 0
         self._reports: dict[int, Any] = {}
+        self._rotations: list[tuple[int, ...]] = []
+        self._agents_playing = 0  # agents of run() that have not returned
 
     def seat_up(self, seats: Sequence[DaySeat]) -> None:
         """Install the seats (each already joined) and give the first turn of day 0."""
@@ -100,7 +102,10 @@ class ArenaWorld(World):
     # the turn ---------------------------------------------------------------------------------
     def order_of(self, day: int) -> tuple[int, ...]:
         """Every seat's index in the order they act on ``day`` (seats that are over included)."""
-        return rotation(day, self.turn_offset, len(self.seats))
+        n = len(self.seats)
+        if len(self._rotations) != n:  # the rotation repeats every n days: computed once
+            self._rotations = [rotation(d, self.turn_offset, n) for d in range(n)]
+        return self._rotations[day % n]
 
     def turn_refusal(self, seat: int) -> str:
         """Why ``seat`` may not act now (the message of a :class:`~bizsim.simcore.errors.TurnError`)."""
@@ -110,7 +115,8 @@ class ArenaWorld(World):
                 f"a time, day {self.day} in the order {list(self._order)}")
 
     def _open_day(self) -> None:
-        self._order = tuple(k for k in self.order_of(self.day) if k in self._reports or not self.seats[k].done)
+        seats, reports = self.seats, self._reports
+        self._order = tuple([k for k in self.order_of(self.day) if k in reports or not seats[k].done])
         self._pos = 0
         self._give_turn()
 
@@ -122,10 +128,10 @@ class ArenaWorld(World):
             seat._turn = None
             self.to_move, self.turn_event = k, event
             self.env.succeed_at(event, self._now_us, PRIO_TURN, self._reports.get(k))
-            if not seat.retired:
-                return
-            # A retired seat's turn ends at once: with its advance command while it plays (recorded in its log, so
-            # replay issues it as any line), silently once it is over (replay passes an ended seat's turn so too).
+            if not seat.retired or (not seat.done and not self._agents_playing):
+                return  # its agent acts; or nobody plays any more, and the arena holds here
+            # A retired seat's turn ends at once while others play: with its advance command (recorded in its log,
+            # so replay issues it as any line); silently once it is over (replay passes an ended seat's turn so too).
             if seat.done:
                 self._pos += 1
                 continue
@@ -200,12 +206,25 @@ class ArenaWorld(World):
         if len(agents) != len(self.seats):
             raise ConfigError(f"{len(agents)} agents for {len(self.seats)} seats: give one agent per seat, in seat "
                               "order")
+        for seat in self.seats:
+            seat.retired = False
+        self._agents_playing = len(agents)
         procs = [self.env.process(self._seat_main(seat, agent)) for seat, agent in zip(self.seats, agents)]
         self.env.run(until=self.env.any_of([self.env.all_of(procs), self.finished]))
         for proc in procs:
             if proc.triggered and not proc.ok:
                 raise proc.value  # type: ignore[misc]  # a failed process holds its error
+        # Every agent returned: play on to the next turn's start, where a replay of the logs stops too.
+        self.await_turn()
         return procs
+
+    def await_turn(self) -> None:
+        """Run the environment until a seat has the turn and its turn has begun, or the episode is over."""
+        env = self.env
+        while self.to_move is None and not self.done:
+            env.step()
+        if self.turn_event is not None:
+            env.run(until=self.turn_event)
 
     def _seat_main(self, seat: DaySeat, agent: Agent) -> Generator[simpy.Event, Any, Any]:
         process = agent_process(agent, seat)
@@ -216,13 +235,15 @@ class ArenaWorld(World):
         return result
 
     def retire(self, seat: int) -> None:
-        """Seat ``seat``'s agent has stopped: end its turns from now on (its turn now, if it has it)."""
+        """Seat ``seat``'s agent has stopped: end its turns from now on (its turn now, if it has it), while other
+        seats' agents play; once none does, the arena holds at the turn it has reached."""
         chair = self.seats[seat]
         chair.retired = True
+        self._agents_playing -= 1
         if self.to_move == seat:
             if chair.done or self.done:
                 self.end_turn(seat)
-            else:
+            elif self._agents_playing:
                 chair.execute(chair.advance_command, driven=True)
 
     def execute(self, line: str, *, allow_hidden: bool = False, driven: bool = False) -> dict[str, Any] | simpy.Event:

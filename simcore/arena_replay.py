@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import simpy
@@ -138,7 +138,8 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
     cls = spec.world_class()
 
     def build() -> ArenaWorld:
-        arena: ArenaWorld = cls(snapshot.config, snapshot.seed, seats=snapshot.seats)  # type: ignore[call-arg]
+        # the registry types a factory as a World class; an arena's takes ``seats``
+        arena = cast("ArenaWorld", cls(snapshot.config, snapshot.seed, seats=snapshot.seats))  # type: ignore[call-arg]
         if snapshot.preset is not None and hasattr(arena, "preset"):
             setattr(arena, "preset", snapshot.preset)  # noqa: B010 - the label is not dynamics
         return arena
@@ -146,8 +147,13 @@ def restore_arena(snapshot: ArenaSnapshot) -> ArenaWorld:
     return replay_arena(build, snapshot.logs)
 
 
-def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]]) -> ArenaWorld:
+def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tuple[int, str]]], *,
+                 turns: int | None = None) -> ArenaWorld:
     """Rebuild an arena by issuing each seat's logged lines in the arena's turn order.
+
+    Args:
+        turns: stop once this many turns have ended (advance commands, in turn order): the arena as it stood
+            then, to fork from (``arena.run(agents)`` plays on; its ``snapshot()`` holds the cut logs).
 
     Raises:
         ReplayError: not one log per seat, or a line falls at another instant than recorded.
@@ -156,7 +162,8 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
     if len(logs) != len(arena.seats):
         raise ReplayError(f"{len(logs)} command logs for an arena of {len(arena.seats)} seats")
     queues = [deque(log) for log in logs]
-    while arena.to_move is not None or arena.turn_follows():
+    ended = 0
+    while (arena.to_move is not None or arena.turn_follows()) and (turns is None or ended < turns):
         if arena.to_move is None:  # event time: between turns, the next wake gives one
             _await_turn(arena)
             continue
@@ -173,7 +180,10 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
                               f"t_us={seat.now_us}; the log belongs to another world, config, seed or seating")
         result = seat.execute(line, allow_hidden=True, driven=True)
         if isinstance(result, simpy.Event):
+            ended += 1
             _await_turn(arena)
+    if turns is not None:
+        return arena
     for k, queue in enumerate(queues):
         while queue and arena.seats[k].done and arena.to_move != k:
             arena.seats[k].execute(queue.popleft()[1], allow_hidden=True, driven=True)
@@ -187,9 +197,4 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
 
 def _await_turn(arena: ArenaWorld) -> None:
     """Run the arena's environment until a seat has the turn (and its turn has begun), or the episode is over."""
-    env = arena.env
-    # An event-time arena may end (its last company's horizon) before the wakes of that instant give the last turns.
-    while arena.to_move is None and (not arena.done or arena.turn_follows()):
-        env.step()
-    if arena.turn_event is not None:
-        env.run(until=arena.turn_event)
+    arena.await_turn()

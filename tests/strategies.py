@@ -10,6 +10,7 @@ a case in :func:`actions` and in :func:`render`).
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from typing import Any
@@ -27,7 +28,8 @@ __all__ = [
     "world_lines", "world_scripts", "script_lines", "cut_scripts", "fork_cases", "QUICK_AGENTS", "start_states",
     "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
-    "config_values", "chat_messages", "conversations", "arena_actions", "render_arena", "startup_rosters",
+    "config_values", "chat_messages", "conversations", "ARENA_WORDS", "arena_turns", "render_arena_line",
+    "arena_actions", "render_arena", "startup_rosters",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -468,6 +470,47 @@ def conversations(draw: Any, max_turns: int = 5) -> list[list[dict]]:
                 history.append(draw(st.sampled_from(history)))
         out.append([system, *history])
     return out
+
+
+# arenas ---------------------------------------------------------------------------------------------------------
+#: Words a vending arena's seat plausibly sends: search words that find products, amounts, seat numbers.
+ARENA_WORDS = ("water", "tea", "seltzer", "chips", "0", "1", "2", "3", "7", "0.5", "12.34", "99999", "-1", "hi")
+
+
+def arena_turns(seats: int, max_turns: int = 6) -> st.SearchStrategy[list[list[list[str]]]]:
+    """Per seat of a vending arena, a script of turns: searches, orders, prices and transfers between the seats
+    (among the kit's odd lines for every arena command), mostly well formed so that money and goods really move."""
+    to = st.integers(-1, seats)
+    amount = st.sampled_from(["0.01", "1", "12.34", "150", "0", "-3", "1e9"])
+    pick = st.integers(0, 2)
+
+    useful = st.one_of(
+        st.sampled_from(["products_research --query water", "products_research --query tea",
+                         "products_research --query seltzer", "market_view", "messages_read"]),
+        st.tuples(pick, st.integers(1, 30)).map(lambda a: f"@order {a[0]} {a[1]}"),
+        st.tuples(pick, st.sampled_from(["0.5", "2", "4.99"])).map(lambda a: f"@price {a[0]} {a[1]}"),
+        st.tuples(to, amount).map(lambda a: f"money_send --to {a[0]} --amount {a[1]}"),
+        st.tuples(to, pick, st.integers(1, 12)).map(lambda a: f"@goods {a[0]} {a[1]} {a[2]}"),
+        st.tuples(to, st.text(max_size=30)).map(lambda a: f"message_send --to {a[0]} --text {shlex.quote(a[1])}"),
+    )
+    line = st.one_of(useful, useful, useful, kit.world_lines("vending-arena", ARENA_WORDS))
+    turns = st.lists(st.lists(line, max_size=5), min_size=1, max_size=max_turns)
+    return st.lists(turns, min_size=seats, max_size=seats)
+
+
+def render_arena_line(seat: Any, line: str) -> str:
+    """A line of :func:`arena_turns` for ``seat``: ``@order k q``, ``@price k p`` and ``@goods to k q`` name the
+    seat's ``k``-th researched product (what a real agent would copy from a search), the rest is sent as it is."""
+    if not line.startswith("@"):
+        return line
+    kind, *args = line[1:].split()
+    names = seat.researched_names()
+    name = names[int(args[-2 if kind != "goods" else 1]) % len(names)] if names else "Nothing Researched"
+    if kind == "order":
+        return f"order_place --items {shlex.quote(json.dumps([{'name': name, 'quantity': int(args[1])}]))}"
+    if kind == "price":
+        return f"price_set --product-name {shlex.quote(name)} --price {args[1]}"
+    return f"goods_send --to {args[0]} --product-name {shlex.quote(name)} --quantity {args[2]}"
 
 
 # startup-arena ------------------------------------------------------------------------------

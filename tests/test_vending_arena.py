@@ -227,3 +227,97 @@ def test_a_retired_seat_passes_its_turns_and_replays():
     log = arena.seats[0].command_log()
     assert (3 + 366, 366) == (len(log), sum(line == "task_done" for _, line in log))
     assert_arena_replays(lambda: _arena(seats=2, seed=3), arena)
+
+
+def test_a_fork_plays_on_from_any_turn():
+    """Cut after n turns, an arena plays on with new agents, deterministically; its snapshot holds the cut logs."""
+    from bizsim.simcore.arena_replay import replay_arena
+
+    parent = _arena(seats=3, seed=6)
+    parent.run([planner, markup, planner])
+    factory = lambda: _arena(seats=3, seed=6)  # noqa: E731
+    for cut in (0, 1, 5, 3 * 40 + 2):
+        forks = [replay_arena(factory, parent.command_logs(), turns=cut) for _ in range(2)]
+        assert (cut // 3, cut % 3) == (forks[0].day, forks[0]._pos)
+        logs = forks[0].command_logs()
+        for fork in forks:
+            fork.run([markup, markup, markup])
+        assert forks[0].summary() == forks[1].summary() and "horizon_reached" == forks[0].status.value
+        assert [] == forks[0].invariants()
+        assert [log[:len(cut_log)] for log, cut_log in zip(forks[0].command_logs(), logs)] == logs
+        assert forks[0].state() == restore_arena(forks[0].snapshot()).state()
+
+
+def test_a_bankrupt_seat_leaves_and_the_others_play_on():
+    """A seat that runs out of money and sales ends (its last report delivered), drops out of the rotation, can no
+    longer be written to or paid; the others play to the horizon, and the logs replay."""
+    import attrs
+    from bizsim.models.vending.arena_config import ARENA_PRESETS
+    from bizsim.simcore.testing import assert_arena_replays, scripted_agent
+
+    cfg = attrs.evolve(ARENA_PRESETS["small"], horizon_days=10, initial_money_cents=100, stagnation_days=2)
+    factory = lambda: VendingArena(cfg, 2, seats=3)  # noqa: E731
+    arena = factory()
+    broke = arena.to_move
+    friend = (broke + 1) % 3
+    last: list[dict] = []
+
+    def give_away(seat):
+        seat.execute(f"money_send --to {friend} --amount 1")
+        while not seat.done:
+            last.append((yield seat.advance()))
+
+    def idle(seat):
+        while not seat.done:
+            yield seat.advance()
+
+    agents = [idle] * 3
+    agents[broke] = give_away
+    agents[friend] = scripted_agent([[f"message_send --to {broke} --text hello"]] * 9)
+    arena.run(agents)
+    seats = arena.seats
+    assert ("bankrupt", 2, "horizon_reached") == (seats[broke].status.value, seats[broke].day, arena.status.value)
+    assert 2 == last[-1]["current_day"]  # its last report came, at its end
+    assert [10, 10] == [seats[k].day for k in range(3) if k != broke]
+    sent = [d for t, n, d in seats[friend].trajectory.of_kind("cmd") if n == "message_send"]
+    assert [False, False] + [True] * 7 == ["error" in d for d in sent]  # written to on days 0 and 1 only
+    assert all("left the market" in d["error"]["error"] for d in sent[2:])
+    assert [] == arena.invariants()
+    assert_arena_replays(factory, arena)
+
+
+def test_world_names_may_join_words_but_not_hide_a_version():
+    """vending-arena is a valid name; a joined word starting with v would read as a version and is refused."""
+    from bizsim.simcore.registry import WorldSpec
+
+    fields = dict(version=1, factory="a.b:C", presets="a.b:P", agents={"x": "a.b:x"}, default_agent="x")
+    assert "vending-arena-v1" == WorldSpec(name="vending-arena", **fields).benchmark_id
+    for bad in ("vending-value", "Vending-arena", "vending--arena", "vending-"):
+        with pytest.raises(ConfigError, match="name"):
+            WorldSpec(name=bad, **fields)
+    with pytest.raises(ConfigError, match="both seats and base"):
+        WorldSpec(name="x-arena", seats=(2, 4), **fields)
+
+
+def test_when_every_agent_returns_the_arena_holds_and_plays_on_later():
+    """Agents that all stop early leave the arena at the next turn's start (its replay stops there too); a later
+    run() with new agents plays on from there to the horizon."""
+    from bizsim.simcore.testing import assert_arena_replays, scripted_agent
+
+    factory = lambda: _arena(seats=3, seed=8)  # noqa: E731
+    arena = factory()
+    arena.run([scripted_agent([["products_research --query water"]] * k) for k in (2, 3, 1)])
+    assert (False, 3) == (arena.done, arena.day) and arena.to_move is not None
+    assert_arena_replays(factory, arena)
+    arena.run([markup, planner, markup])
+    assert "horizon_reached" == arena.status.value and [] == arena.invariants()
+    assert_arena_replays(factory, arena)
+
+
+def test_the_vending_arena_passes_check_arena():
+    """The arena contract, executable: determinism, replay, invariants at every turn, turns and refusals."""
+    from bizsim.simcore.check_arena import check_arena
+
+    report = check_arena("vending-arena", "small", seeds=(1,), seat_counts=(2, 3))
+    assert ((2, 3), (1,)) == (report.seats, report.seeds) and 366 * (2 + 3) == report.turns and report.refusals > 10
+    assert "passed" in str(report)

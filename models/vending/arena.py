@@ -101,6 +101,14 @@ class VendingSeat(DaySeat, VendingWorld):
 class VendingArena(ArenaWorld):
     """A location with ``seats`` vending machines sharing its customers for a year.
 
+    The choice model (:mod:`.choice`, docs/worlds/vending-arena.md): the location's demand per group is the
+    vending world's, priced at every machine's in-stock products together; a group's customers split between the
+    machines that have one of its products in stock by a softmax of ``-choice_price_weight * beta * P_m / Pref +
+    choice_assortment_weight * ln n_m`` (``P_m`` the machine's stock-weighted mean price, ``n_m`` its in-stock
+    products of the group); within a machine, noise, rounding and the stock cap are the vending world's. Both
+    weights are config fields. Randomness: the catalog from the seed, the demand noise from the stream
+    ``demand``, the turn rotation from ``turns``.
+
     Args:
         config: a preset name (``"default"``, ``"small"``, ``"medium"``, ``"large"``), a ``.toml`` path or a
             :class:`~bizsim.models.vending.arena_config.VendingArenaConfig`.

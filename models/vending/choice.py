@@ -70,34 +70,58 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
     """Every machine's sales on day ``t`` (``rng`` ``None``: no noise)."""
     d = demand.seasonal(t)
     w, eps_of, markup_of, beta = demand.wholesale, demand.epsilon, demand.markup, demand.beta
+    log, exp = math.log, math.exp
+    rows = [(m, by_group, prices, stock) for m, (by_group, prices, stock) in enumerate(machines)]
     groups: dict[int, None] = {}
-    for by_group, _prices, _stock in machines:
-        for g in by_group:
-            groups[g] = None
-    live: list[int] = []
-    refs: dict[int, float] = {}
+    for _m, by_group, _prices, _stock in rows:
+        groups.update(dict.fromkeys(by_group))
+    # One pass over every machine's priced products: the location's price level (steps 1-2) and each machine's
+    # offer (its in-stock products, their stock-weighted price sum and units, their wholesale sum when known).
+    live: list[tuple[int, float, list[tuple[int, Sequence[int], float, int, float | None]]]] = []
     for g in groups:
-        psum = 0.0
-        inv = 0
-        for by_group, prices, stock in machines:
-            for i in by_group.get(g, ()):
+        offers: list[tuple[int, Sequence[int], float, int, float | None]] = []
+        psum = wsum = 0.0
+        inv = count = 0
+        for m, by_group, prices, stock in rows:
+            items = by_group.get(g)
+            if not items:
+                continue
+            if len(items) == 1:  # the loop below with one product, as the planners trade (0.0 + x is x)
+                i = items[0]
+                q = stock[i]
+                wsum += w[i]
+                count += 1
+                if q > 0:
+                    ps = prices[i] / 100 * q
+                    psum += ps
+                    inv += q
+                    offers.append((m, items, ps, q, w[i]))
+                continue
+            ps = ws = 0.0
+            units = 0
+            short = False
+            for i in items:
                 q = stock[i]
                 if q > 0:
-                    psum += prices[i] / 100 * q
-                    inv += q
+                    ps += prices[i] / 100 * q
+                    units += q
+                else:
+                    short = True
+                ws += w[i]
+            psum += ps
+            wsum += ws
+            inv += units
+            count += len(items)
+            if units:
+                # Usually every priced product is in stock: the in-stock list is then the priced list (no copy),
+                # and its wholesale sum, added in the same order, is already known.
+                offers.append((m, [i for i in items if stock[i] > 0] if short else items, ps, units,
+                               None if short else ws))
         if not inv:
             continue
-        wsum = 0.0
-        count = 0
-        for by_group, _prices, _stock in machines:
-            items = by_group.get(g, ())
-            for i in items:
-                wsum += w[i]
-            count += len(items)
         ref = wsum / count * markup_of[g]
         if ref < _REF_FLOOR:
             ref = _REF_FLOOR
-        refs[g] = ref
         eps = eps_of[g]
         if eps != 0.0:
             avg = psum / inv
@@ -106,8 +130,8 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
                 factor = 0.01 if factor < 0.01 else (100.0 if factor > 100.0 else factor)
                 v = d[g] * factor
                 d[g] = v if v > 0.0 else 0.0
-        live.append(g)
-    for complement, a, b, s in demand.relations_for(tuple(live)):
+        live.append((g, ref, offers))
+    for complement, a, b, s in demand.relations_for(tuple(g for g, _, _ in live)):
         if complement:
             cap = d[a] * s
             if cap < 0.0:
@@ -124,34 +148,51 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
     where: list[int] = []
     idx: list[int] = []
     xs: list[float] = []
-    for g in live:
+    for g, ref, offers in live:
         total = d[g]
         if total <= 0:
             continue
-        offers = []
-        for m, (by_group, prices, stock) in enumerate(machines):
-            items = by_group.get(g)
-            if items:
-                avail = [i for i in items if stock[i] > 0]
-                if avail:
-                    offers.append((m, avail))
-        shares = [1.0] if len(offers) == 1 else _shares(g, offers, machines, refs[g], beta[g] * price_weight,
-                                                          assortment_weight)
-        for (m, avail), share in zip(offers, shares):
-            demand_m = total if len(offers) == 1 else total * share
-            _split(demand_m, avail, machines[m][1], w, markup_of[g], beta[g], m, where, idx, xs)
+        markup, group_beta = markup_of[g], beta[g]
+        if len(offers) == 1:
+            shares: list[float] = [total]
+        else:
+            price_beta = group_beta * price_weight
+            utilities = []
+            for _m, avail, ps, units, _aw in offers:
+                u = -price_beta * (ps / units / ref)
+                if len(avail) > 1:  # ln 1 = 0: one product adds nothing
+                    u += assortment_weight * log(len(avail))
+                utilities.append(u)
+            top = max(utilities)
+            weights = [exp(u - top) for u in utilities]
+            norm = sum(weights)
+            shares = [total * (x / norm) for x in weights]
+        for (m, avail, _ps, _units, aw), demand_m in zip(offers, shares):
+            if len(avail) == 1:  # _split with one product, inline: the planners' usual shelf
+                i = avail[0]
+                r = w[i] * markup
+                if r < _REF_FLOOR:
+                    r = _REF_FLOOR
+                e = exp(-group_beta * (machines[m][1][i] / 100 / r))
+                if e > 0:
+                    where.append(m)
+                    idx.append(i)
+                    xs.append(e / e * demand_m)
+            else:
+                _split(demand_m, avail, aw, machines[m][1], w, markup, group_beta, m, where, idx, xs)
     out.expected = sum(xs)
     if not idx:
         return out
     std = demand.noise_std
     sold = out.sold
+    stocks = [stock for _by_group, _prices, stock in machines]
     wanted = 0
     for m, i, x, z in zip(where, idx, xs, repeat(0.0) if rng is None else rng.normals(len(idx))):
         y = x + z * (abs(x) * std)
         if y > 0:
             n = round(y)
             wanted += n
-            q = machines[m][2][i]
+            q = stocks[m][i]
             if q < n:
                 n = q
             if n > 0:
@@ -160,27 +201,8 @@ def market_sales(demand: DemandModel, t: int, machines: Sequence[Machine], rng: 
     return out
 
 
-def _shares(g: int, offers: list[tuple[int, list[int]]], machines: Sequence[Machine], ref: float,
-            price_beta: float, assortment_weight: float) -> list[float]:
-    """Each offering machine's share of the group's customers: a softmax of its utility (module docstring)."""
-    utilities = []
-    for m, avail in offers:
-        _by_group, prices, stock = machines[m]
-        psum = 0.0
-        inv = 0
-        for i in avail:
-            q = stock[i]
-            psum += prices[i] / 100 * q
-            inv += q
-        utilities.append(-price_beta * (psum / inv / ref) + assortment_weight * math.log(len(avail)))
-    top = max(utilities)
-    weights = [math.exp(u - top) for u in utilities]
-    total = sum(weights)
-    return [x / total for x in weights]
-
-
-def _split(demand: float, avail: list[int], prices: Sequence[int], w: Sequence[float], markup: float, beta: float,
-           m: int, where: list[int], idx: list[int], xs: list[float]) -> None:
+def _split(demand: float, avail: Sequence[int], aw: float | None, prices: Sequence[int], w: Sequence[float],
+           markup: float, beta: float, m: int, where: list[int], idx: list[int], xs: list[float]) -> None:
     """A machine's demand for a group among its in-stock products (the vending world's step 4, to the bit)."""
     exp = math.exp
     if len(avail) == 1:
@@ -195,9 +217,10 @@ def _split(demand: float, avail: list[int], prices: Sequence[int], w: Sequence[f
         idx.append(i)
         xs.append(e / e * demand)
         return
-    aw = 0.0
-    for i in avail:
-        aw += w[i]
+    if aw is None:
+        aw = 0.0
+        for i in avail:
+            aw += w[i]
     ref = aw / len(avail) * markup
     if ref < _REF_FLOOR:
         ref = _REF_FLOOR

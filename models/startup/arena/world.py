@@ -112,6 +112,15 @@ class StartupArena(ArenaWorld):
         """Between turns, the next wake gives one while some company waits for its ``sim resume``."""
         return any(s.awaits_turn for s in self.seats)
 
+    def await_turn(self) -> None:
+        """Run the environment until a seat has the turn (replay); the arena may end (its last company's horizon)
+        before the wakes of that instant give the last turns, so it runs on while a wake is due."""
+        env = self.env
+        while self.to_move is None and (not self.done or self.turn_follows()):
+            env.step()
+        if self.turn_event is not None:
+            env.run(until=self.turn_event)
+
     def end_turn(self, seat: int) -> None:
         """Seat ``seat``'s advance was accepted (or its agent left): the next wake acts."""
         if self.to_move != seat:
