@@ -15,6 +15,7 @@ from bizsim.models.startup.arena.commands import MAX_INBOX, MAX_MESSAGE
 from bizsim.simcore import ConfigError
 from bizsim.simcore.arena_replay import replay_arena, restore_arena
 from bizsim.simcore.calendar import US_PER_DAY
+from bizsim.simcore.check_arena import check_arena
 from bizsim.simcore.errors import TurnError
 from bizsim.simcore.registry import arena_names, world_names, world_spec
 from bizsim.simcore.testing import (
@@ -343,3 +344,9 @@ def test_the_arena_prompt_names_the_rivals():
     assert prompt.startswith(StartupWorld("default", 1).system_prompt())
     assert f"You are seat {a.seat}, {a.company_name}" in prompt and b.company_name in prompt
     assert "finance transfer" in prompt and "message send" in a.call("help")["help"]
+
+
+def test_the_arena_contract_holds():
+    """check_arena (the kernel's executable contract) passes for startup-arena at 2 and 4 seats."""
+    report = check_arena("startup-arena", seeds=(3,))
+    assert (2, 4) == report.seats and report.turns > 0 and report.refusals > 0
