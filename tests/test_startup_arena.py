@@ -336,6 +336,27 @@ def test_an_agent_that_stops_leaves_its_turns():
     assert arena_text(arena) == arena_text(again)
 
 
+def test_a_company_that_left_lives_on_only_while_a_rival_plays():
+    """When the last playing agent stops, the run stops (a company that left is not played on to its horizon),
+    and the replay of the logs stops at the same point."""
+    def brief(world):
+        world.call("company status")
+        return
+        yield
+
+    def giver(world):  # pays everything away and waits for its bankruptcy at the first payroll
+        world.call("finance transfer", to=0, amount_cents=world.funds_cents)
+        while not world.done:
+            yield world.call("bot wait")
+
+    arena = StartupArena("default", 4, seats=2)
+    arena.run([brief, giver])
+    left, gone = arena.seats
+    assert left.retired and not left.done and "bankrupt" == gone.status.value and left.now_us <= gone.now_us
+    again = replay_arena(lambda: StartupArena("default", 4, seats=2), arena.command_logs())
+    assert arena_text(arena) == arena_text(again)
+
+
 def test_the_arena_prompt_names_the_rivals():
     """With rivals the prompt adds the arena's rules and the commands; help lists them."""
     arena = StartupArena("default", 1, seats=2)

@@ -42,8 +42,8 @@ class StartupArena(ArenaWorld):
     seats in order, ``offset`` drawn once from the seed's stream ``turns``. At the start the seats take their
     first turns in day 0's order. A turn lasts until the company's ``sim resume`` is accepted (a refused one
     does not end it); a seat takes commands only in its turn. An agent that stops while rivals play leaves its
-    turns to the arena (the hidden ``arena leave``, recorded); its company lives on, paying its payroll, until
-    its horizon or bankruptcy. So a run is a function of the seed and the companies' commands, and
+    turns to the arena (the hidden ``arena leave``, recorded); its company lives on, paying its payroll, while a
+    rival plays (until its own horizon or bankruptcy). So a run is a function of the seed and the companies' commands, and
     :func:`bizsim.simcore.arena_replay.replay_arena` rebuilds it from the seats' command logs.
 
     With one seat it is the startup world: the same market, commands, answers, trajectory and figures.
@@ -113,10 +113,11 @@ class StartupArena(ArenaWorld):
         return any(s.awaits_turn for s in self.seats)
 
     def await_turn(self) -> None:
-        """Run the environment until a seat has the turn (replay); the arena may end (its last company's horizon)
-        before the wakes of that instant give the last turns, so it runs on while a wake is due."""
+        """Run the environment until a seat has the turn, while a wake is due (replay; ``run`` once every agent
+        has stopped). Only then: with no agent waiting, nothing more is played (a company that left lives on only
+        while a rival plays), and the arena may have ended (its last horizon) before that instant's wakes."""
         env = self.env
-        while self.to_move is None and (not self.done or self.turn_follows()):
+        while self.to_move is None and self.turn_follows():
             env.step()
         if self.turn_event is not None:
             env.run(until=self.turn_event)
