@@ -7,7 +7,6 @@ import json
 from decimal import Decimal
 
 import pytest
-
 from bizsim.agents.startup import greedy, greedy_reference, planner, random_agent
 from bizsim.models.startup import StartupWorld
 from bizsim.models.startup.arena import StartupArena
@@ -19,7 +18,9 @@ from bizsim.simcore.check_arena import check_arena
 from bizsim.simcore.errors import TurnError
 from bizsim.simcore.registry import arena_names, world_names, world_spec
 from bizsim.simcore.testing import (
-    assert_arena_deterministic, assert_arena_refusal_changes_nothing, assert_arena_replays,
+    assert_arena_deterministic,
+    assert_arena_refusal_changes_nothing,
+    assert_arena_replays,
 )
 
 
@@ -84,7 +85,7 @@ def test_seats_out_of_range_are_refused():
 def test_a_seat_acts_only_in_its_turn():
     """A command from a seat without the turn raises TurnError and nothing runs or is recorded."""
     arena = StartupArena("default", 1, seats=2)
-    a, b = first_turns(arena)
+    _a, b = first_turns(arena)
     before = arena_text(arena), len(b.trajectory)
     with pytest.raises(TurnError):
         b.execute("company status")

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 import simpy
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from bizsim.agents.startup import greedy, random_agent
 from bizsim.models.startup.arena import StartupArena
 from bizsim.simcore.arena_replay import replay_arena
 from bizsim.simcore.testing import assert_arena_deterministic, assert_arena_replays, assert_money_conserved
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .strategies import arena_actions, render_arena, seeds, startup_rosters
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import simpy
-
 from bizsim.simcore.seat import DaySeat
 
 from ..commands import LEDGER_CATEGORIES
@@ -18,7 +17,7 @@ from .prompt import arena_section
 if TYPE_CHECKING:
     from .world import StartupArena
 
-__all__ = ["StartupSeat", "SEAT_LETTERS"]
+__all__ = ["SEAT_LETTERS", "StartupSeat"]
 
 SEAT_LETTERS = "ABCD"
 

@@ -7,7 +7,6 @@ from datetime import datetime
 from typing import Any
 
 import simpy
-
 from bizsim.simcore import Status
 from bizsim.simcore.arena import ArenaWorld
 from bizsim.simcore.calendar import US_PER_DAY
@@ -20,7 +19,7 @@ from .commands import arena_commands
 from .market import SharedMarket
 from .seat import StartupSeat
 
-__all__ = ["StartupArena", "MAX_SEATS", "PRIO_START"]
+__all__ = ["MAX_SEATS", "PRIO_START", "StartupArena"]
 
 #: The most companies one market holds.
 MAX_SEATS = 4
@@ -43,8 +42,8 @@ class StartupArena(ArenaWorld):
     first turns in day 0's order. A turn lasts until the company's ``sim resume`` is accepted (a refused one
     does not end it); a seat takes commands only in its turn. An agent that stops while rivals play leaves its
     turns to the arena (the hidden ``arena leave``, recorded); its company lives on, paying its payroll, while a
-    rival plays (until its own horizon or bankruptcy). So a run is a function of the seed and the companies' commands, and
-    :func:`bizsim.simcore.arena_replay.replay_arena` rebuilds it from the seats' command logs.
+    rival plays (until its own horizon or bankruptcy). So a run is a function of the seed and the companies'
+    commands, and :func:`bizsim.simcore.arena_replay.replay_arena` rebuilds it from the seats' command logs.
 
     With one seat it is the startup world: the same market, commands, answers, trajectory and figures.
 
@@ -203,7 +202,8 @@ class StartupArena(ArenaWorld):
                     if t.uid in owners:
                         bad.append(f"task {t.title} is owned by seats {owners[t.uid]} and {s.seat}")
                     owners[t.uid] = s.seat
-        moved = sum(e.amount_cents for s in self.seats for e in s.ledger if e.category in ("transfer_in", "transfer_out"))
+        moved = sum(e.amount_cents for s in self.seats for e in s.ledger
+                    if e.category in ("transfer_in", "transfer_out"))
         if moved or sum(s.money_sent_cents for s in self.seats) != sum(s.money_received_cents for s in self.seats):
             bad.append(f"payments between companies are not zero-sum (net {moved} cents)")
         return bad
