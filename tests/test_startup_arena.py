@@ -372,3 +372,22 @@ def test_the_arena_contract_holds():
     """check_arena (the kernel's executable contract) passes for startup-arena at 2 and 4 seats."""
     report = check_arena("startup-arena", seeds=(3,))
     assert (2, 4) == report.seats and report.turns > 0 and report.refusals > 0
+
+
+@pytest.mark.parametrize("turns", [0, 1, 12])
+def test_a_fork_plays_on_with_new_agents(turns):
+    """replay_arena(..., turns=n) stops after n ended turns; new agents play on from there, each seat from its
+    next wake (a fork at 0 is a fresh run), and the fork's logs replay to the same arena."""
+    def make():
+        return StartupArena("default", 1, seats=2)
+
+    original = make()
+    original.run([planner, greedy])
+    fork = replay_arena(make, original.command_logs(), turns=turns)
+    fork.run([greedy, greedy])
+    assert [] == fork.invariants() and all(s.done for s in fork.seats)
+    assert arena_text(fork) == arena_text(replay_arena(make, fork.command_logs()))
+    if turns == 0:
+        fresh = make()
+        fresh.run([greedy, greedy])
+        assert arena_text(fresh) == arena_text(fork)

@@ -41,8 +41,8 @@ class StartupSeat(DaySeat, StartupWorld):
         self.arena = arena
         self.seat = index
         self.retired = False
-        #: A wake has been delivered and not yet processed (it gives the seat the turn when it is).
-        self.wake_pending = False
+        #: A wake delivered and not yet processed (it gives the seat the turn when it is), or ``None``.
+        self.wake_pending: simpy.Event | None = None
         self._turn: simpy.Event | None = arena.env.event()
         self.snapshot_refusal = "a seat is snapshotted with its arena: take arena.snapshot()"
         self.preset = arena.preset
@@ -98,16 +98,20 @@ class StartupSeat(DaySeat, StartupWorld):
             callbacks = waiter.callbacks
             assert callbacks is not None  # delivered now, processed later
             callbacks.insert(0, self._wake)
-            self.wake_pending = True
+            self.wake_pending = waiter
 
     def _wake(self, event: simpy.Event) -> None:
-        self.wake_pending = False
+        self.wake_pending = None
         self.arena.give_turn(self.seat, event)
+
+    def next_wake(self) -> simpy.Event | None:
+        """The event the seat's next turn begins on (an advance requested, delivered or not), or ``None``."""
+        return self._waiter if self._waiter is not None else self.wake_pending
 
     @property
     def awaits_turn(self) -> bool:
         """Whether the seat waits for a wake: an advance requested, or its wake delivered and not yet processed."""
-        return self._waiter is not None or self.wake_pending
+        return self._waiter is not None or self.wake_pending is not None
 
     def _end(self, status: Any, detail: str | None = None) -> None:
         super()._end(status, detail)

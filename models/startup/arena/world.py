@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +11,7 @@ from bizsim.simcore import Status
 from bizsim.simcore.arena import ArenaWorld
 from bizsim.simcore.calendar import US_PER_DAY
 from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.world import agent_process
 
 from ..commands import COMMANDS
 from ..config import StartupConfig
@@ -110,6 +111,17 @@ class StartupArena(ArenaWorld):
     def turn_follows(self) -> bool:
         """Between turns, the next wake gives one while some company waits for its ``sim resume``."""
         return any(s.awaits_turn for s in self.seats)
+
+    def _seat_main(self, seat: Any, agent: Any) -> Generator[simpy.Event, Any, Any]:
+        # A fork's agents join mid-year: a seat without the turn waits for its next wake (its first turn at the
+        # start), so its new agent acts only in its turn.
+        if self.to_move != seat.seat:
+            first = seat._turn if seat._turn is not None and not seat._turn.processed else seat.next_wake()
+            if first is not None:
+                yield first
+        result = yield from agent_process(agent, seat)
+        self.retire(seat.seat)
+        return result
 
     def await_turn(self) -> None:
         """Run the environment until a seat has the turn, while a wake is due (replay; ``run`` once every agent
