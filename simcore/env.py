@@ -55,12 +55,14 @@ class SimEnvironment(simpy.Environment):
             proc._target = None  # type: ignore[assignment]  # simpy types _target Event; None lets the event go
         vars(self).clear()
 
-    def schedule_at(self, event: simpy.Event, t_us: int, priority: int) -> simpy.Event:
+    def schedule_at(self, event: simpy.Event, t_us: int, priority: float) -> simpy.Event:
         """Put an already-triggered ``event`` on the heap at instant ``t_us``."""
         at = t_us / US_PER_HOUR
         if at < self._now:
             raise ValueError(f"t_us(={t_us}) lies before now(={self._now} h)")
-        heappush(self._queue, (at, EventPriority(priority), next(self._eid), event))
+        # simpy types priorities int; the heap only compares them, and an arena breaks same-priority ties by a
+        # fraction (priority + rank / seats).
+        heappush(self._queue, (at, EventPriority(priority), next(self._eid), event))  # type: ignore[arg-type]
         return event
 
     def fire_at(self, t_us: int, priority: int, value: Any = None) -> simpy.Event:
@@ -70,7 +72,7 @@ class SimEnvironment(simpy.Environment):
         event._value = value
         return self.schedule_at(event, t_us, priority)
 
-    def succeed_at(self, event: simpy.Event, t_us: int, priority: int, value: Any = None) -> simpy.Event:
+    def succeed_at(self, event: simpy.Event, t_us: int, priority: float, value: Any = None) -> simpy.Event:
         """Trigger a pending ``event`` at ``t_us`` with a chosen priority."""
         if event.triggered:
             raise RuntimeError(f"{event!r} has already been triggered")

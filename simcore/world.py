@@ -113,11 +113,12 @@ class World:
     #: Why this world cannot be snapshotted (built with objects no snapshot can carry), or ``None``.
     snapshot_refusal: str | None = None
 
-    def __init__(self, config: Any, seed: int, calendar: Calendar) -> None:
+    def __init__(self, config: Any, seed: int, calendar: Calendar, *, env: SimEnvironment | None = None) -> None:
+        """``env``: the environment to live in, shared with other worlds (the seats of an arena); default a new one."""
         self.config = config
         self.seed = int(seed)
         self.calendar = calendar
-        self.env = SimEnvironment()
+        self.env = SimEnvironment() if env is None else env
         self.streams = RandomStreams(self.seed)
         self.trajectory = Trajectory()
         # Commands append packed records directly: one call less per record on the hot path.
@@ -324,7 +325,7 @@ class World:
             self._waiter = self.env.event()
         return self._waiter
 
-    def _deliver_stop(self, report: dict[str, Any], priority: int) -> None:
+    def _deliver_stop(self, report: dict[str, Any], priority: float) -> None:
         """Wake whoever waits on an advance, at the current instant."""
         waiter, self._waiter = self._waiter, None
         self._record((self._now_us, "stop", self.advance_command, _dumps(report)))

@@ -29,7 +29,7 @@ __all__ = [
     "windows", "reward_weights", "points",
     "number_texts", "hostile_values", "hostile_texts", "hostile_lines", "tool_calls", "WORLD_NAMES", "make_fresh_world",
     "config_values", "chat_messages", "conversations", "seed_values", "ARENA_WORDS", "arena_turns",
-    "render_arena_line",
+    "render_arena_line", "arena_actions", "render_arena", "startup_rosters",
 ]
 
 #: First words the paper's prompt (and bizsim) put before a command.
@@ -520,3 +520,35 @@ def render_arena_line(seat: Any, line: str) -> str:
     if kind == "price":
         return f"price_set --product-name {shlex.quote(name)} --price {args[1]}"
     return f"goods_send --to {args[0]} --product-name {shlex.quote(name)} --quantity {args[2]}"
+
+
+# startup-arena ------------------------------------------------------------------------------
+#: Payments between companies: small, large, and beyond any company's funds (refused).
+_AMOUNTS = st.sampled_from([1, 500, 250_000, 5_000_000, 10**12]) | st.integers(-5, 2_000_000)
+
+
+def arena_actions() -> st.SearchStrategy[tuple]:
+    """One abstract action of a company in a startup arena: the startup world's, or a message or payment to the
+    ``k``-th company (itself included, which is refused), or a look at the inbox or the companies."""
+    return st.one_of(
+        actions(),
+        st.tuples(st.just("pay"), st.integers(0, 3), _AMOUNTS),
+        st.tuples(st.just("message"), st.integers(0, 3), _text(30)),
+        st.sampled_from([("observe", "message inbox"), ("observe", "arena companies")]),
+    )
+
+
+def render_arena(world: Any, action: tuple) -> list[str]:
+    """The command lines an arena action stands for, for company ``world`` now (see :func:`render`)."""
+    if action[0] in ("pay", "message"):
+        to = action[1] % len(world.arena.seats)
+        if action[0] == "pay":
+            return [f"yc-bench finance transfer --to {to} --amount-cents {action[2]}"]
+        return [f"yc-bench message send --to {to} --text {shlex.quote(action[2])}"]
+    return render(world, action)
+
+
+def startup_rosters(agents: tuple[str, ...] = ("greedy", "random")) -> st.SearchStrategy[list[str]]:
+    """A startup-arena roster of quick agents (``greedy``, ``random``): one name per seat, two to four seats (the
+    kit's ``rosters`` draws from every agent, the planner too, whose years are slower)."""
+    return st.lists(st.sampled_from(agents), min_size=2, max_size=4)

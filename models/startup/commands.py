@@ -353,6 +353,10 @@ def _date(text: str, flag: str, fmt: str, hint: str) -> datetime:
         raise CommandError(f"Invalid date format: {clip(text)}. Use {hint}.", f"{flag} takes {hint}") from None
 
 
+#: What a ledger entry's ``ref_id`` names, by category (``task`` for the rest).
+_REF_TYPES = {"monthly_payroll": "employee", "transfer_in": "company", "transfer_out": "company"}
+
+
 def _entry_id(world: StartupWorld, i: int) -> str:
     digest = hashlib.sha256(f"bizsim:{world.seed}:ledger:{i}".encode()).digest()
     return str(uuid.UUID(bytes=digest[:16], version=4))
@@ -370,8 +374,9 @@ def finance_ledger(
         lo = world.calendar.to_us(_date(from_date, "--from", "%m/%d/%Y", "MM/DD/YYYY"))
     if to_date is not None:
         hi = world.calendar.to_us(_date(to_date, "--to", "%m/%d/%Y", "MM/DD/YYYY"))
-    if category is not None and category not in LEDGER_CATEGORIES:
-        raise CommandError(f"Invalid category: {clip(category)}. Valid: {list(LEDGER_CATEGORIES)}")
+    categories = world.ledger_categories
+    if category is not None and category not in categories:
+        raise CommandError(f"Invalid category: {clip(category)}. Valid: {list(categories)}")
     rows = []
     for i, e in enumerate(world.ledger.entries):
         if (lo is not None and e.t_us < lo) or (hi is not None and e.t_us > hi):
@@ -384,7 +389,7 @@ def finance_ledger(
                 "occurred_at": _iso(world, e.t_us),
                 "category": e.category,
                 "amount_cents": e.amount_cents,
-                "ref_type": "employee" if e.category == "monthly_payroll" else "task",
+                "ref_type": _REF_TYPES.get(e.category, "task"),
                 "ref_id": e.ref,
             }
         )

@@ -10,9 +10,10 @@ from datetime import datetime
 from decimal import Decimal
 
 from bizsim.simcore import Calendar, Ledger, Status, World
+from bizsim.simcore.env import SimEnvironment
 from bizsim.simcore.errors import CommandError
 
-from .commands import COMMANDS, REFERENCE_COMMANDS
+from .commands import COMMANDS, LEDGER_CATEGORIES, REFERENCE_COMMANDS
 from .config import StartupConfig
 from .generate import make_uid, generate_clients, generate_employees, generate_market, generate_replacement
 from .presets import resolve_config
@@ -44,6 +45,7 @@ class StartupWorld(World):
         seed: names the market; employees and clients are the same for
             every seed, as in the reference.
         scratchpad: notes carried over from an earlier episode.
+        env: the SimPy environment to live in, shared with rival companies (``startup-arena``'s seats).
     """
 
     name = "startup"
@@ -51,13 +53,16 @@ class StartupWorld(World):
     commands = COMMANDS
     advance_command = "sim resume"
     has_scratchpad = True
+    #: The ledger categories ``finance ledger --category`` takes (rival companies add their transfers).
+    ledger_categories: tuple[str, ...] = LEDGER_CATEGORIES
     #: YC-Bench's names for amounts in cents (see :attr:`World.money_fields`).
     money_fields = {"balance_delta": "cents", "funds_delta": "cents", "listed_reward": "cents", "funds_after": "cents"}
 
-    def __init__(self, config: StartupConfig | str = "default", seed: int = 1, *, scratchpad: str = "") -> None:
+    def __init__(self, config: StartupConfig | str = "default", seed: int = 1, *, scratchpad: str = "",
+                 env: SimEnvironment | None = None) -> None:
         cfg = resolve_config(config)
         start = datetime.fromisoformat(cfg.start_date).replace(hour=cfg.workday_start_hour)
-        super().__init__(cfg, seed, Calendar(start, cfg.workday_start_hour, cfg.workday_end_hour))
+        super().__init__(cfg, seed, Calendar(start, cfg.workday_start_hour, cfg.workday_end_hour), env=env)
         self.preset = config if isinstance(config, str) else "custom"
         if cfg.reference_cli:
             self.commands = REFERENCE_COMMANDS  # the reference's parser, for this world only
@@ -374,6 +379,15 @@ class StartupWorld(World):
         self.set_task_status(task, "planned")
         task.accepted_at = now
         task.deadline = self.calendar.add_business_hours(now, hours)
+        return self._refill_market(task, bot)
+
+    def _refill_market(self, task: Task, bot: bool) -> Task:
+        """Take the accepted ``task`` off the market and put its replacement on it; the replacement.
+
+        The market's part of an accept, apart from the company's: an arena of companies sharing one market
+        (``startup-arena``) routes it through the market they share.
+        """
+        cfg = self.config
         self.market.remove(task)
         self.market_levels[task.required_prestige].remove(task)
         if bot:

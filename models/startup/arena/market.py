@@ -1,0 +1,58 @@
+"""The one market the companies of a startup arena share: which replacement comes next, and taking a task.
+
+Every company keeps its own view of the market (the same tasks, each bound to that company's client relations,
+so trust gates and work cuts read its own trust). A take removes the task from every view and puts the one
+replacement on every view, so the views stay equal: what a rival took is gone for everyone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..generate import generate_replacement
+from ..state import Task
+
+if TYPE_CHECKING:
+    from .seat import StartupSeat
+
+__all__ = ["SharedMarket"]
+
+
+class SharedMarket:
+    """The market's own counters (slot generations, serials) and its views, one per company."""
+
+    def __init__(self, next_serial: int) -> None:
+        self.views: tuple[StartupSeat, ...] = ()
+        self.next_serial = next_serial
+        self.slot_generation: dict[int, int] = {}
+        self.bot_counter = 0
+        #: Tasks taken, in order: (instant, task uid, seat index of the taker).
+        self.taken: list[tuple[int, str, int]] = []
+
+    def take(self, taker: StartupSeat, task: Task, bot: bool) -> Task:
+        """``taker`` accepted ``task``: off every view; the replacement (the reference's stream) on every view.
+
+        Returns the taker's copy of the replacement.
+        """
+        if bot:
+            counter, slot = self.bot_counter, None
+            self.bot_counter += 1
+        else:
+            slot = task.market_slot if task.market_slot is not None else 0
+            generation = self.slot_generation.get(slot, 0)
+            self.slot_generation[slot] = generation + 1
+            counter = slot * 1000 + generation
+        serial = self.next_serial
+        self.next_serial += 1
+        now = taker.now_us
+        self.taken.append((now, task.uid, taker.seat))
+        mine = task
+        for view in self.views:
+            like = view.leave_market(task.uid, taken_by_self=view is taker)
+            fresh = generate_replacement(view.config, view.seed, counter, serial, like, slot)
+            view.join_market(fresh)
+            if view is taker:
+                mine = fresh
+            else:  # public: the task is gone and its replacement is listed; not who took it
+                view.record_event("market_task_taken", {"task_id": task.title, "replacement_task_id": fresh.title}, now)
+        return mine
