@@ -123,6 +123,9 @@ def test_cli_list(capsys):
     assert 0 == main(["list"])
     out = capsys.readouterr().out
     assert "startup" in out and "nightmare" in out and "greedy-reference" in out
+    arenas = out[out.index("\narenas"):]  # after every single-agent world, each arena with its seats and base world
+    assert "vending-arena (vending-arena-v1)" in arenas and "seats:   2 to 8, each playing vending" in arenas
+    assert "startup-arena (startup-arena-v1)" in arenas and "seats:   2 to 4, each playing startup" in arenas
 
 
 def test_cli_shell_plays_by_text():
