@@ -178,3 +178,16 @@ def test_a_planner_years_page_writes_a_listed_object_once_and_shows_it_whole(bro
     box.locator("summary").click()
     assert browses[before]["data"]["result"] == json.loads(box.locator("pre").inner_text())
     assert [] == page.errors
+
+
+def test_a_sweep_groups_interval_stays_within_what_its_seeds_did():
+    """The sweep page's (and `bizsim sweep`'s) interval of a group's mean is the report's percentile bootstrap: a
+    group whose seeds went $0, $0 and $10,000 gets an interval inside [$0, $10,000], never below $0 as a t-interval
+    of those three seeds (about -$11,000 to $17,700) would."""
+    from bizsim.view.sweep_data import _groups
+
+    rows = [["startup", "default", "greedy", None, seed, "final_funds_cents", value, "ok", None, 60, f"r{seed}"]
+            for seed, value in ((1, 0), (2, 0), (3, 1_000_000))]
+    (group,) = _groups(rows, [])
+    assert 3 == group["n"] and group["mean"] == pytest.approx(1_000_000 / 3)
+    assert 0 <= group["ci_low"] < group["mean"] < group["ci_high"] <= 1_000_000

@@ -12,7 +12,7 @@ from bizsim.simcore.errors import ConfigError
 
 from bizsim.analysis.grouping import group_name, varying_fields, with_agent
 from bizsim.analysis.labels import is_money, stop_name, words
-from bizsim.analysis.metrics import mean_ci
+from bizsim.analysis.intervals import bootstrap_ci
 from bizsim.analysis.tables import PRIVATE_OPTIONS, option_column, option_value
 from bizsim.view._records import MAX_VIEW_FILE_BYTES
 
@@ -75,7 +75,7 @@ def _short(v: Any, limit: int = 200) -> str | None:
 
 def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
     """Per (world, preset, agent, model, each varied agent option, and what stopped the runs cut short): runs, mean
-    metric and its 95 % interval, bankruptcies, cost. ``varied`` options sit at the end of each row (after
+    metric and its 95 % percentile bootstrap interval (the report's), bankruptcies, cost. ``varied`` options sit at the end of each row (after
     :data:`COLUMNS`). Runs stopped by a cap, a guard or their API make groups of their own (``stopped``): their
     figures are where they stopped, and no mean over whole runs takes them in."""
     found: dict[tuple, list[list[Any]]] = {}
@@ -87,7 +87,7 @@ def _groups(rows: list[list[Any]], varied: list[str]) -> list[dict]:
     for key, rs in sorted(found.items(), key=lambda kv: tuple(_order(k) for k in kv[0])):
         stopped, key = key[-1], key[:-1]
         values = [float(r[6]) for r in rs if r[6] is not None]
-        mean, low, high, n = mean_ci(values)
+        mean, low, high, n = bootstrap_ci(values)  # a percentile interval: within the seeds' range, never below $0
         costs = [float(r[8]) for r in rs if r[8] is not None]
         metric = key[4] or ""
         out.append({
