@@ -235,13 +235,15 @@ def arena_table(records: Iterable[Mapping[str, Any]]) -> Any:
 
 #: The runs table's column an arena run's seats are in (``bizsim.runs.arena_run.SEATS_COLUMN``).
 _SEATS_COLUMN = "seats_json"
+#: A run's seats list longer than this many characters is not read (64 seats with their summaries are far less).
+MAX_SEATS_JSON_CHARS = 4 * 1024 * 1024
+#: A seat's agent label longer than this is not an arena's (a roster's labels are an agent name and its model).
+MAX_LABEL_CHARS = 1000
 
 
 def seats_of_runs(runs: Any) -> Any:
     """The arena table of a sweep's ``runs`` table (:func:`bizsim.analysis.load`): one row a seat of each finished
     arena run, with the run's ``world`` and ``seed`` beside the arena columns; empty when no run is an arena's."""
-    import json
-
     import pandas as pd
 
     columns = [*ARENA_COLUMNS, "world", "seed"]
@@ -251,13 +253,39 @@ def seats_of_runs(runs: Any) -> Any:
     for run in runs[runs[_SEATS_COLUMN].notna()].itertuples(index=False):
         if getattr(run, "status", "ok") != "ok":
             continue
-        try:
-            seats = json.loads(getattr(run, _SEATS_COLUMN))
-        except (TypeError, ValueError):
-            continue
-        for seat in seats if isinstance(seats, list) else ():
-            if isinstance(seat, dict):
-                rows.append({"arena": run.run_id, "seat": seat.get("seat"), "agent": seat.get("label") or
-                             seat.get("agent"), "metric": seat.get("metric_value"), "world": run.world,
-                             "seed": getattr(run, "seed", None)})
+        seats = _seats_listed(getattr(run, _SEATS_COLUMN))
+        rows += [{"arena": run.run_id, "seat": k, "agent": agent, "metric": metric, "world": run.world,
+                  "seed": getattr(run, "seed", None)} for k, agent, metric in seats]
     return pd.DataFrame(rows, columns=columns)
+
+
+def _seats_listed(text: Any) -> list[tuple[int, str, float]]:
+    """The ``(seat, agent label, metric)`` of a run's seats list, or nothing when the list is not one an arena
+    writes: a results file is a file from anywhere, and every pair of seats becomes a game, so a list of thousands
+    of seats (past ``MAX_SEATS``), deep nesting, a seat that is no whole number, a label past
+    ``MAX_LABEL_CHARS`` or a metric that is no finite number leaves the run out of the arena table."""
+    from bizsim.runs.roster import MAX_SEATS
+    from bizsim.simcore.untrusted_json import loads_untrusted
+
+    if not isinstance(text, str) or len(text) > MAX_SEATS_JSON_CHARS:
+        return []
+    try:
+        seats = loads_untrusted(text)
+    except ValueError:
+        return []
+    if not isinstance(seats, list) or not 0 < len(seats) <= MAX_SEATS:
+        return []
+    out = []
+    for seat in seats:
+        if not isinstance(seat, dict):
+            return []
+        k, agent, metric = seat.get("seat"), seat.get("label") or seat.get("agent"), seat.get("metric_value")
+        if type(k) is not int or not isinstance(agent, str) or len(agent) > MAX_LABEL_CHARS:
+            return []
+        if metric is None:  # a seat that has no metric yet: no game, as a row without a metric
+            out.append((k, agent, math.nan))
+            continue
+        if isinstance(metric, bool) or not isinstance(metric, (int, float)) or not math.isfinite(metric):
+            return []
+        out.append((k, agent, metric))
+    return out

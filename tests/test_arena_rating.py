@@ -130,3 +130,33 @@ def test_arena_table_reads_result_records():
                                           {"seat": 1, "agent": "greedy", "metric_value": 2}]}]
     assert [("r1", 0, "llm:m1", 5), ("r1", 1, "greedy", 2)] == [
         tuple(r) for r in arena_table(records).itertuples(index=False)]
+
+
+def test_a_runs_table_with_an_edited_seats_list_leaves_that_run_out():
+    """The arena table of a results file from anywhere: a seats list past MAX_SEATS (every pair of seats is a game,
+    so 2,000 seats were 4 million), nested too deep, with a seat that is no whole number, a label past the limit or a
+    metric that is no finite number leaves its run out; the well-formed run is read as it was written."""
+    import json
+
+    import pandas as pd
+    from bizsim.analysis.arena import MAX_LABEL_CHARS, seats_of_runs
+
+    good = [{"seat": 0, "agent": "planner", "label": "planner", "metric_value": 500},
+            {"seat": 1, "agent": "markup", "label": "markup", "metric_value": 300}]
+    bad = {
+        "many": [{"seat": k, "label": f"a{k}", "metric_value": k} for k in range(2000)],
+        "deep": "[" * 200_000,
+        "list seat": [{"seat": [0], "label": "x", "metric_value": 1}, {"seat": 1, "label": "y", "metric_value": 2}],
+        "bool seat": [{"seat": True, "label": "x", "metric_value": 1}, {"seat": 1, "label": "y", "metric_value": 2}],
+        "long label": [{"seat": 0, "label": "x" * (MAX_LABEL_CHARS + 1), "metric_value": 1},
+                       {"seat": 1, "label": "y", "metric_value": 2}],
+        "nan metric": '[{"seat": 0, "label": "x", "metric_value": NaN}, {"seat": 1, "label": "y", "metric_value": 2}]',
+        "text metric": [{"seat": 0, "label": "x", "metric_value": "9"}, {"seat": 1, "label": "y", "metric_value": 2}],
+        "not a list": {"seat": 0},
+    }
+    rows = [{"run_id": "ok", "world": "vending-arena", "seed": 1, "status": "ok", "seats_json": json.dumps(good)}]
+    rows += [{"run_id": name, "world": "vending-arena", "seed": 1, "status": "ok",
+              "seats_json": value if isinstance(value, str) else json.dumps(value)} for name, value in bad.items()]
+    table = seats_of_runs(pd.DataFrame(rows))
+    assert {"ok"} == set(table["arena"])
+    assert [(0, "planner", 500), (1, "markup", 300)] == list(zip(table["seat"], table["agent"], table["metric"]))
