@@ -29,10 +29,12 @@ from bizsim.simcore.untrusted_json import MAX_DEPTH, loads_untrusted, non_finite
 if TYPE_CHECKING:
     from bizsim.runs.runspec import RunSpec
 
-__all__ = ["MAX_SEATS", "Seat", "arena_grid", "as_roster", "rotate", "rotations", "split_seat"]
+__all__ = ["MAX_SEATS", "MAX_SEAT_NAME_CHARS", "Seat", "arena_grid", "as_roster", "rotate", "rotations", "split_seat"]
 
 #: The most seats a roster may list (an arena world names its own, smaller, range).
 MAX_SEATS = 64
+#: The longest agent name or label a seat may have (a registered name or ``package.module:function``).
+MAX_SEAT_NAME_CHARS = 200
 _OPTIONS = re.compile(r"^(?P<agent>[^=]*?):(?P<options>[A-Za-z_][\w.-]*=.*)$", re.DOTALL)
 _NEXT_PAIR = re.compile(r",(?=[A-Za-z_][\w.-]*=)")
 
@@ -74,11 +76,14 @@ class Seat:
     label: str | None = None
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.agent, str) or not self.agent or "=" in self.agent:
+        if not isinstance(self.agent, str) or not self.agent or "=" in self.agent \
+                or len(self.agent) > MAX_SEAT_NAME_CHARS:
             raise ConfigError(f"a seat's agent(={show(self.agent)}) must be an agent name or "
-                              "package.module:function")
-        if self.label is not None and (not isinstance(self.label, str) or not self.label):
-            raise ConfigError(f"a seat's label(={show(self.label)}) must be non-empty text")
+                              f"package.module:function, at most {MAX_SEAT_NAME_CHARS} characters")
+        if self.label is not None and (not isinstance(self.label, str) or not self.label
+                                       or len(self.label) > MAX_SEAT_NAME_CHARS):
+            raise ConfigError(f"a seat's label(={show(self.label)}) must be non-empty text of at most "
+                              f"{MAX_SEAT_NAME_CHARS} characters")
 
     @property
     def shown(self) -> str:

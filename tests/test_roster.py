@@ -113,3 +113,14 @@ def test_a_record_keeps_its_seats_and_reads_files_without_them():
     assert None is RunRecord.from_json(rec.to_json().replace('"seats"', '"seats_"')).seats
     with pytest.raises(ConfigError, match=r"seats\[0\]"):
         RunRecord.from_json(rec.to_json().replace('"seats": [\n    {', '"seats": [3, {'))
+
+
+def test_a_seats_agent_name_and_label_are_bounded():
+    """A seat's agent name and label have a documented limit (MAX_SEAT_NAME_CHARS): past it, a ConfigError that
+    names the limit, as text or as a table."""
+    from bizsim.runs.roster import MAX_SEAT_NAME_CHARS, as_roster
+
+    assert "a" * MAX_SEAT_NAME_CHARS == as_roster(["a" * MAX_SEAT_NAME_CHARS])[0].agent
+    for seat in ("p" * (MAX_SEAT_NAME_CHARS + 1), {"name": "planner", "label": "x" * (MAX_SEAT_NAME_CHARS + 1)}):
+        with pytest.raises(ConfigError, match=f"at most {MAX_SEAT_NAME_CHARS} characters"):
+            as_roster([seat])
