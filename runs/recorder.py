@@ -30,7 +30,7 @@ from bizsim.simcore.jsonl import JsonlWriter
 
 from bizsim.runs._results_file import ResultsWriter
 from bizsim.runs.rundir import (
-    RunDir, SweepDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs,
+    RunDir, SweepDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs, remove_seat_links,
 )
 from bizsim.runs.runspec import RunSpec
 
@@ -241,12 +241,14 @@ class RunDirRecorder:
 
     def seat(self, k: int) -> RunDirRecorder:
         """The recorder of arena seat ``k``'s folder: an LLM seat's calls and commands go through it."""
+        remove_seat_links(self.dir.root)
         return RunDirRecorder(self.dir.seat(k).root, overwrite=self.overwrite, fsync=self.fsync)
 
     def finish_arena(self, arena: World, record: RunRecord, seats: Sequence[RunRecord]) -> None:
         """Write an arena run: its config and own events, each seat's command log, trajectory and record, then,
         last, the arena's ``result.json`` (so a directory with one holds every seat)."""
         make_output_dir(self.dir.root)
+        remove_seat_links(self.dir.root)  # before the stale seats are deleted and the seats written
         write_text_atomic(self.dir.config, dump_toml(config_to_dict(arena.config)))
         write_text_atomic(self.dir.trajectory, arena.trajectory.to_jsonl())
         for stale in self.dir.seat_dirs()[len(seats):]:  # an overwritten arena's extra seats

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     from bizsim.runs.record import RunRecord
 
 __all__ = ["RunDir", "SweepDir", "check_run_dir_free", "command_log_jsonl", "episode_folders", "make_output_dir",
-           "read_command_log", "read_episode_logs", "read_record", "read_record_noted", "remove_episode_logs"]
+           "read_command_log", "read_episode_logs", "read_record", "read_record_noted", "remove_episode_logs",
+           "remove_seat_links"]
 
 CONFIG = "config.toml"
 RESULT = "result.json"
@@ -290,6 +291,23 @@ def remove_episode_logs(root: Path) -> None:
                 sub.rmdir()  # only if nothing else is in it
     with contextlib.suppress(OSError):
         folder.rmdir()
+
+
+def remove_seat_links(root: Path) -> None:
+    """Remove a link at an arena run's ``seats`` or ``seats/<k>`` itself, never what it points to, so a run
+    written there neither writes into nor deletes from a folder outside its directory."""
+    from bizsim.runs.roster import MAX_SEATS
+
+    folder = root / SEATS
+    if folder.is_symlink():  # never write or delete through a link: remove the link itself
+        folder.unlink()
+        return
+    if not folder.is_dir():
+        return
+    for k in range(MAX_SEATS):  # the seats a reader walks (RunDir.seat_dirs); bounded however many names there are
+        seat = folder / str(k)
+        if seat.is_symlink():
+            seat.unlink()
 
 
 def read_record(path: str | Path) -> RunRecord:

@@ -284,3 +284,26 @@ def test_the_standings_say_when_a_seat_left_before_the_arena_ended(capsys):
     second = next(x for x in lines if "2. seat 1" in x)
     assert "$28,925.62" in first and "(" not in first
     assert second.endswith("$100.00  (stopped by its turn cap (max_turns), as asked; 2 turns)")
+
+
+@pytest.mark.parametrize("link", ["seats/0", "seats/2", "seats"])
+def test_overwrite_removes_a_link_in_seats_and_never_writes_or_deletes_through_it(link, tmp_path):
+    """An arena directory whose ``seats`` or ``seats/<k>`` is a link to another folder of seat files: --overwrite
+    removes the link itself; the linked folder's files are neither deleted (a stale seat) nor written (seat 0)."""
+    victim = tmp_path / "victim"
+    (victim / "0").mkdir(parents=True)
+    files = {"commands.jsonl": "keep\n", "result.json": "{}", "trajectory.jsonl": "keep\n"}
+    for where in (victim, victim / "0"):
+        for name, text in files.items():
+            (where / name).write_text(text)
+    out = tmp_path / "run"
+    (out / link).parent.mkdir(parents=True)
+    (out / "result.json").write_text("{}")
+    (out / link).symlink_to(victim, target_is_directory=True)
+    assert 0 == main(["run", WORLD, "--preset", "small", "--seat", "markup", "--seat", "markup", "--out", str(out),
+                      "--overwrite", "--no-progress"])
+    for where in (victim, victim / "0"):
+        assert files == {name: (where / name).read_text() for name in files}
+    assert not (out / "seats").is_symlink() and not (out / link).is_symlink()
+    assert ["0", "1"] == sorted(p.name for p in (out / "seats").iterdir())
+    assert 0 == main(["verify", str(out)])

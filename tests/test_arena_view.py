@@ -75,3 +75,30 @@ def test_an_edited_arena_directory_is_shown_with_its_problems_and_refused_by_ver
     assert 2 == len(page["seats"]) and any("seats[0]" in p for p in page["problems"])
     with pytest.raises(ConfigError, match=r"seats\[0\]"):
         verify_run_dir(copy)
+
+
+def test_an_absurd_transfer_amount_and_a_non_text_ending_detail_are_stated_not_a_traceback(arena_run, tmp_path):
+    """An edited arena directory: a money event of 10**400 cents (no float holds it) and a seat whose ending detail
+    is a list. The page still has both lanes and every link; the transfer's amount is not drawn and the problem is
+    stated; the detail is left out of the ending words."""
+    import json
+    import shutil
+
+    copy = tmp_path / "edited"
+    shutil.copytree(arena_run, copy)
+    lines = (copy / "trajectory.jsonl").read_text().splitlines()
+    for i, line in enumerate(lines):
+        row = json.loads(line)
+        if row.get("name") == "money":
+            row["data"]["amount_cents"] = 10**400
+            lines[i] = json.dumps(row)
+    (copy / "trajectory.jsonl").write_text("\n".join(lines) + "\n")
+    data = json.loads((copy / "result.json").read_text())
+    data["seats"][0]["terminal_detail"] = ["x"]
+    (copy / "result.json").write_text(json.dumps(data))
+    page = load_view(copy)
+    assert 2 == len(page["seats"]) and page["seats"][0]["ending"]
+    assert ["message", "money", "goods"] == [l["kind"] for l in page["links"]]
+    assert "money sent" == page["links"][1]["label"]
+    assert any("amount" in p and "trajectory.jsonl" in p for p in page["problems"])
+    assert "x" not in str(page["seats"][0]["ending"]).split()

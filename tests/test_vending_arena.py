@@ -321,3 +321,30 @@ def test_the_vending_arena_passes_check_arena():
     report = check_arena("vending-arena", "small", seeds=(1,), seat_counts=(2, 3))
     assert ((2, 3), (1,)) == (report.seats, report.seeds) and 366 * (2 + 3) == report.turns and report.refusals > 10
     assert "passed" in str(report)
+
+
+def test_one_messages_read_answer_is_bounded_and_the_rest_stay_unread():
+    """A seat that never reads gets more than a read's worth of messages: each answer holds at most
+    MESSAGES_PER_READ items, oldest first, and says how many are still unread; the next reads get the rest."""
+    from bizsim.models.vending.arena_commands import MESSAGES_PER_READ
+
+    arena = _arena()
+    sender = arena.to_move
+    rival = 1 - sender
+    sent = 0
+    while sent <= MESSAGES_PER_READ + 3:
+        while arena.to_move != sender:
+            _next_turn(arena)
+        for _ in range(arena.config.messages_per_day):
+            arena.seats[sender].execute(f"message_send --to {rival} --text m{sent}")
+            sent += 1
+        _next_turn(arena)
+    while arena.to_move != rival:
+        _next_turn(arena)
+    reader = arena.seats[rival]
+    first = reader.execute("messages_read")
+    assert (MESSAGES_PER_READ, sent - MESSAGES_PER_READ) == (first["count"], first["unread"])
+    assert [f"m{k}" for k in range(MESSAGES_PER_READ)] == [m["text"] for m in first["messages"]]
+    rest = reader.execute("messages_read")
+    assert [f"m{k}" for k in range(MESSAGES_PER_READ, sent)] == [m["text"] for m in rest["messages"]]
+    assert "unread" not in rest and 0 == reader.execute("messages_read")["count"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from bizsim.analysis.labels import ending_words, is_money, kind_words, words
 from bizsim.runs.rundir import RunDir, read_record_noted
+from bizsim.simcore.limits import MAX_INT
 from bizsim.view._records import clip, read_records
 
 __all__ = ["arena_data", "is_arena_dir"]
@@ -74,7 +75,20 @@ def _marks(rows: list[dict], marked: frozenset[str]) -> list[dict]:
     return out
 
 
-def _link(r: dict) -> dict | None:
+def _amount_label(cents: Any) -> str | None:
+    """A transfer's label, or ``None`` for an amount no run records (not a whole number of cents within the
+    64-bit range: an edited file; 10**400 cents overflows a float)."""
+    if type(cents) is not int or not 0 <= cents <= MAX_INT:
+        return None
+    return f"${cents / 100:,.2f} sent"
+
+
+def _text(value: Any) -> str | None:
+    """An ending's detail when it is text, as a run records it; anything else (an edited file) is left out."""
+    return value if isinstance(value, str) else None
+
+
+def _link(r: dict, bad_amounts: list[int]) -> dict | None:
     raw = r.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     kind = _LINKS.get(str(r.get("name")))
@@ -86,8 +100,10 @@ def _link(r: dict) -> dict | None:
         link["label"] = "message"
         link["text"] = clip(str(data.get("text", "")), _MAX_TEXT)
     elif kind == "money":
-        cents = data.get("amount_cents")
-        link["label"] = f"${cents / 100:,.2f} sent" if isinstance(cents, int) else "money sent"
+        label = _amount_label(data.get("amount_cents"))
+        if label is None:
+            bad_amounts[0] += 1
+        link["label"] = label or "money sent"
     else:
         link["label"] = clip(f"{data.get('quantity')} x {data.get('product_name')}", 300)
     return link
@@ -118,11 +134,15 @@ def arena_data(path: Path) -> dict:
             "seat": k, "agent": entry.get("agent"), "label": clip(str(entry.get("label") or entry.get("agent") or "?"), 200),
             "metric_value": value, "rank": rank if isinstance(value, (int, float)) else None,
             "turns": entry.get("turns"), "commands": entry.get("commands"),
-            "ending": ending_words(reason, entry.get("terminal_detail")) if isinstance(reason, str) else None,
+            "ending": ending_words(reason, _text(entry.get("terminal_detail"))) if isinstance(reason, str) else None,
             "cost_usd": (entry.get("llm") or {}).get("cost_usd") if isinstance(entry.get("llm"), dict) else None,
             "marks": _marks(rows, marked),
         })
-    links = [link for r in read_records(run.trajectory, problems) if (link := _link(r)) is not None]
+    bad_amounts = [0]
+    links = [link for r in read_records(run.trajectory, problems) if (link := _link(r, bad_amounts)) is not None]
+    if bad_amounts[0]:
+        problems.append(f"{run.trajectory.name}: {bad_amounts[0]} transfer(s) have an amount that is not a whole "
+                        f"number of cents from 0 to {MAX_INT:,}; drawn without it")
     meta = {
         "world": world, "preset": result.get("preset"), "seed": result.get("seed"),
         "benchmark_id": result.get("benchmark_id"), "status": result.get("terminal_reason") or "running",
@@ -130,5 +150,5 @@ def arena_data(path: Path) -> dict:
         "start": _start_of(world, len(folders)), "end_t": end_t, "path": str(path), "finished": record is not None,
     }
     if isinstance(result.get("terminal_reason"), str):
-        meta["ending"] = ending_words(result["terminal_reason"], result.get("terminal_detail"))
+        meta["ending"] = ending_words(result["terminal_reason"], _text(result.get("terminal_detail")))
     return {"kind": "arena", "meta": meta, "seats": seats, "links": links, "problems": problems}

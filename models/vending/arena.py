@@ -168,11 +168,15 @@ class VendingArena(ArenaWorld):
         self.inbox[to].append(item)
         self.record_event(kind, {"from": sender, "to": to, **data})
 
-    def read_inbox(self, seat: int) -> list[dict[str, Any]]:
-        """Seat ``seat``'s unread inbox items, now marked read."""
+    def read_inbox(self, seat: int, limit: int) -> list[dict[str, Any]]:
+        """Seat ``seat``'s oldest ``limit`` unread inbox items, now marked read (the rest stay unread)."""
         start = self._read[seat]
-        self._read[seat] = len(self.inbox[seat])
-        return [dict(item) for item in self.inbox[seat][start:]]
+        self._read[seat] = min(start + limit, len(self.inbox[seat]))
+        return [dict(item) for item in self.inbox[seat][start:self._read[seat]]]
+
+    def unread(self, seat: int) -> int:
+        """How many of seat ``seat``'s inbox items are unread."""
+        return len(self.inbox[seat]) - self._read[seat]
 
     def shelf(self, k: int) -> dict[str, Any]:
         """Seat ``k``'s shelf, as any customer sees it: products with a price and stock, and their prices."""
@@ -184,7 +188,7 @@ class VendingArena(ArenaWorld):
 
     def report_part(self, seat: int) -> dict[str, Any]:
         """The arena's part of seat ``seat``'s day report: unread inbox items, and today's competition report."""
-        part: dict[str, Any] = {"unread": len(self.inbox[seat]) - self._read[seat]}
+        part: dict[str, Any] = {"unread": self.unread(seat)}
         if self.reports and self.reports[-1]["day"] == self.day:
             part["competition_report"] = self.reports[-1]
         return part

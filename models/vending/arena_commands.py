@@ -10,6 +10,9 @@ are private: no command shows them (a test tries every command).
 Limits: a message is 1 to ``message_max_chars`` characters (500 by default,
 4000 at most) and a seat sends at most ``messages_per_day`` a day; money
 goes in whole cents up to the sender's cash; goods go from stock on hand.
+One ``messages_read`` answer holds at most ``MESSAGES_PER_READ`` items
+(oldest first; the rest stay unread and the answer says how many), so an
+answer is bounded however many rivals write and however long a seat waits.
 Refusals change nothing and use no action. ``message_send``,
 ``messages_read`` and ``market_view`` are free; ``money_send`` and
 ``goods_send`` use an action, as any business decision does.
@@ -28,10 +31,13 @@ from .commands import COMMANDS, dollars_to_cents
 if TYPE_CHECKING:
     from .arena import VendingSeat
 
-__all__ = ["ARENA_COMMANDS", "MESSAGE_HARD_LIMIT"]
+__all__ = ["ARENA_COMMANDS", "MESSAGES_PER_READ", "MESSAGE_HARD_LIMIT"]
 
 #: The longest message any config allows (the parser's bound; the config's ``message_max_chars`` is the rule).
 MESSAGE_HARD_LIMIT = 4000
+#: The most inbox items one ``messages_read`` answer holds (at most ~50 x 4,000 characters of text; seven rivals
+#: a year could otherwise put millions in one answer).
+MESSAGES_PER_READ = 50
 
 
 def _help(_func: Any) -> Any:
@@ -89,8 +95,12 @@ def message_send(
 @command("messages_read", "Read the messages, money and goods other seats sent you since you last read (free).",
          counted=False)
 def messages_read(world: VendingSeat) -> dict:
-    unread = world.arena.read_inbox(world.seat)
-    return {"messages": unread, "count": len(unread)}
+    items = world.arena.read_inbox(world.seat, MESSAGES_PER_READ)
+    answer: dict[str, Any] = {"messages": items, "count": len(items)}
+    left = world.arena.unread(world.seat)
+    if left:  # only then, so an answer that holds every unread item is as before
+        answer["unread"] = left
+    return answer
 
 
 @command("money_send", "Send money (dollars) from your cash to another seat.", marked=True)
