@@ -108,3 +108,34 @@ def test_run_episode_binds_and_checks_the_options_of_an_agent_function():
 
     result = run_episode("operation", agent=plain, agent_options={"per_day": "moderation_tighten"}, seed=1)
     assert {"moderation_tighten"} == {line.split()[0] for _, line in result.command_log} - {"task_done"}
+
+
+_PLANNER_OUT_OF_RANGE = [
+    ("start_rung", "99999999999999999999999", r"start_rung\(=99999999999999999999999\) must be in 0\.\.9"),
+    ("start_rung", "-99", r"start_rung\(=-99\) must be in 0\.\.9"),
+    ("start_rung", "10", r"start_rung\(=10\) must be in 0\.\.9"),
+    ("probe_days", "0", r"probe_days\(=0\) must be >= 1"),
+    ("first_order", "0", r"first_order\(=0\) must be >= 1"),
+    ("max_products", "0", r"max_products\(=0\) must be >= 1"),
+    ("review_days", "-1", r"review_days\(=-1\) must be >= 0"),
+    ("cover_days", "-1", r"cover_days\(=-1\) must be >= 0"),
+    ("reserve_cents", "-1", r"reserve_cents\(=-1\) must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("option, value, message", _PLANNER_OUT_OF_RANGE)
+def test_vending_planner_refuses_an_out_of_range_option_before_running(option, value, message, tmp_path, capsys):
+    """Each numeric option of the vending planner has a declared range: ``bizsim run`` exits 2 naming it (a
+    start_rung off the ladder was an IndexError mid-run, probe_days=0 a ValueError), and so does an arena seat."""
+    import re
+
+    from bizsim.cli import main
+
+    assert 2 == main(["run", "vending", "--preset", "small", "--agent", "planner", "--agent-opt", f"{option}={value}",
+                      "--out", str(tmp_path / "solo"), "--no-progress"])
+    assert re.search(f"agent 'planner': {message}", capsys.readouterr().err)
+    assert 2 == main(["run", "vending-arena", "--preset", "small", "--seat", f"planner:{option}={value}",
+                      "--seat", "markup", "--out", str(tmp_path / "arena"), "--no-progress"])
+    assert re.search(message, capsys.readouterr().err)
+    assert not (tmp_path / "solo" / "commands.jsonl").exists()
+    assert not (tmp_path / "arena" / "commands.jsonl").exists()
