@@ -25,6 +25,12 @@ from hypothesis import strategies as st
         ("startup", "planner", {"safety_margin": 1.0}, r"safety_margin\(=1\.0\) must be in \[0, 1\)"),
         ("operation", "threshold", {"high": "sleep"}, r"high\(='sleep'\) must be one of"),
         ("freelance", "cautious", {"max_complexity": 3}, "must be a string"),
+        ("freelance", "cautious", {"max_complexity": "Huge"}, r"max_complexity\(='Huge'\) must be one of Low"),
+        ("freelance", "planner", {"rest_level": "huge"}, r"rest_level\(='huge'\) must be one of low, medium, high"),
+        ("freelance", "planner", {"skip_share": -5.0}, r"skip_share\(=-5\.0\) must be in \[0, 1\]"),
+        ("freelance", "planner", {"slip_base": 1.5}, r"slip_base\(=1\.5\) must be in \[0, 1\]"),
+        ("freelance", "planner", {"taper_days": -1}, r"taper_days\(=-1\) must be >= 0"),
+        ("freelance", "planner", {"min_energy": -100}, r"min_energy\(=-100\) must be >= 0"),
     ],
 )
 def test_bad_options_are_refused_when_the_agent_is_made(world, agent, options, message):
@@ -139,3 +145,18 @@ def test_vending_planner_refuses_an_out_of_range_option_before_running(option, v
     assert re.search(message, capsys.readouterr().err)
     assert not (tmp_path / "solo" / "commands.jsonl").exists()
     assert not (tmp_path / "arena" / "commands.jsonl").exists()
+
+
+@pytest.mark.parametrize("agent, option, message", [
+    ("cautious", "max_complexity=Huge", r"max_complexity\(='Huge'\) must be one of"),
+    ("planner", "rest_level=huge", r"rest_level\(='huge'\) must be one of"),
+])
+def test_freelance_agents_refuse_an_unknown_tier_before_running(agent, option, message, tmp_path, capsys):
+    """A complexity or rest tier the world does not have was a KeyError mid-run; now exit 2 naming the option."""
+    import re
+
+    from bizsim.cli import main
+
+    assert 2 == main(["run", "freelance", "--agent", agent, "--agent-opt", option, "--out", str(tmp_path / "r"),
+                      "--no-progress"])
+    assert re.search(f"agent '{agent}': {message}", capsys.readouterr().err)

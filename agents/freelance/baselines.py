@@ -70,7 +70,6 @@ def solve(question: str) -> str | None:
     return None
 
 
-@agent
 def cautious(world: FreelanceWorld, tired: int = 35, stressed: int = 50, max_complexity: str = "Medium") -> Process:
     """Rest when tired or stressed; take the easiest tasks whose answers it can work out by rule.
 
@@ -149,6 +148,14 @@ def cautious(world: FreelanceWorld, tired: int = 35, stressed: int = 50, max_com
         day = report["current_day"]
         now = report["current_state"]
         money, energy, stress = now["money"], now["energy"], now["stress"]
+
+
+def _check_cautious(tired: int, stressed: int, max_complexity: str) -> None:
+    if max_complexity not in _EASE:
+        raise ValueError(f"max_complexity(={max_complexity!r}) must be one of {', '.join(_EASE)}")
+
+
+cautious = agent(cautious, check=_check_cautious)
 
 
 @agent
