@@ -288,6 +288,8 @@ def _check_planner(
 ) -> None:
     if rest_level not in _REST_LEVELS:
         raise ValueError(f"rest_level(={rest_level!r}) must be one of {', '.join(_REST_LEVELS)}")
+    if not 0 <= stress_limit <= 100:
+        raise ValueError(f"stress_limit(={stress_limit}) must be in 0..100: stress is points out of 100")
     for name, share in (("skip_share", skip_share), ("slip_base", slip_base)):
         if not 0 <= share <= 1:
             raise ValueError(f"{name}(={share}) must be in [0, 1]: it is a share")
