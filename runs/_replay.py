@@ -14,7 +14,7 @@ from bizsim.simcore.replay import replay
 from bizsim.simcore.world import World
 
 from bizsim.runs.rundir import RunDir
-from bizsim.runs.runspec import RunSpec, world_config
+from bizsim.runs.runspec import ARENA_AGENT, RunSpec, world_config
 
 __all__ = ["probe_replay", "record_from_run_dir", "replay_episodes", "replay_run_dir"]
 
@@ -70,8 +70,8 @@ def _ignore(_world: World) -> None:
     pass
 
 
-def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
-    """The run spec and world config a run directory was made with."""
+def _spec_of(path: Path, result: dict, roster: Sequence[Any] = ()) -> tuple[RunSpec, Any]:
+    """The run spec and world config a run directory was made with (an arena's with its ``roster``)."""
     from bizsim.simcore.registry import world_spec
 
     world = str(result.get("world") or str(result.get("benchmark_id", "")).rsplit("-v", 1)[0])
@@ -86,10 +86,11 @@ def _spec_of(path: Path, result: dict) -> tuple[RunSpec, Any]:
         raise ConfigError(f"{str(path)!r}: result.json's agent_options(={show(options)}) must be a table")
     preset = result.get("preset")
     if isinstance(preset, str) and preset in presets and config_to_dict(presets[preset]) == config_to_dict(config):
-        return RunSpec(world, preset, agent, seed, agent_options=options), config
+        return RunSpec(world, preset, agent, seed, agent_options=options, roster=roster), config
     overrides = json.loads(json.dumps(config_to_dict(config), default=str))
     label = preset if isinstance(preset, str) else "custom"
-    return RunSpec(world, "default", agent, seed, overrides=overrides, agent_options=options, label=label), config
+    return RunSpec(world, "default", agent, seed, overrides=overrides, agent_options=options, label=label,
+                   roster=roster), config
 
 
 def replay_run_dir(path: str | Path) -> tuple[RunSpec, dict, list[World]]:
@@ -124,6 +125,8 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
     from bizsim.runs.rundir import read_episode_logs, read_record
 
     root = Path(path)
+    if RunDir(root).is_arena():
+        return _arena_record(root, events=events)
     result = read_record(root).to_dict()
     spec, config = _spec_of(root, result)
     extractor = extractor_for(spec.world_spec)
@@ -139,6 +142,27 @@ def record_from_run_dir(path: str | Path, *, events: bool = True) -> dict:
         body["run"].update(llm_run_columns(llm, result.get("llm_roles")))
     if result.get("terminal_detail") is not None:
         body["run"]["terminal_detail"] = result["terminal_detail"]
+    return {
+        "v": record_version, "run_id": spec.run_id, "status": "ok", "error": None, "benchmark_id": spec.benchmark_id,
+        "spec": spec.to_dict(), "preset_label": spec.preset_label, **body, "wall_s": _wall_s(result), "run_dir": str(root),
+    }
+
+
+def _arena_record(root: Path, *, events: bool) -> dict:
+    """An arena run directory's sweep record, as a sweep of that arena run writes it: the arena rebuilt from its
+    seats' command logs, its seats in the standings column."""
+    from bizsim.runs._worker import record_version
+    from bizsim.runs.arena_run import ArenaResult, arena_body
+    from bizsim.runs.arena_verify import replay_arena_dir
+    from bizsim.runs.roster import Seat
+    from bizsim.runs.rundir import read_record
+
+    result, arena = replay_arena_dir(root)
+    seats = [s if isinstance(s, dict) else {} for s in result["seats"]]
+    roster = [Seat(str(s.get("agent") or "unknown"), s.get("options") or {}, label=s.get("label")) for s in seats]
+    spec, _ = _spec_of(root, {**result, "agent": ARENA_AGENT, "agent_options": {}}, roster)
+    seat_records = tuple(read_record(folder.root) for folder in RunDir(root).seat_dirs())
+    body = arena_body(ArenaResult(read_record(root), seat_records, arena, root), events=events)
     return {
         "v": record_version, "run_id": spec.run_id, "status": "ok", "error": None, "benchmark_id": spec.benchmark_id,
         "spec": spec.to_dict(), "preset_label": spec.preset_label, **body, "wall_s": _wall_s(result), "run_dir": str(root),

@@ -219,6 +219,29 @@ def test_the_report_has_an_arena_section(tmp_path):
     assert 'id="arenas"' in text and "Pairwise win rates" in text and "Rating across arenas" in text
 
 
+def test_bizsim_report_reads_an_arena_run_directory_and_a_folder_holding_one(tmp_path, capsys):
+    """``bizsim report`` takes a run directory or a folder of them: an arena run's record is rebuilt from its seats'
+    logs, as the sweep of that arena writes it (same run id, same seats), so the report has its standings."""
+    from bizsim.analysis import load
+    from bizsim.runs import arena_grid, sweep
+    from bizsim.runs._replay import record_from_run_dir
+    from bizsim.runs.arena_run import SEATS_COLUMN
+
+    folder = tmp_path / "runs"
+    assert 0 == main(["run", WORLD, "--preset", "small", "--seat", "planner", "--seat", "markup",
+                      "--out", str(folder / "arena"), "--no-progress"])
+    (spec,) = arena_grid(WORLD, [["planner", "markup"]], "1", "small")
+    sweep([spec], tmp_path / "sw", backend="serial", progress=False)
+    swept = load(tmp_path / "sw").runs.iloc[0]
+    record = record_from_run_dir(folder / "arena")
+    assert spec.run_id == record["run_id"]
+    assert json.loads(swept[SEATS_COLUMN]) == json.loads(record["run"][SEATS_COLUMN])
+    for where in (folder / "arena", folder):
+        assert 0 == main(["report", str(where), "--out", str(tmp_path / "report" / where.name)])
+        text = (tmp_path / "report" / where.name / "report.html").read_text()
+        assert 'id="arenas"' in text and "Standings" in text
+
+
 def test_a_roster_on_a_spec_refuses_an_arena_of_the_wrong_size():
     """resolve() checks the seat count against the arena's range before anything runs."""
     from bizsim.runs.resolve import resolve

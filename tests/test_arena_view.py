@@ -102,3 +102,17 @@ def test_an_absurd_transfer_amount_and_a_non_text_ending_detail_are_stated_not_a
     assert "money sent" == page["links"][1]["label"]
     assert any("amount" in p and "trajectory.jsonl" in p for p in page["problems"])
     assert "x" not in str(page["seats"][0]["ending"]).split()
+
+
+def test_the_page_dates_an_arena_run_from_its_own_start_date(tmp_path):
+    """A preset that moves ``start_date`` moves the page's calendar: the start comes from the run's own
+    ``config.toml``, not the default preset's (the page showed a 2025 date for a run that began in 2031)."""
+    from bizsim.cli import main
+    from bizsim.view.arena_data import arena_data
+
+    preset = tmp_path / "my.toml"
+    preset.write_text('extends = "small"\nstart_date = "2031-06-15"\nhorizon_days = 3\n')
+    out = tmp_path / "run"
+    assert 0 == main(["run", "vending-arena", "--preset", str(preset), "--seat", "markup", "--seat", "markup",
+                      "--out", str(out), "--no-progress"])
+    assert arena_data(out)["meta"]["start"].startswith("2031-06-15")

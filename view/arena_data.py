@@ -44,13 +44,16 @@ def _marked_commands(world: str | None, seats: int) -> frozenset[str]:
         return frozenset()
 
 
-def _start_of(world: str | None, seats: int) -> str | None:
+def _start_of(world: str | None, seats: int, path: Path) -> str | None:
+    """The run's calendar start (ISO): built from its own ``config.toml`` (a preset may move the start date)."""
     if not world:
         return None
     try:
         from bizsim.simcore.registry import world_spec
 
-        return world_spec(world).make("default", 1, seats=max(seats, 1)).calendar.start.isoformat()
+        config = RunDir(path).config
+        preset = str(config) if config.exists() else "default"
+        return world_spec(world).make(preset, 1, seats=max(seats, 1)).calendar.start.isoformat()
     except Exception:  # noqa: BLE001
         return None
 
@@ -147,7 +150,7 @@ def arena_data(path: Path) -> dict:
         "world": world, "preset": result.get("preset"), "seed": result.get("seed"),
         "benchmark_id": result.get("benchmark_id"), "status": result.get("terminal_reason") or "running",
         "metric": metric, "metric_label": words(metric) if metric else "", "metric_money": is_money(metric),
-        "start": _start_of(world, len(folders)), "end_t": end_t, "path": str(path), "finished": record is not None,
+        "start": _start_of(world, len(folders), path), "end_t": end_t, "path": str(path), "finished": record is not None,
     }
     if isinstance(result.get("terminal_reason"), str):
         meta["ending"] = ending_words(result["terminal_reason"], _text(result.get("terminal_detail")))

@@ -70,7 +70,6 @@ def solve(question: str) -> str | None:
     return None
 
 
-@agent
 def cautious(world: FreelanceWorld, tired: int = 35, stressed: int = 50, max_complexity: str = "Medium") -> Process:
     """Rest when tired or stressed; take the easiest tasks whose answers it can work out by rule.
 
@@ -151,7 +150,21 @@ def cautious(world: FreelanceWorld, tired: int = 35, stressed: int = 50, max_com
         money, energy, stress = now["money"], now["energy"], now["stress"]
 
 
-@agent
+def _check_level(name: str, value: int) -> None:
+    if not 0 <= value <= 100:
+        raise ValueError(f"{name}(={value}) must be in 0..100: energy and stress are points out of 100")
+
+
+def _check_cautious(tired: int, stressed: int, max_complexity: str) -> None:
+    _check_level("tired", tired)
+    _check_level("stressed", stressed)
+    if max_complexity not in _EASE:
+        raise ValueError(f"max_complexity(={max_complexity!r}) must be one of {', '.join(_EASE)}")
+
+
+cautious = agent(cautious, check=_check_cautious)
+
+
 def oracle(world: FreelanceWorld, tired: int = 30) -> Process:
     """Submit the hidden right answers (read with ``world.answer_of``) to the best-paid tasks, three a day.
 
@@ -213,3 +226,9 @@ def oracle(world: FreelanceWorld, tired: int = 30) -> Process:
         day = report["current_day"]
         energy, money = report["current_state"]["energy"], report["current_state"]["money"]
 
+
+def _check_oracle(tired: int) -> None:
+    _check_level("tired", tired)
+
+
+oracle = agent(oracle, check=_check_oracle)

@@ -69,7 +69,6 @@ def _strain(effort: float, skill: float) -> float:
     return max(0.4, 1 - (skill - 10 * effort) / 100)
 
 
-@agent
 def planner(
     world: FreelanceWorld,
     skip_share: float = 0.15,
@@ -277,3 +276,27 @@ def _safe(pool: list[str], unseen: int, adds: int, max_pool: int, keep: set[str]
     """True when a discovery adding ``adds`` tasks would evict only listed tasks not in ``keep``."""
     evicted = len(pool) + unseen + adds - max_pool
     return evicted <= len(pool) and not keep.intersection(pool[:max(0, evicted)])
+
+
+#: The rest tiers the world sells (``energy_restore``'s levels).
+_REST_LEVELS = ("low", "medium", "high")
+
+
+def _check_planner(
+    skip_share: float, taper_days: int, energy_price: float, rest_level: str, stress_limit: int,
+    double_discover: bool, restock_below: int, slip_base: float, slip_per_shortfall: float, min_energy: int,
+) -> None:
+    if rest_level not in _REST_LEVELS:
+        raise ValueError(f"rest_level(={rest_level!r}) must be one of {', '.join(_REST_LEVELS)}")
+    if not 0 <= stress_limit <= 100:
+        raise ValueError(f"stress_limit(={stress_limit}) must be in 0..100: stress is points out of 100")
+    for name, share in (("skip_share", skip_share), ("slip_base", slip_base)):
+        if not 0 <= share <= 1:
+            raise ValueError(f"{name}(={share}) must be in [0, 1]: it is a share")
+    for name, bound in (("taper_days", taper_days), ("energy_price", energy_price), ("restock_below", restock_below),
+                        ("slip_per_shortfall", slip_per_shortfall), ("min_energy", min_energy)):
+        if bound < 0:
+            raise ValueError(f"{name}(={bound}) must be >= 0")
+
+
+planner = agent(planner, check=_check_planner)

@@ -69,6 +69,8 @@ def threshold(
 
 
 def _check_threshold(threshold: float, low: str, high: str) -> None:
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"threshold(={threshold}) must be in [0, 1]: content quality is a share")
     for option, name in (("low", low), ("high", high)):
         if name not in OPERATION_ACTIONS:
             raise ValueError(f"{option}(={name!r}) must be one of {', '.join(OPERATION_ACTIONS)}")

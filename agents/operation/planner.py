@@ -53,7 +53,6 @@ def score_actions(quality: float, activity: float, days_left: int, *, value_per_
     }
 
 
-@agent
 def planner(
     world: OperationWorld,
     quality_floor: float = 0.45,
@@ -98,3 +97,15 @@ def planner(
                 acquisition_works = False
         quality, activity, dau = state["content_quality"], state["creator_activity"], state["dau"]
         day = report["current_day"]
+
+
+def _check_planner(quality_floor: float, value_per_point: float, user_value: float, quality_weight: float) -> None:
+    if not 0 <= quality_floor <= 1:
+        raise ValueError(f"quality_floor(={quality_floor}) must be in [0, 1]: content quality is a share")
+    for name, value in (("value_per_point", value_per_point), ("user_value", user_value),
+                        ("quality_weight", quality_weight)):
+        if value < 0:
+            raise ValueError(f"{name}(={value}) must be >= 0")
+
+
+planner = agent(planner, check=_check_planner)

@@ -93,7 +93,6 @@ class _Product:
         return best if best != self.rung else None
 
 
-@agent
 def planner(
     world: VendingWorld,
     queries: Sequence[str] = DEFAULT_QUERIES,
@@ -207,3 +206,21 @@ def planner(
                 product.stock += qty
                 product.pending -= qty
         money = report["current_state"]["money_cents"]
+
+
+def _check_planner(
+    queries: Sequence[str], start_rung: int, probe_days: int, review_days: int, cover_days: int, first_order: int,
+    max_products: int, reserve_cents: int,
+) -> None:
+    if not 0 <= start_rung < len(LADDER):
+        raise ValueError(f"start_rung(={start_rung}) must be in 0..{len(LADDER) - 1}: it indexes the price ladder "
+                         f"{', '.join(f'{m}x' for m in LADDER)}")
+    for name, value in (("probe_days", probe_days), ("first_order", first_order), ("max_products", max_products)):
+        if value < 1:
+            raise ValueError(f"{name}(={value}) must be >= 1")
+    for name, value in (("review_days", review_days), ("cover_days", cover_days), ("reserve_cents", reserve_cents)):
+        if value < 0:
+            raise ValueError(f"{name}(={value}) must be >= 0")
+
+
+planner = agent(planner, check=_check_planner)
