@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +14,8 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("matplotlib")
 
 from bizsim.analysis import load, metrics
-from bizsim.runs import RunSpec, grid, sweep
+from bizsim.runs import grid, sweep
 from bizsim.analysis import report as report_module
-from bizsim.analysis.labels import dollars
 from bizsim.analysis.series import run_series
 from bizsim.analysis.worlds import startup as sm
 
