@@ -17,6 +17,7 @@ from .commands import COMMANDS, LEDGER_CATEGORIES, REFERENCE_COMMANDS
 from .config import StartupConfig
 from .generate import make_uid, generate_clients, generate_employees, generate_market, generate_replacement
 from .presets import resolve_config
+from .replacements import ReplacementCounters
 from . import reports
 from .outcomes import cancel_task, complete_task
 from .state import DOMAINS, Client, Employee, Task, q3, q4
@@ -90,9 +91,7 @@ class StartupWorld(World):
         for t in self.tasks:
             self._by_title.setdefault(t.title, []).append(t)
         self._emp_by_key = {e.name: e for e in self.employees} | {e.uid: e for e in self.employees}
-        self._next_serial = len(self.tasks) + 1
-        self._slot_generation: dict[int, int] = {}
-        self._bot_counter = 0
+        self._replacements = ReplacementCounters(len(self.tasks) + 1)
         self._flushed_us = 0
         self._pending_events: list[dict] = []
         self._stop_scheduled_at: int | None = None
@@ -390,16 +389,8 @@ class StartupWorld(World):
         cfg = self.config
         self.market.remove(task)
         self.market_levels[task.required_prestige].remove(task)
-        if bot:
-            counter, slot = self._bot_counter, None
-            self._bot_counter += 1
-        else:
-            slot = task.market_slot if task.market_slot is not None else 0
-            generation = self._slot_generation.get(slot, 0)
-            self._slot_generation[slot] = generation + 1
-            counter = slot * 1000 + generation
-        fresh = generate_replacement(cfg, self.seed, counter, self._next_serial, task, slot)
-        self._next_serial += 1
+        counter, slot, serial = self._replacements.draw(task, bot)
+        fresh = generate_replacement(cfg, self.seed, counter, serial, task, slot)
         self._add_market_task(fresh)
         return fresh
 

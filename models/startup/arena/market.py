@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..generate import generate_replacement
+from ..replacements import ReplacementCounters
 from ..state import Task
 
 if TYPE_CHECKING:
@@ -19,13 +20,12 @@ __all__ = ["SharedMarket"]
 
 
 class SharedMarket:
-    """The market's own counters (slot generations, serials) and its views, one per company."""
+    """The market's replacement counters (:class:`~bizsim.models.startup.replacements.ReplacementCounters`) and
+    its views, one per company."""
 
     def __init__(self, next_serial: int) -> None:
         self.views: tuple[StartupSeat, ...] = ()
-        self.next_serial = next_serial
-        self.slot_generation: dict[int, int] = {}
-        self.bot_counter = 0
+        self.replacements = ReplacementCounters(next_serial)
         #: Tasks taken, in order: (instant, task uid, seat index of the taker).
         self.taken: list[tuple[int, str, int]] = []
 
@@ -34,16 +34,7 @@ class SharedMarket:
 
         Returns the taker's copy of the replacement.
         """
-        if bot:
-            counter, slot = self.bot_counter, None
-            self.bot_counter += 1
-        else:
-            slot = task.market_slot if task.market_slot is not None else 0
-            generation = self.slot_generation.get(slot, 0)
-            self.slot_generation[slot] = generation + 1
-            counter = slot * 1000 + generation
-        serial = self.next_serial
-        self.next_serial += 1
+        counter, slot, serial = self.replacements.draw(task, bot)
         now = taker.now_us
         self.taken.append((now, task.uid, taker.seat))
         mine = task

@@ -67,14 +67,14 @@ class StartupArena(ArenaWorld):
         super().__init__(cfg, seed, start=start, horizon_days=horizon_days, seats=seats)
         self.preset = config if isinstance(config, str) else "custom"
         self.size = seats
-        self.market = SharedMarket(0)
+        self.market = SharedMarket(0)  # its first serial follows the generated tasks (below)
         self.seats = tuple(StartupSeat(self, k) for k in range(seats))
         first = self.seats[0]
         # The startup world's calendar and clock (09:00 of the start date), which the seats keep.
         self.calendar = first.calendar
         self.horizon_us = first.horizon_us
         self.market.views = self.seats
-        self.market.next_serial = len(first.tasks) + 1
+        self.market.replacements.next_serial = len(first.tasks) + 1
         self._starting = list(self.order_of(0))
         self._open()
 
@@ -192,12 +192,12 @@ class StartupArena(ArenaWorld):
 
     def state(self) -> dict[str, Any]:
         """The whole arena as JSON-able data: the turn, every company's state, the market's counters."""
-        m = self.market
+        m, r = self.market, self.market.replacements
         return {
             "time": self.now_iso, "status": self.status.value, "to_move": self.to_move,
             "turn_offset": self.turn_offset, "starting": list(self._starting),
-            "market": {"next_serial": m.next_serial, "slot_generation": sorted(m.slot_generation.items()),
-                       "bot_counter": m.bot_counter, "taken": list(m.taken)},
+            "market": {"next_serial": r.next_serial, "slot_generation": sorted(r.slot_generation.items()),
+                       "bot_counter": r.bot_counter, "taken": list(m.taken)},
             "inbox": [list(s.inbox) for s in self.seats],
             "seats": [s.state() for s in self.seats],
         }
