@@ -81,6 +81,8 @@ def dollars(cents: float | int | None) -> str:
 KIND_COLORS: dict[str, str] = {
     # the end of a run, any world
     "horizon end": "#444466", "episode end": "#663344", "help": "#ccccbb",
+    # an arena: a rival took a market task (startup-arena; far from every startup kind)
+    "market task taken": "#000044",
     # startup (both versions): the world's events
     "task completed": "#5c8001", "task half": "#b08900", "monthly payroll": "#7b4fb5",
     # startup-v2: the labour market's and the disruptions' events; signal truth is the record behind its words

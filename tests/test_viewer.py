@@ -468,3 +468,30 @@ def test_an_llm_runs_turns_are_its_answered_calls_as_the_record_counts_them(tmp_
     assert (4, "api_error") == (record["turns"], record["terminal_detail"])
     assert 4 == data["meta"]["turns"]
     assert [True, True, True, True, False] == [t["ok"] for t in data["turns"]]  # the refused call is listed, marked
+
+
+def test_every_kind_an_arena_page_marks_has_a_colour_a_reader_tells_apart(tmp_path):
+    """Each arena's lanes (a year of its base world's default agent in two seats): every kind marked has a colour
+    from the fixed table, at least 15 apart in CIEDE2000 from every kind of the base world's commands and the
+    other marks (a rival's take, `market task taken`, had a hashed purple beside the payroll's)."""
+    from itertools import combinations
+
+    from bizsim.analysis.labels import KIND_COLORS, kind_color, kind_key
+    from bizsim.runs import RunSpec, execute
+    from bizsim.simcore.registry import arena_names, world_spec
+    from bizsim.view.arena_data import arena_data
+
+    from ._colour import delta_e
+
+    for arena in arena_names():
+        spec = world_spec(arena)
+        out = tmp_path / arena
+        execute(RunSpec(arena, "small" if "small" in spec.preset_names() else "default", seed=1,
+                        roster=[spec.default_agent, spec.default_agent]), out=out)
+        marked = {m.get("name") for s in arena_data(out)["seats"] for m in s.get("marks", ())}
+        assert marked and all(kind_key(n) in KIND_COLORS for n in marked), (arena, marked)
+        base = world_spec(str(spec.base)).make("default", 1)
+        names = marked | {c.name for c in base.commands.visible()}
+        colours = {kind_key(n): kind_color(n) for n in names}
+        closest = min((delta_e(a, b), ka, kb) for (ka, a), (kb, b) in combinations(colours.items(), 2))
+        assert closest[0] >= _MIN_DELTA_E, (arena, closest)
