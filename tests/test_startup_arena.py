@@ -11,7 +11,7 @@ from bizsim.agents.startup import greedy, greedy_reference, planner, random_agen
 from bizsim.models.startup import StartupWorld
 from bizsim.models.startup.arena import StartupArena
 from bizsim.models.startup.arena.commands import MAX_INBOX, MAX_MESSAGE
-from bizsim.simcore import ConfigError
+from bizsim.simcore import ConfigError, Status
 from bizsim.simcore.arena_replay import replay_arena, restore_arena
 from bizsim.simcore.calendar import US_PER_DAY
 from bizsim.simcore.check_arena import check_arena
@@ -391,3 +391,16 @@ def test_a_fork_plays_on_with_new_agents(turns):
         fresh = make()
         fresh.run([greedy, greedy])
         assert arena_text(fresh) == arena_text(fork)
+
+
+def test_a_company_that_has_ended_hears_no_more_of_the_market():
+    """Greedy goes bankrupt in its 16th turn beside the planner (seed 1): its record stops where its year did (no
+    rival's take recorded after its end), while its view of the market stays equal to the others'."""
+    arena = StartupArena("default", 1, seats=2)
+    arena.run([planner, greedy])
+    loser = arena.seats[1]
+    assert Status.BANKRUPT is loser.status
+    ended = max(t for t, kind, name, _ in loser.trajectory if name == "episode_end")
+    taken = [t for t, kind, name, _ in loser.trajectory if name == "market_task_taken"]
+    assert taken and max(taken) <= ended
+    assert [] == arena.invariants()

@@ -44,6 +44,7 @@ class SharedMarket:
             view.join_market(fresh)
             if view is taker:
                 mine = fresh
-            else:  # public: the task is gone and its replacement is listed; not who took it
+            elif not view.done:  # public: the task is gone and its replacement listed; not who took it (a company
+                # that has ended keeps its view equal, unrecorded: its record stops where its year did)
                 view.record_event("market_task_taken", {"task_id": task.title, "replacement_task_id": fresh.title}, now)
         return mine
