@@ -10,7 +10,7 @@ import pytest
 from bizsim.agents.startup import greedy, greedy_reference, planner, random_agent
 from bizsim.models.startup import StartupWorld
 from bizsim.models.startup.arena import StartupArena
-from bizsim.models.startup.arena.commands import MAX_INBOX, MAX_MESSAGE
+from bizsim.models.startup.arena.commands import INBOX_PAGE, MAX_FROM_ONE, MAX_INBOX, MAX_MESSAGE
 from bizsim.simcore import ConfigError, Status
 from bizsim.simcore.arena_replay import replay_arena, restore_arena
 from bizsim.simcore.calendar import US_PER_DAY
@@ -186,14 +186,23 @@ def test_messages_reach_only_their_recipient():
         (name, data) for _, kind, name, data in arena.trajectory if kind == "event"]
 
 
-def test_a_full_inbox_refuses_more():
-    """An inbox holds at most MAX_INBOX entries; the next message is refused and nothing changes."""
-    arena = StartupArena("default", 1, seats=2)
-    a, b = first_turns(arena)
-    for i in range(MAX_INBOX):
-        a.call("message send", to=b.seat, text=f"m{i}")
-    assert "inbox is full" in assert_arena_refusal_changes_nothing(arena, f"message send --to {b.seat} --text x")["error"]
-    assert MAX_INBOX == len(b.inbox)
+def test_a_full_inbox_refuses_more_and_one_rival_fills_only_its_share():
+    """An inbox holds at most MAX_FROM_ONE entries from each rival; the next is refused and nothing changes; a rival
+    that used its share leaves room for the others (MAX_INBOX in all); an answer lists INBOX_PAGE at most."""
+    arena = StartupArena("default", 1, seats=4)
+    *senders, reader = first_turns(arena)
+    for sender in senders:  # each takes its first turn in order, then the reader its own
+        for i in range(MAX_FROM_ONE):
+            sender.call("message send", to=reader.seat, text=f"{sender.seat}:{i}")
+        for line in (f"message send --to {reader.seat} --text x", f"finance transfer --to {reader.seat} --amount-cents 1"):
+            assert "from one rival" in assert_arena_refusal_changes_nothing(arena, line)["error"]
+        pass_turn(arena)
+    assert MAX_INBOX == len(reader.inbox)
+    first = reader.call("message inbox")
+    assert (len(reader.inbox), INBOX_PAGE) == (first["total"], len(first["messages"]))
+    assert f"{senders[0].seat}:0" == first["messages"][0]["text"]
+    last = reader.call("message inbox", offset=len(reader.inbox) - 1)["messages"]
+    assert [f"{senders[-1].seat}:{MAX_FROM_ONE - 1}"] == [m["text"] for m in last]
 
 
 def test_transfers_move_money_between_ledgers():

@@ -11,14 +11,20 @@ from bizsim.simcore.errors import CommandError
 if TYPE_CHECKING:
     from .seat import StartupSeat
 
-__all__ = ["MAX_INBOX", "MAX_MEMO", "MAX_MESSAGE", "arena_commands"]
+__all__ = ["INBOX_PAGE", "MAX_FROM_ONE", "MAX_INBOX", "MAX_MEMO", "MAX_MESSAGE", "arena_commands"]
 
 #: The longest message, in characters.
 MAX_MESSAGE = 2_000
 #: The longest note on a payment, in characters.
 MAX_MEMO = 200
-#: The most messages and payments one company's inbox holds; a full inbox refuses more.
-MAX_INBOX = 500
+#: The most messages and payments one company's inbox holds from one rival; more are refused. A bound per rival, not
+#: one for the whole inbox, so that no rival can fill it and shut the others out.
+MAX_FROM_ONE = 166
+#: The most one inbox holds: an arena has at most three rivals for a company.
+MAX_INBOX = 3 * MAX_FROM_ONE
+#: The most messages and payments one ``message inbox`` answer lists (``--offset`` pages on), so an answer stays
+#: readable in a model's context whatever the inbox holds.
+INBOX_PAGE = 50
 
 _TO = Arg("The rival's seat number, as `arena companies` lists it (e.g. 1)")
 _CACHE: dict[int, CommandSet] = {}
@@ -54,9 +60,9 @@ def _rival(world: StartupSeat, to: int) -> StartupSeat:
     if rival.done:
         raise CommandError(f"Seat {to} ({rival.company_name}) has left the market ({rival.status.value}); nothing "
                            "was sent.", "Send to a rival that is still running (`arena companies`).")
-    if len(rival.inbox) >= MAX_INBOX:
-        raise CommandError(f"Seat {to}'s inbox is full ({MAX_INBOX} messages and payments); nothing was sent.",
-                           "Nothing more can reach that company.")
+    if sum(1 for item in rival.inbox if item["from"] == world.seat) >= MAX_FROM_ONE:
+        raise CommandError(f"You have sent seat {to} {MAX_FROM_ONE} messages and payments, the most one company may "
+                           "hold from one rival; nothing was sent.", "Nothing more from you can reach that company.")
     return rival
 
 
@@ -82,12 +88,13 @@ def _build(base: CommandSet) -> CommandSet:
         world.arena.deliver(world, rival, "message", {"text": text})
         return {"ok": True, "to": to, "sent_at": world.now_iso, "characters": len(text)}
 
-    @command("message inbox", "Show the messages and payments rival companies sent you, oldest first.")
+    @command("message inbox", f"Show the messages and payments rival companies sent you, oldest first "
+             f"({INBOX_PAGE} at a time).")
     def message_inbox(
         world: StartupSeat,
         offset: Annotated[int, Arg("Skip this many (the ones already read)", minimum=0)] = 0,
     ) -> dict:
-        rows = world.inbox[offset:]
+        rows = world.inbox[offset:offset + INBOX_PAGE]
         return {"total": len(world.inbox), "offset": offset, "messages": [dict(r) for r in rows]}
 
     @command("finance transfer", "Pay a rival company from your funds (whole cents, never more than you hold).",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .commands import MAX_INBOX, MAX_MESSAGE
+from .commands import INBOX_PAGE, MAX_FROM_ONE, MAX_MESSAGE
 
 __all__ = ["arena_section"]
 
@@ -17,8 +17,9 @@ def arena_section(seat: int, company: str, rivals: list[tuple[int, str]]) -> str
         "and tasks are your own, and rivals cannot see them, nor you theirs.\n"
         f"- `yc-bench arena companies` lists the companies.\n"
         f"- `yc-bench message send --to <seat> --text <text>` sends a message (at most {MAX_MESSAGE:,} "
-        "characters); `yc-bench message inbox` shows what you received (messages and payments).\n"
+        f"characters); `yc-bench message inbox [--offset <n>]` shows what you received (messages and payments, "
+        f"{INBOX_PAGE} at a time).\n"
         "- `yc-bench finance transfer --to <seat> --amount-cents <n>` pays a rival from your funds "
         "(never more than you hold).\n"
-        f"An inbox holds at most {MAX_INBOX} messages and payments; a company whose inbox is full refuses more."
+        f"An inbox holds at most {MAX_FROM_ONE} messages and payments from each rival; more are refused."
     )
