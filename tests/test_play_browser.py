@@ -207,7 +207,7 @@ def test_a_third_party_world_plays_with_no_play_code_of_its_own(tab, tmp_path):
     out = tmp_path / "run"
     player = Player(tab, PlaySession("lemonade", "default", 1, out=out))
     page = player.page
-    player.submit("price", cents="150")
+    player.submit("price", cents="1.50")  # a money field (money_fields): asked in dollars, sent as 150 cents
     player.submit("order", lemons="60")
     player.click("status")
     player.advance(key=True)

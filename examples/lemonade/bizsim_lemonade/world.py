@@ -66,6 +66,9 @@ class LemonadeWorld(DayWorld):
     commands = COMMANDS
     advance_command = "run_day"
     agent_role = ROLE
+    #: ``price --cents`` holds money though its name does not end in ``_cents``: the shell and the play page show
+    #: it, and ask for it, in dollars.
+    money_fields = {"cents": "cents"}
 
     def __init__(self, config: LemonadeConfig | str = "default", seed: int = 1) -> None:
         cfg = PRESETS.resolve(config)
