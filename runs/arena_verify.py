@@ -82,6 +82,9 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
         if own.get("commands") != world.trajectory.count("cmd"):
             problems.append(f"{where}result.json commands={own.get('commands')!r} but the replay issues "
                             f"{world.trajectory.count('cmd')}")
+        if isinstance(listed, dict) and (listed.get("seat"), listed.get("agent")) != (k, own.get("agent")):
+            problems.append(f"{where}the arena's result.json lists seat {show(listed.get('seat'))} played by "
+                            f"{show(listed.get('agent'))} but the seat's own record names {show(own.get('agent'))}")
         if not isinstance(listed, dict) or listed.get("metric_value") != replayed.get("metric_value"):
             problems.append(f"{where}the arena's result.json lists metric_value="
                             f"{listed.get('metric_value') if isinstance(listed, dict) else listed!r} but the replay "

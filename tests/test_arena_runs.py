@@ -58,7 +58,7 @@ def test_the_pipeline_plays_the_arena_as_the_arena_plays_its_agents(arena_dir):
 
 def test_verify_replays_an_arena_run_and_catches_edits(arena_dir, tmp_path):
     """verify replays every seat's log in turn order: the directory checks out; an edited seat figure, a listed
-    metric or swapped seat logs are each found."""
+    metric, swapped seat logs or agents swapped in the seats list are each found."""
     import shutil
 
     out, _ = arena_dir
@@ -90,7 +90,17 @@ def test_verify_replays_an_arena_run_and_catches_edits(arena_dir, tmp_path):
         a.write_text(b.read_text())
         b.write_text(text)
 
+    def swapped_agents(root):  # who played which seat, swapped in the arena's list only
+        path = root / "result.json"
+        data = json.loads(path.read_text())
+        first, second = data["seats"]
+        for key in ("agent", "label", "options"):
+            first[key], second[key] = second[key], first[key]
+        path.write_text(json.dumps(data))
+
     assert any("seat 1: result.json metric_value" in p for p in edited("seat", seat_metric))
+    assert any("seat 0: the arena's result.json lists seat 0 played by 'markup' but the seat's own record names "
+               "'planner'" in p for p in edited("agents", swapped_agents))
     assert any("seat 0: the arena's result.json lists metric_value" in p for p in edited("listed", listed_metric))
     assert edited("swapped", swapped)
 
