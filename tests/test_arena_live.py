@@ -1,0 +1,125 @@
+"""A live arena episode (runs.live_arena): one seat played from outside, the others by built-in agents, recorded
+as it goes into one arena run directory that bizsim verify replays, finished or stopped, and that resumes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bizsim.runs import RunSpec, execute
+from bizsim.runs.live_arena import ArenaEpisode
+from bizsim.runs.rundir import RunDir
+from bizsim.runs.verify import verify_run_dir
+from bizsim.simcore.errors import ConfigError
+
+SHORT = {"horizon_days": 8}
+
+
+def _files(root):
+    """Every log and the seats' figures of an arena run directory, as text (wall time and live counters left out)."""
+    run = RunDir(root)
+    out = {"arena": run.trajectory.read_text()}
+    for k, seat in enumerate(run.seat_dirs()):
+        record = {key: v for key, v in json.loads(seat.result.read_text()).items() if key not in ("wall_s", "turns", "agent")}
+        out[f"seat {k}"] = (seat.commands.read_text(), seat.trajectory.read_text(), record)
+    return out
+
+
+def test_an_outside_seat_playing_a_built_in_agents_lines_records_that_arena_run(tmp_path):
+    """Seat 1 played through the episode with exactly the lines markup sent in `bizsim run`: every seat's command
+    log and trajectory, and the arena's events, are the same bytes as the all-inside run directory's."""
+    roster = ["planner", "markup", "planner"]
+    execute(RunSpec("vending-arena", "small", seed=3, roster=roster, overrides=SHORT), out=tmp_path / "inside")
+    lines = [json.loads(x)["line"] for x in (RunDir(tmp_path / "inside").seat(1).commands.read_text().splitlines())]
+    ep = ArenaEpisode("vending-arena", "small", 3, roster=["planner", "mcp", "planner"], overrides=SHORT,
+                      out=tmp_path / "live", surface="mcp")
+    for line in lines:
+        assert ep.call_line(line).status in (0, 1)
+    assert ep.done
+    ep.close()
+    inside, live = _files(tmp_path / "inside"), _files(tmp_path / "live")
+    assert inside == live
+    result = json.loads((tmp_path / "live" / "result.json").read_text())
+    assert [s["agent"] for s in result["seats"]] == ["planner", "mcp", "planner"]
+    assert result["live"]["surface"] == "mcp" and result["live"]["outside_seat"] == 1 and not result["live"]["open"]
+    assert verify_run_dir(tmp_path / "live").problems == ()
+
+
+@pytest.mark.parametrize("world, roster, lines", [
+    ("vending-arena", ["human", "markup"], ["messages_read", "market_view", "message_send --to 1 --text hi",
+                                            "task_done"]),
+    ("startup-arena", ["greedy", "human", "random"], ["company status", "arena companies", "message inbox",
+                                                      "message send --to 0 --text hello"]),
+])
+def test_stopped_mid_way_it_verifies_and_resumes_to_the_end(tmp_path, world, roster, lines):
+    """A player's few calls, then the session closes: verify replays the directory to that point; resume rebuilds
+    the arena (rivals started again, the seat's lines fed back) and the run plays on to a verified end."""
+    out = tmp_path / "run"
+    preset, overrides = ("small", SHORT) if world == "vending-arena" else ("default", {})
+    ep = ArenaEpisode(world, preset, 2, roster=roster, overrides=overrides, out=out, surface="play", agent="human")
+    for line in lines:
+        assert ep.call_line(line).status == 0, line
+    mine = ep.world.command_log()
+    ep.close("the player stopped")
+    record = json.loads((out / "result.json").read_text())
+    assert record["terminal_reason"] == "agent_stopped" and record["live"]["calls"] == len(lines)
+    assert verify_run_dir(out).problems == ()
+    again = ArenaEpisode.resume(out, surface="play")
+    assert again.world.command_log() == mine and again.calls == len(lines)
+    if world == "vending-arena":
+        while not again.done:
+            again.call_line("task_done")
+        view = again.arena_view()
+        assert view["over"] and len(view["standings"]) == 2
+    else:
+        again.call_line("company status")
+        assert not again.done
+        assert again.arena_view()["standings"] is None  # rivals' figures stay private while the arena goes on
+    again.close()
+    assert verify_run_dir(out).problems == ()
+
+
+def test_a_tampered_log_does_not_resume(tmp_path):
+    out = tmp_path / "run"
+    ep = ArenaEpisode("vending-arena", "small", 1, roster=["mcp", "planner"], overrides=SHORT, out=out, surface="mcp")
+    ep.call_line("task_done")
+    ep.close("stop")
+    log = RunDir(out).seat(1).commands
+    log.write_text(log.read_text().replace("products_research", "products_research --query x", 1))
+    with pytest.raises(ConfigError, match=str(out)):
+        ArenaEpisode.resume(out, surface="mcp")
+
+
+def test_the_arena_view_names_seats_and_hides_rivals_figures_until_the_end(tmp_path):
+    ep = ArenaEpisode("vending-arena", "small", 4, roster=["planner", "markup", "human"], overrides={"horizon_days": 2},
+                      surface="play", agent="human")
+    view = ep.arena_view()
+    assert view["seat"] == 2 and [p["label"] for p in view["players"]] == ["planner", "markup", "human"]
+    assert view["standings"] is None and view["to_move"] == 2
+    assert "metric_value" not in json.dumps(ep.observation())  # the seat's own observation names no rival figure
+    ep.call_line("task_done")
+    ep.call_line("task_done")
+    assert ep.done and [s["seat"] for s in ep.arena_view()["standings"]] != []
+
+
+@pytest.mark.parametrize("roster, surface, agent, match", [
+    (["planner", "markup"], "mcp", None, "no seat of the roster is played from outside"),
+    (["mcp", "mcp"], "mcp", None, r"seats \[0, 1\] are all 'mcp'"),
+    (["human", "markup"], "mcp", None, "a seat bizsim play plays"),
+    (["mcp", "markup", "markup", "markup", "markup", "markup", "markup", "markup", "markup"], "mcp", None,
+     "seats 2 to 8 agents"),
+    (["mcp"], "mcp", None, "seats 2 to 8 agents"),
+    (["mcp", "llm:model=openai/x"], "mcp", None, "LLM agents"),
+    (["mcp:depth=2", "markup"], "mcp", None, "takes no options"),
+    (["mcp", "nonesuch"], "mcp", None, "nonesuch"),
+])
+def test_clear_refusals(roster, surface, agent, match):
+    with pytest.raises(ConfigError, match=match):
+        ArenaEpisode("vending-arena", "small", 1, roster=roster, surface=surface, agent=agent)
+
+
+def test_a_seat_played_from_outside_is_refused_by_bizsim_run(tmp_path):
+    with pytest.raises(ConfigError, match="nobody to play it: play it with bizsim play"):
+        execute(RunSpec("vending-arena", "small", seed=1, roster=["human", "planner"]), out=tmp_path / "r")
+    assert not (tmp_path / "r" / "result.json").exists()
