@@ -261,7 +261,8 @@ class ArenaEpisode(EpisodeLayer):
         recorder = NullRecorder() if out is None else ArenaLiveRecorder(
             out, lambda: cores[0].seat_records(), overwrite=overwrite, fsync=fsync)
         core = ArenaEpisodeCore(spec, recorder, max_call_chars=budgets.max_call_chars,  # type: ignore[arg-type]
-                                metadata=metadata, resumed=_resumed, held=_held, begin=False)
+                                metadata=metadata, resumed=_resumed,  # type: ignore[arg-type]  # one log a seat
+                                held=_held, begin=False)
         cores.append(core)
         try:
             stack: Any = core
@@ -324,8 +325,9 @@ def _seat_of(entry: Any) -> Seat:
     """A roster seat back from a ``result.json`` seats entry."""
     if not isinstance(entry, Mapping):
         raise ConfigError(f"a seats entry of result.json(={show(entry)}) is not a table")
-    options = entry.get("options") if isinstance(entry.get("options"), Mapping) else {}
+    raw = entry.get("options")
+    options: dict[str, Any] = dict(raw) if isinstance(raw, Mapping) else {}
     label = entry.get("label")
     agent = entry.get("agent")
-    shown = Seat(str(agent), dict(options)).shown
-    return Seat(str(agent), dict(options), label if isinstance(label, str) and label != shown else None)
+    shown = Seat(str(agent), options).shown
+    return Seat(str(agent), options, label if isinstance(label, str) and label != shown else None)
