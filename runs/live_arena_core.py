@@ -1,0 +1,106 @@
+"""The core of a live arena episode: a live episode's core whose world is the outside seat of an arena, its calls
+sent through :class:`~bizsim.simcore.arena_outside.OutsideSeat`, its record the arena's (every seat's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bizsim.simcore.arena_outside import OutsideSeat
+from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.world import Status, World
+
+from bizsim.runs.arena_run import seat_entry
+from bizsim.runs.episode import TERMINAL_REASONS, _counting
+from bizsim.runs.live_arena_spec import ArenaLiveSpec
+from bizsim.runs.live_core import EpisodeCore
+from bizsim.runs.record import RunRecord
+
+__all__ = ["ArenaEpisodeCore"]
+
+
+class ArenaEpisodeCore(EpisodeCore):
+    """An :class:`~bizsim.runs.live_core.EpisodeCore` whose world is the outside seat of an arena: calls go to the
+    seat through :class:`~bizsim.simcore.arena_outside.OutsideSeat`; the record is the arena's (every seat's)."""
+
+    live_spec: ArenaLiveSpec  # type: ignore[assignment]  # the arena's spec
+
+    def _open(self) -> tuple[World, Any]:
+        spec = self.live_spec
+        arena = spec.new_arena()
+        self.counters = [[0] for _ in spec.resolved.seats]
+        self.stalled = [[False] for _ in spec.resolved.seats]
+        agents = [None if s.seat == spec.outside else _counting(s.agent_factory(), self.counters[s.seat],
+                                                                 self.stalled[s.seat], None)
+                  for s in spec.resolved.seats]
+        self.outside = OutsideSeat(arena, spec.outside, agents)
+        self.arena = arena
+        return arena.seats[spec.outside], self.outside
+
+    def _replay(self, log: Sequence[Any]) -> None:
+        """Feed the outside seat's recorded lines at its turns; every seat's log must come back as recorded."""
+        logs = [list(seat_log) for seat_log in log]
+        for t_us, line in logs[self.live_spec.outside]:
+            if self.world.now_us != t_us or not (self.outside.parked or self.world.done):
+                break  # the check below names the directory
+            self.outside.send(line, allow_hidden=True)
+        if self.arena.command_logs() != logs:
+            run = self.live_spec.run
+            raise ConfigError(f"{str(self.root)!r}: its seats' command logs do not replay on {run.world} preset "
+                              f"{run.preset} seed {run.seed} with its roster; the directory was edited or written "
+                              "by another bizsim version")
+
+    def __repr__(self) -> str:
+        return (f"ArenaEpisodeCore({self.arena.benchmark_id} preset {self.preset_label} seed {self.spec.seed}, "
+                f"seat {self.live_spec.outside} of {len(self.arena.seats)})")
+
+    def seat_records(self) -> list[RunRecord]:
+        """Each seat's record as an arena run keeps it in ``seats/<k>/result.json``."""
+        spec, out = self.live_spec, []
+        for seat, world in zip(spec.resolved.seats, self.arena.seats, strict=True):
+            outside = seat.seat == spec.outside
+            stalled = not outside and self.stalled[seat.seat][0]
+            out.append(RunRecord(
+                world=self.arena.name, benchmark_id=self.arena.benchmark_id, preset=self.preset_label,
+                seed=spec.run.seed, agent=seat.entry.agent, agent_options=seat.agent_options,
+                terminal_reason="agent_stalled" if stalled else TERMINAL_REASONS[world.status],
+                bankrupt=world.status is Status.BANKRUPT, turns=self.calls if outside else self.counters[seat.seat][0],
+                commands=world.trajectory.count("cmd"), summary=world.summary(),
+                terminal_detail=(self.stopped if outside and not world.done else None)))
+        return out
+
+    def record(self) -> RunRecord:
+        """The arena's record: its figures, the seats list, and ``live`` (the outside seat's surface and counters)."""
+        mine = super().record()
+        arena, spec = self.arena, self.live_spec
+        seats = self.seat_records()
+        summary = {k: v for k, v in arena.summary().items() if k != "seats"}
+        live = dict(mine.live or {}, outside_seat=spec.outside)
+        return RunRecord(
+            world=arena.name, benchmark_id=arena.benchmark_id, preset=self.preset_label, seed=spec.run.seed,
+            agent=spec.run.agent, agent_options={}, terminal_reason=TERMINAL_REASONS[arena.status],
+            bankrupt=all(s.status is Status.BANKRUPT for s in arena.seats), turns=sum(r.turns for r in seats),
+            commands=sum(r.commands for r in seats), summary=summary,
+            terminal_detail=arena.terminal_detail if arena.done else self.stopped,
+            seats=[seat_entry(seat, rec) for seat, rec in zip(spec.resolved.seats, seats, strict=True)],
+            live=live, wall_s=mine.wall_s,
+        )
+
+    def arena_view(self) -> dict[str, Any]:
+        """What a surface shows of the arena beside the seat's own world: which seat it plays, who plays the
+        others (their labels), whose turn and which day, and the standings once the arena is over (a rival's
+        metric is private until then)."""
+        arena, spec = self.arena, self.live_spec
+        out: dict[str, Any] = {
+            "world": arena.name, "seat": spec.outside, "seats": len(arena.seats),
+            "players": [{"seat": s.seat, "label": s.entry.shown, "you": s.seat == spec.outside}
+                        for s in spec.resolved.seats],
+            "to_move": arena.to_move, "day": getattr(arena, "day", None), "over": self.outside.over or arena.done,
+            "standings": None,
+        }
+        if arena.done:
+            summary = arena.summary()
+            out["standings"] = [{"seat": k, "label": spec.resolved.seats[k].entry.shown,
+                                 "metric": summary["seats"][k]["metric"],
+                                 "metric_value": summary["seats"][k]["metric_value"]} for k in summary["standings"]]
+        return out
