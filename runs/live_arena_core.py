@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bizsim.simcore.arena_outside import OutsideSeat
-from bizsim.simcore.errors import ConfigError
+from bizsim.simcore.errors import CommandError, ConfigError
 from bizsim.simcore.world import Status, World
 
 from bizsim.runs.arena_run import seat_entry
 from bizsim.runs.episode import TERMINAL_REASONS, _counting
 from bizsim.runs.live_arena_spec import ArenaLiveSpec
 from bizsim.runs.live_core import EpisodeCore
+from bizsim.runs.observation import metric_of
 from bizsim.runs.record import RunRecord
 
 __all__ = ["ArenaEpisodeCore"]
@@ -35,6 +36,8 @@ class ArenaEpisodeCore(EpisodeCore):
                   for s in spec.resolved.seats]
         self.outside = OutsideSeat(arena, spec.outside, agents)
         self.arena = arena
+        #: ``[time, metric]`` of the outside seat before each of its advances replayed by a resume (a page's chart).
+        self.replayed_points: list[list[Any]] = []
         return arena.seats[spec.outside], self.outside
 
     def _replay(self, log: Sequence[Any]) -> None:
@@ -43,6 +46,8 @@ class ArenaEpisodeCore(EpisodeCore):
         for t_us, line in logs[self.live_spec.outside]:
             if self.world.now_us != t_us or not (self.outside.parked or self.world.done):
                 break  # the check below names the directory
+            if not self.world.done and _advances(self.world, line):
+                self.replayed_points.append([self.world.now_iso, metric_of(self.world)])
             self.outside.send(line, allow_hidden=True)
         if self.arena.command_logs() != logs:
             run = self.live_spec.run
@@ -104,3 +109,10 @@ class ArenaEpisodeCore(EpisodeCore):
                                  "metric": summary["seats"][k]["metric"],
                                  "metric_value": summary["seats"][k]["metric_value"]} for k in summary["standings"]]
         return out
+
+
+def _advances(world: World, line: str) -> bool:
+    try:
+        return world.commands.parse(line, allow_hidden=True)[0].advances
+    except CommandError:
+        return False

@@ -123,3 +123,20 @@ def test_a_seat_played_from_outside_is_refused_by_bizsim_run(tmp_path):
     with pytest.raises(ConfigError, match="nobody to play it: play it with bizsim play"):
         execute(RunSpec("vending-arena", "small", seed=1, roster=["human", "planner"]), out=tmp_path / "r")
     assert not (tmp_path / "r" / "result.json").exists()
+
+
+def test_a_killed_process_loses_nothing(tmp_path):
+    """Never closed (the process killed: the kernel drops its lock), the arena directory verifies as it stood after
+    the last answered call, and resumes there."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("vending-arena", "small", 6, roster=["markup", "mcp"], overrides=SHORT, out=out, surface="mcp")
+    for line in ["products_research --query soda", "task_done", "messages_read", "task_done"]:
+        ep.call_line(line)
+    ep.unwrapped.release()  # what the kernel does to a killed process's lock; nothing else is written
+    record = json.loads((out / "result.json").read_text())
+    assert record["live"]["open"] and record["live"]["calls"] == 4
+    assert verify_run_dir(out).problems == ()
+    again = ArenaEpisode.resume(out, surface="mcp")
+    assert again.calls == 4 and again.world.day == ep.world.day
+    assert [p[0] for p in again.unwrapped.replayed_points] == ["2025-01-01T00:00:00", "2025-01-02T00:00:00"]
+    again.close()

@@ -118,3 +118,15 @@ def test_the_command_line_plays_an_arena_seat_and_refuses_a_roster_without_one(t
     assert "give exactly one --seat human" in capsys.readouterr().err
     assert 2 == main(["play", "--resume", str(tmp_path), "--seat", "human", "--no-browser"])
     assert "drop the world, --set and --seat" in capsys.readouterr().err
+
+
+def test_a_resumed_arena_session_keeps_its_metric_history(tmp_path):
+    out = tmp_path / "run"
+    session = PlaySession("vending-arena", "small", 1, out=out, roster=["human", "markup"], overrides=SHORT)
+    for _ in range(3):
+        session.call("task_done", {})
+    before = [point[0] for point in session.history]
+    session.close()
+    resumed = PlaySession.resume(out)
+    assert [point[0] for point in resumed.history] == before and len(before) == 4
+    resumed.close()

@@ -120,9 +120,9 @@ class PlaySession:
         from bizsim.simcore.replay import replay
 
         ep = self.episode
-        # An arena seat's metric over the earlier sessions would need the whole arena replayed: it starts here.
+        # An arena seat's: its resume replayed the arena and kept the points already.
         log = [] if self.arena else ep.world.command_log()
-        points: list[list[Any]] = []
+        points: list[list[Any]] = list(getattr(ep.unwrapped, "replayed_points", []))
         if log:
             spec, config, seed = world_spec(ep.spec.world), ep.world.config, ep.spec.seed
             replay(lambda: spec.make(config, seed), log, lambda w: points.append([w.now_iso, metric_of(w)]))
