@@ -60,7 +60,9 @@ class ArenaEpisodeCore(EpisodeCore):
                 f"seat {self.live_spec.outside} of {len(self.arena.seats)})")
 
     def seat_records(self) -> list[RunRecord]:
-        """Each seat's record as an arena run keeps it in ``seats/<k>/result.json``."""
+        """Each seat's record as an arena run keeps it in ``seats/<k>/result.json``. A seat's ``turns`` are its
+        turns ended (the outside seat's advances, a built-in agent's decision points), so the arena's table compares
+        them; the outside seat's calls are in the arena's ``live``."""
         spec, out = self.live_spec, []
         for seat, world in zip(spec.resolved.seats, self.arena.seats, strict=True):
             outside = seat.seat == spec.outside
@@ -69,7 +71,7 @@ class ArenaEpisodeCore(EpisodeCore):
                 world=self.arena.name, benchmark_id=self.arena.benchmark_id, preset=self.preset_label,
                 seed=spec.run.seed, agent=seat.entry.agent, agent_options=seat.agent_options,
                 terminal_reason="agent_stalled" if stalled else TERMINAL_REASONS[world.status],
-                bankrupt=world.status is Status.BANKRUPT, turns=self.calls if outside else self.counters[seat.seat][0],
+                bankrupt=world.status is Status.BANKRUPT, turns=self.advances if outside else self.counters[seat.seat][0],
                 commands=world.trajectory.count("cmd"), summary=world.summary(),
                 terminal_detail=(self.stopped if outside and not world.done else None)))
         return out

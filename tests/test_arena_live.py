@@ -21,7 +21,7 @@ def _files(root):
     run = RunDir(root)
     out = {"arena": run.trajectory.read_text()}
     for k, seat in enumerate(run.seat_dirs()):
-        record = {key: v for key, v in json.loads(seat.result.read_text()).items() if key not in ("wall_s", "turns", "agent")}
+        record = {key: v for key, v in json.loads(seat.result.read_text()).items() if key not in ("wall_s", "agent")}
         out[f"seat {k}"] = (seat.commands.read_text(), seat.trajectory.read_text(), record)
     return out
 
