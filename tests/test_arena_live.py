@@ -46,6 +46,21 @@ def test_an_outside_seat_playing_a_built_in_agents_lines_records_that_arena_run(
     assert verify_run_dir(tmp_path / "live").problems == ()
 
 
+@pytest.mark.slow
+def test_startup_arena_through_the_episode_records_the_all_inside_run(tmp_path):
+    """Event time: a company played through the episode with the planner's lines (every one a visible command)
+    records the same arena directory as the planner inside, against a greedy rival, over its whole year."""
+    execute(RunSpec("startup-arena", "default", seed=2, roster=["planner", "greedy"]), out=tmp_path / "inside")
+    lines = [json.loads(x)["line"] for x in (RunDir(tmp_path / "inside").seat(0).commands.read_text().splitlines())]
+    ep = ArenaEpisode("startup-arena", "default", 2, roster=["mcp", "greedy"], out=tmp_path / "live", surface="mcp")
+    for line in lines:
+        assert ep.call_line(line).status in (0, 1)
+    assert ep.done
+    ep.close()
+    assert _files(tmp_path / "inside") == _files(tmp_path / "live")
+    assert verify_run_dir(tmp_path / "live").problems == ()
+
+
 @pytest.mark.parametrize("world, roster, lines", [
     ("vending-arena", ["human", "markup"], ["messages_read", "market_view", "message_send --to 1 --text hi",
                                             "task_done"]),
