@@ -93,6 +93,14 @@ class ArenaEpisodeCore(EpisodeCore):
             live=live, wall_s=mine.wall_s,
         )
 
+    def seat_result(self) -> dict[str, Any]:
+        """What the outside player may read of the record now: its own seat's (its figures so far, as
+        ``seats/<k>/result.json`` holds them) and the arena's public view (:meth:`arena_view`). The arena's
+        ``result.json`` lists every seat's figures, which are private to each seat until the arena is over."""
+        with self.lock:
+            own = self.seat_records()[self.live_spec.outside].to_dict()
+            return {**own, "arena": self.arena_view()}
+
     def arena_view(self) -> dict[str, Any]:
         """What a surface shows of the arena beside the seat's own world: which seat it plays, who plays the
         others (their labels), whose turn and which day, and the standings once the arena is over (a rival's

@@ -8,7 +8,8 @@ The server offers, for any registered world:
   content; a refused or unknown call is an error result (``isError``) carrying ``{"error", "hint"}``;
 - the prompt ``system_prompt``: the world's system prompt;
 - the resources ``bizsim://rules`` (the episode's rules and every command's help, Markdown) and
-  ``bizsim://result`` (the run's ``result.json`` as it stands); for one seat of an arena
+  ``bizsim://result`` (the run's ``result.json`` as it stands; for one seat of an arena, its own seat's record
+  and the arena's public view, since the arena's lists every seat's figures); for one seat of an arena
   (:class:`~bizsim.runs.live_arena.ArenaEpisode`, ``--seat mcp``) also ``bizsim://arena``: the seat it plays,
   who plays the others, whose turn it is, and the standings once the arena is over.
 
@@ -132,8 +133,9 @@ def build_server(episode: Episode | ArenaEpisode) -> Server[Any]:
         uri = str(params.uri)
         if uri == RULES_URI:
             text, mime = episode.rules(), "text/markdown"
-        elif uri == RESULT_URI:
-            text, mime = json.dumps(episode.result(), indent=2, default=str), "application/json"
+        elif uri == RESULT_URI:  # one seat of an arena reads its own record: rivals' figures are theirs
+            data = episode.seat_result() if arena_view is not None else episode.result()
+            text, mime = json.dumps(data, indent=2, default=str), "application/json"
         elif uri == ARENA_URI and arena_view is not None:
             text, mime = json.dumps(arena_view(), indent=2, default=str), "application/json"
         else:

@@ -60,6 +60,8 @@ def test_a_whole_short_vending_arena_over_stdio(tmp_path):
             assert not (await call("message_send", {"to": 0, "text": "hello from seat 2"})).is_error
             view = (await call("market_view", {})).structured_content
             assert "net_worth_cents" not in json.dumps(view)  # a rival's figures are private
+            mine = json.loads((await client.read_resource("bizsim://result")).contents[0].text)
+            assert "seats" not in mine and mine["agent"] == "mcp" and mine["arena"]["standings"] is None
             for _ in range(DAYS):
                 report = await call("task_done", {})
                 assert not report.is_error
