@@ -55,6 +55,16 @@ class ArenaEpisodeCore(EpisodeCore):
                               f"{run.preset} seed {run.seed} with its roster; the directory was edited or written "
                               "by another bizsim version")
 
+    def abort(self, detail: str) -> None:
+        """End the outside seat now (a budget reached), as an LLM seat's cap ends it: its world is aborted with
+        ``detail``, the arena retires it and the other seats play on to the arena's end; then it is recorded."""
+        with self.lock:
+            self.stopped = detail
+            self.world.abort(detail)
+            if self.outside.parked:
+                self.outside.stop()
+            self._record()
+
     def __repr__(self) -> str:
         return (f"ArenaEpisodeCore({self.arena.benchmark_id} preset {self.preset_label} seed {self.spec.seed}, "
                 f"seat {self.live_spec.outside} of {len(self.arena.seats)})")
@@ -73,7 +83,7 @@ class ArenaEpisodeCore(EpisodeCore):
                 terminal_reason="agent_stalled" if stalled else TERMINAL_REASONS[world.status],
                 bankrupt=world.status is Status.BANKRUPT, turns=self.advances if outside else self.counters[seat.seat][0],
                 commands=world.trajectory.count("cmd"), summary=world.summary(),
-                terminal_detail=(self.stopped if outside and not world.done else None)))
+                terminal_detail=_detail(world, self.stopped) if outside else None))
         return out
 
     def record(self) -> RunRecord:
@@ -126,3 +136,11 @@ def _advances(world: World, line: str) -> bool:
         return world.commands.parse(line, allow_hidden=True)[0].advances
     except CommandError:
         return False
+
+
+def _detail(world: World, stopped: str | None) -> str | None:
+    """The outside seat's ending detail: why its player stopped it (a budget: the replay stops it there too), or
+    why the session was left mid-way; none for an ending the world itself gives."""
+    if world.status is Status.ERROR:
+        return world.terminal_detail
+    return None if world.done else stopped

@@ -116,6 +116,22 @@ class OutsideSeat:
         self._check()
         return self._settle(self.seat.execute_tool(tool_name, arguments, driven=True))
 
+    def stop(self) -> None:
+        """The seat's world has ended by its player's hand (``seat.abort(detail)``: a budget reached), as an LLM
+        seat's cap ends it: its stand-in returns, so the arena retires the seat as ``run`` would once its agent
+        returned, and the other seats play on (what :func:`~bizsim.simcore.arena_replay.replay_arena` does with
+        ``stopped``).
+
+        Raises:
+            ConfigError: the seat's world has not ended, or the seat does not have the turn.
+        """
+        if not self.seat.done or not self._parked:
+            raise ConfigError(f"seat {self.index} stops from outside only once its world has ended (seat.abort), "
+                              "in its turn")
+        self._parked = False
+        self._hold.succeed()  # the stand-in wakes, sees its world over and returns
+        self._run()
+
     # the machinery ------------------------------------------------------------------------------------
     def _stand_in(self, world: World) -> Generator[simpy.Event, Any, None]:
         """The outside seat's agent inside SimPy: parks at each turn until its player advances; returns when the

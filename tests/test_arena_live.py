@@ -155,3 +155,22 @@ def test_a_killed_process_loses_nothing(tmp_path):
     assert again.calls == 4 and again.world.day == ep.world.day
     assert [p[0] for p in again.unwrapped.replayed_points] == ["2025-01-01T00:00:00", "2025-01-02T00:00:00"]
     again.close()
+
+
+def test_a_budget_ends_the_outside_seat_and_the_rivals_play_on(tmp_path):
+    """--max-turns reached: the outside seat ends (status error, the budget named) as an LLM seat's cap ends it;
+    the rivals play the arena to its end, and the directory verifies."""
+    from bizsim.runs.budgets import Budgets
+
+    out = tmp_path / "run"
+    ep = ArenaEpisode("vending-arena", "small", 3, roster=["planner", "mcp", "markup"], overrides=SHORT, out=out,
+                      surface="mcp", budgets=Budgets(max_turns=3))
+    for _ in range(3):
+        ep.call_line("task_done")
+    assert ep.done and ep.world.status.value == "error" and ep.unwrapped.arena.done
+    ep.close()
+    record = json.loads((out / "result.json").read_text())
+    seat = record["seats"][1]
+    assert seat["terminal_reason"] == "error" and "max_turns" in seat["terminal_detail"]
+    assert record["terminal_reason"] == "horizon_end"  # the rivals reached it
+    assert verify_run_dir(out).problems == ()

@@ -138,3 +138,32 @@ def test_bad_arguments_are_refused():
         OutsideSeat(arena, 0, [None])
     with pytest.raises(ConfigError, match=r"seats \[1\] have no agent"):
         OutsideSeat(arena, 0, [None, None])
+
+
+@pytest.mark.parametrize("make, agents, advance", [
+    (lambda: VendingArena(MONTH, 5, seats=3), [planner, None, markup], "task_done"),
+    (lambda: StartupArena("default", 4, seats=2), [None, greedy], "bot wait"),
+])
+def test_a_seat_stopped_by_its_player_is_the_seat_an_agent_stopped_inside(make, agents, advance):
+    """A seat aborted in its turn (a cap) and stopped from outside gives the arena an agent that aborted its seat
+    and returned gives inside: the rivals play on to the end, the same bytes."""
+    k = agents.index(None)
+
+    def capped(world):
+        for _ in range(2):
+            yield world.execute(advance, allow_hidden=True)  # the advance's event (greedy's hidden `bot wait` too)
+        world.abort("max_turns reached")
+
+    inside = make()
+    inside.run([capped if a is None else a for a in agents])
+    arena = make()
+    outside = OutsideSeat(arena, k, agents)
+    for _ in range(2):
+        outside.send(advance, allow_hidden=True)
+    outside.seat.abort("max_turns reached")
+    outside.stop()
+    assert outside.over and arena.done
+    assert state_text(arena) == state_text(inside) and arena.command_logs() == inside.command_logs()
+    assert [s.trajectory.to_jsonl() for s in arena.seats] == [s.trajectory.to_jsonl() for s in inside.seats]
+    with pytest.raises(ConfigError, match="once its world has ended"):
+        OutsideSeat(make(), k, agents).stop()
