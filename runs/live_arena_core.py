@@ -55,6 +55,13 @@ class ArenaEpisodeCore(EpisodeCore):
                               f"{run.preset} seed {run.seed} with its roster; the directory was edited or written "
                               "by another bizsim version")
 
+    def system_prompt(self) -> str:
+        """The seat's system prompt followed by the arena protocol an LLM seat is told (bizsim's own text): an
+        outside agent learns of its rivals as a built-in LLM seat does."""
+        from bizsim.agents.llm.arena_prompt import arena_text
+
+        return super().system_prompt() + arena_text(self.world)
+
     def abort(self, detail: str) -> None:
         """End the outside seat now (a budget reached), as an LLM seat's cap ends it: its world is aborted with
         ``detail``, the arena retires it and the other seats play on to the arena's end; then it is recorded."""

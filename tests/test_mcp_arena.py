@@ -50,6 +50,8 @@ def test_a_whole_short_vending_arena_over_stdio(tmp_path):
             assert {"message_send", "money_send", "goods_send", "market_view", "task_done"} <= tools
             resources = {str(r.uri) for r in (await client.list_resources()).resources}
             assert "bizsim://arena" in resources
+            prompt = (await client.get_prompt("system_prompt")).messages[0].content.text
+            assert "You are seat 2 of 3 (seats 0 to 2) in an arena" in prompt and "`message_send`" in prompt
             arena = json.loads((await client.read_resource("bizsim://arena")).contents[0].text)
             assert (arena["seat"], [p["label"] for p in arena["players"]]) == (2, ["planner", "markup", "mcp"])
             assert arena["standings"] is None
