@@ -174,3 +174,25 @@ def test_a_budget_ends_the_outside_seat_and_the_rivals_play_on(tmp_path):
     assert seat["terminal_reason"] == "error" and "max_turns" in seat["terminal_detail"]
     assert record["terminal_reason"] == "horizon_end"  # the rivals reached it
     assert verify_run_dir(out).problems == ()
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda r: r.update(seats="x"), "must be a list"),
+    (lambda r: r["seats"][1].update(agent=[1, 2]), "unknown agent"),
+    (lambda r: r["seats"][1].update(label="x" * 10_000), "at most 200 characters"),
+    (lambda r: r["live"].update(outside_seat="0"), "holds no live arena episode"),
+    (lambda r: r.update(seats=r["seats"] * 40), "lists 80 seats"),
+    (lambda r: r["seats"][1].update(agent="llm", options={"model": "openai/x"}), "LLM agents"),
+    (lambda r: r["seats"][1].update(agent="planner"), "do not replay"),
+])
+def test_an_edited_result_does_not_resume(tmp_path, edit, words):
+    """result.json is read as untrusted: an edited seats list or live part is a ConfigError naming what is wrong."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("vending-arena", "small", 1, roster=["mcp", "markup"], overrides=SHORT, out=out, surface="mcp")
+    ep.call_line("task_done")
+    ep.close("stop")
+    record = json.loads((out / "result.json").read_text())
+    edit(record)
+    (out / "result.json").write_text(json.dumps(record))
+    with pytest.raises(ConfigError, match=words):
+        ArenaEpisode.resume(out, surface="mcp")
