@@ -42,6 +42,9 @@ def add_parsers(sub: Any) -> None:
                                      "the server (over HTTP: the end of its MCP session). Needs the mcp extra "
                                      '(pip install -e ".[mcp]" in the bizsim checkout).')
     _episode_flags(mcp)
+    mcp.add_argument("--seat", action="append", default=None, metavar="AGENT[:KEY=VALUE,...]",
+                     help="an arena's seats in order (repeatable): exactly one --seat mcp, the seat the client plays, "
+                          "and a built-in agent in every other, e.g. --seat mcp --seat planner --seat markup")
     mcp.add_argument("--http", type=bounded_int(0, 65535), metavar="PORT", help="serve streamable HTTP on PORT (path /mcp) instead "
                      "of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="the address --http binds (default 127.0.0.1)")
@@ -119,9 +122,31 @@ def _open(args: argparse.Namespace) -> Any:
 
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
+    roster = getattr(args, "seat", None)
+    if roster is not None or _is_arena(args.world):
+        from bizsim.runs.live_arena import ArenaEpisode
+
+        if roster is None:
+            raise BizSimError(f"{args.world} is an arena: give each seat, exactly one of them the client's, e.g. "
+                              f"bizsim {args.cmd} {args.world} --seat mcp --seat planner" if args.cmd == "mcp" else
+                              f"{args.world} is an arena; bizsim {args.cmd} cannot host one of its seats: play it with "
+                              "bizsim mcp or bizsim play")
+        return ArenaEpisode(args.world, args.preset, args.seed, roster=roster, out=args.out,
+                            overrides=_overrides(args.overrides), surface="mcp",
+                            budgets=Budgets(max_turns=args.max_turns), overwrite=args.overwrite)
     return Episode(args.world, args.preset, args.seed, out=args.out, overrides=_overrides(args.overrides),
                    surface=args.cmd if args.cmd == "mcp" else "shell", budgets=Budgets(max_turns=args.max_turns),
                    overwrite=args.overwrite)
+
+
+def _is_arena(world: str) -> bool:
+    from bizsim.simcore.errors import ConfigError
+    from bizsim.simcore.registry import world_spec
+
+    try:
+        return world_spec(world).is_arena
+    except ConfigError:
+        return False  # an unknown world: the episode names it
 
 
 def _overrides(pairs: list[str]) -> dict[str, Any]:

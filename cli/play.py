@@ -26,6 +26,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=bounded_int(0), default=1, help="world seed (default 1)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
                    help="a config value laid over the preset (repeatable), e.g. --set horizon_days=30")
+    p.add_argument("--seat", action="append", default=None, metavar="AGENT[:KEY=VALUE,...]",
+                   help="an arena's seats in order (repeatable): exactly one --seat human, the seat you play, and a "
+                   "built-in agent in every other, e.g. --seat human --seat planner --seat markup")
     p.add_argument("--out", metavar="DIR", help="the run directory (default: play-WORLD-seedN here)")
     p.add_argument("--name", default="anonymous", help="the player's name, kept in the run (default: anonymous)")
     p.add_argument("--minutes", type=bounded_float(0, 10_000, above=True), default=None,
@@ -44,9 +47,9 @@ def run_play(args: argparse.Namespace) -> int:
 
     limit = None if args.minutes is None else 60.0 * args.minutes
     if args.resume:
-        if args.world or args.overrides:
-            raise BizSimError(f"--resume continues the run in {args.resume!r}, whose world and config it names; drop "
-                              "the world and --set")
+        if args.world or args.overrides or args.seat:
+            raise BizSimError(f"--resume continues the run in {args.resume!r}, whose world, config and seats it names; "
+                              "drop the world, --set and --seat")
         session = PlaySession.resume(args.resume, time_limit_s=limit)
     else:
         if not args.world:
@@ -54,14 +57,16 @@ def run_play(args: argparse.Namespace) -> int:
                               "or continue a run with --resume DIR")
         out = args.out or f"play-{args.world}-seed{args.seed}"
         session = PlaySession(args.world, args.preset, args.seed, out=out, player=args.name, time_limit_s=limit,
-                              overrides=_overrides(args.overrides))
+                              overrides=_overrides(args.overrides), roster=args.seat)
     session.episode.set_client("bizsim play", bizsim_version())
     try:
         server = PlayServer(session, port=args.port)
     except BaseException:
         session.close()
         raise
-    print(f"playing {session.episode.world.benchmark_id}, recorded in {session.episode.root}", flush=True)
+    arena = session.state()["arena"]
+    what = f"seat {arena['seat']} of {arena['world']}" if arena else session.episode.world.benchmark_id
+    print(f"playing {what}, recorded in {session.episode.root}", flush=True)
     print(f"open {server.url}  (Ctrl-C stops; bizsim play --resume {session.episode.root} continues)", flush=True)
     if not args.no_browser:
         import webbrowser

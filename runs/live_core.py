@@ -75,8 +75,8 @@ class EpisodeCore:
         self._begun = False  # the recorder has begun: result.json is rewritten as the episode changes
         try:
             self._recorder.claim()
-            self.world: World = spec.new_world()
-            self.driver = Driver(self.world)
+            self.world: World
+            self.world, self.driver = self._open()
             if resumed is not None:
                 self._replay(resumed[1])
             self._mark_start()
@@ -124,6 +124,12 @@ class EpisodeCore:
             if self._begun and not self.closed:
                 self._write_result()
 
+    def _open(self) -> tuple[World, Any]:
+        """A fresh world of the spec and what sends it commands (``send``, ``send_tool``: a kernel Driver; an
+        arena's outside seat has its own)."""
+        world = self.live_spec.new_world()
+        return world, Driver(world)
+
     def _replay(self, log: Sequence[tuple[int, str]]) -> None:
         for _, line in log:
             self.driver.send(line)
@@ -170,8 +176,7 @@ class EpisodeCore:
             if seed is not None:
                 self.live_spec = self.live_spec.reseeded(seed)
             self.world.close()  # a finished world would otherwise wait for the cyclic garbage collector
-            self.world = self.live_spec.new_world()
-            self.driver = Driver(self.world)
+            self.world, self.driver = self._open()
             self._mark_start()
             self.calls = self.refused = self.not_run = self.advances = 0
             self.stopped, self.closed = None, False

@@ -22,7 +22,7 @@ from bizsim.agents.declare import HAS_ROLES, RECORDS_CALLS, RUN_OPTIONS, AgentDe
 from bizsim.simcore.errors import ConfigError
 
 from bizsim.runs.budgets import Budgets
-from bizsim.runs.roster import Seat
+from bizsim.runs.roster import Seat, outside_seat_refusal
 from bizsim.runs.runspec import ARENA_AGENT, RunSpec, world_config
 
 if TYPE_CHECKING:
@@ -267,6 +267,9 @@ def _resolve_arena(spec: RunSpec, world: WorldSpec, config: Any, out: str | Path
                           f"(--seat planner --seat greedy, or RunSpec(..., roster=[...]))")
     if not low <= len(spec.roster) <= high:
         raise ConfigError(f"{world.name} seats {low} to {high} agents; the roster lists {len(spec.roster)}")
+    refusal = outside_seat_refusal(spec.roster)
+    if refusal is not None:
+        raise ConfigError(refusal)
     base = world_spec(str(world.base))
     resolved = []
     for k, entry in enumerate(spec.roster):

@@ -29,12 +29,29 @@ from bizsim.simcore.untrusted_json import MAX_DEPTH, loads_untrusted, non_finite
 if TYPE_CHECKING:
     from bizsim.runs.runspec import RunSpec
 
-__all__ = ["MAX_SEATS", "MAX_SEAT_NAME_CHARS", "Seat", "arena_grid", "as_roster", "rotate", "rotations", "split_seat"]
+__all__ = ["MAX_SEATS", "MAX_SEAT_NAME_CHARS", "OUTSIDE_AGENTS", "Seat", "arena_grid", "as_roster",
+           "outside_seat_refusal", "rotate", "rotations", "split_seat"]
 
 #: The most seats a roster may list (an arena world names its own, smaller, range).
 MAX_SEATS = 64
 #: The longest agent name or label a seat may have (a registered name or ``package.module:function``).
 MAX_SEAT_NAME_CHARS = 200
+#: The agent names that mark a seat played from outside, each by the surface that hosts it.
+OUTSIDE_AGENTS = {"human": "bizsim play", "mcp": "bizsim mcp"}
+
+
+def outside_seat_refusal(roster: Sequence[Any]) -> str | None:
+    """Why a roster cannot be run with every seat inside (``bizsim run``, sweeps): a seat played from outside has
+    nobody to play it there. ``None`` when every seat is a built-in or LLM agent."""
+    for k, seat in enumerate(as_roster(roster)):
+        if seat.agent in OUTSIDE_AGENTS:
+            surface = OUTSIDE_AGENTS[seat.agent]
+            return (f"seat {k} is {seat.agent!r}, a seat played from outside, and a run of every seat inside "
+                    f"(bizsim run, a sweep) has nobody to play it: play it with {surface} (e.g. {surface} WORLD "
+                    f"--seat {seat.agent} --seat planner), or give the seat a built-in agent")
+    return None
+
+
 _OPTIONS = re.compile(r"^(?P<agent>[^=]*?):(?P<options>[A-Za-z_][\w.-]*=.*)$", re.DOTALL)
 _NEXT_PAIR = re.compile(r",(?=[A-Za-z_][\w.-]*=)")
 

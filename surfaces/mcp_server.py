@@ -8,7 +8,10 @@ The server offers, for any registered world:
   content; a refused or unknown call is an error result (``isError``) carrying ``{"error", "hint"}``;
 - the prompt ``system_prompt``: the world's system prompt;
 - the resources ``bizsim://rules`` (the episode's rules and every command's help, Markdown) and
-  ``bizsim://result`` (the run's ``result.json`` as it stands).
+  ``bizsim://result`` (the run's ``result.json`` as it stands; for one seat of an arena, its own seat's record
+  and the arena's public view, since the arena's lists every seat's figures); for one seat of an arena
+  (:class:`~bizsim.runs.live_arena.ArenaEpisode`, ``--seat mcp``) also ``bizsim://arena``: the seat it plays,
+  who plays the others, whose turn it is, and the standings once the arena is over.
 
 Every call goes through :class:`~bizsim.runs.live.Episode`, which records it before it is answered;
 the client's ``clientInfo`` is recorded as who played. Transports: stdio (the default), or streamable HTTP on
@@ -27,16 +30,18 @@ from typing import TYPE_CHECKING, Any
 from bizsim.simcore.errors import ConfigError
 
 from bizsim.runs.live import Episode
+from bizsim.runs.live_arena import ArenaEpisode
 from bizsim.surfaces.mcp_session_gate import DEFAULT_IDLE_TIMEOUT_S
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "require_sdk", "serve"]
+__all__ = ["ARENA_URI", "PROMPT_NAME", "RESULT_URI", "RULES_URI", "build_server", "require_sdk", "serve"]
 
 PROMPT_NAME = "system_prompt"
 RULES_URI = "bizsim://rules"
 RESULT_URI = "bizsim://result"
+ARENA_URI = "bizsim://arena"
 
 
 def require_sdk() -> None:
@@ -55,7 +60,7 @@ def require_sdk() -> None:
                           f"{install_hint('mcp')}") from None
 
 
-def build_server(episode: Episode) -> Server[Any]:
+def build_server(episode: Episode | ArenaEpisode) -> Server[Any]:
     """An MCP server (the SDK's low-level ``Server``) whose tools, prompt and resources play ``episode``."""
     from mcp import types
     from mcp.server.lowlevel import Server
@@ -107,22 +112,32 @@ def build_server(episode: Episode) -> Server[Any]:
             description=f"{world.benchmark_id} system prompt",
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=episode.system_prompt()))])
 
+    arena_view = getattr(episode, "arena_view", None)  # one seat of an arena
+    resources = [
+        types.Resource(uri=RULES_URI, name="rules", mime_type="text/markdown",
+                       description="The episode's rules, budgets and every command's help."),
+        types.Resource(uri=RESULT_URI, name="result", mime_type="application/json",
+                       description="The run's result.json as it stands: the figures so far."),
+    ]
+    if arena_view is not None:
+        resources.append(types.Resource(
+            uri=ARENA_URI, name="arena", mime_type="application/json",
+            description="The arena: your seat, who plays the others, whose turn it is, the standings once it is over."))
+
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
         note_client(ctx)
-        return types.ListResourcesResult(resources=[
-            types.Resource(uri=RULES_URI, name="rules", mime_type="text/markdown",
-                           description="The episode's rules, budgets and every command's help."),
-            types.Resource(uri=RESULT_URI, name="result", mime_type="application/json",
-                           description="The run's result.json as it stands: the figures so far."),
-        ])
+        return types.ListResourcesResult(resources=resources)
 
     async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         note_client(ctx)
         uri = str(params.uri)
         if uri == RULES_URI:
             text, mime = episode.rules(), "text/markdown"
-        elif uri == RESULT_URI:
-            text, mime = json.dumps(episode.result(), indent=2, default=str), "application/json"
+        elif uri == RESULT_URI:  # one seat of an arena reads its own record: rivals' figures are theirs
+            data = episode.seat_result() if arena_view is not None else episode.result()
+            text, mime = json.dumps(data, indent=2, default=str), "application/json"
+        elif uri == ARENA_URI and arena_view is not None:
+            text, mime = json.dumps(arena_view(), indent=2, default=str), "application/json"
         else:
             from mcp.shared.exceptions import MCPError
 
@@ -131,12 +146,23 @@ def build_server(episode: Episode) -> Server[Any]:
 
     return Server(
         "bizsim", version=_version(), title=f"bizsim {world.benchmark_id}",
-        instructions=(f"One episode of {world.benchmark_id} (preset {episode.preset_label}, seed {episode.spec.seed}). "
+        instructions=(_seat_line(episode) +
+                      f"One episode of {world.benchmark_id} (preset {episode.preset_label}, seed {episode.spec.seed}). "
                       f"Read the prompt {PROMPT_NAME!r} first; each tool is one command; time moves only with "
                       f"{world.advance_command.replace(' ', '_')!r}. Every call is recorded."),
         on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts, on_get_prompt=get_prompt,
         on_list_resources=list_resources, on_read_resource=read_resource,
     )
+
+
+def _seat_line(episode: Any) -> str:
+    """For one seat of an arena: which seat the client plays and where the arena's state is read."""
+    view = getattr(episode, "arena_view", None)
+    if view is None:
+        return ""
+    arena = view()
+    return (f"You play seat {arena['seat']} of {arena['seats']} in {arena['world']}; the other seats are built-in "
+            f"agents, acting in their turns between yours (read {ARENA_URI}). ")
 
 
 def bind_http(host: str, port: int, what: str = "MCP") -> socket.socket:
@@ -161,7 +187,7 @@ def bind_http(host: str, port: int, what: str = "MCP") -> socket.socket:
     return sock
 
 
-def serve(episode: Episode, *, http_port: int | None = None, host: str = "127.0.0.1",
+def serve(episode: Episode | ArenaEpisode, *, http_port: int | None = None, host: str = "127.0.0.1",
           idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, http_socket: socket.socket | None = None) -> None:
     """Serve ``episode`` until the client leaves or the server is stopped (Ctrl-C, SIGTERM).
 
@@ -190,14 +216,14 @@ def serve(episode: Episode, *, http_port: int | None = None, host: str = "127.0.
         episode.close(detail)
 
 
-def _serve_stdio(episode: Episode) -> None:
+def _serve_stdio(episode: Episode | ArenaEpisode) -> None:
     # bizsim's own stdio transport: the SDK's leaves a line it cannot validate unanswered (mcp_stdio says why).
     from .mcp_stdio import serve_stdio
 
     serve_stdio(build_server(episode))
 
 
-def _serve_http(episode: Episode, sock: socket.socket, idle_timeout: float) -> None:
+def _serve_http(episode: Episode | ArenaEpisode, sock: socket.socket, idle_timeout: float) -> None:
     import uvicorn
 
     from bizsim.surfaces.mcp_session_gate import SessionGate

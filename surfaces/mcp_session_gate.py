@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from bizsim.runs.live import Episode
+from bizsim.runs.live_arena import ArenaEpisode
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT_S", "SessionGate"]
 
@@ -63,7 +64,7 @@ class SessionGate:
         path: the MCP endpoint's path.
     """
 
-    def __init__(self, app: ASGIApp, episode: Episode, on_end: Callable[[], None], *,
+    def __init__(self, app: ASGIApp, episode: Episode | ArenaEpisode, on_end: Callable[[], None], *,
                  idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S, path: str = "/mcp") -> None:
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 

@@ -9,7 +9,8 @@ walks through it.
 from __future__ import annotations
 
 from .arena_checks import (
-    assert_arena_deterministic, assert_arena_refusal_changes_nothing, assert_arena_replays, scripted_agent,
+    assert_arena_deterministic, assert_arena_refusal_changes_nothing, assert_arena_replays,
+    assert_outside_seat_matches, scripted_agent,
 )
 from .checks import (
     assert_deterministic, assert_money_conserved, assert_rate, assert_refusal_changes_nothing, assert_replays, play,
@@ -17,7 +18,8 @@ from .checks import (
 )
 
 __all__ = [
-    "assert_arena_deterministic", "assert_arena_refusal_changes_nothing", "assert_arena_replays", "scripted_agent",
+    "assert_arena_deterministic", "assert_arena_refusal_changes_nothing", "assert_arena_replays",
+    "assert_outside_seat_matches", "scripted_agent",
     "assert_deterministic", "assert_money_conserved", "assert_rate", "assert_refusal_changes_nothing",
     "assert_replays", "play", "rate_band",
 ]

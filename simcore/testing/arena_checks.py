@@ -13,12 +13,13 @@ from typing import Any
 import simpy
 
 from ..arena import ArenaWorld
+from ..arena_outside import OutsideSeat
 from ..arena_replay import replay_arena
 from ..world import Agent, World
 from ._guards import broken_invariants, state_text
 
 __all__ = ["assert_arena_deterministic", "assert_arena_refusal_changes_nothing", "assert_arena_replays",
-           "scripted_agent"]
+           "assert_outside_seat_matches", "scripted_agent"]
 
 
 def scripted_agent(turns: Sequence[Sequence[str]], *, check: bool = True) -> Agent:
@@ -66,6 +67,26 @@ def assert_arena_replays(factory: Callable[[], ArenaWorld], arena: ArenaWorld) -
     again = replay_arena(factory, arena.command_logs())
     assert _texts(arena) == _texts(again), "the replay of the seats' command logs differs from the arena it came from"
     return again
+
+
+def assert_outside_seat_matches(factory: Callable[[], ArenaWorld], agents: Sequence[Agent],
+                                seat: int) -> ArenaWorld:
+    """Seat ``seat`` played from outside (:class:`~bizsim.simcore.arena_outside.OutsideSeat`) with the lines its
+    agent sent in an all-inside run records that run byte for byte: every seat's command log and trajectory, the
+    arena's trajectory, state and summary. Returns the outside-played arena."""
+    inside = factory()
+    inside.run(agents)
+    played = factory()
+    outside = OutsideSeat(played, seat, [None if k == seat else agent for k, agent in enumerate(agents)])
+    for t_us, line in inside.command_logs()[seat]:
+        assert outside.parked or outside.seat.done, f"seat {seat}'s {line[:200]!r}: the outside seat has no turn"
+        assert outside.seat.now_us == t_us, (
+            f"seat {seat}'s {line[:200]!r} was sent at t_us={t_us} inside but comes at {outside.seat.now_us} outside")
+        outside.send(line, allow_hidden=True)
+    assert played.command_logs() == inside.command_logs(), "the outside seat's run has other command logs"
+    assert _texts(played) == _texts(inside), "the outside seat's run differs from the all-inside run"
+    assert played.summary() == inside.summary(), "the outside seat's run has another summary"
+    return played
 
 
 def assert_arena_refusal_changes_nothing(arena: ArenaWorld, line: str) -> dict[str, Any]:

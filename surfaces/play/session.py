@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,9 @@ from bizsim.simcore.money import money_unit, money_units
 from bizsim.simcore.world import scalar_text
 
 from bizsim.runs.live import Episode
+from bizsim.runs.live_arena import ArenaEpisode
 from bizsim.runs.observation import metric_of
+from bizsim.runs.rundir import RunDir
 
 __all__ = ["HUMAN", "MAX_NOTES_CHARS", "MAX_PLAYER_CHARS", "MAX_REQUEST_BYTES", "PlaySession"]
 
@@ -55,19 +57,31 @@ class PlaySession:
         time_limit_s: wall seconds the player has (the run's whole wall time, resumed sessions included); past it
             the episode is closed and calls are refused. ``None``: no limit.
         episode: an episode already open (:meth:`resume` passes it); the other arguments are then ignored.
+        roster: for an arena (``vending-arena``, ``startup-arena``), one entry per seat: exactly one ``human`` (the
+            seat the person plays), every other a built-in agent (``planner``, ``markup:margin=0.3``); the page
+            is then that seat's world plus the arena (``state()["arena"]``).
     """
 
     def __init__(self, world: str = "", preset: str = "default", seed: int = 1, *, out: str | Path | None = None,
                  player: str = "anonymous", time_limit_s: float | None = None,
-                 overrides: Mapping[str, Any] | None = None, episode: Episode | None = None) -> None:
+                 overrides: Mapping[str, Any] | None = None, episode: Episode | ArenaEpisode | None = None,
+                 roster: Sequence[Any] | None = None) -> None:
         if time_limit_s is not None and not (isinstance(time_limit_s, (int, float)) and time_limit_s > 0):
             raise ConfigError(f"time_limit_s(={show(time_limit_s)}) must be a number of seconds > 0 (or unset)")
         if episode is None:
             if out is None:
                 raise ConfigError("a played run needs a run directory (out=...): a human run is recorded as it goes")
             name = _player(player)
-            episode = Episode(world, preset, seed, out=out, overrides=overrides, surface="play", agent=HUMAN,
-                              metadata={"player": name, "time_limit_s": time_limit_s})
+            facts = {"player": name, "time_limit_s": time_limit_s}
+            if roster is None and world and _is_arena(world):
+                raise ConfigError(f"{world} is an arena: give each seat, exactly one of them the seat you play, e.g. "
+                                  f"--seat {HUMAN} --seat planner (roster=[{HUMAN!r}, 'planner'])")
+            if roster is not None:
+                episode = ArenaEpisode(world, preset, seed, roster=roster, out=out, overrides=overrides,
+                                       surface="play", agent=HUMAN, metadata=facts)
+            else:
+                episode = Episode(world, preset, seed, out=out, overrides=overrides, surface="play", agent=HUMAN,
+                                  metadata=facts)
         self.episode = episode
         self.time_limit_s = time_limit_s
         self._lock = threading.Lock()
@@ -89,7 +103,11 @@ class PlaySession:
         Raises:
             ConfigError: ``out`` holds no live episode that can go on (see :meth:`Episode.resume`).
         """
-        episode = Episode.resume(out, surface="play")
+        episode: Episode | ArenaEpisode
+        if RunDir(out).is_arena():
+            episode = ArenaEpisode.resume(out, surface="play")
+        else:
+            episode = Episode.resume(out, surface="play")
         if time_limit_s is None:
             limit = episode.metadata.get("time_limit_s")
             time_limit_s = float(limit) if isinstance(limit, (int, float)) and limit > 0 else None
@@ -102,14 +120,20 @@ class PlaySession:
         from bizsim.simcore.replay import replay
 
         ep = self.episode
-        log = ep.world.command_log()
-        points: list[list[Any]] = []
+        # An arena seat's: its resume replayed the arena and kept the points already.
+        log = [] if self.arena else ep.world.command_log()
+        points: list[list[Any]] = list(getattr(ep.unwrapped, "replayed_points", []))
         if log:
             spec, config, seed = world_spec(ep.spec.world), ep.world.config, ep.spec.seed
             replay(lambda: spec.make(config, seed), log, lambda w: points.append([w.now_iso, metric_of(w)]))
         if not points or points[-1][0] != ep.world.now_iso:
             points.append([ep.world.now_iso, metric_of(ep.world)])
         self.history = points
+
+    @property
+    def arena(self) -> bool:
+        """Whether the person plays one seat of an arena."""
+        return isinstance(self.episode, ArenaEpisode)
 
     @property
     def player(self) -> str:
@@ -151,6 +175,7 @@ class PlaySession:
                 "answers": self.answers, "log": list(self.log), "earlier_calls": self.earlier_calls,
                 "max_call_chars": ep.max_call_chars,
                 "time": {"elapsed_s": round(self.elapsed_s(), 1), "limit_s": self.time_limit_s},
+                "arena": ep.arena_view() if isinstance(ep, ArenaEpisode) else None,
             }
 
     # -- what the page asks ----------------------------------------------------------
@@ -205,6 +230,15 @@ class PlaySession:
         ep = self.episode
         if self.time_limit_s is not None and not ep.done and self.elapsed_s() >= self.time_limit_s:
             ep.close(f"time limit of {self.time_limit_s:g} s reached")
+
+
+def _is_arena(world: str) -> bool:
+    from bizsim.simcore.registry import world_spec
+
+    try:
+        return world_spec(world).is_arena
+    except ConfigError:
+        return False  # an unknown world: the episode names it
 
 
 def _player(name: Any) -> str:

@@ -408,7 +408,7 @@
     const value = el("strong", {id: "metric", text: fmt(metric.name || "", metric.value)});
     if (typeof metric.value === "number") value.title = String(metric.value);
     return el("header", {},
-      el("div", {class: "title"}, el("strong", {text: S.benchmark_id}),
+      el("div", {class: "title"}, el("strong", {text: S.arena ? `${S.arena.world} · seat ${S.arena.seat}` : S.benchmark_id}),
         el("span", {class: "who"}, el("span", {text: "played by "}), el("strong", {id: "player", text: S.player})),
         el("span", {class: "sub", text: `preset ${S.preset} · seed ${S.seed}`})),
       el("div", {class: "clock"}, el("span", {id: "now", "data-iso": c.now, title: `${weekday(c.now)} ${c.now}`, text: when(c.now)}),
@@ -443,6 +443,34 @@
     return box;
   }
 
+  // An arena: which seat you play, who plays the others, whose turn it is; the standings once it is over (a rival's
+  // figures are private until then).
+  function arenaPanel() {
+    const A = S.arena;
+    const box = el("section", {class: "panel arena", id: "arena"}, el("h2", {text: `Arena: ${A.world}`}));
+    const turn = A.over ? "the arena is over" : A.to_move === A.seat ? "your turn" :
+      A.to_move === null ? "between turns" : `seat ${A.to_move} to move`;
+    box.append(el("div", {class: "sub", id: "arena-turn", text: `You play seat ${A.seat} of ${A.seats}` +
+      (A.day !== null && A.day !== undefined ? ` · day ${A.day}` : "") + ` · ${turn}`}));
+    const t = el("tbody");
+    for (const p of A.players) {
+      t.append(el("tr", {class: p.you ? "you" : null, "data-seat": p.seat}, el("td", {class: "num", text: `seat ${p.seat}`}),
+        el("td", {text: p.label + (p.you ? " (you)" : "")})));
+    }
+    box.append(el("table", {class: "rows seats"}, t));
+    if (A.standings) {
+      box.append(el("h3", {text: "Standings"}));
+      const s = el("tbody");
+      A.standings.forEach((r, i) => s.append(el("tr", {class: r.seat === A.seat ? "you" : null},
+        el("td", {class: "num", text: String(i + 1)}), el("td", {text: `seat ${r.seat} · ${r.label}`}),
+        el("td", {class: "num", text: fmt(r.metric, r.metric_value)}))));
+      box.append(el("table", {class: "rows standings", id: "standings"}, s));
+    } else {
+      box.append(el("div", {class: "sub", text: "Rivals' figures stay private until the arena is over; you see them through what the world makes public."}));
+    }
+    return box;
+  }
+
   function statePanel() {
     const box = el("section", {class: "panel state", id: "state"}, el("h2", {text: "The world now"}));
     if (S.done) {
@@ -450,6 +478,7 @@
         text: `The episode has ended (${S.status === "running" ? "stopped" : S.status}${S.ended ? ": " + S.ended : ""}). ` +
           `The run is in ${S.run_dir}.`}));
     }
+    if (S.arena) box.append(arenaPanel());
     box.append(kv(S.observation));
     const m = S.metric || {};
     box.append(el("h3", {text: `${metricLabel(m.name)} over time`}), chart(m.history || [], m.name || ""));
