@@ -243,13 +243,22 @@ async def _reader() -> Callable[[int], Any]:
     """A coroutine function reading up to n bytes of standard input: from the event loop on a pipe, else a thread."""
     import asyncio
 
+    import stat
+
     loop = asyncio.get_running_loop()
     source = os.fdopen(os.dup(0), "rb", 0)
+    mode = os.fstat(source.fileno()).st_mode
+    # Only a pipe, a socket or a terminal can be watched by the loop. On anything else (a file, /dev/null) the loop's
+    # reader fails inside a callback, after connect_read_pipe has returned, and the input never ends: read it in a
+    # thread instead.
+    watchable = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or source.isatty()
     try:
+        if not watchable:
+            raise ValueError("not a pipe")
         reader = asyncio.StreamReader(limit=_CHUNK)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
         return reader.read
-    except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, another platform)
+    except (OSError, ValueError, NotImplementedError):  # not a pipe (a file, /dev/null, another platform)
         import anyio
 
         async def read(n: int) -> bytes:

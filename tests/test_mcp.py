@@ -178,6 +178,21 @@ async def _refused(url, **options):
     return " ".join(_messages(caught.value))
 
 
+@pytest.mark.parametrize("given", ["/dev/null", "file"])
+def test_over_stdio_input_that_is_no_pipe_ends_the_episode_not_hangs(tmp_path, given):
+    """Standard input from /dev/null or a file (which the event loop cannot watch) is read in a thread: its end
+    ends the episode as a client leaving does, at once, never a hang."""
+    source = tmp_path / "input"
+    source.write_bytes(b"")
+    out = tmp_path / "run"
+    with open("/dev/null" if given == "/dev/null" else source, "rb") as stdin:
+        done = subprocess.run([sys.executable, "-m", "bizsim.cli", "mcp", "operation", "--out", str(out)],
+                              stdin=stdin, capture_output=True, text=True, timeout=60)
+    assert 0 == done.returncode, done.stderr
+    record = json.loads((out / "result.json").read_text())
+    assert ("agent_stopped", "client disconnected") == (record["terminal_reason"], record["terminal_detail"])
+
+
 def test_over_http_a_port_in_use_is_refused_before_the_run_directory_is_touched(tmp_path):
     """The address is taken first: a busy port is exit 2 with one line, and no episode is opened or closed."""
     with socket.socket() as busy:
