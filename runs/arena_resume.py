@@ -131,9 +131,9 @@ def check_arena_resumable(run: ResolvedRun, root: str | Path) -> dict:
         differ = next(k for k in range(max(len(before.roster), len(asked.roster)))
                       if k >= len(before.roster) or k >= len(asked.roster)
                       or _roster(before)[k] != _roster(asked)[k])
-        was = before.roster[differ].to_dict() if differ < len(before.roster) else "no seat"
-        now = asked.roster[differ].to_dict() if differ < len(asked.roster) else "no seat"
-        raise ConfigError(f"{where!r} holds an arena whose seat {differ} is {show(was)}, not {show(now)}; a resume "
+        held = before.roster[differ].to_dict() if differ < len(before.roster) else "no seat"
+        wanted = asked.roster[differ].to_dict() if differ < len(asked.roster) else "no seat"
+        raise ConfigError(f"{where!r} holds an arena whose seat {differ} is {show(held)}, not {show(wanted)}; a resume "
                           "goes on with the roster started there only (every seat's agent and options)")
     if recorded.get("world_config") != _world_config(run):
         raise ConfigError(f"preset {asked.preset_label!r} no longer gives the world config recorded in "
