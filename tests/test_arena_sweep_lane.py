@@ -164,3 +164,56 @@ def test_concurrent_runs_group_an_arena_under_its_first_llm_seats_endpoint():
     specs = _arenas("http://127.0.0.1:9/v1", range(1, 9))
     assert 2 * 3 == ConcurrentRuns(specs, EndpointLimiter(3), lambda item: None).threads
     assert 8 == ConcurrentRuns(specs, EndpointLimiter(8), lambda item: None).threads
+
+
+_KILL_SCRIPT = """
+import sys
+from bizsim.runs import RunSpec, sweep
+
+if __name__ == "__main__":
+    url, out = sys.argv[1], sys.argv[2]
+    seat = lambda name: {"name": "llm", "options": {"model": f"hosted_vllm/{name}", "api_base": url, "max_turns": 5}}
+    specs = [RunSpec("vending-arena", "small", seed=seed, roster=[seat("alpha"), "planner", seat("beta")])
+             for seed in range(1, 7)]
+    sweep(specs, out, progress=False, concurrency=2, preflight=False)
+"""
+
+
+@pytest.mark.slow
+def test_an_arena_sweep_killed_with_sigkill_resumes_paying_only_the_calls_in_flight(tmp_path):
+    """SIGKILL a sweep of 6 arenas (2 LLM seats of 5 calls each, 2 requests in flight) once 2 have finished, run it
+    again: every arena recorded once, the finished ones skipped, and the endpoint answered each call once, but for
+    at most the 2 in flight when the sweep died."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "kill_me.py"
+    script.write_text(_KILL_SCRIPT)
+    out = tmp_path / "killed"
+    with LoopbackLLMServer(_policy, delay_s=0.1, lifetime_s=240) as server:
+        proc = subprocess.Popen([sys.executable, str(script), server.url, str(out)], cwd=tmp_path)
+        deadline = time.monotonic() + 120
+        results = out / "results.jsonl"
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                results.exists() and results.read_bytes().count(b"\n") >= 2):
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        at_kill = server.policy_calls
+        time.sleep(0.5)  # the requests in flight are answered to nobody
+        in_flight = server.policy_calls - at_kill
+        killed = len(results.read_text().splitlines())
+        assert 2 <= killed < 6
+        specs = [RunSpec.from_dict(d) for d in json.loads((out / "sweep.json").read_text())["specs"]]
+        resumed = sweep(specs, out, progress=False, concurrency=2, preflight=False)
+        total = server.policy_calls
+    assert (6, killed, 6 - killed, 0) == (resumed.total, resumed.skipped, resumed.ran, resumed.failed)
+    records = _records(out)
+    assert 6 == len(records) == len((out / "results.jsonl").read_text().splitlines())
+    assert 0 <= in_flight <= 2
+    assert 60 <= total <= 60 + 2  # every seat's call once, and at most the calls in flight at the kill twice
+    for spec in specs:
+        assert verify_run_dir(out / "runs" / spec.run_id).ok
