@@ -31,7 +31,7 @@ from bizsim.runs.episode import TERMINAL_REASONS, _counting
 from bizsim.runs.record import RunRecord
 from bizsim.runs.recorder import Recorder
 from bizsim.runs.resolve import ResolvedRun, ResolvedSeat
-from bizsim.runs.rundir import RunDir
+from bizsim.runs.rundir import RunDir, make_output_dir
 
 if TYPE_CHECKING:
     from bizsim.agents.llm import EndpointLimiter, LLMAgent
@@ -91,6 +91,8 @@ def _llm_agent(seat: ResolvedSeat, recorder: Recorder, *, client: ModelClient | 
     config = LLMAgentConfig.from_options(seat.agent_options)
     own = recorder.seat(seat.seat)  # type: ignore[attr-defined]  # both recorders have seat()
     own.claim(calls=True, resume=resume)
+    if resume and own.root is not None:
+        make_output_dir(own.root)  # a seat cut off before its first call may have no folder yet
     logs = cast(Any, own) if own.root is not None else None
     return LLMAgent(config, client=client, logs=logs, limiter=limiter, sleep=sleep, resume=resume and logs is not None)
 

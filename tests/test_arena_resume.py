@@ -130,6 +130,15 @@ def test_a_cut_off_arena_resumes_to_the_uninterrupted_directory_asking_only_what
     assert [{"1": 3, "2": 2}] == [r["recorded_calls"] for r in resumes]
 
 
+def test_a_seat_cut_off_before_its_folder_was_made_resumes_too(server, whole, tmp_path):
+    """Only seat 1's folder and calls survive (seat 2's folder gone): the resume makes it and asks its calls live."""
+    cut = _cut(whole, tmp_path / "cut", {1: 4})
+    before = server.policy_calls
+    execute(_spec(server.url), out=cut, resume=True)
+    assert sum(TURNS.values()) - 4 == server.policy_calls - before
+    assert_same_directory(whole, cut)
+
+
 def test_resuming_a_finished_arena_asks_the_server_nothing(server, whole, tmp_path):
     """Every call of a finished arena is served from its seats' logs: not one request reaches the server."""
     copy = tmp_path / "copy"
