@@ -217,3 +217,24 @@ def test_an_arena_sweep_killed_with_sigkill_resumes_paying_only_the_calls_in_fli
     assert 60 <= total <= 60 + 2  # every seat's call once, and at most the calls in flight at the kill twice
     for spec in specs:
         assert verify_run_dir(out / "runs" / spec.run_id).ok
+
+
+def test_an_arena_whose_seat_api_gave_up_is_recorded_as_failed_and_retry_failed_resumes_it(tmp_path):
+    """The server refuses one request (401): that arena stops where it stood (its rivals do not play on against a
+    seat missing by an outage) and is recorded as failed, the other arena is fine; --retry-failed resumes the failed
+    one from its run directory, asking the refused call again and no answered one twice."""
+    with LoopbackLLMServer(_policy, faults={2: "401"}, lifetime_s=240) as server:
+        specs = _arenas(server.url, range(1, 3))
+        out = tmp_path / "sw"
+        first = sweep(specs, out, progress=False, concurrency=1, preflight=False)
+        assert (2, 1) == (first.ran, first.failed)
+        failed = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()
+                  if json.loads(line)["status"] != "ok"]
+        assert "ArenaCutOff" == failed[0]["error"]["type"] and "401" in failed[0]["error"]["message"]
+        again = sweep(specs, out, progress=False, concurrency=1, preflight=False, retry_failed=True)
+        assert (1, 0, 1) == (again.ran, again.failed, again.skipped)
+        assert (2 * (4 + 3), 2 * (4 + 3) + 1) == (server.policy_calls, server.requests)
+    ok = {r["run_id"] for r in map(json.loads, (out / "results.jsonl").read_text().splitlines()) if r["status"] == "ok"}
+    assert {s.run_id for s in specs} == ok
+    for spec in specs:
+        assert verify_run_dir(out / "runs" / spec.run_id).ok
