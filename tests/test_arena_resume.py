@@ -236,6 +236,42 @@ def test_a_seat_its_api_stops_cuts_the_arena_off_and_the_resume_completes_it(who
     assert verify_run_dir(out).ok
 
 
+def test_ctrl_c_mid_arena_says_how_to_resume_and_the_resume_completes_it(server, whole, tmp_path, capsys):
+    """Ctrl-C (KeyboardInterrupt) once the seats have played a while: `bizsim run` says the arena stopped mid-run
+    with the line to go on with, and that line's resume ends as the uninterrupted arena."""
+    import argparse
+    import contextlib
+
+    from bizsim.cli.run_arena import run_arena
+    from bizsim.simcore.registry import world_spec
+
+    @contextlib.contextmanager
+    def interrupting(args):
+        seen = [0]
+
+        def on_stop(world):
+            seen[0] += 1
+            if seen[0] == 40:
+                raise KeyboardInterrupt
+
+        yield on_stop
+
+    out = tmp_path / "ctrl-c"
+    args = argparse.Namespace(seat=_roster(server.url), preset="small", seed=1, out=str(out), overwrite=False,
+                              no_preflight=True, json=False, agent_opt=[], max_episodes=1,
+                              **{f: None for f in ("agent", "model", "api_base", "api_key_env", "max_cost_usd",
+                                                   "max_turns", "max_tokens_total", "temperature", "memory",
+                                                   "auditor", "resume", "estimate")})
+    with pytest.raises(KeyboardInterrupt):
+        run_arena(args, world_spec(WORLD), interrupting)
+    err = capsys.readouterr().err
+    assert f"the arena stopped mid-run; every answered call is kept: continue with: bizsim run --resume {out} " \
+           f"--api-base {server.url}" in err
+    assert not (out / "result.json").exists()
+    assert 0 == main(["run", "--resume", str(out), "--no-progress", "--no-preflight", "--api-base", server.url])
+    assert_same_directory(whole, out)
+
+
 @pytest.mark.slow
 def test_sigkill_mid_arena_leaves_a_directory_that_resumes_to_the_uninterrupted_one(tmp_path):
     """`bizsim run ARENA --seat llm:...` killed with SIGKILL once seat 1 has 3 answered calls: the directory holds the
