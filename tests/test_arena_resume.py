@@ -303,3 +303,24 @@ def test_sigkill_mid_arena_leaves_a_directory_that_resumes_to_the_uninterrupted_
         assert 0 == main(["run", "--resume", str(out), "--no-progress", "--no-preflight", "--api-base", srv.url])
         assert total - recorded == srv.policy_calls - before
     assert_same_directory(whole_dir, out)
+
+
+def test_the_resume_line_of_seats_at_two_endpoints_restates_the_roster_the_cli_reads_back():
+    """Seats at two endpoints cannot be confirmed by one --api-base: the line gives the run's command again with
+    --resume, and the CLI reads it back to the same roster, seed and preset."""
+    import shlex
+
+    from bizsim.cli.main import _build_parser
+    from bizsim.cli.run_arena import _resume_line
+    from bizsim.runs.resolve import resolve
+
+    roster = ["planner", "llm:model=hosted_vllm/a,api_base=http://127.0.0.1:8001/v1,max_turns=5,memory=window,scratchpad",
+              {"name": "llm", "options": {"model": "openai/b", "api_key_env": "B_KEY", "prices": {"openai/b": [1, 2]},
+                                          "temperature": 0.5}}]
+    spec = RunSpec(WORLD, "small", seed=7, roster=roster)
+    line = _resume_line(resolve(spec), "out dir")
+    words = shlex.split(line.split("continue with: ", 1)[1])
+    assert words[:4] == ["bizsim", "run", "--resume", "out dir"]
+    args = _build_parser().parse_args(words[1:])
+    again = RunSpec(args.world, args.preset, seed=args.seed, roster=args.seat)
+    assert (spec.roster, spec.seed, spec.preset, "out dir") == (again.roster, again.seed, again.preset, args.resume)
