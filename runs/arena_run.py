@@ -156,6 +156,7 @@ def execute_arena(
     counters = [[0] for _ in run.seats]
     stalled = [[False] for _ in run.seats]
     started = time.perf_counter()
+    begun = False  # the spec is written: from then on the directory is the arena's, to resume
     try:
         agents = []
         for seat in run.seats:
@@ -174,12 +175,16 @@ def execute_arena(
             on_stop(arena)
         if calls:  # the spec first: from here on the seats' calls are paid for, and a cut-off arena resumes
             recorder.arena_header(header or arena_header(run))  # type: ignore[attr-defined]  # both recorders have it
+        begun = True
         arena.run(agents)
         if resume:
             check_seats_replayed(llm)
     except BaseException:
         for agent in llm.values():
             agent.close()
+        if not begun and not resume:  # never started (a pre-flight call failed): a new run may use the directory
+            for k in llm:
+                recorder.seat(k).abandon()  # type: ignore[attr-defined]  # both recorders have seat()
         raise
     for agent in llm.values():
         agent.close()

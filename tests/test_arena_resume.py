@@ -324,3 +324,21 @@ def test_the_resume_line_of_seats_at_two_endpoints_restates_the_roster_the_cli_r
     args = _build_parser().parse_args(words[1:])
     again = RunSpec(args.world, args.preset, seed=args.seed, roster=args.seat)
     assert (spec.roster, spec.seed, spec.preset, "out dir") == (again.roster, again.seed, again.preset, args.resume)
+
+
+def test_an_arena_whose_preflight_fails_leaves_a_directory_a_new_run_can_use(server, whole, tmp_path):
+    """Seat 2's pre-flight call refused (401), after seat 1's answered: nothing was begun, so nothing is left to
+    resume and the same command into the same directory runs."""
+    out = tmp_path / "pre"
+    with LoopbackLLMServer(_policy, faults={1: "401"}, lifetime_s=120) as refusing:
+        from bizsim.agents.llm.errors import PreflightError
+
+        with pytest.raises(PreflightError):
+            execute(_spec(refusing.url), out=out, preflight=True)
+        assert not RunDir(out).holds_arena_spec()
+        assert not any(p.stat().st_size for p in out.rglob("*.jsonl"))
+        execute(_spec(refusing.url), out=out, preflight=True)
+    assert verify_run_dir(out).ok
+    for k in range(3):
+        assert (whole / "seats" / str(k) / "commands.jsonl").read_bytes() == \
+            (out / "seats" / str(k) / "commands.jsonl").read_bytes()
