@@ -46,7 +46,8 @@ def add_parser(sub: Any) -> None:
     llm.add_argument("--memory", help="extra memory modules: window,scratchpad,state,episodic")
     llm.add_argument("--auditor", choices=("deterministic", "llm"),
                      help="freelance: who prices, judges and pays; llm = the agent's model (default deterministic)")
-    llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run in DIR")
+    llm.add_argument("--resume", metavar="DIR", help="continue the interrupted LLM run, or arena run with LLM seats, "
+                     "in DIR")
     llm.add_argument("--no-preflight", action="store_true", help="skip the pre-flight call")
     llm.add_argument("--estimate", action="store_true",
                      help="print the run's expected calls, tokens and dollars (with a range) and run nothing")
@@ -66,6 +67,14 @@ def _run(args: argparse.Namespace) -> int:
     from bizsim.simcore.registry import world_spec
 
     if args.resume:
+        from bizsim.runs.rundir import RunDir
+
+        if RunDir(args.resume).holds_arena_spec() or RunDir(args.resume).is_arena():  # an arena's run directory
+            from .run_arena import resume_arena
+
+            return resume_arena(args, _progress)
+        if args.seat:
+            raise BizSimError(f"--seat names an arena's seats; {args.resume!r} holds no arena run")
         return _run_llm(args, None)
     if args.world is None:
         raise BizSimError("bizsim run needs a world, e.g. `bizsim run startup`")

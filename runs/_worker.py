@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bizsim.runs.runspec import RunSpec, records_calls
+from bizsim.runs.runspec import RunSpec, records_calls, seat_model_options
 
 if TYPE_CHECKING:
     from bizsim.simcore.world import World
@@ -43,6 +43,7 @@ def run_spec(spec: RunSpec, *, events: bool = True, run_dir: Path | None = None,
     if spec.roster:  # an arena: its record per seat, in its run directory, and a row with the seats
         from bizsim.runs.arena_run import arena_body
 
+        # One found there unfinished (its LLM seats' calls recorded) is resumed, as an LLM run's is.
         return arena_body(execute(spec, out=run_dir, overwrite=True, **(llm_options or {})), events=events)
     watcher = _LastEpisode(spec.world_spec)
     llm: LLMRunResult | None = None
@@ -121,7 +122,7 @@ def record_run(spec: dict, *, events: bool = True, run_dirs: str | None = None, 
         "v": record_version, "run_id": rs.run_id, "status": "ok", "error": None, "benchmark_id": rs.benchmark_id,
         "spec": rs.to_dict(), "preset_label": rs.preset_label,
     }
-    calls_model = records_calls(rs)
+    calls_model = records_calls(rs) or bool(seat_model_options(rs))
     # An arena's run directory is its record per seat: kept always.
     run_dir = Path(run_dirs, rs.run_id) if run_dirs and (keep_run_dirs or calls_model or rs.roster) else None
     try:
@@ -132,9 +133,10 @@ def record_run(spec: dict, *, events: bool = True, run_dirs: str | None = None, 
         if calls_model:  # a provider's error text may quote the key: the record is shared, the key is not
             from bizsim.agents.llm.errors import run_secrets, scrub
 
-            named = rs.agent_options.get("api_key_env")
-            secrets = run_secrets(str(rs.agent_options.get("model", "")), named if isinstance(named, str) else None)
-            message, trace = scrub(message, secrets), scrub(trace, secrets)
+            for options in seat_model_options(rs) or [rs.agent_options]:  # an arena's LLM seats: each one's key
+                named = options.get("api_key_env")
+                secrets = run_secrets(str(options.get("model", "")), named if isinstance(named, str) else None)
+                message, trace = scrub(message, secrets), scrub(trace, secrets)
         record["error"] = {"type": type(exc).__name__, "message": message, "traceback": trace}
     # The run's own record's runtime (result.json's); a run that raised has none, so the time it took to fail.
     wall = record.pop("wall_s", None)

@@ -9,6 +9,10 @@
    the arena's seeded rotation);
 4. each seat's record (its agent, options, turns, commands, figures, and an LLM seat's counters) and the arena's
    record (``result.json``: the arena's figures and the seats list) are written, the arena's last.
+
+An arena with LLM seats also writes its spec before the seats play, and its seats' calls as they are answered, so
+one cut off resumes (``resume=True``; :mod:`bizsim.runs.arena_resume`): a fresh arena, the built-in seats played
+again, each LLM seat served its own recorded answers first, then live.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import attrs
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.world import Status
 
+from bizsim.runs.arena_resume import arena_header, check_arena_resumable, check_seats_replayed, stop_on_outage
 from bizsim.runs.episode import TERMINAL_REASONS, _counting
 from bizsim.runs.record import RunRecord
 from bizsim.runs.recorder import Recorder
 from bizsim.runs.resolve import ResolvedRun, ResolvedSeat
+from bizsim.runs.rundir import RunDir, make_output_dir
 
 if TYPE_CHECKING:
     from bizsim.agents.llm import EndpointLimiter, LLMAgent
@@ -75,17 +81,20 @@ class ArenaResult:
 
 
 def _llm_agent(seat: ResolvedSeat, recorder: Recorder, *, client: ModelClient | None, limiter: EndpointLimiter | None,
-               sleep: Callable[[float], None]) -> LLMAgent:
-    """An LLM seat's agent: its own config (model, endpoint, budget, caps), its calls in its own seat folder."""
+               sleep: Callable[[float], None], resume: bool) -> LLMAgent:
+    """An LLM seat's agent: its own config (model, endpoint, budget, caps), its calls in its own seat folder
+    (``resume``: served from there first)."""
     from typing import cast
 
     from bizsim.agents.llm import LLMAgent, LLMAgentConfig
 
     config = LLMAgentConfig.from_options(seat.agent_options)
     own = recorder.seat(seat.seat)  # type: ignore[attr-defined]  # both recorders have seat()
-    own.claim(calls=True)
+    own.claim(calls=True, resume=resume)
+    if resume and own.root is not None:
+        make_output_dir(own.root)  # a seat cut off before its first call may have no folder yet
     logs = cast(Any, own) if own.root is not None else None
-    return LLMAgent(config, client=client, logs=logs, limiter=limiter, sleep=sleep)
+    return LLMAgent(config, client=client, logs=logs, limiter=limiter, sleep=sleep, resume=resume and logs is not None)
 
 
 def _check_setup(seat: ResolvedSeat) -> None:
@@ -116,7 +125,7 @@ def seat_entry(seat: ResolvedSeat, record: RunRecord) -> dict:
 def execute_arena(
     run: ResolvedRun, recorder: Recorder, *, on_stop: Callable[[Any], None] | None = None,
     clients: Mapping[int, ModelClient] | None = None, limiter: EndpointLimiter | None = None,
-    preflight: bool = False, sleep: Callable[[float], None] = time.sleep,
+    preflight: bool = False, sleep: Callable[[float], None] = time.sleep, resume: bool | None = None,
 ) -> ArenaResult:
     """Play an arena run (``run.seats``) and record it through ``recorder``.
 
@@ -125,6 +134,8 @@ def execute_arena(
         clients: model clients by seat index (tests hand scripted ones; default: litellm from each seat's options).
         limiter: a per-endpoint limit the LLM seats share.
         preflight: make one cheap live call per LLM seat before the arena starts.
+        resume: go on with the arena run the recorder's directory holds (default: when it holds one, as an LLM
+            run's directory is resumed); a directory holding another arena is refused.
     """
     if not run.seats:
         raise ConfigError("execute_arena plays a run with seats (a spec with a roster)")
@@ -132,20 +143,29 @@ def execute_arena(
     for seat in run.seats:  # a missing key or an unknown provider is named before anything is written
         if seat.records_calls and (clients or {}).get(seat.seat) is None:
             _check_setup(seat)
-    recorder.claim(calls=calls)
+    root = recorder.root
+    if resume is None:
+        resume = calls and root is not None and RunDir(root).holds_arena_spec()
+    header = None
+    if resume:
+        if root is None:
+            raise ConfigError("resuming an arena needs its run directory (out=...)")
+        header = check_arena_resumable(run, root)  # before anything is written
+    recorder.claim(calls=calls, resume=bool(resume))
     llm: dict[int, LLMAgent] = {}
     counters = [[0] for _ in run.seats]
     stalled = [[False] for _ in run.seats]
     started = time.perf_counter()
+    begun = False  # the spec is written: from then on the directory is the arena's, to resume
     try:
         agents = []
         for seat in run.seats:
             if seat.records_calls:
                 llm[seat.seat] = _llm_agent(seat, recorder, client=(clients or {}).get(seat.seat), limiter=limiter,
-                                            sleep=sleep)
+                                            sleep=sleep, resume=bool(resume))
                 if preflight:
                     llm[seat.seat].preflight()
-                make: Callable = llm[seat.seat]
+                make: Callable = stop_on_outage(llm[seat.seat], seat.seat)
             else:
                 make = seat.agent_factory()
             agents.append(_counting(make, counters[seat.seat], stalled[seat.seat], on_stop))
@@ -153,10 +173,18 @@ def execute_arena(
         arena: ArenaWorld = cls(run.preset, run.spec.seed, seats=len(run.seats))
         if on_stop is not None:
             on_stop(arena)
+        if calls:  # the spec first: from here on the seats' calls are paid for, and a cut-off arena resumes
+            recorder.arena_header(header or arena_header(run))  # type: ignore[attr-defined]  # both recorders have it
+        begun = True
         arena.run(agents)
+        if resume:
+            check_seats_replayed(llm)
     except BaseException:
         for agent in llm.values():
             agent.close()
+        if not begun and not resume:  # never started (a pre-flight call failed): a new run may use the directory
+            for k in llm:
+                recorder.seat(k).abandon()  # type: ignore[attr-defined]  # both recorders have seat()
         raise
     for agent in llm.values():
         agent.close()

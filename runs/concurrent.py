@@ -12,7 +12,11 @@ Why the sweep's process and not the workers: it has imported litellm already
 (the pre-flight call), the limiter sees every request and the cap every
 dollar without talking across processes, and a record reaches
 ``results.jsonl`` the moment its run ends. CPU-bound runs keep the backend's
-workers. The price: the harness's own work per call (litellm's parsing,
+workers.
+
+An arena with LLM seats goes here too (one arena a thread): its seats take turns, so it keeps at most one request
+in flight, and a sweep of arenas keeps the endpoint busy only when many arenas play at once, which one arena per
+worker process would not do. Arenas with built-in seats only stay on the workers. The price: the harness's own work per call (litellm's parsing,
 about 10 ms a call on a 2-core laptop) shares one core, so one sweep serves
 roughly a hundred calls a second.
 """
@@ -44,17 +48,31 @@ EPISODES_PER_SLOT = 2
 
 
 def waits_on_io(spec: RunSpec) -> bool:
-    """The spec's agent declares that its runs wait on I/O: a sweep runs them concurrently on threads."""
+    """The spec's agent declares that its runs wait on I/O (for an arena: some seat's agent does): a sweep runs
+    them concurrently on threads."""
+    return bool(_waiting_options(spec))
+
+
+def _waiting_options(spec: RunSpec) -> list[dict]:
+    """The options of each agent of ``spec`` that waits on I/O: the run's agent, or an arena's seats' agents (of
+    its base world) in seat order."""
     from bizsim.agents.declare import WAITS_ON_IO
 
-    return WAITS_ON_IO in agent_capabilities(spec.world_spec, spec.agent)
+    if not spec.roster:
+        return [spec.agent_options] if WAITS_ON_IO in agent_capabilities(spec.world_spec, spec.agent) else []
+    from bizsim.simcore.registry import world_spec
+
+    base = world_spec(str(spec.world_spec.base))
+    return [seat.options for seat in spec.roster if WAITS_ON_IO in agent_capabilities(base, seat.agent)]
 
 
 def _endpoint(spec: RunSpec) -> str:
-    """Where the spec's model requests go (the limiter's key), without building a client."""
+    """Where the spec's model requests go (the limiter's key), without building a client; an arena's are its first
+    waiting seat's (the seats take turns, so an arena has one request in flight at a time, whichever seat's: each is
+    counted against its own endpoint by the seat's gateway)."""
     from bizsim.agents.llm.client import endpoint_key
 
-    options = spec.agent_options
+    options = (_waiting_options(spec) or [{}])[0]
     model, base = options.get("model"), options.get("api_base")
     return endpoint_key(str(model), base if isinstance(base, str) else None)
 

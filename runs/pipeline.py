@@ -121,7 +121,8 @@ def execute(
         overwrite: replace a finished baseline run already in ``out`` (an LLM run is never replaced).
         on_stop: called with the world at every decision point (progress bars).
         probe: called with the world each time the agent hands time back (a sweep's extraction).
-        resume: for the LLM agent: continue the run recorded in ``out`` (default: when ``out`` holds one).
+        resume: for the LLM agent, or an arena with LLM seats: continue the run recorded in ``out`` (default: when
+            ``out`` holds one).
         world_options: for agents without a harness of their own: world constructor arguments, asked for each
             episode's world.
         llm_options: for the LLM agent only: ``preflight``, ``client``, ``api_key``, ``limiter``, ``sleep``,
@@ -142,9 +143,9 @@ def execute(
     if run.seats:  # an arena: every seat's agent in one world (its own path: one world, several agents)
         from bizsim.runs.arena_run import execute_arena
 
-        if resume or world_options is not None or probe is not None:
-            raise ConfigError("an arena run is not resumed and takes no world_options or probe")
-        return execute_arena(run, recorder, on_stop=on_stop, **llm_options)
+        if world_options is not None or probe is not None:
+            raise ConfigError("an arena run takes no world_options or probe (its seats' agents play its world)")
+        return execute_arena(run, recorder, on_stop=on_stop, resume=resume, **llm_options)
     if run.records_calls:
         from bizsim.runs.llm_run import LLMHarness
 

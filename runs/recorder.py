@@ -133,6 +133,9 @@ class NullRecorder:
     def finish_arena(self, arena: World, record: RunRecord, seats: Sequence[RunRecord]) -> None:
         """Nothing to write."""
 
+    def arena_header(self, header: Mapping[str, Any]) -> None:
+        """Nothing to write."""
+
 
 class RunDirRecorder:
     """Records a run into the run directory ``root`` (its layout: :mod:`bizsim.runs.rundir`).
@@ -243,6 +246,10 @@ class RunDirRecorder:
         """The recorder of arena seat ``k``'s folder: an LLM seat's calls and commands go through it."""
         remove_seat_links(self.dir.root)
         return RunDirRecorder(self.dir.seat(k).root, overwrite=self.overwrite, fsync=self.fsync)
+
+    def arena_header(self, header: Mapping[str, Any]) -> None:
+        """Write (or replace, on a resume) the spec of an arena with LLM seats, before its seats play."""
+        write_json_atomic(self.dir.arena_spec, dict(header))
 
     def finish_arena(self, arena: World, record: RunRecord, seats: Sequence[RunRecord]) -> None:
         """Write an arena run: its config and own events, each seat's command log, trajectory and record, then,

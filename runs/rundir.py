@@ -21,7 +21,8 @@ sweep's ``runs/<id>``) holds:
   the arena's own events (the shared day's end), and ``seats/<k>/`` (``k`` from 0) is a record per seat: its
   ``commands.jsonl``, ``trajectory.jsonl`` and ``result.json`` (the seat's own record) and, for a seat whose
   agent calls a model, its ``llm_calls.jsonl`` and ``agent_commands.jsonl``. Replaying every seat's command log
-  in the arena's turn order rebuilds the arena.
+  in the arena's turn order rebuilds the arena. An arena with a seat whose agent calls a model also holds
+  ``arena.json`` (its spec, written before the seats play: what a resume checks and rebuilds the arena from).
 
 A sweep directory holds ``results.jsonl`` (one record a run), ``sweep.json`` (every spec asked for),
 ``runs/<run id>/``, the Parquet tables with their stamp ``tables.json``, and ``report/``.
@@ -59,6 +60,7 @@ LIVE_LOCK = "live.lock"
 SOCKET = "episode.sock"
 IMPORTED = "imported.json"
 SEATS = "seats"
+ARENA_SPEC = "arena.json"
 RESULTS = "results.jsonl"
 MANIFEST = "sweep.json"
 RUNS = "runs"
@@ -157,6 +159,16 @@ class RunDir:
     def seat(self, k: int) -> RunDir:
         """Seat ``k`` (from 0) of an arena run: a folder with the seat's own logs and record."""
         return RunDir(self.root / SEATS / str(int(k)))
+
+    @property
+    def arena_spec(self) -> Path:
+        """An arena run's spec when a seat's agent calls a model, written before the seats play (so an interrupted
+        arena resumes)."""
+        return self.root / ARENA_SPEC
+
+    def holds_arena_spec(self) -> bool:
+        """Whether an arena with model-calling seats was started here (finished or not)."""
+        return self.arena_spec.exists()
 
     def seat_dirs(self) -> list[RunDir]:
         """An arena run's seat folders, in seat order (0, 1, ... while each exists; at most a roster's limit, so a
@@ -349,12 +361,16 @@ def check_run_dir_free(path: str | Path, *, overwrite: bool = False) -> None:
     """Refuse a directory that already holds a run, before a new run is written over it.
 
     Raises:
-        ConfigError: ``path`` holds an LLM run (its recorded model calls cost money: never replaced), or another
+        ConfigError: ``path`` holds an LLM run or an arena run with LLM seats (its recorded model calls cost money:
+            never replaced), or another
             run and ``overwrite`` is false.
     """
     root = Path(path)
     if (root / RUN_SPEC).exists():
         raise ConfigError(f"{str(root)!r} holds an LLM run; resume it with --resume or choose another directory")
+    if (root / ARENA_SPEC).exists():
+        raise ConfigError(f"{str(root)!r} holds an arena run with LLM seats (their recorded calls were paid for); "
+                          "resume it with --resume or choose another directory")
     if not overwrite and (root / RESULT).exists():
         raise ConfigError(f"{str(root)!r} already holds a run; choose another directory or overwrite it (--overwrite)")
 

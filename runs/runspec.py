@@ -18,7 +18,8 @@ from bizsim.simcore.untrusted_json import MAX_DEPTH, nested_deeper
 
 from bizsim.runs.roster import Seat, as_roster
 
-__all__ = ["ARENA_AGENT", "RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls", "world_config"]
+__all__ = ["ARENA_AGENT", "RunSpec", "agent_capabilities", "agent_factory", "grid", "parse_seeds", "records_calls",
+           "seat_model_options", "world_config"]
 
 
 #: The ``agent`` of a run whose seats' agents are in its roster (an arena run).
@@ -282,6 +283,18 @@ def records_calls(spec: RunSpec) -> bool:
     from bizsim.agents.declare import RECORDS_CALLS
 
     return RECORDS_CALLS in agent_capabilities(spec.world_spec, spec.agent)
+
+
+def seat_model_options(spec: RunSpec) -> list[dict]:
+    """The options of each seat of an arena spec whose agent calls a model (an LLM seat), in seat order; empty for
+    a run of one agent or an arena of built-in agents."""
+    from bizsim.agents.declare import RECORDS_CALLS
+    from bizsim.simcore.registry import world_spec
+
+    if not spec.roster:
+        return []
+    base = world_spec(str(spec.world_spec.base))
+    return [seat.options for seat in spec.roster if RECORDS_CALLS in agent_capabilities(base, seat.agent)]
 
 
 def agent_factory(spec: RunSpec) -> Callable:

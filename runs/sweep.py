@@ -3,9 +3,9 @@
 >>> # summary = sweep(grid("startup", ["default", "hard"], ["greedy", "random"], "1-20"), "out/presets")
 >>> # tables = bizsim.analysis.load("out/presets"); tables.runs.groupby("agent").metric_value.mean()
 
-Runs whose agent waits on a model run many at once on threads of the sweep's
-process (``concurrency`` requests in flight per endpoint,
-:mod:`bizsim.runs.concurrent`); the others run on the backend's workers.
+Runs whose agent waits on a model (and arenas with an LLM seat) run many at once
+on threads of the sweep's process (``concurrency`` requests in flight per
+endpoint, :mod:`bizsim.runs.concurrent`); the others run on the backend's workers.
 
 A sweep directory holds ``results.jsonl`` (one line per finished run, appended
 and flushed as runs finish), ``sweep.json`` (every spec ever asked for, in
@@ -37,7 +37,7 @@ from bizsim.runs.backends import Backend, make_backend
 from bizsim.runs.concurrent import DEFAULT_CONCURRENCY, ConcurrentRuns, waits_on_io
 from bizsim.runs.recorder import SweepRecorder
 from bizsim.runs.rundir import RunDir, SweepDir, make_output_dir
-from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls
+from bizsim.runs.runspec import RunSpec, grid, parse_seeds, records_calls, seat_model_options
 
 if TYPE_CHECKING:
     from bizsim.agents.llm.limits import EndpointLimiter  # imported with the sweep's runs: the LLM harness is heavy
@@ -176,16 +176,14 @@ def _check_requests(specs: Iterable[RunSpec]) -> None:
     drop without a word): the LLM agent's client checks them when it is made, once per distinct setting."""
     seen: set[str] = set()
     for spec in specs:
-        if not records_calls(spec):
-            continue
-        options = _own_options(spec)
-        key = json.dumps(options, sort_keys=True)
-        if key in seen:
-            continue
-        seen.add(key)
-        from bizsim.agents.llm import LLMAgent, LLMAgentConfig
+        for options in _model_options(spec):  # an LLM run's agent, or each LLM seat of an arena
+            key = json.dumps(options, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            from bizsim.agents.llm import LLMAgent, LLMAgentConfig
 
-        LLMAgent(LLMAgentConfig.from_options(options)).close()
+            LLMAgent(LLMAgentConfig.from_options(options)).close()
 
 
 def _preflight(specs: Iterable[RunSpec]) -> None:
@@ -253,8 +251,9 @@ def sweep(
             sweep with a higher cap resumes them from their run directories without paying again. Every LLM
             run's model must be priced.
         concurrency: model requests in flight per endpoint (default :data:`DEFAULT_CONCURRENCY`). Runs whose
-            agent waits on I/O (the LLM agent) run at once on threads of this process, sharing this limit,
-            whatever the backend and ``workers`` (which are for the CPU-bound runs).
+            agent waits on I/O (the LLM agent), and arenas with such a seat, run at once on threads of this process,
+            sharing this limit (each LLM seat's requests counted against its own endpoint), whatever the backend
+            and ``workers`` (which are for the CPU-bound runs).
 
     Returns:
         counts of what ran; ``bizsim.analysis.load(out)`` gives the tables.
@@ -274,7 +273,8 @@ def sweep(
     todo_all = list(unique.values())
     checked: set[str] = set()
     for s in todo_all:
-        key = json.dumps([s.world, s.preset, s.overrides, s.agent, s.agent_options], sort_keys=True)
+        key = json.dumps([s.world, s.preset, s.overrides, s.agent, s.agent_options,
+                          [seat.to_dict() for seat in s.roster]], sort_keys=True)
         if key not in checked:
             s.check()
             checked.add(key)
@@ -402,27 +402,42 @@ def _unfinished_usd(sweep: SweepDir, todo: Iterable[RunSpec]) -> float:
     (a resume replays them without paying again)."""
     total = 0.0
     for spec in todo:
-        calls = RunDir(sweep.runs / spec.run_id).llm_calls
-        if not records_calls(spec) or not calls.is_file():
-            continue
-        with calls.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    row = json.loads(line)
-                    total += float((row.get("response") or {}).get("cost_usd") or 0.0) if row.get("ok") else 0.0
-                except (ValueError, AttributeError, TypeError):
-                    continue  # a torn last line: the run's resume cuts it off
+        for calls in _call_logs(sweep, spec):
+            if not calls.is_file():
+                continue
+            with calls.open(encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    try:
+                        row = json.loads(line)
+                        total += float((row.get("response") or {}).get("cost_usd") or 0.0) if row.get("ok") else 0.0
+                    except (ValueError, AttributeError, TypeError):
+                        continue  # a torn last line: the run's resume cuts it off
     return total
+
+
+def _call_logs(sweep: SweepDir, spec: RunSpec) -> list[Path]:
+    """Where a run of the sweep records its model calls: an LLM run's call log, or each seat's of an arena (a seat
+    of a built-in agent has none, so every seat's folder is looked at)."""
+    run = sweep.run(spec.run_id)
+    if spec.roster:
+        return [run.seat(k).llm_calls for k in range(len(spec.roster))] if seat_model_options(spec) else []
+    return [run.llm_calls] if records_calls(spec) else []
 
 
 def _cost_of(record: Mapping) -> float:
     """A finished run's model dollars: the agent's and its world's roles' (a failed run's partial cost is not
     in its record, so it counts 0)."""
+    from bizsim.runs.arena_run import SEATS_COLUMN
+
     run = record.get("run")
     fields: Mapping = run if isinstance(run, Mapping) else record
     total = 0.0
     for key in ("llm_cost_usd", "llm_role_cost_usd"):
         total += float(fields.get(key) or 0.0)
+    seats = fields.get(SEATS_COLUMN)  # an arena's: each LLM seat's dollars are in its entry
+    if isinstance(seats, str):
+        for seat in json.loads(seats):
+            total += float(((seat.get("llm") or {}) if isinstance(seat, Mapping) else {}).get("cost_usd") or 0.0)
     return total
 
 
@@ -441,14 +456,13 @@ def _check_priced(todo: Iterable[RunSpec], cap: float) -> None:
     """Refuse a sweep cap over LLM runs whose model has no price: their dollars could not be counted."""
     if cap < 0:
         raise ConfigError(f"max_cost_usd(={cap}) must be >= 0")
+    from bizsim.agents.llm import LLMAgentConfig
+
     from bizsim.runs.llm_estimate import model_prices
-    from bizsim.runs.llm_run import llm_settings
 
     seen: set[str] = set()
-    for spec in todo:
-        if not records_calls(spec):
-            continue
-        config = llm_settings(spec)[0]
+    for options in (o for spec in todo for o in _model_options(spec)):  # LLM runs' agents and arenas' LLM seats
+        config = LLMAgentConfig.from_options(options)
         if config.model in seen:
             continue
         seen.add(config.model)

@@ -106,6 +106,11 @@ class ModelGateway:
         """True while recorded answers remain to be served."""
         return bool(self._replay)
 
+    @property
+    def remaining(self) -> int:
+        """Recorded answers not served yet (a resume that ends with some left went another way)."""
+        return len(self._replay)
+
     def peek(self) -> dict | None:
         """The next recorded row to be served (a resume replays the run's own trimming from it), or ``None``."""
         return self._replay[0] if self._replay else None
