@@ -4,7 +4,9 @@ execute_arena`): ``config.toml``, the arena's own events in ``trajectory.jsonl``
 
 After each call the new records of every log are appended, then each seat's ``result.json`` and, last, the arena's
 are replaced whole (written beside, renamed over), so a process killed between two calls leaves a directory that
-``bizsim verify`` replays to the last answered call.
+``bizsim verify`` replays to the last answered call. The outside seat's logs are appended first: killed between two
+logs of one call, no rival's log runs ahead of the outside seat's, so a resume (which feeds the outside seat's lines
+and plays the rivals again) reaches at least where every recorded log stands.
 """
 
 from __future__ import annotations
@@ -92,8 +94,10 @@ class ArenaLiveRecorder:
         write_text_atomic(self.dir.config, dump_toml(config_to_dict(arena.config)))
         remove_episode_logs(self.dir.root)
         remove_seat_links(self.dir.root)
+        outside: int = world.seat  # type: ignore[attr-defined]  # a seat's index
+        order = [outside, *(k for k in range(len(arena.seats)) if k != outside)]  # the outside seat's logs first
         self._streams = [_Stream(arena, self.dir, commands=False)]
-        self._streams += [_Stream(seat, self.dir.seat(k), commands=True) for k, seat in enumerate(arena.seats)]
+        self._streams += [_Stream(arena.seats[k], self.dir.seat(k), commands=True) for k in order]
         self._results = [SwappedFile(self.dir.seat(k).result) for k in range(len(arena.seats))]
         self._results.append(SwappedFile(self.dir.result))
 

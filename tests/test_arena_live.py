@@ -196,3 +196,52 @@ def test_an_edited_result_does_not_resume(tmp_path, edit, words):
     (out / "result.json").write_text(json.dumps(record))
     with pytest.raises(ConfigError, match=words):
         ArenaEpisode.resume(out, surface="mcp")
+
+
+class _Killed(BaseException):
+    """The process dies here (a BaseException, so no handler on the way out writes anything more)."""
+
+
+@pytest.mark.parametrize("roster", [["planner", "mcp"], ["mcp", "planner", "markup"]])
+def test_a_kill_between_the_logs_of_one_checkpoint_still_resumes(tmp_path, monkeypatch, roster):
+    """A checkpoint appends each log in turn: killed after any of them (seats' logs then disagree on where the run
+    stands), the directory still resumes, and the resumed run carries on as one never killed does."""
+    from bizsim.runs import live_arena_recorder
+
+    lines = ["products_research --query water", "task_done", "messages_read", "task_done"]
+    whole = ArenaEpisode("vending-arena", "small", 2, roster=roster, overrides=SHORT, surface="mcp")
+    for line in lines:
+        whole.call_line(line)
+    real = live_arena_recorder._append
+    kill_at = 0
+    while True:  # killed at the 1st append of the call's checkpoint, the 2nd..., until the call gets through
+        kill_at += 1
+        out = tmp_path / f"kill{kill_at}"
+        ep = ArenaEpisode("vending-arena", "small", 2, roster=roster, overrides=SHORT, out=out, surface="mcp")
+        for line in lines[:-1]:
+            ep.call_line(line)
+        appended = [0]
+
+        def dying(fh, text, fsync, _at=kill_at, _n=appended):
+            _n[0] += 1
+            if _n[0] == _at:
+                raise _Killed
+            real(fh, text, fsync)
+
+        monkeypatch.setattr(live_arena_recorder, "_append", dying)
+        try:
+            ep.call_line(lines[-1])
+        except _Killed:
+            pass
+        else:
+            ep.close()
+            break
+        finally:
+            monkeypatch.setattr(live_arena_recorder, "_append", real)
+        ep.unwrapped.release()  # what the kernel does to a killed process's lock
+        again = ArenaEpisode.resume(out, surface="mcp")
+        if again.world.day < whole.world.day:
+            again.call_line(lines[-1])  # the killed call, lost with its logs: sent again
+        assert again.arena.command_logs() == whole.arena.command_logs(), kill_at
+        again.close()
+    assert kill_at > 1 + len(roster)  # the arena's log and at least one per seat were cut in turn
