@@ -48,7 +48,7 @@ class ArenaEpisodeCore(EpisodeCore):
                 break  # the check below names the directory
             if not self.world.done and _advances(self.world, line):
                 self.replayed_points.append([self.world.now_iso, metric_of(self.world)])
-            self.outside.send(line, allow_hidden=True)
+            self.outside.send(line)  # a hidden line (a built-in agent's command) is refused, as its player's call was
         # A rival's recorded log may stop short of the replay's (the process killed between two logs of one call,
         # the outside seat's appended first): the replay holds those lines again. Any other difference refuses.
         replayed, outside = self.arena.command_logs(), self.live_spec.outside

@@ -245,3 +245,18 @@ def test_a_kill_between_the_logs_of_one_checkpoint_still_resumes(tmp_path, monke
         assert again.arena.command_logs() == whole.arena.command_logs(), kill_at
         again.close()
     assert kill_at > 1 + len(roster)  # the arena's log and at least one per seat were cut in turn
+
+
+@pytest.mark.parametrize("hidden", ["bot wait", "bot take --task-id Task-139"])
+def test_a_hidden_command_written_into_the_outside_seats_log_does_not_resume(tmp_path, hidden):
+    """The surface refuses the built-in agents' hidden commands to the outside seat; one written into its log by hand
+    must not run on resume (it would: a month skipped with nothing active), as a single-agent resume refuses it."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("startup-arena", "default", 2, roster=["greedy", "mcp"], out=out, surface="mcp")
+    assert ep.call_line(hidden).status == 2  # refused as unknown, not recorded
+    ep.call_line("market browse")
+    ep.close("stop")
+    log = RunDir(out).seat(1).commands
+    log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": hidden}) + "\n")
+    with pytest.raises(ConfigError, match="do not replay"):
+        ArenaEpisode.resume(out, surface="mcp")
