@@ -260,3 +260,17 @@ def test_a_hidden_command_written_into_the_outside_seats_log_does_not_resume(tmp
     log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": hidden}) + "\n")
     with pytest.raises(ConfigError, match="do not replay"):
         ArenaEpisode.resume(out, surface="mcp")
+
+
+def test_verify_names_a_hidden_command_written_into_the_outside_seats_log(tmp_path):
+    """The replay would run it (built-in agents may issue hidden commands), so verify checks the log of a seat
+    played from outside for them by name: its surface never lets one through."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("startup-arena", "default", 2, roster=["greedy", "mcp"], out=out, surface="mcp")
+    ep.call_line("market browse")
+    ep.close("stop")
+    assert verify_run_dir(out).problems == ()
+    log = RunDir(out).seat(1).commands
+    log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": "bot wait"}) + "\n")
+    problems = verify_run_dir(out).problems
+    assert any("seat 1" in p and "hidden command 'bot wait'" in p for p in problems), problems
