@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from bizsim.simcore.config import config_to_dict, dump_toml
-from bizsim.simcore.files import SwappedFile, write_text_atomic
+from bizsim.simcore.files import SwappedFile, open_log, write_text_atomic
 
 from bizsim.runs.rundir import (
     RunDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs, remove_seat_links,
@@ -40,8 +40,8 @@ class _Stream:
         self.world = world
         self.written = 0
         run.root.mkdir(parents=True, exist_ok=True)
-        self.trajectory: IO[str] = run.trajectory.open("w", encoding="utf-8")
-        self.commands: IO[str] | None = run.commands.open("w", encoding="utf-8") if commands else None
+        self.trajectory: IO[str] = open_log(run.trajectory)
+        self.commands: IO[str] | None = open_log(run.commands) if commands else None
 
     def flush_new(self, fsync: bool) -> None:
         traj = self.world.trajectory

@@ -274,3 +274,21 @@ def test_verify_names_a_hidden_command_written_into_the_outside_seats_log(tmp_pa
     log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": "bot wait"}) + "\n")
     problems = verify_run_dir(out).problems
     assert any("seat 1" in p and "hidden command 'bot wait'" in p for p in problems), problems
+
+
+def test_a_resume_never_writes_through_a_link_planted_at_a_seats_log(tmp_path):
+    """A played arena directory may come from anyone: a link at a seat's trajectory.jsonl (not read on resume) must
+    not make the resumed run write into the file it points to."""
+    out, victim = tmp_path / "run", tmp_path / "victim.txt"
+    ep = ArenaEpisode("vending-arena", "small", 1, roster=["mcp", "planner"], overrides=SHORT, out=out, surface="mcp")
+    ep.call_line("task_done")
+    ep.close("stop")
+    victim.write_text("precious\n")
+    for log in (RunDir(out).seat(1).trajectory, RunDir(out).trajectory):
+        log.unlink()
+        log.symlink_to(victim)
+    again = ArenaEpisode.resume(out, surface="mcp")
+    again.call_line("task_done")
+    again.close()
+    assert "precious\n" == victim.read_text()
+    assert verify_run_dir(out).problems == ()
