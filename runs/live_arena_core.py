@@ -76,6 +76,18 @@ class ArenaEpisodeCore(EpisodeCore):
                 self.outside.stop()
             self._record()
 
+    def close(self, detail: str | None = None) -> dict[str, Any]:
+        """End the episode for this surface, as :meth:`EpisodeCore.close` does; but a run an exception cut while the
+        rivals played (Ctrl-C, which ``bizsim play`` also makes of SIGTERM) is left as its last answered call left
+        it, as a killed process leaves it: that state verifies and resumes, the cut one would not."""
+        with self.lock:
+            if not self.closed and not self.outside.settled:
+                self.closed = True
+                if self.root is not None:
+                    self._recorder.leave()  # type: ignore[attr-defined]  # an ArenaLiveRecorder
+                self.release()
+            return super().close(detail)
+
     def __repr__(self) -> str:
         return (f"ArenaEpisodeCore({self.arena.benchmark_id} preset {self.preset_label} seed {self.spec.seed}, "
                 f"seat {self.live_spec.outside} of {len(self.arena.seats)})")

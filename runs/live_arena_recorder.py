@@ -124,6 +124,15 @@ class ArenaLiveRecorder:
         self._results[-1].close(record.to_json(indent=2))
         self._streams, self._results = [], []
 
+    def leave(self) -> None:
+        """Stop recording without writing: the directory stays as the last checkpoint left it (the run was cut
+        between two turns, a state no replay of its logs reaches)."""
+        for stream in self._streams:
+            stream.close()
+        for result in self._results:
+            result.close()
+        self._streams, self._results = [], []
+
     def abandon(self) -> None:
         """Nothing to take back: a live arena writes only once it has begun."""
 

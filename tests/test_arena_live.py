@@ -292,3 +292,52 @@ def test_a_resume_never_writes_through_a_link_planted_at_a_seats_log(tmp_path):
     again.close()
     assert "precious\n" == victim.read_text()
     assert verify_run_dir(out).problems == ()
+
+
+@pytest.mark.parametrize("world, roster, line, preset", [
+    ("vending-arena", ["mcp", "planner", "markup"], "task_done", "small"),
+    ("startup-arena", ["mcp", "greedy"], "sim resume", "default"),
+])
+def test_ctrl_c_while_the_rivals_play_leaves_a_run_that_resumes(tmp_path, world, roster, line, preset):
+    """Ctrl-C (or SIGTERM, which bizsim play turns into it) lands while the rivals play their turns after the seat's
+    advance, and the session closes: the directory is left as the last answered call left it (the rivals' turns half
+    played would neither verify nor resume); it verifies, resumes, and plays on as a run never interrupted does."""
+    overrides = SHORT if world == "vending-arena" else {}
+    opening = ["market browse", "task accept --task-id Task-184", "task assign --task-id Task-184 --employees "
+               "Emp_1,Emp_2,Emp_3", "task dispatch --task-id Task-184"] if world == "startup-arena" else []
+    whole = ArenaEpisode(world, preset, 3, roster=roster, overrides=overrides, surface="mcp")
+    for sent in [*opening, line, line]:
+        whole.call_line(sent)
+    steps = 0
+    while True:  # interrupted after 1 step of the environment, then 2..., until the advance gets through
+        steps += 1
+        out = tmp_path / f"stop{steps}"
+        ep = ArenaEpisode(world, preset, 3, roster=roster, overrides=overrides, out=out, surface="mcp")
+        for sent in opening:
+            ep.call_line(sent)
+        env, step, taken = ep.arena.env, ep.arena.env.step, [0]
+
+        def interrupted(_step=step, _taken=taken, _at=steps):
+            _taken[0] += 1
+            if _taken[0] == _at:
+                raise KeyboardInterrupt
+            _step()
+
+        env.step = interrupted
+        try:
+            ep.call_line(line)
+        except KeyboardInterrupt:
+            pass
+        else:
+            ep.close()
+            break
+        ep.close("interrupted")  # what bizsim play does on Ctrl-C
+        assert verify_run_dir(out).problems == (), steps
+        again = ArenaEpisode.resume(out, surface="mcp")
+        while len(again.world.command_log()) < len(whole.world.command_log()):
+            again.call_line(line)  # the interrupted advance, if the directory kept the call before it, then one more
+        assert again.arena.command_logs() == whole.arena.command_logs(), steps
+        again.close()
+        if steps > 40:
+            break
+    assert steps > 2
