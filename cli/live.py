@@ -119,11 +119,12 @@ def run_live(args: argparse.Namespace) -> int:
 
 def _open(args: argparse.Namespace) -> Any:
     from bizsim.runs.live import Budgets, Episode
+    from bizsim.runs.live_arena_spec import is_arena
 
     if args.seed < 0:
         raise BizSimError(f"--seed(={args.seed}) must be >= 0")
     roster = getattr(args, "seat", None)
-    if roster is not None or _is_arena(args.world):
+    if roster is not None or is_arena(args.world):
         from bizsim.runs.live_arena import ArenaEpisode
 
         if roster is None:
@@ -137,16 +138,6 @@ def _open(args: argparse.Namespace) -> Any:
     return Episode(args.world, args.preset, args.seed, out=args.out, overrides=_overrides(args.overrides),
                    surface=args.cmd if args.cmd == "mcp" else "shell", budgets=Budgets(max_turns=args.max_turns),
                    overwrite=args.overwrite)
-
-
-def _is_arena(world: str) -> bool:
-    from bizsim.simcore.errors import ConfigError
-    from bizsim.simcore.registry import world_spec
-
-    try:
-        return world_spec(world).is_arena
-    except ConfigError:
-        return False  # an unknown world: the episode names it
 
 
 def _overrides(pairs: list[str]) -> dict[str, Any]:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bizsim.simcore.errors import ConfigError, ReplayError
+from bizsim.simcore.commands import HiddenCommandError
+from bizsim.simcore.errors import CommandError, ConfigError, ReplayError
 from bizsim.simcore.limits import show
 
+from bizsim.runs.roster import OUTSIDE_AGENTS
 from bizsim.runs.rundir import RunDir, read_command_log, read_record
 
 __all__ = ["replay_arena_dir", "verify_arena_dir"]
@@ -69,6 +71,7 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
         result = read_record(root).to_dict()
         return len(result.get("seats") or ()), 0, [f"the seats' command logs do not replay: {exc}"]
     seats = result["seats"]
+    logs = [read_command_log(folder.root) for folder in RunDir(root).seat_dirs()]
     commands = 0
     for k, (folder, world, listed) in enumerate(zip(RunDir(root).seat_dirs(), arena.seats, seats, strict=True)):
         where = f"seat {k}: "
@@ -79,6 +82,8 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
         problems += [where + p for p in _compare_end(own, world)]
         if own.get("llm") is not None or folder.llm_calls.exists():  # an LLM seat: its calls as its record counts
             problems += [where + p for p in _check_calls(folder.llm_calls, own)]
+        if own.get("agent") in OUTSIDE_AGENTS:
+            problems += [where + p for p in _hidden_lines(world, logs[k], str(own.get("agent")))]
         if own.get("commands") != world.trajectory.count("cmd"):
             problems.append(f"{where}result.json commands={own.get('commands')!r} but the replay issues "
                             f"{world.trajectory.count('cmd')}")
@@ -94,3 +99,19 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
     figures = {k: v for k, v in arena.summary().items() if k != "seats"}
     problems += [f"arena: {p}" for p in _compare_summary(result, figures)]
     return len(seats), commands, problems
+
+
+def _hidden_lines(world: Any, log: list[tuple[int, str]], agent: str) -> list[str]:
+    """A seat played from outside (``human``, ``mcp``) never ran a hidden command (a built-in agent's own): its
+    surface refuses one before the world sees it. One in its log was written there by hand; the replay runs it, so
+    only this check tells."""
+    out = []
+    for i, (_, line) in enumerate(log, 1):
+        try:
+            world.commands.parse(line, allow_hidden=False)
+        except HiddenCommandError:
+            out.append(f"commands.jsonl line {i:,} runs the hidden command {show(line)}, which {OUTSIDE_AGENTS[agent]} "
+                       f"refuses to the seat's player ({agent}); the log was edited")
+        except CommandError:
+            pass  # a refused line: the replay refuses it again
+    return out

@@ -48,8 +48,12 @@ class ArenaEpisodeCore(EpisodeCore):
                 break  # the check below names the directory
             if not self.world.done and _advances(self.world, line):
                 self.replayed_points.append([self.world.now_iso, metric_of(self.world)])
-            self.outside.send(line, allow_hidden=True)
-        if self.arena.command_logs() != logs:
+            self.outside.send(line)  # a hidden line (a built-in agent's command) is refused, as its player's call was
+        # A rival's recorded log may stop short of the replay's (the process killed between two logs of one call,
+        # the outside seat's appended first): the replay holds those lines again. Any other difference refuses.
+        replayed, outside = self.arena.command_logs(), self.live_spec.outside
+        if len(replayed) != len(logs) or replayed[outside] != logs[outside] or \
+                any(mine[:len(kept)] != kept for mine, kept in zip(replayed, logs)):
             run = self.live_spec.run
             raise ConfigError(f"{str(self.root)!r}: its seats' command logs do not replay on {run.world} preset "
                               f"{run.preset} seed {run.seed} with its roster; the directory was edited or written "
@@ -71,6 +75,18 @@ class ArenaEpisodeCore(EpisodeCore):
             if self.outside.parked:
                 self.outside.stop()
             self._record()
+
+    def close(self, detail: str | None = None) -> dict[str, Any]:
+        """End the episode for this surface, as :meth:`EpisodeCore.close` does; but a run an exception cut while the
+        rivals played (Ctrl-C, which ``bizsim play`` also makes of SIGTERM) is left as its last answered call left
+        it, as a killed process leaves it: that state verifies and resumes, the cut one would not."""
+        with self.lock:
+            if not self.closed and not self.outside.settled:
+                self.closed = True
+                if self.root is not None:
+                    self._recorder.leave()  # type: ignore[attr-defined]  # an ArenaLiveRecorder
+                self.release()
+            return super().close(detail)
 
     def __repr__(self) -> str:
         return (f"ArenaEpisodeCore({self.arena.benchmark_id} preset {self.preset_label} seed {self.spec.seed}, "

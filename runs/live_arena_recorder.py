@@ -4,7 +4,9 @@ execute_arena`): ``config.toml``, the arena's own events in ``trajectory.jsonl``
 
 After each call the new records of every log are appended, then each seat's ``result.json`` and, last, the arena's
 are replaced whole (written beside, renamed over), so a process killed between two calls leaves a directory that
-``bizsim verify`` replays to the last answered call.
+``bizsim verify`` replays to the last answered call. The outside seat's logs are appended first: killed between two
+logs of one call, no rival's log runs ahead of the outside seat's, so a resume (which feeds the outside seat's lines
+and plays the rivals again) reaches at least where every recorded log stands.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from bizsim.simcore.config import config_to_dict, dump_toml
-from bizsim.simcore.files import SwappedFile, write_text_atomic
+from bizsim.simcore.files import SwappedFile, open_log, write_text_atomic
 
 from bizsim.runs.rundir import (
     RunDir, check_run_dir_free, command_log_jsonl, make_output_dir, remove_episode_logs, remove_seat_links,
@@ -38,8 +40,8 @@ class _Stream:
         self.world = world
         self.written = 0
         run.root.mkdir(parents=True, exist_ok=True)
-        self.trajectory: IO[str] = run.trajectory.open("w", encoding="utf-8")
-        self.commands: IO[str] | None = run.commands.open("w", encoding="utf-8") if commands else None
+        self.trajectory: IO[str] = open_log(run.trajectory)
+        self.commands: IO[str] | None = open_log(run.commands) if commands else None
 
     def flush_new(self, fsync: bool) -> None:
         traj = self.world.trajectory
@@ -92,8 +94,10 @@ class ArenaLiveRecorder:
         write_text_atomic(self.dir.config, dump_toml(config_to_dict(arena.config)))
         remove_episode_logs(self.dir.root)
         remove_seat_links(self.dir.root)
+        outside: int = world.seat  # type: ignore[attr-defined]  # a seat's index
+        order = [outside, *(k for k in range(len(arena.seats)) if k != outside)]  # the outside seat's logs first
         self._streams = [_Stream(arena, self.dir, commands=False)]
-        self._streams += [_Stream(seat, self.dir.seat(k), commands=True) for k, seat in enumerate(arena.seats)]
+        self._streams += [_Stream(arena.seats[k], self.dir.seat(k), commands=True) for k in order]
         self._results = [SwappedFile(self.dir.seat(k).result) for k in range(len(arena.seats))]
         self._results.append(SwappedFile(self.dir.result))
 
@@ -118,6 +122,15 @@ class ArenaLiveRecorder:
         for result, seat in zip(self._results, self.seat_records()):
             result.close(seat.to_json(indent=2))
         self._results[-1].close(record.to_json(indent=2))
+        self._streams, self._results = [], []
+
+    def leave(self) -> None:
+        """Stop recording without writing: the directory stays as the last checkpoint left it (the run was cut
+        between two turns, a state no replay of its logs reaches)."""
+        for stream in self._streams:
+            stream.close()
+        for result in self._results:
+            result.close()
         self._streams, self._results = [], []
 
     def abandon(self) -> None:

@@ -18,7 +18,18 @@ from bizsim.runs.runspec import RunSpec
 if TYPE_CHECKING:
     from bizsim.simcore.arena import ArenaWorld
 
-__all__ = ["ArenaLiveSpec"]
+__all__ = ["ArenaLiveSpec", "is_arena"]
+
+
+def is_arena(world: str) -> bool:
+    """Whether ``world`` names a registered arena (a live surface then opens an :class:`ArenaLiveSpec` episode);
+    ``False`` for an unknown name, which the episode refuses by name."""
+    from bizsim.simcore.registry import world_spec
+
+    try:
+        return world_spec(world).is_arena
+    except ConfigError:
+        return False
 
 
 @attrs.frozen
@@ -36,8 +47,6 @@ class ArenaLiveSpec:
     surface: str
     outside: int
     resolved: ResolvedRun = attrs.field(repr=False)
-    config: Any = attrs.field(default=None, repr=False)
-    start: Any = attrs.field(default=None, repr=False)
 
     @classmethod
     def of(cls, world: str, preset: Any = "default", seed: int = 1, *, roster: Sequence[Any],

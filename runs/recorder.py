@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from bizsim.simcore.config import config_to_dict, dump_toml
-from bizsim.simcore.files import SwappedFile, write_json_atomic, write_text_atomic
+from bizsim.simcore.files import SwappedFile, open_log, write_json_atomic, write_text_atomic
 from bizsim.simcore.jsonl import JsonlWriter
 
 from bizsim.runs._results_file import ResultsWriter
@@ -181,8 +181,7 @@ class RunDirRecorder:
         if live:
             write_text_atomic(self.dir.config, dump_toml(config_to_dict(world.config)))
             remove_episode_logs(self.dir.root)  # an overwritten run's earlier episodes
-            self._streams = (self.dir.trajectory.open("w", encoding="utf-8"),
-                             self.dir.commands.open("w", encoding="utf-8"))
+            self._streams = (open_log(self.dir.trajectory), open_log(self.dir.commands))
             self._result = SwappedFile(self.dir.result)
             self._written = 0
 

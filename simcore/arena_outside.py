@@ -101,6 +101,12 @@ class OutsideSeat:
         """True once the run has ended as ``run`` ends (every agent returned, or the arena is over)."""
         return self._over
 
+    @property
+    def settled(self) -> bool:
+        """True when the run stands where a replay of the seats' logs stops too: the seat's turn, or the run over.
+        False once an exception (a built-in agent's error, Ctrl-C) cut the environment's run between the two."""
+        return self._parked or self._over
+
     def send(self, line: str, *, allow_hidden: bool = False) -> dict[str, Any]:
         """Run one of the outside seat's command lines; its advance returns once the seat's next turn has begun
         (with the advance's report), or once the run is over.

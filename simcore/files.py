@@ -1,4 +1,5 @@
-"""Writing a file whole: through a temporary file and a rename, never through a link planted in the way."""
+"""Writing a run's files never through a link planted in the way: a file whole (a temporary file and a rename), or a log
+opened for writing (a link in its place removed, or refused)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,38 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-__all__ = ["SwappedFile", "write_json_atomic", "write_text_atomic"]
+from .errors import ConfigError
+
+__all__ = ["SwappedFile", "open_log", "write_json_atomic", "write_text_atomic"]
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_log(path: str | Path, *, append: bool = False) -> IO[str]:
+    """Open the log ``path`` for writing (UTF-8), started empty, or appended to (``append``), never through a link.
+
+    A run directory may come from anyone (a played run resumed, a run continued): a symbolic link planted at a
+    log's name would make the run write into the file it points to. Started empty, the link is removed and a file
+    made in its place; appended to, a link is refused (its lines are the run's, and they are elsewhere).
+
+    Raises:
+        ConfigError: ``append`` and ``path`` is a symbolic link.
+    """
+    target = Path(path)
+    if append:
+        if target.is_symlink():
+            raise ConfigError(f"{str(target)!r} is a symbolic link, not a log file; a run directory keeps its own "
+                              "logs: put the file it points to in its place")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            if target.is_symlink():
+                os.unlink(target)  # the link itself, never what it points to
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    fd = os.open(target, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o666)
+    return os.fdopen(fd, "a" if append else "w", encoding="utf-8")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

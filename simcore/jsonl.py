@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .files import open_log
 from .limits import MAX_RUN_LOG_BYTES, read_text_file
 from .untrusted_json import loads_untrusted
 
@@ -82,9 +83,9 @@ class JsonlWriter:
         self.path = Path(path)
         self.redact = redact
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not truncate:
+        if not truncate and not self.path.is_symlink():  # a link is refused by open_log, not cut through
             cut_torn_tail(self.path)
-        self._fh = self.path.open("w" if truncate else "a", encoding="utf-8")
+        self._fh = open_log(self.path, append=not truncate)
         self.fsync = fsync
 
     def write(self, record: Any) -> None:

@@ -196,3 +196,148 @@ def test_an_edited_result_does_not_resume(tmp_path, edit, words):
     (out / "result.json").write_text(json.dumps(record))
     with pytest.raises(ConfigError, match=words):
         ArenaEpisode.resume(out, surface="mcp")
+
+
+class _Killed(BaseException):
+    """The process dies here (a BaseException, so no handler on the way out writes anything more)."""
+
+
+@pytest.mark.parametrize("roster", [["planner", "mcp"], ["mcp", "planner", "markup"]])
+def test_a_kill_between_the_logs_of_one_checkpoint_still_resumes(tmp_path, monkeypatch, roster):
+    """A checkpoint appends each log in turn: killed after any of them (seats' logs then disagree on where the run
+    stands), the directory still resumes, and the resumed run carries on as one never killed does."""
+    from bizsim.runs import live_arena_recorder
+
+    lines = ["products_research --query water", "task_done", "messages_read", "task_done"]
+    whole = ArenaEpisode("vending-arena", "small", 2, roster=roster, overrides=SHORT, surface="mcp")
+    for line in lines:
+        whole.call_line(line)
+    real = live_arena_recorder._append
+    kill_at = 0
+    while True:  # killed at the 1st append of the call's checkpoint, the 2nd..., until the call gets through
+        kill_at += 1
+        out = tmp_path / f"kill{kill_at}"
+        ep = ArenaEpisode("vending-arena", "small", 2, roster=roster, overrides=SHORT, out=out, surface="mcp")
+        for line in lines[:-1]:
+            ep.call_line(line)
+        appended = [0]
+
+        def dying(fh, text, fsync, _at=kill_at, _n=appended):
+            _n[0] += 1
+            if _n[0] == _at:
+                raise _Killed
+            real(fh, text, fsync)
+
+        monkeypatch.setattr(live_arena_recorder, "_append", dying)
+        try:
+            ep.call_line(lines[-1])
+        except _Killed:
+            pass
+        else:
+            ep.close()
+            break
+        finally:
+            monkeypatch.setattr(live_arena_recorder, "_append", real)
+        ep.unwrapped.release()  # what the kernel does to a killed process's lock
+        again = ArenaEpisode.resume(out, surface="mcp")
+        if again.world.day < whole.world.day:
+            again.call_line(lines[-1])  # the killed call, lost with its logs: sent again
+        assert again.arena.command_logs() == whole.arena.command_logs(), kill_at
+        again.close()
+    assert kill_at > 1 + len(roster)  # the arena's log and at least one per seat were cut in turn
+
+
+@pytest.mark.parametrize("hidden", ["bot wait", "bot take --task-id Task-139"])
+def test_a_hidden_command_written_into_the_outside_seats_log_does_not_resume(tmp_path, hidden):
+    """The surface refuses the built-in agents' hidden commands to the outside seat; one written into its log by hand
+    must not run on resume (it would: a month skipped with nothing active), as a single-agent resume refuses it."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("startup-arena", "default", 2, roster=["greedy", "mcp"], out=out, surface="mcp")
+    assert ep.call_line(hidden).status == 2  # refused as unknown, not recorded
+    ep.call_line("market browse")
+    ep.close("stop")
+    log = RunDir(out).seat(1).commands
+    log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": hidden}) + "\n")
+    with pytest.raises(ConfigError, match="do not replay"):
+        ArenaEpisode.resume(out, surface="mcp")
+
+
+def test_verify_names_a_hidden_command_written_into_the_outside_seats_log(tmp_path):
+    """The replay would run it (built-in agents may issue hidden commands), so verify checks the log of a seat
+    played from outside for them by name: its surface never lets one through."""
+    out = tmp_path / "run"
+    ep = ArenaEpisode("startup-arena", "default", 2, roster=["greedy", "mcp"], out=out, surface="mcp")
+    ep.call_line("market browse")
+    ep.close("stop")
+    assert verify_run_dir(out).problems == ()
+    log = RunDir(out).seat(1).commands
+    log.write_text(log.read_text() + json.dumps({"t_us": 0, "line": "bot wait"}) + "\n")
+    problems = verify_run_dir(out).problems
+    assert any("seat 1" in p and "hidden command 'bot wait'" in p for p in problems), problems
+
+
+def test_a_resume_never_writes_through_a_link_planted_at_a_seats_log(tmp_path):
+    """A played arena directory may come from anyone: a link at a seat's trajectory.jsonl (not read on resume) must
+    not make the resumed run write into the file it points to."""
+    out, victim = tmp_path / "run", tmp_path / "victim.txt"
+    ep = ArenaEpisode("vending-arena", "small", 1, roster=["mcp", "planner"], overrides=SHORT, out=out, surface="mcp")
+    ep.call_line("task_done")
+    ep.close("stop")
+    victim.write_text("precious\n")
+    for log in (RunDir(out).seat(1).trajectory, RunDir(out).trajectory):
+        log.unlink()
+        log.symlink_to(victim)
+    again = ArenaEpisode.resume(out, surface="mcp")
+    again.call_line("task_done")
+    again.close()
+    assert "precious\n" == victim.read_text()
+    assert verify_run_dir(out).problems == ()
+
+
+@pytest.mark.parametrize("world, roster, line, preset", [
+    ("vending-arena", ["mcp", "planner", "markup"], "task_done", "small"),
+    ("startup-arena", ["mcp", "greedy"], "sim resume", "default"),
+])
+def test_ctrl_c_while_the_rivals_play_leaves_a_run_that_resumes(tmp_path, world, roster, line, preset):
+    """Ctrl-C (or SIGTERM, which bizsim play turns into it) lands while the rivals play their turns after the seat's
+    advance, and the session closes: the directory is left as the last answered call left it (the rivals' turns half
+    played would neither verify nor resume); it verifies, resumes, and plays on as a run never interrupted does."""
+    overrides = SHORT if world == "vending-arena" else {}
+    opening = ["market browse", "task accept --task-id Task-184", "task assign --task-id Task-184 --employees "
+               "Emp_1,Emp_2,Emp_3", "task dispatch --task-id Task-184"] if world == "startup-arena" else []
+    whole = ArenaEpisode(world, preset, 3, roster=roster, overrides=overrides, surface="mcp")
+    for sent in [*opening, line, line]:
+        whole.call_line(sent)
+    steps = 0
+    while True:  # interrupted after 1 step of the environment, then 2..., until the advance gets through
+        steps += 1
+        out = tmp_path / f"stop{steps}"
+        ep = ArenaEpisode(world, preset, 3, roster=roster, overrides=overrides, out=out, surface="mcp")
+        for sent in opening:
+            ep.call_line(sent)
+        env, step, taken = ep.arena.env, ep.arena.env.step, [0]
+
+        def interrupted(_step=step, _taken=taken, _at=steps):
+            _taken[0] += 1
+            if _taken[0] == _at:
+                raise KeyboardInterrupt
+            _step()
+
+        env.step = interrupted
+        try:
+            ep.call_line(line)
+        except KeyboardInterrupt:
+            pass
+        else:
+            ep.close()
+            break
+        ep.close("interrupted")  # what bizsim play does on Ctrl-C
+        assert verify_run_dir(out).problems == (), steps
+        again = ArenaEpisode.resume(out, surface="mcp")
+        while len(again.world.command_log()) < len(whole.world.command_log()):
+            again.call_line(line)  # the interrupted advance, if the directory kept the call before it, then one more
+        assert again.arena.command_logs() == whole.arena.command_logs(), steps
+        again.close()
+        if steps > 40:
+            break
+    assert steps > 2

@@ -280,3 +280,27 @@ def test_a_resumed_episode_keeps_its_budgets_and_reported_usage(tmp_path):
         assert again.done and "max_turns" == again.world.terminal_detail
     finally:
         again.close()
+
+
+def test_a_resume_never_writes_through_a_link_planted_at_a_log(tmp_path):
+    """A run directory may come from anyone: a link at trajectory.jsonl (a log a resume does not read) must not make
+    the resumed run write into the file it points to; the link is replaced by the run's own log."""
+    from bizsim.simcore.jsonl import JsonlWriter
+
+    out, victim = tmp_path / "run", tmp_path / "victim.txt"
+    ep = Episode("vending", "small", 1, out=out, surface="mcp")
+    ep.call_line("task_done")
+    ep.close("stop")
+    victim.write_text("precious\n")
+    (out / "trajectory.jsonl").unlink()
+    (out / "trajectory.jsonl").symlink_to(victim)
+    again = Episode.resume(out, surface="mcp")
+    again.call_line("task_done")
+    again.close()
+    assert "precious\n" == victim.read_text()
+    assert not (out / "trajectory.jsonl").is_symlink() and verify_run_dir(out).ok
+    # appended to (a model run's call log on --resume), a link is refused, not followed or cut
+    (tmp_path / "calls.jsonl").symlink_to(victim)
+    with pytest.raises(ConfigError, match="symbolic link"):
+        JsonlWriter(tmp_path / "calls.jsonl")
+    assert "precious\n" == victim.read_text()

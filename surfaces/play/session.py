@@ -26,6 +26,7 @@ from bizsim.simcore.world import scalar_text
 
 from bizsim.runs.live import Episode
 from bizsim.runs.live_arena import ArenaEpisode
+from bizsim.runs.live_arena_spec import is_arena
 from bizsim.runs.observation import metric_of
 from bizsim.runs.rundir import RunDir
 
@@ -73,7 +74,7 @@ class PlaySession:
                 raise ConfigError("a played run needs a run directory (out=...): a human run is recorded as it goes")
             name = _player(player)
             facts = {"player": name, "time_limit_s": time_limit_s}
-            if roster is None and world and _is_arena(world):
+            if roster is None and world and is_arena(world):
                 raise ConfigError(f"{world} is an arena: give each seat, exactly one of them the seat you play, e.g. "
                                   f"--seat {HUMAN} --seat planner (roster=[{HUMAN!r}, 'planner'])")
             if roster is not None:
@@ -230,15 +231,6 @@ class PlaySession:
         ep = self.episode
         if self.time_limit_s is not None and not ep.done and self.elapsed_s() >= self.time_limit_s:
             ep.close(f"time limit of {self.time_limit_s:g} s reached")
-
-
-def _is_arena(world: str) -> bool:
-    from bizsim.simcore.registry import world_spec
-
-    try:
-        return world_spec(world).is_arena
-    except ConfigError:
-        return False  # an unknown world: the episode names it
 
 
 def _player(name: Any) -> str:
