@@ -156,6 +156,8 @@ def test_money_and_goods_move_between_seats_zero_sum():
                  f"money_send --to {rival.seat} --amount 0.001", f"goods_send --to {rival.seat} "
                  f"--product-name '{name}' --quantity 1"):  # goods on order are not stock yet
         assert_arena_refusal_changes_nothing(arena, line)
+    huge = assert_arena_refusal_changes_nothing(arena, f"money_send --to {rival.seat} --amount 1e300")["error"]
+    assert "sending 1e+300 dollars" in huge and len(huge) < 200  # the amount asked, not the balance plus a cent
     while arena.day < 7:
         _next_turn(arena)
     while arena.to_move != me.seat:

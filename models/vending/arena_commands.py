@@ -112,11 +112,12 @@ def money_send(
     rival = _rival(world, to)
     if not amount > 0:
         raise CommandError(f"The amount must be positive, got {amount!r}.", "Give dollars, e.g. 25.00.")
-    cents = dollars_to_cents(amount) if amount < 1e15 else world.money_cents + 1
-    if cents < 1:
+    cents = dollars_to_cents(amount) if amount < 1e15 else None  # past it, more than any seat can hold
+    if cents is not None and cents < 1:
         raise CommandError(f"Amount {amount!r} rounds to $0.00.", "Send at least $0.01.")
-    if cents > world.money_cents:
-        raise CommandError(f"Insufficient funds: sending ${cents / 100:,.2f}, available ${world.money_cents / 100:,.2f}.",
+    if cents is None or cents > world.money_cents:
+        asked = f"${cents / 100:,.2f}" if cents is not None else f"{amount:g} dollars"
+        raise CommandError(f"Insufficient funds: sending {asked}, available ${world.money_cents / 100:,.2f}.",
                            "Send less.")
     world.send_money(rival, cents)
     world.arena.deliver(world.seat, to, "money", {"amount": cents / 100, "amount_cents": cents})
