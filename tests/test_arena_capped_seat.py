@@ -176,3 +176,40 @@ def test_an_outside_seat_stopped_by_its_budget_plays_on_and_verifies(tmp_path: P
     assert "max_turns" in record["seats"][0]["terminal_detail"]
     check = verify_run_dir(out)
     assert check.ok, check.problems
+
+
+@pytest.mark.parametrize("world, advance", [("vending-arena", "task_done"), ("startup-arena", "bot wait")])
+def test_a_record_from_before_the_rule_whose_capped_seat_ended_still_replays(world, advance):
+    """A directory recorded before capped seats were retired holds a seat ENDED by its agent's cap (status error)
+    mid-arena, its log stopping there: ``replay_arena(..., stopped=)`` (what ``bizsim verify`` passes for a seat
+    recorded ``error``) still ends it there and rebuilds that arena exactly."""
+    from bizsim.agents.startup import greedy
+    from bizsim.agents.vending import planner
+    from bizsim.models.startup.arena import StartupArena
+    from bizsim.models.vending.arena import VendingArena
+    from bizsim.models.vending.arena_config import ARENA_PRESETS
+    from bizsim.simcore.arena_replay import replay_arena
+    from bizsim.simcore.testing._guards import state_text
+    from bizsim.simcore.world import World
+
+    if world == "vending-arena":
+        def make():
+            return VendingArena(attrs.evolve(ARENA_PRESETS["small"], horizon_days=20), 5, seats=2)
+        rival = planner
+    else:
+        def make():
+            return StartupArena("default", 4, seats=2)
+        rival = greedy
+
+    def ended_by_its_cap(seat):
+        for _ in range(2):
+            yield seat.execute(advance, allow_hidden=True)
+        World.abort(seat, "max_turns")  # what a seat's abort did then: the seat ended, its figures frozen
+
+    old = make()
+    old.run([rival, ended_by_its_cap])
+    assert old.seats[1].status is Status.ERROR and old.seats[0].status is Status.HORIZON
+    again = replay_arena(make, old.command_logs(), stopped={1: "max_turns"})
+    assert (again.seats[1].status, again.seats[1].terminal_detail) == (Status.ERROR, "max_turns")
+    assert state_text(again) == state_text(old)
+    assert [s.trajectory.to_jsonl() for s in again.seats] == [s.trajectory.to_jsonl() for s in old.seats]
