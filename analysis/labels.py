@@ -243,7 +243,7 @@ def ending_words(reason: str | None, detail: str | None = None) -> str:
     >>> ending_words("horizon_end", "max_turns")
     'horizon end (its agent stopped by its turn cap (max_turns); the company ran on)'
     """
-    if reason not in (None, "error") and detail in CAP_STOPS:
+    if reason not in (None, "error", "agent_stopped") and detail in CAP_STOPS:
         return f"{str(reason).replace('_', ' ')} (its agent stopped by {CAP_STOPS[detail]}; the company ran on)"
     if reason == "error" and detail in CAP_STOPS:
         return f"stopped by {CAP_STOPS[detail]}" + (", as asked" if detail != "stalled" else "")

@@ -139,7 +139,10 @@ def _print_standings(d: dict, out: str | None) -> None:
         cost = (s.get("llm") or {}).get("cost_usd")
         extra = f"  (model cost ${cost:.4f})" if isinstance(cost, (int, float)) else ""
         reason, detail = s.get("terminal_reason"), s.get("terminal_detail")
-        if reason != "error" and detail in CAP_STOPS:  # retired by its agent's cap: its company played on
+        if reason == "agent_stopped" and detail in CAP_STOPS:  # every agent stopped: the arena held there
+            extra += (f"  (agent stopped at {CAP_STOPS[detail]} after {s.get('turns')} turns; the arena held there, "
+                      "every agent having stopped)")
+        elif reason != "error" and detail in CAP_STOPS:  # retired by its agent's cap: its company played on
             extra += (f"  (agent stopped at {CAP_STOPS[detail]} after {s.get('turns')} turns; the company ran on to "
                       f"{str(reason).replace('_', ' ')})")
         elif (reason, detail) != (d["terminal_reason"], d.get("terminal_detail")):  # it left before the arena ended

@@ -213,3 +213,32 @@ def test_a_record_from_before_the_rule_whose_capped_seat_ended_still_replays(wor
     assert (again.seats[1].status, again.seats[1].terminal_detail) == (Status.ERROR, "max_turns")
     assert state_text(again) == state_text(old)
     assert [s.trajectory.to_jsonl() for s in again.seats] == [s.trajectory.to_jsonl() for s in old.seats]
+
+
+def test_when_every_agent_stops_by_its_cap_the_arena_holds_there_and_replays():
+    """Two seats whose agents both stop by their caps: each is retired, the first one's company plays on while the
+    other agent plays; once the last has stopped the arena holds where it stands (as when every agent returned), no
+    seat ended, both at the same instant, and the logs replay to that very turn."""
+    from bizsim.models.vending.arena import VendingArena
+    from bizsim.models.vending.arena_config import ARENA_PRESETS
+    from bizsim.simcore.arena_replay import replay_arena
+    from bizsim.simcore.testing._guards import state_text
+
+    def make():
+        return VendingArena(attrs.evolve(ARENA_PRESETS["small"], horizon_days=20), 6, seats=2)
+
+    def capped(days):
+        def play(seat):
+            for _ in range(days):
+                yield seat.execute("task_done")
+            seat.abort("max_turns")
+        return play
+
+    arena = make()
+    arena.run([capped(2), capped(5)])
+    first, last = arena.seats
+    assert not arena.done and not first.done and not last.done
+    assert (first.agent_stop, last.agent_stop) == (("max_turns", 2 * 86_400_000_000), ("max_turns", 5 * 86_400_000_000))
+    assert first.day == last.day == 5 and len(first.command_log()) == 5  # 2 its agent's, 3 the arena's
+    again = replay_arena(make, arena.command_logs())
+    assert state_text(again) == state_text(arena)
