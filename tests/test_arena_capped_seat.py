@@ -128,6 +128,15 @@ def test_the_standings_say_the_agent_stopped_and_the_company_ran_on(whole, capsy
                          "horizon end)")
 
 
+def test_the_viewer_says_the_capped_seats_company_ran_on(whole):
+    """The arena page's seat ending names both facts: how the company ended and why its agent stopped."""
+    from bizsim.view.arena_data import arena_data
+
+    seats = arena_data(whole["startup-arena"])["seats"]
+    assert seats[0]["ending"] == "horizon end"
+    assert seats[1]["ending"] == "bankruptcy (its agent stopped by its turn cap (max_turns); the company ran on)"
+
+
 def test_a_one_seat_arena_with_a_capped_agent_is_the_base_world_with_it(server):
     """Alone in its arena a seat is its base world: the cap ends it (status error), as it ends the vending world,
     with the same log and figures."""
