@@ -251,3 +251,24 @@ def test_when_every_agent_stops_by_its_cap_the_arena_holds_there_and_replays():
     assert first.day == last.day == 5 and len(first.command_log()) == 5  # 2 its agent's, 3 the arena's
     again = replay_arena(make, arena.command_logs())
     assert state_text(again) == state_text(arena)
+
+
+def test_an_agent_of_your_own_that_stops_by_its_cap_is_retired_and_its_record_says_so(tmp_path):
+    """Any agent that calls ``seat.abort(detail)`` with rivals retires its seat: the run's seat record names the
+    detail, its company reaches the horizon with its rival's, and the directory verifies."""
+    from bizsim.runs.roster import Seat
+
+    spec = RunSpec("vending-arena", "small", seed=3, overrides={"horizon_days": 12},
+                   roster=["markup", Seat("tests.test_arena_capped_seat:own_capped")])
+    result = execute(spec, out=tmp_path / "run")
+    assert [s["terminal_reason"] for s in result.seats] == ["horizon_end", "horizon_end"]
+    assert (result.seats[1].get("terminal_detail"), result.seats[1]["turns"]) == ("my_budget", 2)
+    assert result.final_world.seats[1].day == 12
+    assert verify_run_dir(tmp_path / "run").ok
+
+
+def own_capped(seat):
+    """An agent of one's own with its own budget: two days, then it stops itself."""
+    for _ in range(2):
+        yield seat.execute("task_done")
+    seat.abort("my_budget")
