@@ -235,9 +235,16 @@ def stop_name(reason: object, detail: object = None) -> str | None:
 def ending_words(reason: str | None, detail: str | None = None) -> str:
     """How a run ended, in words a reader will not misread: a stop by a cap is not a failure.
 
+    An arena seat whose agent stopped by its cap while rivals played on is retired, not ended: its company ran
+    on to the arena's end, which ``reason`` names, and ``detail`` says why its agent stopped.
+
     >>> ending_words("horizon_end"), ending_words("error", "max_turns"), ending_words("error", "api_error")
     ('horizon end', 'stopped by its turn cap (max_turns), as asked', "stopped by the model's API failing")
+    >>> ending_words("horizon_end", "max_turns")
+    'horizon end (its agent stopped by its turn cap (max_turns); the company ran on)'
     """
+    if reason not in (None, "error", "agent_stopped") and detail in CAP_STOPS:
+        return f"{str(reason).replace('_', ' ')} (its agent stopped by {CAP_STOPS[detail]}; the company ran on)"
     if reason == "error" and detail in CAP_STOPS:
         return f"stopped by {CAP_STOPS[detail]}" + (", as asked" if detail != "stalled" else "")
     if reason == "error" and detail:

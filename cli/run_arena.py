@@ -120,7 +120,7 @@ def _seat_text(seat: Any) -> str:
 
 
 def _print_standings(d: dict, out: str | None) -> None:
-    from bizsim.analysis.labels import ending_words, words
+    from bizsim.analysis.labels import CAP_STOPS, ending_words, words
 
     from .figures import money
 
@@ -139,7 +139,13 @@ def _print_standings(d: dict, out: str | None) -> None:
         cost = (s.get("llm") or {}).get("cost_usd")
         extra = f"  (model cost ${cost:.4f})" if isinstance(cost, (int, float)) else ""
         reason, detail = s.get("terminal_reason"), s.get("terminal_detail")
-        if (reason, detail) != (d["terminal_reason"], d.get("terminal_detail")):  # the seat left before the arena ended
+        if reason == "agent_stopped" and detail in CAP_STOPS:  # every agent stopped: the arena held there
+            extra += (f"  (agent stopped at {CAP_STOPS[detail]} after {s.get('turns')} turns; the arena held there, "
+                      "every agent having stopped)")
+        elif reason != "error" and detail in CAP_STOPS:  # retired by its agent's cap: its company played on
+            extra += (f"  (agent stopped at {CAP_STOPS[detail]} after {s.get('turns')} turns; the company ran on to "
+                      f"{str(reason).replace('_', ' ')})")
+        elif (reason, detail) != (d["terminal_reason"], d.get("terminal_detail")):  # it left before the arena ended
             extra += f"  ({ending_words(reason, detail)}; {s.get('turns')} turns)"
         print(f"    {place}. seat {s.get('seat')}  {str(s.get('label')):<{width}}  {figure:>14}{extra}")
     if out:

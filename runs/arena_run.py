@@ -205,13 +205,18 @@ def execute_arena(
 
 def _seat_record(run: ResolvedRun, seat: ResolvedSeat, world: World, turns: int, stalled: bool,
                  agent: LLMAgent | None) -> RunRecord:
-    """Seat ``seat``'s own record: what its agent did and its figures, as a one-agent run's record reads."""
+    """Seat ``seat``'s own record: what its agent did and its figures, as a one-agent run's record reads.
+
+    ``terminal_reason`` is how the seat's company ended; ``terminal_detail`` why its agent stopped when it stopped
+    itself (a cap): with rivals that retired the seat (``world.agent_stop``) and its company played on.
+    """
     reason = "agent_stalled" if stalled else TERMINAL_REASONS[world.status]
+    stop = getattr(world, "agent_stop", None)
     record = RunRecord(
         world=run.world.name, benchmark_id=run.world.benchmark_id, preset=run.preset_name, seed=run.spec.seed,
         agent=seat.entry.agent, agent_options=seat.agent_options, terminal_reason=reason,
         bankrupt=world.status is Status.BANKRUPT, turns=turns, commands=world.trajectory.count("cmd"),
-        summary=world.summary(),
+        summary=world.summary(), terminal_detail=str(stop[0]) if stop is not None else None,
     )
     if agent is None:
         return record

@@ -43,7 +43,11 @@ def replay_arena_dir(path: str | Path) -> tuple[dict, Any]:
                           f"of {len(folders)}")
     logs = [read_command_log(folder.root) for folder in folders]
     stopped = {}
-    for k, folder in enumerate(folders):  # a seat its agent stopped (a cap): the stop is in its record, not its log
+    # A run recorded before capped seats were retired: a seat its agent's cap ENDED (status error) mid-arena; that stop
+    # is in its record, not its log. A capped seat recorded now was retired: the turns the arena ended for it are in
+    # its log, its record's terminal_reason is its company's end (compared below like any seat's), and terminal_detail
+    # only says why its agent stopped.
+    for k, folder in enumerate(folders):
         own = read_record(folder.root)
         if own.terminal_reason == "error" and own.terminal_detail:
             stopped[k] = own.terminal_detail

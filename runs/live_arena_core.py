@@ -67,8 +67,9 @@ class ArenaEpisodeCore(EpisodeCore):
         return super().system_prompt() + arena_text(self.world)
 
     def abort(self, detail: str) -> None:
-        """End the outside seat now (a budget reached), as an LLM seat's cap ends it: its world is aborted with
-        ``detail``, the arena retires it and the other seats play on to the arena's end; then it is recorded."""
+        """Stop the outside seat now (a budget reached), as an LLM seat's cap stops it: ``seat.abort(detail)``,
+        the arena retires it (with rivals its company plays on without an agent) and the other seats play on to
+        the arena's end; then it is recorded."""
         with self.lock:
             self.stopped = detail
             self.world.abort(detail)
@@ -166,4 +167,7 @@ def _detail(world: World, stopped: str | None) -> str | None:
     why the session was left mid-way; none for an ending the world itself gives."""
     if world.status is Status.ERROR:
         return world.terminal_detail
+    stop = getattr(world, "agent_stop", None)
+    if stop is not None:  # with rivals a budget retires the seat: its company ran on, the record keeps why it stopped
+        return str(stop[0])
     return None if world.done else stopped

@@ -14,7 +14,10 @@ gets its last report and is left out of later days.
 
 An agent that returns while the arena goes on *retires* its seat: the arena
 ends that seat's later turns with the seat's own advance command, which its
-command log records, so replay needs no rule for it.
+command log records, so replay needs no rule for it. An agent that stops by
+its own cap (``seat.abort(detail)``) retires its seat so too when the seat
+has rivals (:meth:`~bizsim.simcore.seat.DaySeat.abort`): its company plays on
+to the arena's end, and every seat is measured at the same end.
 
 Replay, snapshots and forks: the arena is (world, config, seed, seats, one
 timed command log per seat); :func:`~bizsim.simcore.arena_replay.replay_arena`

@@ -123,17 +123,16 @@ class OutsideSeat:
         return self._settle(self.seat.execute_tool(tool_name, arguments, driven=True))
 
     def stop(self) -> None:
-        """The seat's world has ended by its player's hand (``seat.abort(detail)``: a budget reached), as an LLM
-        seat's cap ends it: its stand-in returns, so the arena retires the seat as ``run`` would once its agent
-        returned, and the other seats play on (what :func:`~bizsim.simcore.arena_replay.replay_arena` does with
-        ``stopped``).
+        """The seat's player has stopped it (``seat.abort(detail)``: a budget reached), as an LLM seat's cap
+        stops it: its stand-in returns, so the arena retires the seat as ``run`` would once its agent returned
+        (with rivals its company plays on without an agent to the arena's end), and the other seats play on.
 
         Raises:
-            ConfigError: the seat's world has not ended, or the seat does not have the turn.
+            ConfigError: the seat was not stopped (nor has it ended), or the seat does not have the turn.
         """
-        if not self.seat.done or not self._parked:
-            raise ConfigError(f"seat {self.index} stops from outside only once its world has ended (seat.abort), "
-                              "in its turn")
+        if not _stopped(self.seat) or not self._parked:
+            raise ConfigError(f"seat {self.index} stops from outside only once its world has ended or its player "
+                              "stopped it (seat.abort), in its turn")
         self._parked = False
         self._hold.succeed()  # the stand-in wakes, sees its world over and returns
         self._run()
@@ -142,7 +141,7 @@ class OutsideSeat:
     def _stand_in(self, world: World) -> Generator[simpy.Event, Any, None]:
         """The outside seat's agent inside SimPy: parks at each turn until its player advances; returns when the
         seat is over, as every built-in agent does (so the arena retires it as ``run`` would)."""
-        while not world.done:
+        while not _stopped(world):
             self._parked = True
             yield self._hold  # re-pointed at the advance's event by _settle
 
@@ -177,3 +176,8 @@ class OutsideSeat:
         if stop.processed and not self._over:
             self._over = True
             self.arena.await_turn()
+
+
+def _stopped(world: World) -> bool:
+    """Whether the seat is over, or its player stopped it (with rivals a stop retires the seat, which plays on)."""
+    return world.done or getattr(world, "agent_stop", None) is not None

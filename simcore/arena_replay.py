@@ -27,6 +27,7 @@ import simpy
 
 from .errors import ConfigError, ReplayError
 from .snapshot import _config_json, _log
+from .world import World
 
 if TYPE_CHECKING:
     from .arena import ArenaWorld
@@ -154,9 +155,11 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
     Args:
         turns: stop once this many turns have ended (advance commands, in turn order): the arena as it stood
             then, to fork from (``arena.run(agents)`` plays on; its ``snapshot()`` holds the cut logs).
-        stopped: seats whose agent stopped the seat itself (``seat.abort(detail)``: an LLM seat's turn or spending
-            cap), by index, with the detail: no command log carries that stop, so such a seat is stopped where its
-            log runs out in its turn, as it was when recorded.
+        stopped: for runs recorded before a capped seat was retired (bizsim then ENDED a seat whose agent stopped
+            it by its cap, status ``error``): such seats by index, with the detail. No command log carries that
+            stop, so such a seat is ended where its log runs out in its turn, as it was when recorded. A run
+            recorded now needs none: a capped seat with rivals is retired, and the turns the arena ended for it are
+            in its log (:meth:`~bizsim.simcore.seat.DaySeat.abort`).
 
     Raises:
         ReplayError: not one log per seat, or a line falls at another instant than recorded.
@@ -174,7 +177,8 @@ def replay_arena(factory: Callable[[], ArenaWorld], logs: Sequence[Sequence[tupl
         seat, queue = arena.seats[k], queues[k]
         if not queue:
             if not seat.done and k in (stopped or {}):
-                seat.abort((stopped or {})[k])  # as its agent did; then the agent returned and the turn passed
+                # as the seat was ended when recorded (World.abort: a seat's own abort now retires it instead)
+                World.abort(seat, (stopped or {})[k])
                 arena.end_turn(k)
                 _await_turn(arena)
                 continue

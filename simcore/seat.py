@@ -15,6 +15,13 @@ one unchanged. What differs is hidden in three places:
   So each seat's command log, replayed in the arena's turn order, rebuilds
   the arena exactly.
 
+An agent that stops itself by its own cap or budget (``seat.abort(detail)``,
+as the LLM agent does at ``max_turns``) ends a seat that has no rivals, as it
+ends the base world; a seat with rivals is *retired* instead (the stop is
+kept in :attr:`DaySeat.agent_stop`): its agent returns, the arena ends its
+later turns, and its company stays in the market to the arena's end, so every
+seat's figure is taken at the same end.
+
 A world's seat class puts :class:`DaySeat` first among its bases,
 ``class VendingSeat(DaySeat, VendingWorld)``, builds the world as usual and
 then calls :meth:`DaySeat.join`.
@@ -45,11 +52,14 @@ class DaySeat(World):
         arena: the arena the seat belongs to.
         seat: the seat's index in ``arena.seats`` (agents see it as "seat N").
         retired: the seat's agent has returned while the arena went on; the arena ends its turns for it.
+        agent_stop: why and when the seat's agent stopped itself while it had rivals (:meth:`abort`):
+            ``(detail, t_us)``, else ``None``. Not in the seat's command log or trajectory: the run's record keeps it.
     """
 
     arena: ArenaWorld
     seat: int
     retired: bool
+    agent_stop: tuple[str, int] | None = None
     #: The pending event the seat's next turn begins on (its agent waits on it), or ``None``.
     _turn: simpy.Event | None
 
@@ -102,6 +112,20 @@ class DaySeat(World):
         self.actions_today += 1  # type: ignore[attr-defined]
         if budget is not None and self.actions_today >= budget:  # type: ignore[attr-defined]
             self._actions_closed = True
+
+    def abort(self, detail: str) -> None:
+        """The seat's agent gives up (its turn, token or spending cap; a budget): see :meth:`World.abort`.
+
+        Alone in its arena the seat ends with status ``error``, as the base world does. With rivals it is not
+        ended: the stop is kept in :attr:`agent_stop`, and once the agent returns the arena retires the seat (its
+        later turns ended by the arena, in its command log), so its company plays on without an agent to the
+        arena's end (the horizon, or its own bankruptcy) and is measured where its rivals are. An agent that
+        stopped by its own cap is not rewarded for stopping early.
+        """
+        if self.done or len(self.arena.seats) < 2:
+            super().abort(detail)
+        elif self.agent_stop is None:
+            self.agent_stop = (detail, self._now_us)
 
     def request_day_end(self) -> simpy.Event:
         """End this seat's turn: the arena moves on; the returned event fires when the seat's next turn begins."""

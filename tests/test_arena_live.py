@@ -158,8 +158,9 @@ def test_a_killed_process_loses_nothing(tmp_path):
 
 
 def test_a_budget_ends_the_outside_seat_and_the_rivals_play_on(tmp_path):
-    """--max-turns reached: the outside seat ends (status error, the budget named) as an LLM seat's cap ends it;
-    the rivals play the arena to its end, and the directory verifies."""
+    """--max-turns reached: the outside seat is retired as an LLM seat's cap retires it: its company runs on
+    without an agent to the arena's end beside its rivals (no figures frozen at the stop), its record names the
+    budget, its log ends with the turns the arena ended for it, and the directory verifies."""
     from bizsim.runs.budgets import Budgets
 
     out = tmp_path / "run"
@@ -167,12 +168,18 @@ def test_a_budget_ends_the_outside_seat_and_the_rivals_play_on(tmp_path):
                       surface="mcp", budgets=Budgets(max_turns=3))
     for _ in range(3):
         ep.call_line("task_done")
-    assert ep.done and ep.world.status.value == "error" and ep.unwrapped.arena.done
+    arena = ep.unwrapped.arena
+    assert ep.done and arena.done and ep.world.status.value == "horizon_reached"
+    assert ep.world.day == arena.day == arena.horizon_days and ep.world.agent_stop[0].startswith("max_turns")
+    log = ep.world.command_log()
+    assert len(log) == arena.horizon_days and {line for _, line in log} == {"task_done"}  # 3 played, the rest the arena's
+    assert ep.call_line("task_done")  # refused: the seat is stopped (nothing recorded)
+    assert ep.world.command_log() == log
     ep.close()
     record = json.loads((out / "result.json").read_text())
     seat = record["seats"][1]
-    assert seat["terminal_reason"] == "error" and "max_turns" in seat["terminal_detail"]
-    assert record["terminal_reason"] == "horizon_end"  # the rivals reached it
+    assert seat["terminal_reason"] == "horizon_end" and "max_turns" in seat["terminal_detail"]
+    assert record["terminal_reason"] == "horizon_end"
     assert verify_run_dir(out).problems == ()
 
 
