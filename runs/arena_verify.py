@@ -107,10 +107,14 @@ def verify_arena_dir(path: str | Path) -> tuple[int, int, list[str]]:
 
 def _hidden_lines(world: Any, log: list[tuple[int, str]], agent: str) -> list[str]:
     """A seat played from outside (``human``, ``mcp``) never ran a hidden command (a built-in agent's own): its
-    surface refuses one before the world sees it. One in its log was written there by hand; the replay runs it, so
-    only this check tells."""
+    surface refuses one before the world sees it. One in its log was written there by hand (but the arena's own
+    :attr:`~bizsim.simcore.arena.ArenaWorld.retire_line`, last, for a seat its budget stopped); the replay runs it,
+    so only this check tells."""
     out = []
+    retire = getattr(getattr(world, "arena", None), "retire_line", None)
     for i, (_, line) in enumerate(log, 1):
+        if i == len(log) and line == retire:
+            continue  # the arena's own line for a seat whose player stopped (a budget): its company runs on
         try:
             world.commands.parse(line, allow_hidden=False)
         except HiddenCommandError:

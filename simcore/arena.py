@@ -71,6 +71,9 @@ class ArenaWorld(World):
     commands = CommandSet()
     #: The commands of a seat that has rivals (for tools and strategies that need them without an arena).
     seat_commands: ClassVar[CommandSet] = CommandSet()
+    #: The hidden command line the arena issues for a seat whose agent has stopped (:meth:`retire`), recorded as the
+    #: last line of its log; ``None`` when the arena ends a retired seat's turns with its advance command instead.
+    retire_line: ClassVar[str | None] = None
     advance_command = ""
 
     def __init__(self, config: Any, seed: int, *, start: datetime, horizon_days: int, seats: int) -> None:

@@ -56,6 +56,7 @@ class StartupArena(ArenaWorld):
 
     name = "startup-arena"
     version = 1
+    retire_line = "arena leave"
     seat_range = (1, MAX_SEATS)
     seat_commands = arena_commands(COMMANDS)
     seats: tuple[StartupSeat, ...]  # type: ignore[assignment]  # the kernel's DaySeat tuple, here startup seats
@@ -148,7 +149,7 @@ class StartupArena(ArenaWorld):
         if chair.done:
             self._open()  # its last turn ends (a replay ends it so too)
         elif any(not s.retired and not s.done for s in self.seats if s is not chair):
-            chair.execute("arena leave", allow_hidden=True, driven=True)
+            chair.execute(self.retire_line, allow_hidden=True, driven=True)
         # else the last agent has stopped: the run is over, in this seat's turn (where a replay stops too)
 
     def leave(self, seat: int) -> None:
