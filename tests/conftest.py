@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
-import pytest
-from bizsim.models.startup import StartupWorld
-from hypothesis import HealthCheck, settings
-from hypothesis.configuration import set_hypothesis_home_dir
+# Bytecode caches are written even under PYTHONDONTWRITEBYTECODE (set here, before the suite imports bizsim): without
+# them every pytest-xdist worker compiles bizsim and rewrites the asserts of every test module at each collection
+# (about 5 of its 8 CPU seconds), and every subprocess the suite starts (the CLI, the docs' commands, servers, sweep
+# workers) compiles what it imports again. Subprocesses keep the variable: they read the caches, never write them.
+sys.dont_write_bytecode = False
+
+import pytest  # noqa: E402
+from bizsim.models.startup import StartupWorld  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 # One profile for CI and local runs: fixed examples (derandomize), no example
 # database on disk, no per-example deadline (world runs vary in wall time).
