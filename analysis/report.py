@@ -114,14 +114,17 @@ class _Doc:
         path = self.figures / f"{name}.png"
         path.write_bytes(data)
         vector = io.StringIO()
-        # The PNG's draw placed every axes; laying the figure out again for the SVG would cost a fifth of the
-        # report's drawing time and move nothing a reader can see.
-        fig.set_layout_engine("none")
         import matplotlib
 
         # No date, and the clip paths' ids salted by a constant rather than at random: the same runs give the same
         # file (a context, so no setting outlives the call).
-        with matplotlib.rc_context({"svg.hashsalt": "bizsim-report"}):
+        with matplotlib.rc_context({"svg.hashsalt": "bizsim-report", "figure.autolayout": False,
+                                    "figure.constrained_layout.use": False}):
+            # The PNG's draw placed every axes; laying the figure out again for the SVG would cost a fifth of the
+            # report's drawing time and move nothing a reader can see. No layout engine at all (not "none", which
+            # keeps a placeholder engine): savefig then skips the dry-run draw it makes for an engine before the
+            # real one, a third of the SVG's time, and the file is the same bytes (benchmarks/report_figures.py).
+            fig.set_layout_engine(None)
             fig.savefig(vector, format="svg", metadata={"Date": None})
         (self.figures / f"{name}.svg").write_text(vector.getvalue(), encoding="utf-8")
         drawn = self.figures / f"{name}.csv"  # what the figure draws, in its units: to redraw it in a paper's style

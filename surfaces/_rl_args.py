@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Mapping
 from typing import Any
 
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.limits import MAX_INT, show
 from bizsim.simcore.registry import world_spec
 
-__all__ = ["MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_preset", "check_reward_scale", "check_seed", "check_start",
-           "check_world"]
+__all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "check_count", "check_preset", "check_reward_scale",
+           "check_seed", "check_start", "check_world", "split_seeds"]
 
 #: The most model calls one rollout may make (``max_turns``): ten times the most a budgeted world year takes.
 MAX_ROLLOUT_MODEL_CALLS = 100_000
+#: Train and eval seeds of the verifiers environment when none are given: disjoint, as every split must be.
+DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}
 
 
 def _integer(name: str, value: Any, rule: str) -> int:
@@ -124,3 +127,29 @@ def check_start(world: str, start: Any) -> Any:
         raise ConfigError(f"start is a start state of {state.world_name}, not {world}; make one of {world}, e.g. "
                           f"StartState({world!r}, agent=..., until=...)")
     return state
+
+
+def split_seeds(seeds: Any = None, eval_seeds: Any = None) -> tuple[list[int], list[int]]:
+    """Train and eval seed lists from ``{"train": ..., "eval": ...}`` or two seed specs (``"1-100"``, lists).
+
+    >>> split_seeds({"train": "1-3", "eval": [10, 11]})
+    ([1, 2, 3], [10, 11])
+
+    Raises:
+        ConfigError: a set is empty, or the two share a seed.
+    """
+    from bizsim.simcore.seeds import parse_seeds
+
+    if isinstance(seeds, Mapping):
+        unknown = sorted(set(seeds) - {"train", "eval"})
+        if unknown or eval_seeds is not None:
+            raise ConfigError("seeds is a table {'train': ..., 'eval': ...}, or train seeds with eval_seeds=...")
+        seeds, eval_seeds = seeds.get("train"), seeds.get("eval")
+    train = parse_seeds(DEFAULT_SEEDS["train"] if seeds is None else seeds)
+    held = parse_seeds(DEFAULT_SEEDS["eval"] if eval_seeds is None else eval_seeds)
+    if not train or not held:
+        raise ConfigError("train and eval seed sets must each hold at least one seed")
+    shared = sorted(set(train) & set(held))
+    if shared:
+        raise ConfigError(f"train and eval seeds must be disjoint; both hold {shared[:5]}")
+    return train, held

@@ -37,42 +37,15 @@ from bizsim.simcore.registry import world_spec
 
 from bizsim.agents.start import StartState, Window
 from bizsim.runs.rewards import reward_rule
-from bizsim.surfaces._rl_args import (MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale, check_start,
-                                      check_world)
+# split_seeds lives with the other argument checks, so a caller that only checks seeds does not import verifiers.
+from bizsim.surfaces._rl_args import (DEFAULT_SEEDS, MAX_ROLLOUT_MODEL_CALLS, check_count, check_reward_scale,
+                                      check_start, check_world, split_seeds)
 from bizsim.surfaces.textenv import TextEnv, prompt_text
 
 __all__ = ["DEFAULT_SEEDS", "MAX_ROLLOUT_MODEL_CALLS", "BizSimVerifiersEnv", "load_environment", "split_seeds"]
 
-#: Train and eval seeds when none are given: disjoint, as every split must be.
-DEFAULT_SEEDS = {"train": "1-64", "eval": "10001-10016"}
 #: verifiers' own arguments that :func:`load_environment` passes on; the others it sets itself.
 _OWN = frozenset({"dataset", "eval_dataset", "rubric", "tool_defs", "env_id", "max_turns", "system_prompt"})
-
-
-def split_seeds(seeds: Any = None, eval_seeds: Any = None) -> tuple[list[int], list[int]]:
-    """Train and eval seed lists from ``{"train": ..., "eval": ...}`` or two seed specs (``"1-100"``, lists).
-
-    >>> split_seeds({"train": "1-3", "eval": [10, 11]})
-    ([1, 2, 3], [10, 11])
-
-    Raises:
-        ConfigError: a set is empty, or the two share a seed.
-    """
-    from bizsim.simcore.seeds import parse_seeds
-
-    if isinstance(seeds, Mapping):
-        unknown = sorted(set(seeds) - {"train", "eval"})
-        if unknown or eval_seeds is not None:
-            raise ConfigError("seeds is a table {'train': ..., 'eval': ...}, or train seeds with eval_seeds=...")
-        seeds, eval_seeds = seeds.get("train"), seeds.get("eval")
-    train = parse_seeds(DEFAULT_SEEDS["train"] if seeds is None else seeds)
-    held = parse_seeds(DEFAULT_SEEDS["eval"] if eval_seeds is None else eval_seeds)
-    if not train or not held:
-        raise ConfigError("train and eval seed sets must each hold at least one seed")
-    shared = sorted(set(train) & set(held))
-    if shared:
-        raise ConfigError(f"train and eval seeds must be disjoint; both hold {shared[:5]}")
-    return train, held
 
 
 class BizSimVerifiersEnv(vf.MultiTurnEnv):

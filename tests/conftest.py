@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
-import pytest
-from bizsim.models.startup import StartupWorld
-from hypothesis import HealthCheck, settings
-from hypothesis.configuration import set_hypothesis_home_dir
+# Bytecode caches are written even under PYTHONDONTWRITEBYTECODE (set here, before the suite imports bizsim): without
+# them every pytest-xdist worker compiles bizsim and rewrites the asserts of every test module at each collection
+# (about 5 of its 8 CPU seconds), and every subprocess the suite starts (the CLI, the docs' commands, servers, sweep
+# workers) compiles what it imports again. Subprocesses keep the variable: they read the caches, never write them.
+sys.dont_write_bytecode = False
+
+import pytest  # noqa: E402
+from bizsim.models.startup import StartupWorld  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 # One profile for CI and local runs: fixed examples (derandomize), no example
 # database on disk, no per-example deadline (world runs vary in wall time).
@@ -55,12 +62,30 @@ def _register_the_example_world() -> None:
 _register_the_example_world()
 
 
+def _compile_bizsim() -> None:
+    """Bytecode for every module of the checkout's bizsim, compiled once by the process that starts the session
+    (under pytest-xdist, before its workers exist): the workers then import it compiled, and so do the subprocesses,
+    which import modules the test processes never do (the CLI's commands, servers). A file that is up to date is
+    only looked at."""
+    import compileall
+    from pathlib import Path
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("toplevel", "simcore", "models", "agents", "runs", "surfaces", "analysis", "view", "cli"):
+        if (root / folder).is_dir():
+            compileall.compile_dir(root / folder, quiet=2)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Keep Hypothesis' cache files (written from collection on) in a temporary directory, not the repository.
+    """Compile bizsim (:func:`_compile_bizsim`), and keep Hypothesis' cache files (written from collection on) in a
+    temporary directory, not the repository.
 
     Set HYPOTHESIS_STORAGE_DIRECTORY to keep a persistent cache instead (saves rebuilding the Unicode tables).
     """
     global _hypothesis_home
+    _compile_bizsim()
     if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         return
     _hypothesis_home = tempfile.mkdtemp(prefix="bizsim-hypothesis-")

@@ -145,7 +145,9 @@ _SEED_CASES = {
                   "p = pathlib.Path(tempfile.mkdtemp()) / 'grid.toml'\n"
                   "p.write_text('[grid]\\nworlds = [\"startup\"]\\nseeds = \"%s\"\\n' % SEEDS)\n"
                   "try:\n    load_grid(p)\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
-    "RL environment": ("from bizsim.surfaces.verifiers_env import split_seeds\n"
+    # The verifiers environment's split_seeds (tests/test_verifiers_env.py checks it is this one), imported from
+    # where it lives: importing verifiers in the child would cost seconds and bound nothing more.
+    "RL environment": ("from bizsim.surfaces._rl_args import split_seeds\n"
                        "from bizsim.simcore.errors import ConfigError\n"
                        "try:\n    split_seeds(SEEDS, '1')\nexcept ConfigError as exc:\n    print('REFUSED', exc)\n"),
 }
@@ -156,8 +158,6 @@ def test_a_huge_seed_range_is_refused_before_it_is_built(caller):
     """`--seeds 1-1000000000000` (and a grid file's, and the RL environment's) ended in a MemoryError or the
     system's killer; every caller now refuses it, and 1-10000000, against the seed limit, in a child capped at 3 GiB
     (one child a caller: each case runs in a namespace of its own)."""
-    if caller == "RL environment":
-        pytest.importorskip("verifiers")
     from ._bounded import run_capped
 
     cases = ["1-1000000000000", "1-10000000"]

@@ -106,6 +106,16 @@ def test_the_reward_modules_examples_run():
     assert (0, True) == (failed, tried > 0)
 
 
+def test_the_argument_checks_examples_run():
+    """The examples in ``bizsim.surfaces._rl_args`` (split_seeds') run and hold."""
+    import doctest
+
+    from bizsim.surfaces import _rl_args
+
+    failed, tried = doctest.testmod(_rl_args)
+    assert (0, True) == (failed, tried > 0)
+
+
 def test_text_env_refuses_a_start_state_of_another_world():
     """TextEnv refuses a start state of another world when built (a ConfigError that says what to give), not at the
     first reset."""

@@ -9,13 +9,18 @@ pytest.importorskip("pyarrow")
 
 from bizsim.analysis import load
 from bizsim.analysis.series import FLOW_SERIES, fold_stub_months, run_series, tracking_series
-from bizsim.cli import main
 from bizsim.runs import RunSpec, execute
 from bizsim.simcore.registry import registered
 from bizsim.view.run_data import run_data
 
+from ._shared_runs import V2_HARD_PLANNER, played_once
+
+# One worker runs this module: the late-payment year's tables are loaded once for its two tests (a run directory is
+# read by replaying its command log: seconds for this one).
+pytestmark = pytest.mark.xdist_group("series_horizon")
+
 #: startup-v2, hard, planner, seed 1: a late payment of $12,966.09 lands at the horizon (1 January 2026 09:00).
-V2_LATE = ("startup-v2", "hard", "planner", 1)
+V2_LATE = V2_HARD_PLANNER
 V2_FINAL = 258_319_542
 
 
@@ -38,12 +43,24 @@ def _cases() -> list[tuple[str, str, str, int]]:
     return every + [V2_LATE, ("startup", "hard", "greedy", 1)]  # and a bankruptcy at a payroll on the 1st
 
 
+@pytest.fixture(scope="module")
+def v2_late(tmp_path_factory):
+    """The late-payment year (tests/_shared_runs.py: read only): its run directory, what `bizsim run` printed, and
+    its tables (read them; never change them)."""
+    run_dir, printed = played_once(tmp_path_factory, V2_LATE)
+    return run_dir, printed, load(run_dir)
+
+
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: "-".join(map(str, c)))
-def test_the_last_point_of_each_series_is_its_final_figure(tmp_path, case):
+def test_the_last_point_of_each_series_is_its_final_figure(request, tmp_path, case):
     """Wherever a world records a final figure and a series that tracks it, the series' last point, as every table
     and figure reads it, is that figure (as booked; a bankrupt run's counts 0), and so is the viewer's."""
-    execute(RunSpec(*case), out=tmp_path / "run")
-    res = load(tmp_path / "run")
+    if case == V2_LATE:
+        run_dir, _, res = request.getfixturevalue("v2_late")
+    else:
+        run_dir = tmp_path / "run"
+        execute(RunSpec(*case), out=run_dir)
+        res = load(run_dir)
     run = res.runs.iloc[0]
     pairs = _stocks(res)
     if case[0].startswith("startup"):
@@ -53,16 +70,15 @@ def test_the_last_point_of_each_series_is_its_final_figure(tmp_path, case):
         counted = run_series(res.series, res.runs, name)
         assert float(run[figure]) == booked["value"].iloc[-1], (figure, name)
         assert (0.0 if run["bankrupt"] else float(run[figure])) == counted["value"].iloc[-1], (figure, name)
-    reported = run_data(tmp_path / "run")["reported"]
+    reported = run_data(run_dir)["reported"]
     if (run["metric"], reported and reported["name"]) in pairs:
         assert (0.0 if run["bankrupt"] else float(run["metric_value"])) == reported["values"][-1]
 
 
-def test_a_late_payment_at_the_horizon_counts_in_the_last_month(tmp_path, capsys):
+def test_a_late_payment_at_the_horizon_counts_in_the_last_month(v2_late):
     """startup-v2's late payment booked at the horizon instant is December's: the month-end funds `bizsim run`
     prints, the viewer and the report's series end at the final funds, and the month's revenue holds it."""
-    execute(RunSpec(*V2_LATE), out=tmp_path / "run")
-    res = load(tmp_path / "run")
+    run_dir, printed, res = v2_late  # `bizsim run ... --out DIR`, what it printed, and its tables
     raw = res.series[res.series["name"] == "month_end_funds_cents"].set_index("key")["value"]
     assert V2_FINAL == raw["2026-01"] != raw["2025-12"]  # the case this test is about still happens
     funds = run_series(res.series, res.runs, "month_end_funds_cents").set_index("key")["value"]
@@ -72,9 +88,8 @@ def test_a_late_payment_at_the_horizon_counts_in_the_last_month(tmp_path, capsys
     counted = run_series(res.series, res.runs, "month_revenue_cents").set_index("key")["value"]
     assert revenue["2026-01"] > 0 and revenue["2025-12"] + revenue["2026-01"] == counted["2025-12"]
     assert revenue.sum() == counted.sum()
-    assert V2_FINAL == run_data(tmp_path / "run")["reported"]["values"][-1]
-    assert 0 == main(["run", *V2_LATE[:1], "--preset", "hard", "--agent", "planner", "--seed", "1", "--no-progress"])
-    line = next(x for x in capsys.readouterr().out.splitlines() if "month-end funds" in x)
+    assert V2_FINAL == run_data(run_dir)["reported"]["values"][-1]
+    line = next(x for x in printed.splitlines() if "month-end funds" in x)
     assert line.endswith("2025-12 $2,583,195.42") and "2026-01" not in line and 12 == line.count("$")
 
 

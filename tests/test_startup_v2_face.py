@@ -3,8 +3,6 @@ signal-truth record apart; both from its registry entry, neither naming the worl
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
 import pytest
@@ -15,17 +13,14 @@ from bizsim.simcore.registry import WorldSpec, world_spec
 from bizsim.simcore.tallies import tally_names
 from bizsim.view.run_data import run_data
 
+from ._shared_runs import V2_HARD_PLANNER, played_once
+
 
 @pytest.fixture(scope="module")
 def hard_run(tmp_path_factory) -> tuple[Path, str]:
     """startup-v2, hard, planner, seed 1 (it hires, meets a downturn, a client going under and late payments), and
-    what `bizsim run` printed."""
-    out = tmp_path_factory.mktemp("v2") / "run"
-    buf = io.StringIO()  # capsys is function-scoped: the module's run is captured by redirecting
-    with contextlib.redirect_stdout(buf):
-        assert 0 == main(["run", "startup-v2", "--preset", "hard", "--agent", "planner", "--seed", "1", "--out",
-                          str(out), "--no-progress"])
-    return out, buf.getvalue()
+    what `bizsim run ... --out DIR` printed (played once for the session: tests/_shared_runs.py)."""
+    return played_once(tmp_path_factory, V2_HARD_PLANNER)
 
 
 def test_the_run_summary_names_hires_fires_and_disruptions(hard_run):

@@ -16,6 +16,7 @@ from bizsim.agents.start import StartState
 from bizsim.surfaces.textenv import TextEnv
 from bizsim.simcore.errors import ConfigError
 from bizsim.simcore.registry import world_spec
+from bizsim.surfaces import _rl_args
 
 
 def _adapter():
@@ -108,6 +109,8 @@ def test_train_and_eval_rows_use_disjoint_seed_sets():
     assert [50, 51] == [r["info"]["seed"] for r in env.eval_dataset]
     with pytest.raises(ConfigError, match="disjoint"):
         _adapter().split_seeds({"train": "1-10", "eval": "10-12"})
+    # The one tests/test_hostile_configs.py bounds in a memory-capped child (imported there without verifiers).
+    assert _rl_args.split_seeds is _adapter().split_seeds and _rl_args.DEFAULT_SEEDS is _adapter().DEFAULT_SEEDS
     with pytest.raises(ConfigError, match="not operation"):
         _adapter().load_environment(world="operation", start=StartState("startup"))
 

@@ -402,7 +402,7 @@ _KIND_RUNS = [("startup-v2", "hard", "planner")]
 _MIN_DELTA_E = 15.0
 
 
-def test_every_kind_of_every_world_has_a_colour_a_reader_tells_apart(tmp_path):
+def test_every_kind_of_every_world_has_a_colour_a_reader_tells_apart(tmp_path, tmp_path_factory):
     """Every command of every preset and every event of each built-in world: a colour from the fixed table, and
     every two of them, the failures' dark grey and the runs' blue and red at least 15 apart in CIEDE2000 (not only
     a different hex); every kind the runs of the world mark is among those checked."""
@@ -413,6 +413,7 @@ def test_every_kind_of_every_world_has_a_colour_a_reader_tells_apart(tmp_path):
     from bizsim.simcore.registry import registered
 
     from ._colour import delta_e
+    from ._shared_runs import V2_HARD_PLANNER, played_once
 
     # A third-party world's kinds (the example lemonade's) are not in the table: they take a fallback colour by a
     # hash of their name, which keeps it from page to page but cannot promise a distance (docs/viewer.md says so).
@@ -422,8 +423,11 @@ def test_every_kind_of_every_world_has_a_colour_a_reader_tells_apart(tmp_path):
         names = {c.name for p in spec.preset_names() for c in spec.make(p, 1).commands.visible()}
         names |= {"horizon_end", "episode_end", *_EVENTS_NOT_SEEN.get(world, [])}
         for preset, agent in [("default", spec.default_agent)] + [(p, a) for w, p, a in _KIND_RUNS if w == world]:
-            out = tmp_path / f"{world}-{preset}-{agent}"
-            execute(RunSpec(world, preset, agent, 1), out=out)
+            if (world, preset, agent, 1) == V2_HARD_PLANNER:  # the session's shared year (tests/_shared_runs.py)
+                out, _ = played_once(tmp_path_factory, V2_HARD_PLANNER)
+            else:
+                out = tmp_path / f"{world}-{preset}-{agent}"
+                execute(RunSpec(world, preset, agent, 1), out=out)
             names |= {m["name"] for m in run_data(out, requests=False)["markers"] if not m["name"].endswith("(failed)")}
         assert all(kind_key(n) in KIND_COLORS for n in names), (world, [n for n in names if kind_key(n) not in KIND_COLORS])
         colours = {kind_key(n): kind_color(n) for n in names} | {"(failed)": FAILED_COLOR, "(run A)": "#2457c5",

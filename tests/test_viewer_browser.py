@@ -323,19 +323,18 @@ def test_a_played_run_names_its_player(browser, tmp_path):
     assert 0 == page.locator("img").count()
 
 
-def test_startup_v2s_page_keeps_signal_truth_apart_and_each_kind_in_its_own_colour(browser, tmp_path):
+def test_startup_v2s_page_keeps_signal_truth_apart_and_each_kind_in_its_own_colour(browser, tmp_path,
+                                                                                  tmp_path_factory):
     """startup-v2 on `hard`: the 1,837 signal-truth marks start hidden under their own heading and, shown, take a
     row of their own; a turn folds them into one line; every legend swatch is a colour a reader tells apart from
     the others (CIEDE2000 at least 15)."""
     from itertools import combinations
 
-    from bizsim.runs import RunSpec, execute
-
     from ._browser import legend_colours
     from ._colour import delta_e
+    from ._shared_runs import V2_HARD_PLANNER, played_once
 
-    out = tmp_path / "v2"
-    execute(RunSpec("startup-v2", "hard", "planner", 1), out=out)
+    out, _ = played_once(tmp_path_factory, V2_HARD_PLANNER)  # startup-v2, hard, planner, seed 1; read only
     page = open_page(browser, write_view([out], tmp_path / "v2.html").as_uri())
     assert 0 == page.locator("rect.mk.quiet").count() and page.locator("rect.mk").count() > 700
     box = page.locator("label[data-kind='signal_truth'] input")
