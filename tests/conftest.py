@@ -108,15 +108,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config):
-    """``-n auto``: a worker more than pytest-xdist would start (one per core), unless PYTEST_XDIST_AUTO_NUM_WORKERS
-    says how many. About a fifth of the suite's time is spent waiting (on servers, browsers, subprocesses and model
-    calls over loopback): a worker per core leaves a core idle then; one more fills it."""
-    count = yield
-    return count if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else count + 1
-
-
 def _duration_class(item: pytest.Item) -> int:
     """0 for the tests that take seconds (marked slow, the docs' pages, the notebooks), 1 for the modules kept on
     one worker (their module fixtures take seconds: a late start would leave one worker alone at the end), 2 for
