@@ -24,3 +24,13 @@ def trader(world: Any) -> Generator[Any, Any, None]:
             world.call("goods_send", to=0, product_name=product, quantity=1)
         world.call("messages_read")
         yield world.advance()
+
+
+def market_then_done(messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
+    """A scripted model's policy for an LLM seat of vending-arena: looks at the market every other call and ends
+    its day each call, so what it does depends on the conversation (a resume must replay it to the same calls)."""
+    answered = sum(1 for m in messages if m.get("role") == "assistant")
+    calls = [{"name": "task_done", "arguments": {}}]
+    if answered % 2 == 0:
+        calls.insert(0, {"name": "market_view", "arguments": {}})
+    return {"content": None, "tool_calls": calls}

@@ -36,6 +36,16 @@ def browser_fixture() -> Iterator[Any]:
             browser.close()
 
 
+def tab_fixture(browser: Any) -> Iterator[Any]:
+    """One tab at 1280x800 that a module's tests open their pages in (a new tab costs more than a navigation); the
+    page's script errors are gathered in ``page.errors``."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    yield page
+    page.close()
+
+
 def open_page(browser: Any, url: str, width: int = 1400, height: int = 900) -> Any:
     """A fresh page at ``url``, waited for until the viewer says it is drawn; page errors fail the test."""
     page = browser.new_page(viewport={"width": width, "height": height})

@@ -26,6 +26,7 @@ from bizsim.runs.rundir import RunDir
 from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError, ReplayError
 
+from ._arena_agents import market_then_done
 from .llm_server import LoopbackLLMServer
 
 pytestmark = pytest.mark.xdist_group("arena_resume")
@@ -36,13 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TURNS = {1: 8, 2: 6}
 
 
-def _policy(messages, tools):
-    """Looks at the market every other call and ends its day each call: what it does depends on the conversation."""
-    answered = sum(1 for m in messages if m.get("role") == "assistant")
-    calls = [{"name": "task_done", "arguments": {}}]
-    if answered % 2 == 0:
-        calls.insert(0, {"name": "market_view", "arguments": {}})
-    return {"content": None, "tool_calls": calls}
 
 
 def _roster(url: str) -> list[str]:
@@ -57,7 +51,7 @@ def _spec(url: str, **changes) -> RunSpec:
 @pytest.fixture(scope="module")
 def server():
     """One loopback server both LLM seats call (each under its own model)."""
-    with LoopbackLLMServer(_policy, lifetime_s=240) as srv:
+    with LoopbackLLMServer(market_then_done, lifetime_s=240) as srv:
         yield srv
 
 
@@ -217,7 +211,7 @@ def test_a_seat_its_api_stops_cuts_the_arena_off_and_the_resume_completes_it(who
     (no record: its rivals must not play on against a seat the resume brings back), `bizsim run` exits 1 and says
     how to resume; the resume asks the refused call again and ends as the uninterrupted arena did."""
     out = tmp_path / "api"
-    with LoopbackLLMServer(_policy, faults={3: "401"}, lifetime_s=120) as srv:
+    with LoopbackLLMServer(market_then_done, faults={3: "401"}, lifetime_s=120) as srv:
         seats = [a for s in _roster(srv.url) for a in ("--seat", s)]
         assert 1 == main(["run", WORLD, *seats, "--preset", "small", "--out", str(out), "--no-progress",
                           "--no-preflight"])
@@ -277,7 +271,7 @@ def test_sigkill_mid_arena_leaves_a_directory_that_resumes_to_the_uninterrupted_
     """`bizsim run ARENA --seat llm:...` killed with SIGKILL once seat 1 has 3 answered calls: the directory holds the
     arena's spec and the seats' calls, no record; `bizsim run --resume` finishes it as an uninterrupted run, the
     server asked once for every call (but at most the one in flight at the kill)."""
-    with LoopbackLLMServer(_policy, delay_s=0.05, lifetime_s=240) as srv:
+    with LoopbackLLMServer(market_then_done, delay_s=0.05, lifetime_s=240) as srv:
         whole_dir = tmp_path / "whole"
         execute(_spec(srv.url), out=whole_dir)
         total = srv.policy_calls
@@ -330,7 +324,7 @@ def test_an_arena_whose_preflight_fails_leaves_a_directory_a_new_run_can_use(ser
     """Seat 2's pre-flight call refused (401), after seat 1's answered: nothing was begun, so nothing is left to
     resume and the same command into the same directory runs."""
     out = tmp_path / "pre"
-    with LoopbackLLMServer(_policy, faults={1: "401"}, lifetime_s=120) as refusing:
+    with LoopbackLLMServer(market_then_done, faults={1: "401"}, lifetime_s=120) as refusing:
         from bizsim.agents.llm.errors import PreflightError
 
         with pytest.raises(PreflightError):

@@ -18,6 +18,7 @@ from bizsim.runs import RunSpec, sweep
 from bizsim.runs.concurrent import ConcurrentRuns, waits_on_io
 from bizsim.runs.verify import verify_run_dir
 
+from ._arena_agents import market_then_done
 from .llm_server import LoopbackLLMServer
 
 pytestmark = pytest.mark.xdist_group("arena_sweep_lane")
@@ -27,13 +28,6 @@ WORLD = "vending-arena"
 PRICES = [100.0, 100.0]
 
 
-def _policy(messages, tools):
-    """Looks at the market every other call and ends its day each call."""
-    answered = sum(1 for m in messages if m.get("role") == "assistant")
-    calls = [{"name": "task_done", "arguments": {}}]
-    if answered % 2 == 0:
-        calls.insert(0, {"name": "market_view", "arguments": {}})
-    return {"content": None, "tool_calls": calls}
 
 
 class Gathering:
@@ -52,7 +46,7 @@ class Gathering:
             self._cv.notify_all()
             self._cv.wait_for(lambda: self.here >= self.n, timeout=self.timeout_s)
         try:
-            return _policy(messages, tools)
+            return market_then_done(messages, tools)
         finally:
             with self._cv:
                 self.here -= 1
@@ -127,7 +121,7 @@ def test_the_sweep_cap_covers_every_seat_and_a_higher_cap_resumes_the_stopped_ar
     seats have paid it (over by at most the calls in flight), the arenas it stopped are not recorded; the same sweep
     with a higher cap resumes them from their run directories (their seats' recorded calls not asked again), skips
     the finished ones, and records each arena once."""
-    with LoopbackLLMServer(_policy, delay_s=0.02, lifetime_s=240) as server:
+    with LoopbackLLMServer(market_then_done, delay_s=0.02, lifetime_s=240) as server:
         short = _arenas(server.url, range(1, 3), (2, 2))
         long = _arenas(server.url, range(3, 9), (6, 5))
         specs = short + long
@@ -193,7 +187,7 @@ def test_an_arena_sweep_killed_with_sigkill_resumes_paying_only_the_calls_in_fli
     script = tmp_path / "kill_me.py"
     script.write_text(_KILL_SCRIPT)
     out = tmp_path / "killed"
-    with LoopbackLLMServer(_policy, delay_s=0.1, lifetime_s=240) as server:
+    with LoopbackLLMServer(market_then_done, delay_s=0.1, lifetime_s=240) as server:
         proc = subprocess.Popen([sys.executable, str(script), server.url, str(out)], cwd=tmp_path)
         deadline = time.monotonic() + 120
         results = out / "results.jsonl"
@@ -223,7 +217,7 @@ def test_an_arena_whose_seat_api_gave_up_is_recorded_as_failed_and_retry_failed_
     """The server refuses one request (401): that arena stops where it stood (its rivals do not play on against a
     seat missing by an outage) and is recorded as failed, the other arena is fine; --retry-failed resumes the failed
     one from its run directory, asking the refused call again and no answered one twice."""
-    with LoopbackLLMServer(_policy, faults={2: "401"}, lifetime_s=240) as server:
+    with LoopbackLLMServer(market_then_done, faults={2: "401"}, lifetime_s=240) as server:
         specs = _arenas(server.url, range(1, 3))
         out = tmp_path / "sw"
         first = sweep(specs, out, progress=False, concurrency=1, preflight=False)

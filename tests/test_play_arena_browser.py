@@ -13,7 +13,7 @@ from bizsim.runs.verify import verify_run_dir
 from bizsim.simcore.errors import ConfigError
 from bizsim.surfaces.play import PlaySession
 
-from ._browser import browser_fixture
+from ._browser import browser_fixture, tab_fixture
 from .test_play_browser import BAD, Player
 
 pytestmark = pytest.mark.xdist_group("play_browser")
@@ -28,11 +28,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def tab(browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    yield page
-    page.close()
+    """One tab at 1280x800 for the module."""
+    yield from tab_fixture(browser)
 
 
 def _seat_logs(root):

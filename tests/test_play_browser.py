@@ -11,7 +11,7 @@ from bizsim.runs.observation import metric_of
 from bizsim.runs.verify import verify_run_dir
 from bizsim.surfaces.play import PlaySession, PlayServer
 
-from ._browser import browser_fixture
+from ._browser import browser_fixture, tab_fixture
 
 # One worker runs this module: its browser is launched once.
 pytestmark = pytest.mark.xdist_group("play_browser")
@@ -25,12 +25,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def tab(browser):
-    """One tab at 1280x800 that every test's page is opened in (a new tab costs more than a navigation)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    yield page
-    page.close()
+    """One tab at 1280x800 for the module."""
+    yield from tab_fixture(browser)
 
 
 class Player:
