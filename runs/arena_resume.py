@@ -138,8 +138,23 @@ def check_arena_resumable(run: ResolvedRun, root: str | Path) -> dict:
     if recorded.get("world_config") != _world_config(run):
         raise ConfigError(f"preset {asked.preset_label!r} no longer gives the world config recorded in "
                           f"{str(RunDir(root).arena_spec)!r} (another bizsim version?); the arena cannot be resumed")
+    _refuse_seat_links(RunDir(root))
     calls = {str(k): len(RunDir(root).seat(k).read_calls()) for k, seat in enumerate(run.seats) if seat.records_calls}
     return {**recorded, "resumes": [*recorded.get("resumes", []), {"at": _now(), "recorded_calls": calls}]}
+
+
+def _refuse_seat_links(run: RunDir) -> None:
+    # A seat's recorded calls are read from its folder, then its recorder removes a link there (never writing through
+    # it): a planted link would be read outside the directory and the seat's calls then asked again (paid twice).
+    from bizsim.runs.roster import MAX_SEATS
+
+    for folder in (run.seats, *(run.seats / str(k) for k in range(MAX_SEATS))):
+        if folder.is_symlink():
+            raise ConfigError(f"{str(folder)!r} is a symbolic link; a run directory keeps its own seats' folders "
+                              "(their recorded calls are what a resume replays): put the folder it points to in its "
+                              "place")
+        if folder == run.seats and not folder.is_dir():
+            return
 
 
 def check_seats_replayed(agents: Mapping[int, LLMAgent]) -> None:

@@ -336,3 +336,21 @@ def test_an_arena_whose_preflight_fails_leaves_a_directory_a_new_run_can_use(ser
     for k in range(3):
         assert (whole / "seats" / str(k) / "commands.jsonl").read_bytes() == \
             (out / "seats" / str(k) / "commands.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("link", ["seats", "seats/1"])
+def test_a_resume_refuses_a_seat_folder_planted_as_a_link_and_reads_nothing_through_it(server, whole, tmp_path, link):
+    """A seat's folder (or the seats folder) made a link to a folder outside the directory: the resume read the
+    seat's calls through it, then removed the link and asked the server again for every call (paid twice). It is
+    refused instead, naming the link, before a call; the folder outside is left as it was."""
+    cut = _cut(whole, tmp_path / "cut", {1: 3, 2: 2})
+    outside = tmp_path / "outside"
+    shutil.move(str(cut / link), str(outside))
+    (cut / link).symlink_to(outside, target_is_directory=True)
+    held = sorted((p.relative_to(outside), p.read_bytes()) for p in outside.rglob("*") if p.is_file())
+    asked = server.policy_calls
+    with pytest.raises(ConfigError, match="is a symbolic link.*keeps its own seats"):
+        execute(_spec(server.url), out=cut, resume=True)
+    assert asked == server.policy_calls
+    assert (cut / link).is_symlink()
+    assert held == sorted((p.relative_to(outside), p.read_bytes()) for p in outside.rglob("*") if p.is_file())
