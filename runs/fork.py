@@ -105,6 +105,10 @@ def _parent_from_dir(root: Path) -> Parent:
     from bizsim.runs._replay import _spec_of
     from bizsim.runs.rundir import RunDir, episode_folders, read_command_log, read_record
 
+    if RunDir(root).is_arena():  # its commands are in its seats' folders: reading its own log named a missing file
+        raise ConfigError(f"{str(root)!r} holds an arena run; `bizsim fork` continues a one-agent run only: fork an "
+                          "arena from Python (bizsim.simcore.arena_replay.replay_arena(factory, logs, turns=n), "
+                          "then fork.run(agents))")
     result = read_record(root).to_dict()
     if len(episode_folders(root)) > 1 or len(result.get("episodes") or [1]) > 1:
         raise ConfigError(f"{str(root)!r} restarted after a bankruptcy (several episodes); fork a one-episode run")

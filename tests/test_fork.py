@@ -161,3 +161,17 @@ def test_an_llm_agent_plays_on_from_a_fork_and_the_fork_verifies(tmp_path):
     assert (tmp_path / "llm" / "run.json").exists()
     found = verify_run_dir(tmp_path / "llm")
     assert found.ok, found.problems
+
+
+def test_forking_an_arena_directory_says_it_is_an_arena_not_that_a_log_is_missing(tmp_path, capsys):
+    """An arena run's commands live in its seats' folders; `bizsim fork` on its directory named the missing
+    top-level commands.jsonl. It now names the arena and where an arena is forked."""
+    from bizsim.runs import RunSpec, execute
+
+    out = tmp_path / "arena"
+    execute(RunSpec("vending-arena", "small", seed=1, roster=["planner", "markup"]), out=out)
+    with pytest.raises(ConfigError, match="holds an arena run.*replay_arena"):
+        load_parent(out)
+    assert 2 == main(["fork", str(out), "--at-turn", "3", "--agent", "planner", "--out", str(tmp_path / "f")])
+    assert "holds an arena run" in capsys.readouterr().err
+    assert not (tmp_path / "f").exists()
