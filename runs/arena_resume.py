@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from bizsim.agents.llm import LLMAgent
 
 __all__ = ["API_STOPS", "ARENA_SPEC_VERSION", "ArenaCutOff", "arena_header", "check_arena_resumable", "check_seats_replayed",
-           "confirm_seat_endpoints", "load_arena_spec"]
+           "confirm_seat_endpoints", "load_arena_spec", "seat_options", "stop_on_outage"]
 
 #: The layout of an arena's spec file.
 ARENA_SPEC_VERSION = 1

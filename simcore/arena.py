@@ -212,10 +212,7 @@ class ArenaWorld(World):
         if len(agents) != len(self.seats):
             raise ConfigError(f"{len(agents)} agents for {len(self.seats)} seats: give one agent per seat, in seat "
                               "order")
-        for seat in self.seats:
-            seat.retired = False
-        self._agents_playing = len(agents)
-        procs = [self.env.process(self._seat_main(seat, agent)) for seat, agent in zip(self.seats, agents)]
+        procs = self.start(agents)
         self.env.run(until=self.env.any_of([self.env.all_of(procs), self.finished]))
         for proc in procs:
             if proc.triggered and not proc.ok:
@@ -223,6 +220,15 @@ class ArenaWorld(World):
         # Every agent returned: play on to the next turn's start, where a replay of the logs stops too.
         self.await_turn()
         return procs
+
+    def start(self, agents: Sequence[Agent]) -> list[simpy.Process]:
+        """Start one process per seat (``agents[k]`` plays seat ``k``, through :meth:`_seat_main`), none run yet:
+        :meth:`run` and a driver of a seat played from outside (:mod:`~bizsim.simcore.arena_outside`) start them
+        so, in seat order, so same-instant events keep one order."""
+        for seat in self.seats:
+            seat.retired = False
+        self._agents_playing = len(agents)
+        return [self.env.process(self._seat_main(seat, agent)) for seat, agent in zip(self.seats, agents)]
 
     def await_turn(self) -> None:
         """Run the environment until a seat has the turn and its turn has begun, or the episode is over."""

@@ -75,12 +75,7 @@ class OutsideSeat:
         self._hold: simpy.Event = arena.env.event()
         self._parked = False
         env = arena.env
-        # As ArenaWorld.run starts its processes (same order, so same-instant events keep their order).
-        for chair in arena.seats:
-            chair.retired = False
-        arena._agents_playing = n
-        plays = [self._stand_in if k == seat else cast("Agent", agents[k]) for k in range(n)]
-        self._procs = [env.process(arena._seat_main(chair, agent)) for chair, agent in zip(arena.seats, plays)]
+        self._procs = arena.start([self._stand_in if k == seat else cast("Agent", agents[k]) for k in range(n)])
         self._stop = env.any_of([env.all_of(self._procs), arena.finished])
         self._over = False
         self._run()
